@@ -1,0 +1,26 @@
+# Two commands for a fresh machine: `make demo` and `make test`.
+# Each creates the virtual environment and installs ubreg into it when missing.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.ubreg-installed
+
+.PHONY: demo test bench-smoke clean
+
+$(STAMP): setup.cfg setup.py
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/ubreg demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+bench-smoke: $(STAMP)
+	$(BIN)/python benchmarks/bench_uls.py --smoke
+
+clean:
+	rm -rf $(VENV) build *.egg-info

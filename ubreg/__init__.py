@@ -1,0 +1,20 @@
+"""ubreg: classification by proper scoring rules and Bregman divergences.
+
+Boosting, tree induction and boosted nearest neighbours built on permissible
+functions φ (Nock & Nielsen), with the ergonomics of R's ``glm``::
+
+    import ubreg
+    m = ubreg.fit("y ~ x1 + x2", data, family=ubreg.Permissible("matsushita"))
+    print(m.summary())
+    m.predict(newdata, type="response")
+"""
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from . import datasets, errors, families  # noqa: E402
+from .families import CustomPermissible, Exponential, Permissible  # noqa: E402
+from .fit import METHODS, fit  # noqa: E402
+
+__all__ = ["fit", "Permissible", "Exponential", "CustomPermissible", "METHODS", "families",
+           "datasets", "errors", "__version__"]

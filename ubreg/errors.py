@@ -1,0 +1,43 @@
+"""ubreg's exceptions and warnings.
+
+Every error a user can cause is a ``ValueError`` subclass whose message names
+the problem (the column, the level, the row count).
+"""
+from __future__ import annotations
+
+__all__ = [
+    "UbregError", "FormulaError", "DataError", "ResponseError", "PredictionError",
+    "ConvergenceWarning", "SeparationWarning", "PerfectFitWarning",
+]
+
+
+class UbregError(ValueError):
+    """Base class of the errors ubreg raises on bad input."""
+
+
+class FormulaError(UbregError):
+    """The formula cannot be read or refers to something that is not there."""
+
+
+class DataError(UbregError):
+    """The data cannot be used as given (NA, inf, wrong type, no rows)."""
+
+
+class ResponseError(DataError):
+    """The response is not a binary variable."""
+
+
+class PredictionError(UbregError):
+    """New data do not match the fitted design."""
+
+
+class ConvergenceWarning(UserWarning):
+    """A fitter stopped before its convergence criterion held."""
+
+
+class SeparationWarning(UserWarning):
+    """Fitted probabilities numerically 0 or 1: (quasi-)separation, Lemma 8."""
+
+
+class PerfectFitWarning(UserWarning):
+    """The fit reproduces the response exactly."""

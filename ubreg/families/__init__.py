@@ -1,0 +1,79 @@
+"""Families: permissible functions φ and the losses they generate (MATH.md §2).
+
+``Permissible(name, **params)`` builds a registered family by name; the
+registry is :data:`FAMILIES`.  ``Exponential()`` is AdaBoost's loss and
+``CustomPermissible(phi, ...)`` builds a family from a user's φ.
+"""
+from __future__ import annotations
+
+from .base import Family, PermissibleFamily
+from .closed import Entropy, Entropy2, Gini, Matsushita, Mu
+from .custom import CustomPermissible
+from .exponential import Exponential
+from .logcosh import LogCosh
+from .power import Power
+
+__all__ = [
+    "Family", "PermissibleFamily", "Permissible", "Exponential", "CustomPermissible",
+    "Gini", "Entropy", "Entropy2", "Matsushita", "Mu", "Power", "LogCosh",
+    "FAMILIES", "ALIASES", "resolve_family",
+]
+
+#: every permissible family by canonical name
+FAMILIES: dict[str, type[PermissibleFamily]] = {
+    "gini": Gini,
+    "entropy": Entropy,
+    "entropy2": Entropy2,
+    "matsushita": Matsushita,
+    "mu": Mu,
+    "power": Power,
+    "logcosh": LogCosh,
+}
+
+#: other names users know the same families by
+ALIASES = {"logistic": "entropy", "brier": "gini", "squared": "gini"}
+
+
+def Permissible(name: str, **params) -> PermissibleFamily:
+    """The permissible family called ``name``, with its parameters.
+
+    Parameters
+    ----------
+    name : str
+        One of ``gini``, ``entropy`` (natural log), ``entropy2`` (base 2),
+        ``matsushita``, ``mu`` (parameter ``mu``), ``power`` (parameter ``v``),
+        ``logcosh`` (parameter ``zeta`` < 0); aliases ``logistic`` (entropy),
+        ``brier`` and ``squared`` (gini).
+    **params
+        The family's parameters.
+
+    Examples
+    --------
+    >>> Permissible("matsushita")
+    Matsushita()
+    >>> Permissible("mu", mu=0.3).b
+    0.35
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"family name must be a string, got {type(name).__name__}")
+    key = ALIASES.get(name.lower(), name.lower())
+    if key not in FAMILIES:
+        known = ", ".join(sorted([*FAMILIES, *ALIASES]))
+        raise ValueError(f"unknown permissible family {name!r}; known families: {known}")
+    try:
+        return FAMILIES[key](**params)
+    except TypeError as exc:
+        raise TypeError(f"family {key!r}: {exc}") from None
+
+
+def resolve_family(family) -> Family:
+    """Accept a Family instance or a family name; return a Family."""
+    if family is None:
+        return Entropy()
+    if isinstance(family, Family):
+        return family
+    if isinstance(family, str):
+        if family.lower() in ("exponential", "adaboost"):
+            return Exponential()
+        return Permissible(family)
+    raise TypeError(f"family must be a ubreg family or a name, got {type(family).__name__}")

@@ -1,0 +1,245 @@
+"""Permissible families with closed forms (MATH.md §2, Table 2 of paper 000)."""
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit, logit, xlogy
+
+from .base import PermissibleFamily, _as_float
+
+__all__ = ["Gini", "Entropy", "Entropy2", "Matsushita", "Mu"]
+
+_LN2 = np.log(2.0)
+
+
+def log1pexp(x):
+    """log(1 + eˣ) without overflow (sklearn's ``log1pexp`` cut-offs)."""
+    x = _as_float(x)
+    return np.logaddexp(0.0, x)
+
+
+class Gini(PermissibleFamily):
+    """φ(x) = −x(1 − x), eq. (26): the square loss F(z) = (1 − z)².
+
+    With a linear model this is the linear probability model: the loss keeps
+    its closed form past the link domain [−1, 1], so the posterior (1 + η)/2
+    may leave [0, 1] (MATH.md §3).  It is clipped only for display, class and
+    likelihood.
+    """
+
+    name = "gini"
+    a = 0.0
+    b = 0.25
+    link_domain = (-1.0, 1.0)
+    extends_past_domain = True
+
+    def phi(self, p):
+        p = _as_float(p)
+        return -p * (1.0 - p)
+
+    def dphi(self, p):
+        return 2.0 * _as_float(p) - 1.0
+
+    def dphi_inv(self, eta):
+        return 0.5 * (1.0 + _as_float(eta))
+
+    def d2phi(self, p):
+        return np.full_like(_as_float(p), 2.0)
+
+    def posterior_pair(self, eta):
+        p = 0.5 * (1.0 + _as_float(eta))
+        return p, 1.0 - p
+
+    def _posterior_extended(self, eta):
+        return 0.5 * (1.0 + eta)
+
+    def F(self, z):
+        z = _as_float(z)
+        return (1.0 - z) ** 2
+
+    def hessian_eta(self, eta):
+        return np.full_like(_as_float(eta), 0.5)
+
+    def score_variance(self, eta):
+        p = np.clip(0.5 * (1.0 + _as_float(eta)), 0.0, 1.0)
+        return p * (1.0 - p)
+
+
+class Entropy(PermissibleFamily):
+    """φ(x) = x ln x + (1 − x) ln(1 − x), eq. (29): logistic regression.
+
+    F(z) = log₂(1 + e^−z); b_φ F_φ = ln(1 + e^−z) is the binomial negative
+    log-likelihood, so a linear fit is R's ``glm(family = binomial)``.
+    """
+
+    name = "entropy"
+    a = 0.0
+    b = _LN2
+
+    def phi(self, p):
+        p = _as_float(p)
+        return xlogy(p, p) + xlogy(1.0 - p, 1.0 - p)
+
+    def dphi(self, p):
+        return logit(_as_float(p))
+
+    def dphi_inv(self, eta):
+        return expit(_as_float(eta))
+
+    def d2phi(self, p):
+        p = _as_float(p)
+        return 1.0 / (p * (1.0 - p))
+
+    def posterior_pair(self, eta):
+        eta = _as_float(eta)
+        return expit(eta), expit(-eta)
+
+    def F(self, z):
+        return log1pexp(-_as_float(z)) / _LN2
+
+    def loss(self, y, eta):
+        y, eta = _as_float(y), _as_float(eta)
+        return log1pexp(-(2.0 * y - 1.0) * eta)
+
+    def hessian_eta(self, eta):
+        eta = _as_float(eta)
+        return expit(eta) * expit(-eta)
+
+
+class Entropy2(Entropy):
+    """Base-2 entropy (GNNB paper, row C): b_φ = 1, ∇φ = log₂(x/(1 − x)).
+
+    The same posteriors as :class:`Entropy` with η scaled by 1/ln 2.
+    """
+
+    name = "entropy2"
+    b = 1.0
+
+    def phi(self, p):
+        return super().phi(p) / _LN2
+
+    def dphi(self, p):
+        return super().dphi(p) / _LN2
+
+    def dphi_inv(self, eta):
+        return expit(_as_float(eta) * _LN2)
+
+    def d2phi(self, p):
+        return super().d2phi(p) / _LN2
+
+    def posterior_pair(self, eta):
+        eta = _as_float(eta) * _LN2
+        return expit(eta), expit(-eta)
+
+    def F(self, z):
+        return log1pexp(-_as_float(z) * _LN2) / _LN2
+
+    def loss(self, y, eta):
+        return self.F((2.0 * _as_float(y) - 1.0) * _as_float(eta))
+
+    def hessian_eta(self, eta):
+        eta = _as_float(eta) * _LN2
+        return _LN2 * expit(eta) * expit(-eta)
+
+
+def _sqrt_posterior_pair(h):
+    """(½(1 + h/√(1+h²)), ½(1 − h/√(1+h²))) without cancellation.
+
+    For h ≤ 0, ½(1 − |h|/s) = 1/(2s(s + |h|)) with s = √(1 + h²).
+    """
+    h = _as_float(h)
+    s = np.hypot(1.0, h)
+    small = 0.5 / (s * (s + np.abs(h)))
+    large = 1.0 - small
+    pos = h > 0
+    return np.where(pos, large, small), np.where(pos, small, large)
+
+
+def _sqrt_loss(z):
+    """−z + √(1 + z²) without cancellation for large z."""
+    z = _as_float(z)
+    s = np.hypot(1.0, z)
+    return np.where(z > 0, 1.0 / (s + np.abs(z)), s - z)
+
+
+class Matsushita(PermissibleFamily):
+    """φ(x) = −√(x(1 − x)), eq. (28): F(z) = −z + √(1 + z²).
+
+    The Kearns–Mansour criterion for trees; Matsushita's loss for boosting.
+    """
+
+    name = "matsushita"
+    a = 0.0
+    b = 0.5
+
+    def phi(self, p):
+        p = _as_float(p)
+        return -np.sqrt(p * (1.0 - p))
+
+    def dphi(self, p):
+        p = _as_float(p)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (2.0 * p - 1.0) / (2.0 * np.sqrt(p * (1.0 - p)))
+
+    def dphi_inv(self, eta):
+        return _sqrt_posterior_pair(eta)[0]
+
+    def d2phi(self, p):
+        p = _as_float(p)
+        return 0.25 * (p * (1.0 - p)) ** -1.5
+
+    def posterior_pair(self, eta):
+        return _sqrt_posterior_pair(eta)
+
+    def F(self, z):
+        return _sqrt_loss(z)
+
+    def hessian_eta(self, eta):
+        # 4 (p(1 − p))^{3/2} with p(1 − p) = 1/(4(1 + η²))
+        return 0.5 * (1.0 + _as_float(eta) ** 2) ** -1.5
+
+
+class Mu(PermissibleFamily):
+    """φ(x) = −(μ + (1 − μ)√(x(1 − x))), eq. (27), μ ∈ (0, 1).
+
+    F(z) = (−z + √((1 − μ)² + z²))/(1 − μ); a_φ = μ, b_φ = (1 − μ)/2.
+    """
+
+    name = "mu"
+
+    def __init__(self, mu: float = 0.5):
+        mu = float(mu)
+        if not 0.0 < mu < 1.0:
+            raise ValueError(f"family 'mu' needs 0 < mu < 1, got mu={mu!r}")
+        self.mu = mu
+        self.a = mu
+        self.b = (1.0 - mu) / 2.0
+
+    def params(self):
+        return {"mu": self.mu}
+
+    def phi(self, p):
+        p = _as_float(p)
+        return -(self.mu + (1.0 - self.mu) * np.sqrt(p * (1.0 - p)))
+
+    def dphi(self, p):
+        p = _as_float(p)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (1.0 - self.mu) * (2.0 * p - 1.0) / (2.0 * np.sqrt(p * (1.0 - p)))
+
+    def dphi_inv(self, eta):
+        return _sqrt_posterior_pair(_as_float(eta) / (1.0 - self.mu))[0]
+
+    def d2phi(self, p):
+        p = _as_float(p)
+        return 0.25 * (1.0 - self.mu) * (p * (1.0 - p)) ** -1.5
+
+    def posterior_pair(self, eta):
+        return _sqrt_posterior_pair(_as_float(eta) / (1.0 - self.mu))
+
+    def F(self, z):
+        c = 1.0 - self.mu
+        return _sqrt_loss(_as_float(z) / c)
+
+    def hessian_eta(self, eta):
+        c = 1.0 - self.mu
+        return 0.5 / c * (1.0 + (_as_float(eta) / c) ** 2) ** -1.5

@@ -1,0 +1,1 @@
+"""Fitters: arrays in, a fresh fit object out.  They never hold statistics or HTML."""

@@ -1,0 +1,454 @@
+"""Formulas to design matrices.  The only module that knows patsy.
+
+``build_model_frame`` turns ``(formula, data, weights)`` into arrays for a
+fitter plus a :class:`Design` that rebuilds the same columns from new data.
+Formulas are evaluated in a fixed namespace (numpy as ``np``, a few numpy
+functions, and patsy's builtins ``C``, ``I``, ``Q``, ``center``,
+``standardize``, ``scale``, ``bs``, ``cr``, ``cc``, ``te``): never the
+caller's variables.  That makes a fitted design reproducible and picklable.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import io
+import pickle
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import patsy
+from patsy import EvalEnvironment, ModelDesc, NAAction, PatsyError
+
+from .errors import DataError, FormulaError, PredictionError, ResponseError
+
+__all__ = ["Design", "Response", "ModelFrame", "build_model_frame", "FORMULA_NAMESPACE"]
+
+#: names a formula may use besides the data's columns
+FORMULA_NAMESPACE = {
+    "np": np,
+    "log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p,
+    "exp": np.exp, "expm1": np.expm1, "sqrt": np.sqrt, "abs": np.abs,
+}
+_PATSY_BUILTINS = {}
+exec("from patsy.builtins import *", {}, _PATSY_BUILTINS)
+
+
+def _environment() -> EvalEnvironment:
+    return EvalEnvironment([dict(FORMULA_NAMESPACE)])
+
+
+# ---------------------------------------------------------------------------
+# pickling patsy's DesignInfo (patsy marks its classes unpicklable)
+# ---------------------------------------------------------------------------
+def _restore_environment(names):
+    ns = {}
+    for name in names:
+        if name in FORMULA_NAMESPACE:
+            ns[name] = FORMULA_NAMESPACE[name]
+        elif name in _PATSY_BUILTINS:
+            ns[name] = _PATSY_BUILTINS[name]
+        elif hasattr(builtins, name):
+            ns[name] = getattr(builtins, name)
+    return EvalEnvironment([ns])
+
+
+def _new_patsy_object(cls):
+    return cls.__new__(cls)
+
+
+class _DesignPickler(pickle.Pickler):
+    """Pickles patsy objects by their ``__dict__``.
+
+    patsy refuses pickling because an EvalEnvironment may hold arbitrary
+    caller frames.  Ours only ever holds :data:`FORMULA_NAMESPACE`, so an
+    environment is stored as the list of names it resolves and rebuilt.
+    """
+
+    def reducer_override(self, obj):
+        if isinstance(obj, EvalEnvironment):
+            names = sorted({k for ns in obj._namespaces for k in ns})
+            return _restore_environment, (names,)
+        cls = type(obj)
+        if cls.__module__.startswith("patsy.") and hasattr(obj, "__dict__") and not isinstance(obj, type):
+            return _new_patsy_object, (cls,), dict(obj.__dict__)
+        return NotImplemented
+
+
+def _dumps_design_info(design_info) -> bytes:
+    buf = io.BytesIO()
+    _DesignPickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(design_info)
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------------------
+# NA bookkeeping
+# ---------------------------------------------------------------------------
+class _RecordingNAAction(NAAction):
+    """patsy's NA handler that remembers which rows had NA, and where."""
+
+    def __init__(self, on_NA="drop"):
+        super().__init__(on_NA="drop", NA_types=["None", "NaN"])
+        self.mode = on_NA
+        self.mask = None
+        self.na_factors = []
+
+    def handle_NA(self, values, is_NAs, origins):
+        n = len(is_NAs[0]) if is_NAs else 0
+        mask = np.zeros(n, dtype=bool)
+        for is_na, origin in zip(is_NAs, origins):
+            if np.any(is_na):
+                name = origin.code[origin.start:origin.end] if origin is not None else "?"
+                self.na_factors.append((name, int(np.sum(is_na))))
+            mask |= is_na
+        self.mask = mask
+        if self.mode == "raise" and mask.any():
+            detail = ", ".join(f"{name!r} ({k} rows)" for name, k in self.na_factors)
+            raise DataError(f"missing values (NA) in {detail} and na_action='raise'")
+        return super().handle_NA(values, is_NAs, origins)
+
+
+# ---------------------------------------------------------------------------
+# the design
+# ---------------------------------------------------------------------------
+class Design:
+    """The right-hand side of a fitted formula: rebuilds its columns on new data.
+
+    Wraps patsy's DesignInfo; pickles (see :class:`_DesignPickler`).
+    """
+
+    def __init__(self, design_info, formula_rhs: str):
+        self.design_info = design_info
+        self.formula_rhs = formula_rhs
+
+    @property
+    def column_names(self) -> list[str]:
+        return list(self.design_info.column_names)
+
+    @property
+    def term_names(self) -> list[str]:
+        return list(self.design_info.term_names)
+
+    @property
+    def term_slices(self) -> dict[str, slice]:
+        return dict(self.design_info.term_name_slices)
+
+    @property
+    def has_intercept(self) -> bool:
+        return "Intercept" in self.design_info.column_names
+
+    @property
+    def factor_names(self) -> list[str]:
+        return sorted({f.name() for t in self.design_info.terms for f in t.factors})
+
+    def levels(self) -> dict[str, list]:
+        """Levels of every categorical factor, as learned from training data."""
+        out = {}
+        for factor, info in self.design_info.factor_infos.items():
+            if info.type == "categorical":
+                out[factor.name()] = list(info.categories)
+        return out
+
+    def transform(self, data) -> tuple[np.ndarray, np.ndarray]:
+        """Design matrix of ``data``'s complete rows and the mask of NA rows."""
+        data = _as_frame(data, "newdata")
+        _check_columns(self.design_info, data, "newdata")
+        na = _RecordingNAAction("drop")
+        try:
+            (X,) = patsy.build_design_matrices([self.design_info], data, NA_action=na,
+                                               return_type="matrix")
+        except PatsyError as exc:
+            raise _translate_patsy_error(exc, self, predicting=True) from None
+        mask = na.mask if na.mask is not None else np.zeros(len(data), dtype=bool)
+        X = np.asarray(X, dtype=np.float64)
+        _check_finite(X, self.column_names, "newdata")
+        return X, mask
+
+    def __getstate__(self):
+        return {"design_info": _dumps_design_info(self.design_info),
+                "formula_rhs": self.formula_rhs}
+
+    def __setstate__(self, state):
+        self.design_info = pickle.loads(state["design_info"])
+        self.formula_rhs = state["formula_rhs"]
+
+    def __repr__(self):
+        return f"Design({self.formula_rhs!r}, columns={self.column_names})"
+
+
+@dataclass
+class Response:
+    """How the response was coded: ``y = 1`` means ``positive``."""
+
+    name: str
+    levels: list
+    positive: object
+    kind: str  # "numeric 0/1", "bool", "factor"
+
+    @property
+    def negative(self):
+        return self.levels[0] if self.levels[1] == self.positive else self.levels[1]
+
+    def labels(self, cls01: np.ndarray) -> np.ndarray:
+        """Map 0/1 classes to the response's labels."""
+        out = np.where(cls01 == 1, self.positive, self.negative)
+        return out
+
+
+@dataclass
+class ModelFrame:
+    """Everything a fitter needs, and what the result keeps about the data."""
+
+    X: np.ndarray
+    y: np.ndarray
+    weights: np.ndarray
+    design: Design
+    response: Response
+    index: pd.Index
+    n_input: int
+    dropped: pd.Index
+    na_factors: list = field(default_factory=list)
+
+    @property
+    def n_dropped(self) -> int:
+        return len(self.dropped)
+
+
+def _as_frame(data, what) -> pd.DataFrame:
+    if isinstance(data, pd.DataFrame):
+        return data
+    if isinstance(data, dict):
+        return pd.DataFrame(data)
+    raise DataError(f"{what} must be a pandas DataFrame or a dict of columns, "
+                    f"got {type(data).__name__}")
+
+
+def _formula_names(code: str) -> set[str]:
+    """Bare names a factor's Python code uses (``Q("x")`` counts as x)."""
+    try:
+        tree = ast.parse(code.strip(), mode="eval")
+    except SyntaxError as exc:
+        raise FormulaError(f"cannot parse formula term {code!r}: {exc.msg}") from None
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+              and node.func.id == "Q" and node.args and isinstance(node.args[0], ast.Constant)):
+            names.add(str(node.args[0].value))
+    return names
+
+
+def _known_names() -> set[str]:
+    return set(FORMULA_NAMESPACE) | set(_PATSY_BUILTINS) | set(dir(builtins))
+
+
+def _check_columns(design_info, data, what):
+    missing = []
+    for factor in design_info.factor_infos:
+        for name in _formula_names(factor.name()):
+            if name not in data.columns and name not in _known_names():
+                missing.append(name)
+    if missing:
+        raise PredictionError(f"{what} lacks column(s) {sorted(set(missing))} used by the model")
+
+
+def _check_finite(X, names, what):
+    bad = ~np.isfinite(X)
+    if bad.any():
+        cols = [names[j] for j in np.flatnonzero(bad.any(axis=0))]
+        raise DataError(f"{what}: infinite values in design column(s) {cols} "
+                        f"({int(bad.any(axis=1).sum())} rows)")
+
+
+_LEVEL_RE = re.compile(r"observation with value (.+?) does not match any of the expected levels")
+
+
+def _translate_patsy_error(exc: PatsyError, design: Design | None, predicting: bool) -> Exception:
+    msg = str(exc).split("\n")[0]
+    code = None
+    if exc.origin is not None:
+        code = exc.origin.code[exc.origin.start:exc.origin.end]
+    m = _LEVEL_RE.search(msg)
+    if m:
+        level = m.group(1)
+        known = ""
+        if design is not None and code is not None:
+            for name, levels in design.levels().items():
+                if code in name or name in code:
+                    known = f"; levels seen in fitting: {levels}"
+                    break
+        return PredictionError(f"factor {code!r} has a new level {level} not seen in fitting{known}")
+    where = f" in {code!r}" if code else ""
+    cls = PredictionError if predicting else FormulaError
+    return cls(f"cannot evaluate the formula{where}: {msg}")
+
+
+def _parse(formula: str) -> ModelDesc:
+    if not isinstance(formula, str):
+        raise FormulaError(f"formula must be a string like 'y ~ x1 + x2', got {type(formula).__name__}")
+    if "~" not in formula:
+        raise FormulaError(f"formula {formula!r} has no '~': write it as 'response ~ terms'")
+    try:
+        return ModelDesc.from_formula(formula)
+    except PatsyError as exc:
+        raise FormulaError(f"cannot parse formula {formula!r}: {str(exc).splitlines()[0]}") from None
+
+
+def _check_formula_names(desc: ModelDesc, data: pd.DataFrame, formula: str):
+    known = _known_names()
+    missing = set()
+    for term in [*desc.lhs_termlist, *desc.rhs_termlist]:
+        for factor in term.factors:
+            for name in _formula_names(factor.code):
+                if name not in data.columns and name not in known:
+                    missing.add(name)
+    if missing:
+        cols = list(map(str, data.columns))
+        shown = cols if len(cols) <= 20 else cols[:20] + ["..."]
+        raise FormulaError(f"formula {formula!r} names column(s) {sorted(missing)} that are not in "
+                           f"the data (columns: {shown})")
+
+
+def _response_values(desc: ModelDesc, data: pd.DataFrame, formula: str):
+    if len(desc.lhs_termlist) != 1 or len(desc.lhs_termlist[0].factors) != 1:
+        raise FormulaError(f"formula {formula!r} needs exactly one response on the left of '~'")
+    code = desc.lhs_termlist[0].factors[0].code
+    if code in data.columns:
+        return code, data[code]
+    try:
+        value = _environment().with_outer_namespace(_PATSY_BUILTINS).eval(code, inner_namespace=data)
+    except Exception as exc:  # the user's expression: report whatever it raised
+        raise FormulaError(f"cannot evaluate the response {code!r}: {exc}") from None
+    return code, pd.Series(np.asarray(value), index=data.index) if np.ndim(value) == 1 else value
+
+
+def _is_na(values: pd.Series) -> np.ndarray:
+    return np.asarray(pd.isna(values), dtype=bool)
+
+
+def code_response(values: pd.Series, name: str, positive=None) -> tuple[np.ndarray, Response]:
+    """Code a binary response as 0/1; NA rows give NaN.
+
+    The positive class (y = 1) is the second level in sorted order, as in R,
+    unless ``positive`` names it.  A pandas Categorical keeps its own level
+    order, as an R factor does.
+    """
+    na = _is_na(values)
+    present = values[~na]
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        observed = set(present.unique())
+        levels = [c for c in values.cat.categories if c in observed]
+        kind = "factor"
+    else:
+        arr = np.asarray(present)
+        if arr.dtype.kind == "b":
+            levels, kind = [False, True], "bool"
+        elif arr.dtype.kind in "iuf":
+            levels = sorted(set(arr.tolist()))
+            kind = "numeric 0/1" if set(levels) <= {0, 1} else "numeric"
+            if set(levels) <= {0, 1}:
+                levels = [0, 1]
+        elif arr.dtype.kind == "c":
+            raise ResponseError(f"response {name!r} is complex; it must be binary")
+        else:
+            try:
+                levels = sorted(set(arr.tolist()))
+            except TypeError:
+                raise ResponseError(f"response {name!r} mixes types that cannot be ordered") from None
+            kind = "factor"
+    if kind != "bool" and len(levels) != 2:
+        shown = levels[:10] + (["..."] if len(levels) > 10 else [])
+        raise ResponseError(f"response {name!r} has {len(levels)} distinct value(s) {shown} "
+                            f"among {len(present)} non-missing rows; a binary response needs exactly 2")
+    if positive is None:
+        positive = levels[1]
+    elif positive not in levels:
+        raise ResponseError(f"positive={positive!r} is not a level of {name!r} (levels: {levels})")
+    y = np.full(len(values), np.nan)
+    y[~na] = (np.asarray(present) == positive).astype(np.float64)
+    observed = y[~na]
+    if observed.size == 0 or observed.min() == observed.max():
+        raise ResponseError(f"response {name!r} has only one class among the {observed.size} "
+                            f"rows used")
+    return y, Response(name=name, levels=list(levels), positive=positive, kind=kind)
+
+
+def check_weights(weights, data: pd.DataFrame) -> np.ndarray | None:
+    """Frequency weights: a column name or an array with one value per row."""
+    if weights is None:
+        return None
+    if isinstance(weights, str):
+        if weights not in data.columns:
+            raise DataError(f"weights column {weights!r} is not in the data")
+        weights = data[weights]
+    w = np.asarray(weights)
+    if w.ndim != 1 or len(w) != len(data):
+        raise DataError(f"weights has {w.size} values but the data have {len(data)} rows")
+    if w.dtype.kind not in "iufb":
+        raise DataError(f"weights must be numeric, got dtype {w.dtype}")
+    w = w.astype(np.float64)
+    if np.isnan(w).any():
+        raise DataError(f"weights contain {int(np.isnan(w).sum())} NaN value(s)")
+    if not np.isfinite(w).all():
+        raise DataError("weights contain infinite values")
+    if (w < 0).any():
+        raise DataError(f"weights contain {int((w < 0).sum())} negative value(s)")
+    if w.sum() <= 0:
+        raise DataError("weights are all zero")
+    return w
+
+
+def build_model_frame(formula: str, data, weights=None, na_action: str = "drop",
+                      positive=None) -> ModelFrame:
+    """Evaluate ``formula`` on ``data``: design matrix, 0/1 response, weights.
+
+    Rows with NA in the response or in any variable the formula uses are
+    dropped (``na_action="drop"``, counted in ``n_dropped``) or refused
+    (``na_action="raise"``).  Never modifies ``data``.
+    """
+    data = _as_frame(data, "data")
+    if na_action not in ("drop", "raise"):
+        raise ValueError(f"na_action must be 'drop' or 'raise', got {na_action!r}")
+    if len(data) == 0:
+        raise DataError("data has 0 rows")
+    desc = _parse(formula)
+    _check_formula_names(desc, data, formula)
+    w_full = check_weights(weights, data)
+    name, yvals = _response_values(desc, data, formula)
+    y_na = _is_na(yvals)
+    if y_na.any() and na_action == "raise":
+        raise DataError(f"missing values (NA) in response {name!r} ({int(y_na.sum())} rows) "
+                        f"and na_action='raise'")
+    rhs = ModelDesc([], desc.rhs_termlist)
+    frame = data if not y_na.any() else data.loc[~y_na]
+    na = _RecordingNAAction(na_action)
+    try:
+        X = patsy.dmatrix(rhs, frame, eval_env=_environment(), NA_action=na, return_type="matrix")
+    except PatsyError as exc:
+        raise _translate_patsy_error(exc, None, predicting=False) from None
+    except DataError:
+        raise
+    design = Design(X.design_info, rhs.describe())
+    X = np.asarray(X, dtype=np.float64)
+    if X.shape[1] == 0:
+        raise FormulaError(f"formula {formula!r} has no terms on the right-hand side")
+    rhs_na = na.mask if na.mask is not None else np.zeros(len(frame), dtype=bool)
+    keep = ~y_na
+    keep[np.flatnonzero(keep)[rhs_na]] = False
+    index = data.index[keep]
+    if len(index) == 0:
+        raise DataError(f"no rows left after removing missing values: all {len(data)} rows have "
+                        f"NA in a variable of the formula")
+    _check_finite(X, design.column_names, "data")
+    y, response = code_response(yvals[keep] if isinstance(yvals, pd.Series) else yvals[keep],
+                                name, positive)
+    w = np.ones(len(y)) if w_full is None else w_full[keep]
+    if w.sum() <= 0:
+        raise DataError("weights are all zero on the rows left after removing missing values")
+    na_factors = list(na.na_factors)
+    if y_na.any():
+        na_factors.insert(0, (name, int(y_na.sum())))
+    return ModelFrame(X=X, y=y, weights=w, design=design, response=response, index=index,
+                      n_input=len(data), dropped=data.index[~keep], na_factors=na_factors)

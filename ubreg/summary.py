@@ -1,0 +1,197 @@
+"""Summaries that read like R's ``summary.glm``: text, HTML and DataFrame.
+
+The data of a summary is built once (:meth:`LinearSummary.frame` and a few
+scalars); the text and HTML forms only render it.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .render import render_template
+
+__all__ = ["LinearSummary", "format_pvalue", "significance_stars", "format_coef_columns"]
+
+_SIGNIF_LEGEND = "Signif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1"
+_P_FLOOR = np.finfo(float).eps
+
+
+def significance_stars(p: float) -> str:
+    if not np.isfinite(p):
+        return ""
+    for cut, mark in ((0.001, "***"), (0.01, "**"), (0.05, "*"), (0.1, ".")):
+        if p < cut:
+            return mark
+    return ""
+
+
+def format_pvalue(p: float) -> str:
+    """R's ``format.pval`` with 3 significant digits and ``< 2e-16``."""
+    if not np.isfinite(p):
+        return "NA"
+    if p < _P_FLOOR:
+        return "< 2e-16"
+    if p < 1e-4:
+        return f"{p:.2e}"
+    return f"{p:.3g}" if p >= 0.001 else f"{p:.6f}".rstrip("0")
+
+
+def format_coef_columns(values: np.ndarray, digits: int = 4) -> list[str]:
+    """Fixed decimals shared by a column pair, as R's printCoefmat does:
+    enough decimals to show ``digits`` significant digits of the smallest."""
+    finite = np.abs(values[np.isfinite(values) & (values != 0)])
+    if finite.size == 0:
+        decimals = 0
+    else:
+        decimals = int(np.clip(digits - 1 - np.floor(np.log10(finite.min())), 0, 10))
+        if finite.max() >= 1e15:
+            return [f"{v:.4g}" if np.isfinite(v) else "NA" for v in values]
+    return [f"{v:.{decimals}f}" if np.isfinite(v) else "NA" for v in values]
+
+
+def _align(rows: list[list[str]], left_first=True) -> list[str]:
+    widths = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
+    out = []
+    for r in rows:
+        cells = [r[0].ljust(widths[0]) if left_first else r[0].rjust(widths[0])]
+        cells += [c.rjust(w) for c, w in zip(r[1:], widths[1:])]
+        out.append(" ".join(cells).rstrip())
+    return out
+
+
+class LinearSummary:
+    """Summary of a :class:`~ubreg.results.linear.LinearResult`.
+
+    ``str(summary)`` gives the text, ``summary.html()`` (and
+    ``_repr_html_``) the HTML, ``summary.frame()`` the coefficient table.
+    """
+
+    def __init__(self, result, cov: str = "model"):
+        self.result = result
+        self.cov = cov
+        self.table = result.coef_table(cov=cov)
+        self.residual_quantiles = self._residual_quantiles()
+
+    def _residual_quantiles(self) -> pd.Series:
+        r = self.result.residuals("deviance").to_numpy()
+        q = np.quantile(r, [0, 0.25, 0.5, 0.75, 1.0]) if r.size else np.full(5, np.nan)
+        return pd.Series(q, index=["Min", "1Q", "Median", "3Q", "Max"])
+
+    def frame(self) -> pd.DataFrame:
+        """The coefficient table as a DataFrame (R's ``coef(summary(fit))``)."""
+        t = self.table
+        return pd.DataFrame({"Estimate": t["estimate"], "Std. Error": t["std_error"],
+                             "z value": t["z"], "Pr(>|z|)": t["p"]}, index=t.index)
+
+    # ---- the facts both renderings show ------------------------------------
+    def facts(self) -> dict:
+        """Everything the summary shows, as plain data (for templates)."""
+        r = self.result
+        fam = r.family
+        notes = []
+        if r.is_linear_probability_model:
+            outside = int(np.sum((r.fitted_values < 0) | (r.fitted_values > 1)))
+            notes.append("gini with a linear model is the linear probability model: least squares "
+                         f"of y on x; {outside} fitted value(s) outside [0, 1] (clipped only for "
+                         "class and likelihood).")
+        if r.rank < len(r.coef):
+            names = list(r.coef.index[r.aliased.to_numpy()])
+            notes.append(f"Coefficients: {len(names)} not defined because of singularities "
+                         f"(aliased: {', '.join(names)}).")
+        if r.separation is not None and r.separation.separated:
+            names = [r.coef.index[j] for j in r.separation.columns]
+            notes.append(f"{r.separation.kind.capitalize()} separation by {', '.join(names)} "
+                         "(Lemma 8): the optimum is at infinity; estimates and standard errors "
+                         "are not meaningful.")
+        elif not r.is_linear_probability_model and _numerically_01(r):
+            notes.append("Fitted probabilities numerically 0 or 1 occurred.")
+        if not r.fit_info.converged:
+            notes.append(f"The fit did not converge in {r.iterations} iterations "
+                         f"(max |edge| {r.fit_info.max_edge:.2e}).")
+        cov_label = {"model": "model-based (A⁻¹ B A⁻¹, MATH.md §3)",
+                     "robust": "robust sandwich (HC0)"}[self.cov]
+        if self.cov == "model" and fam.name == "entropy":
+            cov_label = "model-based (inverse Fisher information, as glm)"
+        return {
+            "call": r.call,
+            "family": fam.describe(),
+            "covariance": cov_label,
+            "null_deviance": r.null_deviance, "df_null": r.df_null,
+            "deviance": r.deviance, "df_resid": r.df_resid,
+            "aic": r.aic, "loglik": r.loglik,
+            "iterations": r.iterations, "solver": r.fit_info.solver,
+            "converged": r.converged, "max_edge": r.fit_info.max_edge,
+            "n_dropped": r.n_dropped, "nobs": r.nobs,
+            "positive": r.response.positive, "response": r.response.name,
+            "notes": notes,
+        }
+
+    def _coef_rows(self) -> list[list[str]]:
+        t = self.table
+        est_se = format_coef_columns(np.concatenate([t["estimate"].to_numpy(),
+                                                     t["std_error"].to_numpy()]))
+        k = len(t)
+        rows = [["", "Estimate", "Std. Error", "z value", "Pr(>|z|)", ""]]
+        for i, name in enumerate(t.index):
+            z, p = t["z"].iloc[i], t["p"].iloc[i]
+            rows.append([str(name), est_se[i], est_se[k + i],
+                         f"{z:.3f}" if np.isfinite(z) else "NA", format_pvalue(p),
+                         significance_stars(p)])
+        return rows
+
+    def __str__(self) -> str:
+        f = self.facts()
+        q = self.residual_quantiles
+        lines = ["", "Call:", f["call"], "", "Deviance Residuals: "]
+        lines += _align([list(q.index), [f"{v:.4f}" for v in q]], left_first=False)
+        lines += ["", "Coefficients:"]
+        lines += _align(self._coef_rows())
+        lines += ["---", _SIGNIF_LEGEND, ""]
+        lines.append(f"(Family: {f['family']}; response: P({f['response']} = {f['positive']}); "
+                     f"covariance: {f['covariance']})")
+        lines.append("")
+        lines.append(f"    Null deviance: {f['null_deviance']:.{_sig(f['null_deviance'])}f}  on "
+                     f"{f['df_null']:g}  degrees of freedom")
+        lines.append(f"Residual deviance: {f['deviance']:.{_sig(f['deviance'])}f}  on "
+                     f"{f['df_resid']:g}  degrees of freedom")
+        if f["n_dropped"]:
+            lines.append(f"  ({f['n_dropped']} observation{'s' if f['n_dropped'] != 1 else ''} "
+                         f"deleted due to missingness)")
+        lines.append(f"AIC: {f['aic']:.{_sig(f['aic'])}f}")
+        lines.append("")
+        status = "converged" if f["converged"] else "NOT converged"
+        lines.append(f"Number of ULS iterations: {f['iterations']} ({f['solver']} solver, "
+                     f"{status}, max |edge| {f['max_edge']:.1e})")
+        for note in f["notes"]:
+            lines.append("")
+            lines.append(note)
+        lines.append("")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return str(self)
+
+    def html(self) -> str:
+        """HTML fragment (autoescaped template ``linear_summary.html``)."""
+        f = self.facts()
+        rows = self._coef_rows()
+        return render_template("linear_summary.html", facts=f, header=rows[0], rows=rows[1:],
+                               quantiles=list(zip(self.residual_quantiles.index,
+                                                  [f"{v:.4f}" for v in self.residual_quantiles])),
+                               legend=_SIGNIF_LEGEND)
+
+    def _repr_html_(self):
+        return self.html()
+
+
+def _sig(x: float, digits: int = 5) -> int:
+    """Decimals that show ``digits`` significant digits of x (R prints 5)."""
+    if not np.isfinite(x) or x == 0:
+        return 2
+    return int(max(0, digits - 1 - np.floor(np.log10(abs(x)))))
+
+
+def _numerically_01(result) -> bool:
+    eps = 10 * np.finfo(float).eps
+    p, q = result.family.posterior_pair(result.eta)
+    return bool(np.any(p < eps) or np.any(q < eps))
