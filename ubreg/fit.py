@@ -22,10 +22,14 @@ from .inference import sandwich
 from .results.linear import LinearResult
 from .separation import detect_separation
 
-__all__ = ["fit", "register_method", "METHODS", "FitSpec"]
+__all__ = ["fit", "register_method", "METHODS", "ULS_LEARNERS", "FitSpec"]
 
 #: fitting methods by name
 METHODS: dict[str, Callable] = {}
+
+#: weak learners of method "uls" besides the design columns ("linear"), by name;
+#: each is a function (spec: FitSpec, **options) -> Result registered by its module
+ULS_LEARNERS: dict[str, Callable] = {}
 
 
 @dataclass(frozen=True)
@@ -34,7 +38,7 @@ class FitSpec:
 
     formula: str
     data: object
-    family: Family
+    family: Family  # or a list of families (a bag), for methods that accept one
     weights: object
     na_action: str
     positive: object
@@ -54,7 +58,8 @@ def _literal(value) -> str:
 
 
 def _call_string(formula, family, method, weights, options) -> str:
-    parts = [_literal(formula), "data", f"family={family!r}", f"method={_literal(method)}"]
+    fam = "[" + ", ".join(map(repr, family)) + "]" if isinstance(family, list) else repr(family)
+    parts = [_literal(formula), "data", f"family={fam}", f"method={_literal(method)}"]
     if weights is not None:
         parts.append("weights=" + (_literal(weights) if isinstance(weights, str) else "<array>"))
     parts += [f"{k}={_literal(v)}" for k, v in options.items()]
@@ -96,7 +101,13 @@ def fit(formula: str, data, family=None, method: str = "uls", weights=None,
     Result
         For ``uls`` a :class:`~ubreg.results.linear.LinearResult`.
     """
-    family = resolve_family(family)
+    if isinstance(family, (list, tuple)):
+        # a bag of families, for the adaptive strategies of boosting (paper 000 §7)
+        family = [resolve_family(f) for f in family]
+        if not family:
+            raise ValueError("family is an empty list")
+    else:
+        family = resolve_family(family)
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; available: {sorted(METHODS)}")
     call = _call_string(formula, family, method, weights, options)
@@ -118,9 +129,23 @@ def _separation_possible(family: Family) -> bool:
 
 
 @register_method("uls")
+def fit_uls_method(spec: FitSpec, *, learner: str = "linear", **options):
+    """ULS (paper 000 Algorithm 1): over the design columns (``learner="linear"``)
+    or over weak learners registered in :data:`ULS_LEARNERS`."""
+    if learner == "linear":
+        return fit_linear(spec, **options)
+    if learner not in ULS_LEARNERS:
+        raise ValueError(f"unknown learner {learner!r} for method 'uls'; available: "
+                         f"{sorted(['linear', *ULS_LEARNERS])}")
+    return ULS_LEARNERS[learner](spec, **options)
+
+
 def fit_linear(spec: FitSpec, *, solver: str = "corrective", tol: float = 1e-10,
                maxiter: int | None = None, on_separation: str = "warn") -> LinearResult:
     """ULS over the design columns (paper 000 Algorithm 1, MATH.md §4)."""
+    if isinstance(spec.family, list):
+        raise ValueError("a bag of families (family=[...]) needs weak learners: "
+                         "learner='stumps', 'rules' or 'trees'")
     if on_separation not in ("warn", "raise"):
         raise ValueError(f"on_separation must be 'warn' or 'raise', got {on_separation!r}")
     mf = build_model_frame(spec.formula, spec.data, weights=spec.weights,

@@ -329,6 +329,26 @@ def _translate_patsy_error(exc: PatsyError, design: Design | None, predicting: b
     return cls(f"cannot evaluate the formula{where}: {msg}")
 
 
+_DOT = re.compile(r"(?<![\w.\]])\.(?![\w.(])")
+
+
+def expand_dot(formula: str, columns) -> str:
+    """Replace a ``.`` term on the right of ``~`` by every other column (R's ``y ~ .``).
+
+    Columns used on the left are left out; names that are not Python
+    identifiers are quoted with ``Q("...")``.
+    """
+    if not isinstance(formula, str) or "~" not in formula:
+        return formula
+    lhs, rhs = formula.split("~", 1)
+    if not _DOT.search(rhs):
+        return formula
+    used = _formula_names(lhs) if lhs.strip() else set()
+    others = [c for c in map(str, columns) if c not in used]
+    terms = " + ".join(c if c.isidentifier() else f"Q({c!r})" for c in others)
+    return f"{lhs}~{_DOT.sub(lambda _: f'({terms})', rhs)}"
+
+
 def _parse(formula: str) -> ModelDesc:
     if not isinstance(formula, str):
         raise FormulaError(f"formula must be a string like 'y ~ x1 + x2', got {type(formula).__name__}")
@@ -444,19 +464,46 @@ def check_weights(weights, data: pd.DataFrame) -> np.ndarray | None:
     return w
 
 
+def code_response_multiclass(values: pd.Series, name: str) -> tuple[np.ndarray, Response]:
+    """Code a response with two or more classes as 0..C−1 (NaN for NA).
+
+    Levels are sorted (a pandas Categorical keeps its own order).
+    """
+    na = _is_na(values)
+    present = values[~na]
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        observed = set(present.unique())
+        levels = [c for c in values.cat.categories if c in observed]
+    else:
+        try:
+            levels = sorted(set(np.asarray(present).tolist()))
+        except TypeError:
+            raise ResponseError(f"response {name!r} mixes types that cannot be ordered") from None
+    if len(levels) < 2:
+        raise ResponseError(f"response {name!r} has {len(levels)} class(es) among "
+                            f"{len(present)} non-missing rows; classification needs at least 2")
+    lookup = {v: k for k, v in enumerate(levels)}
+    y = np.full(len(values), np.nan)
+    y[~na] = [lookup[v] for v in np.asarray(present).tolist()]
+    return y, Response(name=name, levels=list(levels), positive=None, kind="multiclass")
+
+
 def build_model_frame(formula: str, data, weights=None, na_action: str = "drop",
-                      positive=None) -> ModelFrame:
+                      positive=None, response: str = "binary") -> ModelFrame:
     """Evaluate ``formula`` on ``data``: design matrix, 0/1 response, weights.
 
     Rows with NA in the response or in any variable the formula uses are
     dropped (``na_action="drop"``, counted in ``n_dropped``) or refused
-    (``na_action="raise"``).  Never modifies ``data``.
+    (``na_action="raise"``).  Never modifies ``data``.  ``response="multiclass"``
+    codes a response with two or more classes as 0..C−1 instead of 0/1.
+    A ``.`` on the right of ``~`` stands for every other column.
     """
     data = _as_frame(data, "data")
     if na_action not in ("drop", "raise"):
         raise ValueError(f"na_action must be 'drop' or 'raise', got {na_action!r}")
     if len(data) == 0:
         raise DataError("data has 0 rows")
+    formula = expand_dot(formula, data.columns)
     desc = _parse(formula)
     _check_formula_names(desc, data, formula)
     w_full = check_weights(weights, data)
@@ -489,13 +536,16 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "drop",
         raise DataError(f"no rows left after removing missing values: all {len(data)} rows have "
                         f"NA in a variable of the formula")
     _check_finite(X, design.column_names, "data")
-    y, response = code_response(yvals[keep] if isinstance(yvals, pd.Series) else yvals[keep],
-                                name, positive)
+    yk = yvals[keep] if isinstance(yvals, pd.Series) else yvals[keep]
+    if response == "multiclass":
+        y, response_info = code_response_multiclass(pd.Series(yk), name)
+    else:
+        y, response_info = code_response(yk, name, positive)
     w = np.ones(len(y)) if w_full is None else w_full[keep]
     if w.sum() <= 0:
         raise DataError("weights are all zero on the rows left after removing missing values")
     na_factors = list(na.na_factors)
     if y_na.any():
         na_factors.insert(0, (name, int(y_na.sum())))
-    return ModelFrame(X=X, y=y, weights=w, design=design, response=response, index=index,
+    return ModelFrame(X=X, y=y, weights=w, design=design, response=response_info, index=index,
                       n_input=len(data), dropped=data.index[~keep], na_factors=na_factors)
