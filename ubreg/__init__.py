@@ -15,6 +15,7 @@ __version__ = "0.1.0"
 from . import datasets, errors, families  # noqa: E402
 from .families import CustomPermissible, Exponential, Permissible  # noqa: E402
 from .fit import METHODS, fit  # noqa: E402
+from . import methods  # noqa: E402,F401  (registers the methods)
 
 __all__ = ["fit", "Permissible", "Exponential", "CustomPermissible", "METHODS", "families",
            "datasets", "errors", "__version__"]

@@ -1,0 +1,100 @@
+"""Method ``uls``: ULS over the design columns (paper 000 Algorithm 1, MATH.md §4).
+
+``learner="linear"`` (the default) fits a linear separator over the design
+columns with glm-grade inference; other learners are looked up in
+:data:`ubreg.fit.ULS_LEARNERS`.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..errors import ConvergenceWarning, DataError, SeparationWarning
+from ..families.base import Family
+from ..fit import ULS_LEARNERS, FitSpec, register_method
+from ..fitters.uls import fit_uls
+from ..formula import build_model_frame
+from ..inference import sandwich
+from ..results.linear import LinearResult
+from ..separation import detect_separation
+
+__all__ = ["fit_uls_method", "fit_linear"]
+
+# ---------------------------------------------------------------------------
+_SEPARATION_SYMPTOM = 1e-8   # a fitted probability this close to 0 or 1 triggers the check
+_R_EPS = 10 * np.finfo(float).eps
+
+
+def _separation_possible(family: Family) -> bool:
+    lo, hi = getattr(family, "link_domain", (-np.inf, np.inf))
+    return not getattr(family, "extends_past_domain", False) and np.isinf(lo) and np.isinf(hi)
+
+
+@register_method("uls")
+def fit_uls_method(spec: FitSpec, *, learner: str = "linear", **options):
+    """ULS (paper 000 Algorithm 1): over the design columns (``learner="linear"``)
+    or over weak learners registered in :data:`ULS_LEARNERS`."""
+    if learner == "linear":
+        return fit_linear(spec, **options)
+    if learner not in ULS_LEARNERS:
+        raise ValueError(f"unknown learner {learner!r} for method 'uls'; available: "
+                         f"{sorted(['linear', *ULS_LEARNERS])}")
+    return ULS_LEARNERS[learner](spec, **options)
+
+
+def fit_linear(spec: FitSpec, *, solver: str = "corrective", tol: float = 1e-10,
+               maxiter: int | None = None, on_separation: str = "warn") -> LinearResult:
+    """ULS over the design columns (paper 000 Algorithm 1, MATH.md §4)."""
+    if isinstance(spec.family, list):
+        raise ValueError("a bag of families (family=[...]) needs weak learners: "
+                         "learner='stumps', 'rules' or 'trees'")
+    if on_separation not in ("warn", "raise"):
+        raise ValueError(f"on_separation must be 'warn' or 'raise', got {on_separation!r}")
+    mf = build_model_frame(spec.formula, spec.data, weights=spec.weights,
+                           na_action=spec.na_action, positive=spec.positive)
+    family = spec.family
+    result_fit = fit_uls(mf.X, mf.y, mf.weights, family, solver=solver, tol=tol, maxiter=maxiter)
+    keep = ~result_fit.aliased
+    Xk = mf.X if keep.all() else mf.X[:, keep]
+    cov = sandwich(Xk, mf.y, mf.weights, result_fit.eta, family)
+    separation = None
+    p, q = family.posterior_pair(result_fit.eta)
+    extreme = np.minimum(p, q)
+    if _separation_possible(family) and np.any(extreme < _SEPARATION_SYMPTOM):
+        separation = detect_separation(Xk, mf.y, mf.weights)
+        if separation.separated:
+            cols = np.flatnonzero(keep)[list(separation.columns)]
+            separation = type(separation)(separation.kind, separation.direction,
+                                          tuple(int(c) for c in cols), separation.n_separated)
+    result = LinearResult(fit=result_fit, covariance=cov, separation=separation,
+                          formula=spec.formula, family=family, design=mf.design,
+                          response=mf.response, y=mf.y, weights=mf.weights, eta=result_fit.eta,
+                          index=mf.index, n_input=mf.n_input, dropped=mf.dropped,
+                          call=spec.call, na_factors=mf.na_factors)
+    _warn_like_glm(result, on_separation, tol)
+    return result
+
+
+def _warn_like_glm(result: LinearResult, on_separation: str, tol: float):
+    sep = result.separation
+    if sep is not None and sep.separated:
+        names = [result.coef.index[j] for j in sep.columns]
+        terms = [n for n in names if n != "Intercept"] or names
+        msg = (f"fitted probabilities numerically 0 or 1 occurred: {sep.kind} separation by "
+               f"{', '.join(terms)} ({sep.n_separated} rows perfectly predicted; Lemma 8). "
+               "The optimum is at infinity: the estimates are finite only because the fit "
+               "stopped, and their standard errors are not meaningful.")
+        if on_separation == "raise":
+            raise DataError(msg)
+        warnings.warn(msg, SeparationWarning, stacklevel=5)
+        return
+    p, q = result.family.posterior_pair(result.eta)
+    if not result.is_linear_probability_model and (np.any(p < _R_EPS) or np.any(q < _R_EPS)):
+        warnings.warn("fitted probabilities numerically 0 or 1 occurred", SeparationWarning,
+                      stacklevel=5)
+    if not result.fit_info.converged:
+        why = ("the line search could not decrease the risk" if result.fit_info.stalled
+               else f"after {result.iterations} iterations")
+        warnings.warn(f"ULS did not converge: max |edge| {result.fit_info.max_edge:.3g} > tol "
+                      f"{tol:g} ({why})", ConvergenceWarning, stacklevel=5)
