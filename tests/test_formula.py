@@ -1,0 +1,75 @@
+"""The formula layer on its own: '.' expansion, raw columns, design pickling."""
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ubreg.errors import DataError, FormulaError, PredictionError, ResponseError
+from ubreg.formula import build_model_frame, build_raw_frame, expand_dot
+
+
+@pytest.fixture
+def frame():
+    rng = np.random.default_rng(7)
+    n = 40
+    return pd.DataFrame({"y": rng.integers(0, 2, n), "x": rng.normal(size=n),
+                         "odd name": rng.normal(size=n), "g": rng.choice(["u", "v", "w"], n)})
+
+
+def test_dot_expands_to_every_other_column(frame):
+    f = expand_dot("y ~ .", frame.columns)
+    assert f == "y ~ (x + Q('odd name') + g)"
+    mf = build_model_frame("y ~ .", frame)
+    assert mf.design.column_names == ["Intercept", "g[T.v]", "g[T.w]", "x", "Q('odd name')"]
+
+
+def test_dot_inside_numbers_and_calls_is_left_alone():
+    assert expand_dot("y ~ I(x * 0.5)", ["y", "x"]) == "y ~ I(x * 0.5)"
+
+
+def test_multiclass_coding_keeps_sorted_levels(frame):
+    mf = build_model_frame("g ~ x", frame, response="multiclass")
+    assert mf.response.levels == ["u", "v", "w"]
+    np.testing.assert_array_equal(np.array(["u", "v", "w"])[mf.y.astype(int)], frame.g)
+    with pytest.raises(ResponseError, match="1 class"):
+        build_model_frame("g ~ x", frame.assign(g="u"), response="multiclass")
+
+
+def test_raw_frame_keeps_formula_order_levels_and_na(frame):
+    d = frame.copy()
+    d.loc[[0, 5], "x"] = np.nan
+    rf = build_raw_frame("y ~ x + g + np.exp(x)", d)
+    assert [c.name for c in rf.columns] == ["x", "g", "np.exp(x)"]
+    assert [c.kind for c in rf.columns] == ["numeric", "categorical", "numeric"]
+    assert rf.columns[1].levels == ["u", "v", "w"]
+    assert rf.na_counts == {"x": 2, "np.exp(x)": 2}
+    assert len(rf.y) == len(d)           # NA predictors are kept for the method
+    with pytest.raises(DataError, match="'x' \\(2 rows\\)"):
+        build_raw_frame("y ~ x + g", d, na_action="raise")
+
+
+def test_raw_frame_refuses_interactions(frame):
+    with pytest.raises(FormulaError, match="interactions"):
+        build_raw_frame("y ~ x:g", frame)
+
+
+def test_raw_design_pickles_and_names_new_levels(frame):
+    rf = build_raw_frame("y ~ x + g", frame)
+    design = pickle.loads(pickle.dumps(rf.design))
+    cols = design.columns(frame, "newdata")
+    for a, b in zip(cols, rf.columns):
+        np.testing.assert_array_equal(a.values, b.values)
+    with pytest.raises(PredictionError, match=r"new level\(s\) \['zz'\]"):
+        design.columns(frame.head(2).assign(g=["u", "zz"]), "newdata")
+
+
+def test_model_design_pickles_with_stateful_transforms(frame):
+    mf = build_model_frame("y ~ center(x) + standardize(Q('odd name')) + C(g, Sum)", frame)
+    design = pickle.loads(pickle.dumps(mf.design))
+    X, na = design.transform(frame)
+    np.testing.assert_allclose(X, mf.X)
+    assert not na.any()
+    # the stored centre is the training one, not the new data's
+    X_head, _ = design.transform(frame.head(5))
+    np.testing.assert_allclose(X_head, mf.X[:5])
