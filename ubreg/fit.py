@@ -34,6 +34,7 @@ class FitSpec:
     na_action: str
     positive: object
     call: str
+    trusted: bool = False
 
 
 def register_method(name: str):
@@ -58,7 +59,7 @@ def _call_string(formula, family, method, weights, options) -> str:
 
 
 def fit(formula: str, data, family=None, method: str = "uls", weights=None,
-        na_action: str = "drop", positive=None, **options):
+        na_action: str = "drop", positive=None, trusted: bool = False, **options):
     """Fit a classification model given as a formula.
 
     Parameters
@@ -82,6 +83,10 @@ def fit(formula: str, data, family=None, method: str = "uls", weights=None,
     positive : optional
         The response level modelled as y = 1; by default the second level in
         sorted order, as in R.
+    trusted : bool, default False
+        Formulas are checked against an allowlist before patsy evaluates them
+        (patsy runs formula terms as Python); ``trusted=True`` skips the check
+        for formulas you wrote yourself.  The command line never sets it.
     **options
         Method options, e.g. for ``uls``: ``solver`` ("corrective" or
         "coordinate"), ``tol``, ``maxiter``, ``on_separation`` ("warn" or
@@ -103,5 +108,5 @@ def fit(formula: str, data, family=None, method: str = "uls", weights=None,
         raise ValueError(f"unknown method {method!r}; available: {sorted(METHODS)}")
     call = _call_string(formula, family, method, weights, options)
     spec = FitSpec(formula=formula, data=data, family=family, weights=weights,
-                   na_action=na_action, positive=positive, call=call)
+                   na_action=na_action, positive=positive, call=call, trusted=bool(trusted))
     return METHODS[method](spec, **options)

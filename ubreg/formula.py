@@ -243,6 +243,85 @@ def _formula_names(code: str) -> set[str]:
     return names
 
 
+#: numpy functions a formula may call as ``np.<name>``
+NUMPY_ALLOWED = frozenset({
+    "log", "log1p", "log2", "log10", "exp", "expm1", "sqrt", "abs", "square", "power",
+    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "floor",
+    "ceil", "round", "clip", "minimum", "maximum", "where", "sign", "pi", "e",
+})
+#: callables a formula may call by bare name
+CALLS_ALLOWED = frozenset(FORMULA_NAMESPACE) | frozenset(
+    {"C", "I", "Q", "center", "standardize", "scale", "bs", "cr", "cc", "te", "Treatment",
+     "Sum", "Helmert", "Poly", "Diff"})
+_STRING_CALLS = frozenset({"Q", "C", "Treatment", "Sum", "Helmert", "Poly", "Diff"})
+_NODES_ALLOWED = (
+    ast.Expression, ast.Name, ast.Load, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Compare,
+    ast.BoolOp, ast.Call, ast.keyword, ast.Attribute, ast.Tuple, ast.List,
+    ast.operator, ast.unaryop, ast.cmpop, ast.boolop,
+)
+
+
+def check_formula_code(code: str, columns) -> None:
+    """Refuse a formula term that is not plain arithmetic on columns.
+
+    patsy evaluates formula terms as Python, so ``I(__import__('os')...)``
+    would run.  Allowed: column names, ``Q("odd name")``, numbers,
+    arithmetic and comparisons, calls of :data:`CALLS_ALLOWED`, and
+    ``np.<f>`` for f in :data:`NUMPY_ALLOWED`; strings only inside ``Q``,
+    ``C`` and contrast calls.  Everything else raises :class:`FormulaError`
+    before any evaluation.
+    """
+    try:
+        tree = ast.parse(code.strip(), mode="eval")
+    except SyntaxError as exc:
+        raise FormulaError(f"cannot parse formula term {code!r}: {exc.msg}") from None
+    columns = set(map(str, columns))
+
+    def refuse(why):
+        raise FormulaError(f"formula term {code!r} is not allowed: {why} "
+                           "(pass trusted=True to evaluate arbitrary Python)")
+
+    def visit(node, in_string_call=False):
+        if not isinstance(node, _NODES_ALLOWED):
+            refuse(f"{type(node).__name__} expressions are not permitted")
+        if isinstance(node, ast.Name):
+            if node.id.startswith("__"):
+                refuse(f"name {node.id!r}")
+            if node.id not in columns and node.id not in CALLS_ALLOWED and node.id != "np":
+                refuse(f"unknown name {node.id!r}")
+        elif isinstance(node, ast.Attribute):
+            if not (isinstance(node.value, ast.Name) and node.value.id == "np"
+                    and node.attr in NUMPY_ALLOWED):
+                refuse(f"attribute access {ast.unparse(node)!r} (only np.<function> is allowed)")
+            return
+        elif isinstance(node, ast.Constant):
+            if isinstance(node.value, str) and not in_string_call:
+                refuse("string constants are allowed only inside Q(), C() and contrasts")
+            if not isinstance(node.value, (int, float, str, bool, type(None))):
+                refuse(f"constant {node.value!r}")
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name):
+                if func.id not in CALLS_ALLOWED:
+                    refuse(f"call of {func.id!r}")
+                in_string_call = in_string_call or func.id in _STRING_CALLS
+            elif isinstance(func, ast.Attribute):
+                visit(func)
+            else:
+                refuse("calls must name a function")
+            for arg in node.args:
+                visit(arg, in_string_call)
+            for kw in node.keywords:
+                if kw.arg is None or kw.arg.startswith("__"):
+                    refuse("keyword unpacking")
+                visit(kw.value, in_string_call)
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child, in_string_call)
+
+    visit(tree)
+
+
 def _known_names() -> set[str]:
     return set(FORMULA_NAMESPACE) | set(_PATSY_BUILTINS) | set(dir(builtins))
 
@@ -360,7 +439,8 @@ def _parse(formula: str) -> ModelDesc:
         raise FormulaError(f"cannot parse formula {formula!r}: {str(exc).splitlines()[0]}") from None
 
 
-def _check_formula_names(desc: ModelDesc, data: pd.DataFrame, formula: str):
+def _check_formula_names(desc: ModelDesc, data: pd.DataFrame, formula: str,
+                         trusted: bool = False):
     known = _known_names()
     missing = set()
     for term in [*desc.lhs_termlist, *desc.rhs_termlist]:
@@ -373,6 +453,10 @@ def _check_formula_names(desc: ModelDesc, data: pd.DataFrame, formula: str):
         shown = cols if len(cols) <= 20 else cols[:20] + ["..."]
         raise FormulaError(f"formula {formula!r} names column(s) {sorted(missing)} that are not in "
                            f"the data (columns: {shown})")
+    if not trusted:
+        for term in [*desc.lhs_termlist, *desc.rhs_termlist]:
+            for factor in term.factors:
+                check_formula_code(factor.code, data.columns)
 
 
 def _response_values(desc: ModelDesc, data: pd.DataFrame, formula: str):
@@ -489,12 +573,13 @@ def code_response_multiclass(values: pd.Series, name: str) -> tuple[np.ndarray, 
 
 
 def build_model_frame(formula: str, data, weights=None, na_action: str = "drop",
-                      positive=None, response: str = "binary") -> ModelFrame:
+                      positive=None, response: str = "binary", trusted: bool = False) -> ModelFrame:
     """Evaluate ``formula`` on ``data``: design matrix, 0/1 response, weights.
 
     Rows with NA in the response or in any variable the formula uses are
     dropped (``na_action="drop"``, counted in ``n_dropped``) or refused
-    (``na_action="raise"``).  Never modifies ``data``.  ``response="multiclass"``
+    (``na_action="raise"``).  Never modifies ``data``.  Formula terms must pass
+    :func:`check_formula_code` unless ``trusted=True``.  ``response="multiclass"``
     codes a response with two or more classes as 0..C−1 instead of 0/1.
     A ``.`` on the right of ``~`` stands for every other column.
     """
@@ -505,7 +590,7 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "drop",
         raise DataError("data has 0 rows")
     formula = expand_dot(formula, data.columns)
     desc = _parse(formula)
-    _check_formula_names(desc, data, formula)
+    _check_formula_names(desc, data, formula, trusted)
     w_full = check_weights(weights, data)
     name, yvals = _response_values(desc, data, formula)
     y_na = _is_na(yvals)
@@ -662,7 +747,7 @@ class RawFrame:
 
 
 def build_raw_frame(formula: str, data, weights=None, na_action: str = "drop",
-                    positive=None) -> RawFrame:
+                    positive=None, trusted: bool = False) -> RawFrame:
     """Like :func:`build_model_frame`, but predictors stay raw columns.
 
     Rows with NA in the response are dropped (counted).  NA in predictors is
@@ -675,7 +760,7 @@ def build_raw_frame(formula: str, data, weights=None, na_action: str = "drop",
         raise DataError("data has 0 rows")
     formula = expand_dot(formula, data.columns)
     desc = _parse(formula)
-    _check_formula_names(desc, data, formula)
+    _check_formula_names(desc, data, formula, trusted)
     for term in desc.rhs_termlist:
         if len(term.factors) > 1:
             raise FormulaError(f"term {term.name()!r}: interactions are not supported by this "

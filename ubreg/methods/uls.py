@@ -52,7 +52,8 @@ def fit_linear(spec: FitSpec, *, solver: str = "corrective", tol: float = 1e-10,
     if on_separation not in ("warn", "raise"):
         raise ValueError(f"on_separation must be 'warn' or 'raise', got {on_separation!r}")
     mf = build_model_frame(spec.formula, spec.data, weights=spec.weights,
-                           na_action=spec.na_action, positive=spec.positive)
+                           na_action=spec.na_action, positive=spec.positive,
+                           trusted=spec.trusted)
     family = spec.family
     result_fit = fit_uls(mf.X, mf.y, mf.weights, family, solver=solver, tol=tol, maxiter=maxiter)
     keep = ~result_fit.aliased
