@@ -19,3 +19,14 @@ from . import methods  # noqa: E402,F401  (registers the methods)
 
 __all__ = ["fit", "Permissible", "Exponential", "CustomPermissible", "METHODS", "families",
            "datasets", "errors", "__version__"]
+
+# model comparison, cross-validation, plots and reports
+from . import plots  # noqa: E402
+from .anova import anova  # noqa: E402
+from .compare import compare  # noqa: E402
+from .cv import cv  # noqa: E402
+from .report import render_vignette, report  # noqa: E402
+
+__all__ += ["compare", "cv", "anova", "report", "render_vignette", "plots"]
+from . import gnnb  # noqa: E402,F401
+from . import boosting  # noqa: E402,F401  (registers boosting methods)

@@ -5,7 +5,10 @@ Errors are one line on stderr and exit status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import pathlib
+import shlex
 import sys
+import time
 import warnings
 
 import pandas as pd
@@ -13,33 +16,98 @@ import pandas as pd
 from . import __version__
 from .errors import UbregError
 
-__all__ = ["main"]
+__all__ = ["main", "demo_models"]
 
 DEMO_FORMULA = "diabetes ~ pregnant + glucose + pressure + mass + pedigree + age"
-DEMO_FAMILIES = ("entropy", "matsushita", "gini", "power")
+#: (label, method, family name, family parameters, fit options) of the demo
+DEMO_SPECS = (
+    ("uls · entropy (logistic regression)", "uls", "entropy", {}, {}),
+    ("uls · matsushita", "uls", "matsushita", {}, {}),
+    ("uls · gini (linear probability model)", "uls", "gini", {}, {}),
+    ("uls · power v=0.3", "uls", "power", {"v": 0.3}, {}),
+    ("uls · entropy, coordinate solver", "uls", "entropy", {}, {"solver": "coordinate"}),
+)
+#: other methods tried in the demo when they are registered, with their options
+DEMO_OTHER_METHODS = {"udt": {}, "uboost": {}, "tboost": {}}
+_SLOW_FIT = 2.0   # seconds: a model slower than this is shown without cross-validation
+
+
+def _command_line(argv) -> str:
+    args = sys.argv[1:] if argv is None else list(argv)
+    return "ubreg " + " ".join(shlex.quote(a) for a in args)
+
+
+def demo_models(data, folds: int = 10, seed: int = 1, show_progress=None):
+    """Fit the demo's models; return ({label: CVResult or Result}, notes)."""
+    from . import METHODS, cv, fit
+    from .families import Permissible
+    from .progress import progress
+
+    specs = [s for s in DEMO_SPECS]
+    specs += [(f"{name} · entropy", name, "entropy", {}, opts)
+              for name, opts in DEMO_OTHER_METHODS.items() if name in METHODS]
+    models, notes = {}, []
+    for label, method, fam, params, opts in progress(specs, desc="demo fits", show=show_progress):
+        try:
+            family = Permissible(fam, **params)
+        except (ValueError, TypeError) as exc:
+            notes.append(f"{label}: skipped ({exc})")
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            start = time.perf_counter()
+            try:
+                model = fit(DEMO_FORMULA, data, family=family, method=method, **opts)
+            except Exception as exc:  # noqa: BLE001 — another method's failure must not stop the demo
+                notes.append(f"{label}: skipped ({type(exc).__name__}: {exc})")
+                continue
+            elapsed = time.perf_counter() - start
+            if elapsed > _SLOW_FIT:
+                notes.append(f"{label}: fitted in {elapsed:.1f} s, shown without cross-validation")
+                models[label] = model
+                continue
+            models[label] = cv(DEMO_FORMULA, data, family=family, method=method, folds=folds,
+                               seed=seed, show_progress=False, **opts)
+    return models, notes
 
 
 def _demo(args) -> int:
-    from . import datasets, fit
-    from .families import Permissible
+    from . import compare, datasets, report
 
     data = datasets.load_pima()
-    print(f"ubreg {__version__} demo: Pima Indians diabetes (mlbench, {len(data)} rows), "
-          f"method uls, families {', '.join(DEMO_FAMILIES)}")
-    for name in DEMO_FAMILIES:
-        model = fit(DEMO_FORMULA, data, family=Permissible(name), method="uls")
-        print(f"\n{'=' * 78}\nfamily = {name}")
-        print(model.summary())
+    out = pathlib.Path(args.out)
+    print(f"ubreg {__version__} demo: Pima Indians diabetes (mlbench, {len(data)} rows)\n"
+          f"model: {DEMO_FORMULA}; {args.folds}-fold stratified CV, seed {args.seed}")
+    models, notes = demo_models(data, folds=args.folds, seed=args.seed)
+    if not models:
+        raise UbregError("no demo model could be fitted")
+    call = args.command_line
+    html, pdf = report(models, [out / "report.html", out / "report.pdf"],
+                       title="ubreg demo: Pima Indians diabetes", call=call)
+    stats = compare(models).statistics()
+    print()
+    width = max(len(n) for n in models)
+    print(f"{'model':<{width}}  {'AIC':>8}  {'CV error rate':>15}  {'CV AUC':>15}")
+    for name in models:
+        s = stats[name]
+        cv_err = (f"{s['cv_error_rate']:.3f} ± {s['cv_error_rate_se']:.3f}"
+                  if pd.notna(s["cv_error_rate"]) else "")
+        cv_auc = f"{s['cv_auc']:.3f} ± {s['cv_auc_se']:.3f}" if pd.notna(s["cv_auc"]) else ""
+        aic = f"{s['aic']:.1f}" if pd.notna(s["aic"]) else ""
+        print(f"{name:<{width}}  {aic:>8}  {cv_err:>15}  {cv_auc:>15}")
+    for note in notes:
+        print(f"note: {note}")
+    print(f"\nHTML report: {html.resolve()}\nPDF report:  {pdf.resolve()}")
     return 0
 
 
 def _fit(args) -> int:
-    from . import fit
+    from . import fit, report
     from .families import resolve_family
 
     try:
         data = pd.read_csv(args.data)
-    except (OSError, pd.errors.ParserError) as exc:
+    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise UbregError(f"cannot read {args.data!r}: {exc}") from None
     options = {}
     if args.solver:
@@ -47,6 +115,10 @@ def _fit(args) -> int:
     model = fit(args.formula, data, family=resolve_family(args.family), method=args.method,
                 **options)
     print(model.summary())
+    if args.report:
+        path = report({"model": model}, args.report, title=f"ubreg fit: {args.formula}",
+                      call=args.command_line)
+        print(f"report: {path.resolve()}")
     return 0
 
 
@@ -55,7 +127,11 @@ def _parser() -> argparse.ArgumentParser:
                                      "scoring rules and Bregman divergences.")
     parser.add_argument("--version", action="version", version=f"ubreg {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="fit several families on bundled data and print them")
+    demo = sub.add_parser("demo", help="compare methods and families on bundled data; write "
+                          "an HTML and a PDF report")
+    demo.add_argument("--out", default="ubreg-demo", help="output directory (default ./ubreg-demo)")
+    demo.add_argument("--folds", type=int, default=10, help="cross-validation folds (default 10)")
+    demo.add_argument("--seed", type=int, default=1, help="seed of the CV split (default 1)")
     demo.set_defaults(run=_demo)
     f = sub.add_parser("fit", help="fit FORMULA on a CSV file and print the summary")
     f.add_argument("formula")
@@ -63,18 +139,20 @@ def _parser() -> argparse.ArgumentParser:
     f.add_argument("--family", default="entropy")
     f.add_argument("--method", default="uls")
     f.add_argument("--solver", choices=["corrective", "coordinate"])
+    f.add_argument("--report", metavar="FILE", help="also write a report (.html or .pdf)")
     f.set_defaults(run=_fit)
     return parser
 
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
+    args.command_line = _command_line(argv)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("default")
             warnings.formatwarning = lambda msg, cat, *a, **k: f"Warning ({cat.__name__}): {msg}\n"
             return args.run(args)
-    except (UbregError, ValueError, TypeError) as exc:
+    except (UbregError, ValueError, TypeError, OSError) as exc:
         print(f"ubreg: error: {exc}", file=sys.stderr)
         return 2
 

@@ -360,6 +360,8 @@ def _label_levels(data: pd.DataFrame, names) -> dict[str, list]:
     for name in names:
         if name in data.columns and _is_label_column(data[name]):
             values = data[name].dropna().unique()
+            if len(values) == 0:
+                raise DataError(f"column {name!r} has only missing values ({len(data)} rows)")
             try:
                 out[name] = sorted(values.tolist())
             except TypeError:  # mixed types: leave the column to patsy
@@ -609,6 +611,9 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "drop",
         raise _translate_patsy_error(exc, None, predicting=False) from None
     except DataError:
         raise
+    except Exception as exc:  # anything else patsy or a user transform raised
+        raise FormulaError(f"cannot build the design of {formula!r}: "
+                           f"{type(exc).__name__}: {exc}") from None
     design = Design(X.design_info, rhs.describe(), label_levels)
     X = np.asarray(X, dtype=np.float64)
     if X.shape[1] == 0:

@@ -177,15 +177,19 @@ class PermissibleFamily(Family):
         Generic form through the posterior: with p = ∇φ⁻¹(z),
         b_φ F_φ(z) = D_φ(1‖p) = −a_φ − φ(p) − (1 − p) z, and linear past the
         link domain (the Legendre conjugate of φ restricted to [0, 1]).
+        φ(p) is evaluated as φ(1 − p) (symmetry): for large z, p rounds to 1
+        while 1 − p keeps its digits.
         """
         z = _as_float(z)
         lo, hi = self.link_domain
         zc = self._clip_eta(z)
         p, q = self.posterior_pair(zc)
-        val = (-self.a - self.phi(p) - q * zc) / self.b
-        # past the domain the conjugate is affine: slope 0 above, −1/b below
+        val = (-self.a - self.phi(q) - q * zc) / self.b
+        # past the domain the conjugate is affine: 0 above, −z/b below
+        # (φ*(−z) = −z − φ(1) = −z + a_φ there).  Written without lo, whose
+        # value −∞ would give ∞ − ∞ (an invalid-value warning) in np.where.
         val = np.where(z > hi, 0.0, val)
-        val = np.where(z < lo, (-self.a - self.phi(0.0) - lo) / self.b + (lo - z) / self.b, val)
+        val = np.where(z < lo, -z / self.b, val)
         return np.maximum(val, 0.0)
 
     def D(self, u, v):
@@ -219,8 +223,10 @@ class PermissibleFamily(Family):
         curvature at the boundary is returned instead so that Newton steps stay
         safeguarded (a majoriser of the true curvature).
         """
-        p, _ = self.posterior_pair(self._clip_eta(eta))
-        return 1.0 / self.d2phi(p)
+        # φ'' is symmetric about ½: evaluate it at the small side, which keeps
+        # its digits when the large side rounds to 1
+        p, q = self.posterior_pair(self._clip_eta(eta))
+        return 1.0 / self.d2phi(np.minimum(p, q))
 
     def score_variance(self, eta):
         """p(1 − p): Var(y − p) under the fitted posterior."""

@@ -1,0 +1,134 @@
+"""Time ubreg's boosting against scikit-learn on the same data.
+
+Synthetic data: n training rows (default 1e5) and n/5 test rows, 20 numeric
+predictors, a logistic truth with a linear part, one interaction and one
+quadratic term (so trees have something to find).  Tasks:
+
+* ULS with ±1 decision stumps and ``Exponential()``, 200 rounds (AdaBoost)
+  vs ``AdaBoostClassifier(DecisionTreeClassifier(max_depth=1), 200)``;
+* U-Boost (logistic U) with depth-3 trees, 200 iterations, ν = 0.1
+  vs ``HistGradientBoostingClassifier(max_iter=200, max_depth=3,
+  learning_rate=0.1, early_stopping=False)`` and
+  ``GradientBoostingClassifier(n_estimators=200, max_depth=3)`` (slow:
+  ``--skip-gbc`` leaves it out).
+
+ubreg is timed through ``ubreg.fit`` with a formula (patsy design and binning
+included); scikit-learn gets the numpy arrays.  All tasks run in the same
+process one after the other, so ratios are fair on a shared machine.
+
+    python benchmarks/bench_boost.py                  # n = 1e5
+    python benchmarks/bench_boost.py --skip-gbc
+    python benchmarks/bench_boost.py --smoke          # seconds; what CI runs
+
+Goals (boosting issue): ULS-stumps ≤ 0.1 × AdaBoost's time; uboost ≤ 3 ×
+HistGradientBoosting's time at equal or better test accuracy.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+
+NAMES = [f"x{j}" for j in range(1, 21)]
+FORMULA = "y ~ " + " + ".join(NAMES)
+
+
+def make_data(n: int, seed: int = 20261122):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 20))
+    beta = np.linspace(-1, 1, 20) / 2
+    eta = -0.2 + X @ beta + 0.6 * X[:, 0] * X[:, 1] - 0.5 * (X[:, 2] ** 2 - 1)
+    y = (rng.uniform(size=n) < 1 / (1 + np.exp(-eta))).astype(np.int64)
+    frame = pd.DataFrame(X, columns=NAMES)
+    frame["y"] = y
+    return frame
+
+
+def _timed(fn):
+    t = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t
+
+
+def run(n: int, rounds: int, skip_gbc: bool) -> pd.DataFrame:
+    import ubreg
+    from sklearn.ensemble import (AdaBoostClassifier, GradientBoostingClassifier,
+                                  HistGradientBoostingClassifier)
+    from sklearn.tree import DecisionTreeClassifier
+
+    train, test = make_data(n), make_data(max(n // 5, 100), seed=7)
+    Xtr, ytr = train[NAMES].to_numpy(), train["y"].to_numpy()
+    Xte, yte = test[NAMES].to_numpy(), test["y"].to_numpy()
+    rows = []
+
+    def add(task, name, seconds, pred_class):
+        rows.append({"task": task, "fit": name, "seconds": seconds,
+                     "test_accuracy": float(np.mean(np.asarray(pred_class) == yte))})
+
+    # --- AdaBoost with stumps ---------------------------------------------------
+    m, s = _timed(lambda: ubreg.fit(FORMULA, train, family=ubreg.Exponential(), method="uls",
+                                    learner="stumps", rounds=rounds))
+    add("stumps", f"ubreg ULS stumps Exponential ({rounds} rounds)", s,
+        m.predict(test, type="class").astype(int))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")    # sklearn's deprecation of algorithm="SAMME.R"
+        kw = {"algorithm": "SAMME"} if _has_algorithm_param(AdaBoostClassifier) else {}
+        ada = AdaBoostClassifier(DecisionTreeClassifier(max_depth=1), n_estimators=rounds, **kw)
+        _, s = _timed(lambda: ada.fit(Xtr, ytr))
+    add("stumps", f"sklearn AdaBoostClassifier (stumps, {rounds})", s, ada.predict(Xte))
+
+    # --- gradient boosting with depth-3 trees -------------------------------------
+    u, s = _timed(lambda: ubreg.fit(FORMULA, train, method="uboost", U="logistic",
+                                    learner="trees", depth=3, mstop=rounds, nu=0.1))
+    add("trees", f"ubreg uboost logistic depth 3 ({rounds}, nu 0.1)", s,
+        u.predict(test, type="class").astype(int))
+    hgb = HistGradientBoostingClassifier(max_iter=rounds, max_depth=3, learning_rate=0.1,
+                                         early_stopping=False)
+    _, s = _timed(lambda: hgb.fit(Xtr, ytr))
+    add("trees", f"sklearn HistGradientBoosting (depth 3, {rounds})", s, hgb.predict(Xte))
+    if not skip_gbc:
+        gbc = GradientBoostingClassifier(n_estimators=rounds, max_depth=3)
+        _, s = _timed(lambda: gbc.fit(Xtr, ytr))
+        add("trees", f"sklearn GradientBoosting (depth 3, {rounds})", s, gbc.predict(Xte))
+    return pd.DataFrame(rows)
+
+
+def _has_algorithm_param(cls) -> bool:
+    import inspect
+    return "algorithm" in inspect.signature(cls.__init__).parameters
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=100_000, help="training rows")
+    ap.add_argument("--rounds", type=int, default=200, help="rounds / iterations")
+    ap.add_argument("--skip-gbc", action="store_true", help="leave out GradientBoostingClassifier")
+    ap.add_argument("--smoke", action="store_true", help="n = 2000, 20 rounds, no GBC")
+    a = ap.parse_args(argv)
+    if a.smoke:
+        a.n, a.rounds, a.skip_gbc = 2000, 20, True
+    if a.n < 100 or a.rounds < 1:
+        ap.error("--n must be ≥ 100 and --rounds ≥ 1")
+    res = run(a.n, a.rounds, a.skip_gbc)
+    pd.set_option("display.width", 160)
+    print(f"n = {a.n} training rows, {max(a.n // 5, 100)} test rows, 20 predictors\n")
+    print(res.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    t = res.set_index("fit")["seconds"]
+    acc = res.set_index("fit")["test_accuracy"]
+    uls, ada = res.fit[0], res.fit[1]
+    ub, hgb = res.fit[2], res.fit[3]
+    print(f"\nULS-stumps / AdaBoost time: {t[uls] / t[ada]:.3f}   (goal ≤ 0.1)")
+    print(f"uboost / HistGradientBoosting time: {t[ub] / t[hgb]:.2f}   (goal ≤ 3), "
+          f"accuracy {acc[ub]:.4f} vs {acc[hgb]:.4f}")
+    if len(res) > 4:
+        gbc = res.fit[4]
+        print(f"uboost / GradientBoosting time: {t[ub] / t[gbc]:.3f}, "
+              f"accuracy {acc[ub]:.4f} vs {acc[gbc]:.4f}")
+    return res
+
+
+if __name__ == "__main__":
+    main()

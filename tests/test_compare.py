@@ -1,0 +1,105 @@
+"""ubreg.compare: coefficients side by side, statistics, CV rows, renderings."""
+import numpy as np
+import pandas as pd
+import pytest
+
+import ubreg
+
+
+@pytest.fixture(scope="module")
+def pima():
+    return ubreg.datasets.load_pima().dropna(subset=["glucose", "mass", "age", "pregnant"])
+
+
+@pytest.fixture(scope="module")
+def models(pima):
+    return {"small": ubreg.fit("diabetes ~ glucose + mass", pima),
+            "large": ubreg.fit("diabetes ~ pregnant + glucose + mass + age", pima,
+                               family="matsushita"),
+            "other": ubreg.fit("diabetes ~ age + glucose", pima, family="gini")}
+
+
+class NoCoefficients:
+    """A result without coef_table (as a tree would be): every other attribute delegated."""
+
+    def __init__(self, result):
+        self._r = result
+        self.method = "fake"
+
+    def __getattr__(self, name):
+        if name in ("coef_table", "coef"):
+            raise AttributeError(name)
+        return getattr(self._r, name)
+
+
+def test_terms_keep_first_appearance_order_and_values(models):
+    c = ubreg.compare(models)
+    coefs = c.coefficients()
+    assert list(coefs.index) == ["Intercept", "glucose", "mass", "pregnant", "age"]
+    for name, m in models.items():
+        t = m.coef_table()
+        np.testing.assert_allclose(coefs.loc[t.index, (name, "estimate")], t["estimate"])
+        np.testing.assert_allclose(coefs.loc[t.index, (name, "std_error")], t["std_error"])
+    assert np.isnan(coefs.loc["pregnant", ("small", "estimate")])
+
+
+def test_statistics_are_the_models_numbers(models):
+    s = ubreg.compare(models).statistics()
+    for name, m in models.items():
+        assert s.loc["deviance", name] == pytest.approx(m.deviance)
+        assert s.loc["null_deviance", name] == pytest.approx(m.null_deviance)
+        assert s.loc["aic", name] == pytest.approx(m.aic)
+        assert s.loc["nobs", name] == m.nobs
+        assert s.loc["auc", name] == pytest.approx(ubreg.metrics.metrics_of(m)["auc"])
+    assert s.loc["cv_auc"].isna().all()
+
+
+def test_frame_text_and_html(models):
+    c = ubreg.compare(models, statistic="z")
+    f = c.frame()
+    assert list(f.columns) == list(models)
+    assert "Deviance" in f.index and "AUC (train)" in f.index
+    z = models["small"].coef_table().loc["glucose", "z"]
+    assert f"({ubreg.compare.__module__ and ''}" is not None
+    assert any(cell.startswith("(") for cell in f["small"])
+    assert f"{z:.4g}"[:4] in " ".join(f["small"])
+    text = str(c)
+    assert "z statistics" in text and "large" in text
+    html = c.html()
+    assert html.count("<tr") == len(f) + 1
+    narrow = c.text(width=60)
+    assert max(map(len, narrow.splitlines()[:-1])) <= 60
+
+
+def test_cv_results_add_mean_and_se(pima):
+    cvr = ubreg.cv("diabetes ~ glucose + mass", pima, folds=4, seed=2)
+    c = ubreg.compare([cvr, ubreg.fit("diabetes ~ glucose", pima)])
+    s = c.statistics()
+    first = c.names[0]
+    assert s.loc["cv_auc", first] == pytest.approx(cvr.mean["auc"])
+    assert s.loc["cv_auc_se", first] == pytest.approx(cvr.se["auc"])
+    assert np.isnan(s.loc["cv_auc", c.names[1]])
+    assert "AUC (CV)" in c.frame().index
+    assert "±" in c.frame().loc["AUC (CV)", first]
+
+
+def test_models_without_coefficients_contribute_statistics(models):
+    c = ubreg.compare({"fake": NoCoefficients(models["small"]), "small": models["small"]})
+    coefs = c.coefficients()
+    assert coefs[("fake", "estimate")].isna().all()
+    assert c.statistics().loc["deviance", "fake"] == pytest.approx(models["small"].deviance)
+
+
+def test_user_strings_are_escaped_in_html(pima):
+    m = ubreg.fit("diabetes ~ glucose", pima)
+    html = ubreg.compare({"<b>x</b>": m}).html()
+    assert "<b>x</b>" not in html and "&lt;b&gt;x&lt;/b&gt;" in html
+
+
+def test_errors(models):
+    with pytest.raises(ValueError, match="no models"):
+        ubreg.compare([])
+    with pytest.raises(ValueError, match="named"):
+        ubreg.compare(list(models.values())[:2], names=["a", "a"])
+    with pytest.raises(ValueError, match="statistic"):
+        ubreg.compare(models, statistic="t")

@@ -1,0 +1,83 @@
+"""ubreg.cv: reproducible, stratified, equal to fitting the folds by hand."""
+import numpy as np
+import pandas as pd
+import pytest
+
+import ubreg
+from ubreg.cv import fold_assignment
+from ubreg.metrics import classification_metrics
+
+FORMULA = "diabetes ~ glucose + mass + age"
+
+
+@pytest.fixture(scope="module")
+def pima():
+    return ubreg.datasets.load_pima()
+
+
+def test_reproducible_with_a_seed_and_data_untouched(pima):
+    before = pima.copy()
+    a = ubreg.cv(FORMULA, pima, folds=5, seed=11, refit=False)
+    b = ubreg.cv(FORMULA, pima, folds=5, seed=11, refit=False)
+    c = ubreg.cv(FORMULA, pima, folds=5, seed=12, refit=False)
+    pd.testing.assert_frame_equal(a.folds, b.folds)
+    pd.testing.assert_series_equal(a.fold, b.fold)
+    assert not a.fold.equals(c.fold)
+    pd.testing.assert_frame_equal(pima, before)
+
+
+@pytest.mark.parametrize("stratified", [True, False])
+def test_folds_partition_the_rows_and_stratification_holds(stratified):
+    rng = np.random.default_rng(0)
+    y = (rng.uniform(size=503) < 0.3).astype(int)
+    f = fold_assignment(y, 10, stratified=stratified, seed=4)
+    sizes = np.bincount(f, minlength=10)
+    assert sizes.sum() == len(y) and sizes.max() - sizes.min() <= 1
+    if stratified:
+        for c in (0, 1):
+            counts = np.bincount(f[y == c], minlength=10)
+            assert counts.max() - counts.min() <= 1
+
+
+def test_metrics_equal_fitting_each_fold_by_hand(pima):
+    res = ubreg.cv(FORMULA, pima, family="matsushita", folds=4, seed=3)
+    complete = pima.dropna(subset=["diabetes", "glucose", "mass", "age"])
+    assert res.fold.index.equals(complete.index)
+    for k in (1, 3):
+        test = res.fold.index[res.fold == k]
+        train = res.fold.index[res.fold != k]
+        m = ubreg.fit(FORMULA, pima.loc[train], family="matsushita")
+        p = m.predict(pima.loc[test], type="response").to_numpy()
+        y = (pima.loc[test, "diabetes"] == "pos").to_numpy(float)
+        expect = classification_metrics(y, p)
+        row = res.folds.loc[res.folds["fold"] == k].iloc[0]
+        for key, value in expect.items():
+            assert row[key] == pytest.approx(value)
+        np.testing.assert_allclose(res.predictions.loc[test], p)
+    assert res.mean["auc"] == pytest.approx(res.folds["auc"].mean())
+    assert res.se["auc"] == pytest.approx(res.folds["auc"].std(ddof=1) / 2)
+    assert res.model is not None and res.model.nobs == len(complete)
+    assert "Brier score" in str(res) and "<table" in res.html()
+
+
+@pytest.mark.parametrize("family", ["gini", "entropy", "matsushita", "entropy2", "power"])
+def test_uls_every_family(pima, family):
+    res = ubreg.cv(FORMULA, pima, family=family, folds=3, seed=0, refit=False)
+    assert res.n_folds == 3
+    assert 0.6 < res.mean["auc"] < 1.0
+
+
+def test_every_registered_method_runs():
+    data = ubreg.datasets.load_pima().dropna().iloc[:150]
+    for method in sorted(ubreg.METHODS):
+        res = ubreg.cv("diabetes ~ glucose + mass", data, method=method, folds=3, seed=0,
+                       refit=False)
+        assert np.isfinite(res.mean["brier"]), method
+
+
+def test_weights_column_and_bad_folds(pima):
+    data = pima.assign(w=np.where(pima["age"] > 40, 2.0, 1.0))
+    res = ubreg.cv(FORMULA, data, weights="w", folds=3, seed=0)
+    assert res.model.nobs == pytest.approx(data.dropna(subset=["glucose", "mass"])["w"].sum())
+    with pytest.raises(ValueError, match="folds"):
+        ubreg.cv(FORMULA, pima, folds=1)

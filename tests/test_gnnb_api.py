@@ -1,0 +1,157 @@
+"""ubreg.fit(..., method="gnnb" / "unn"): formula, predictions, summary, pickling, errors."""
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ubreg
+from ubreg.errors import DataError
+from ubreg.gnnb import GNNBResult
+
+
+@pytest.fixture(scope="module")
+def three():
+    rng = np.random.default_rng(0)
+    n = 240
+    x1 = rng.normal(size=n)
+    x2 = rng.normal(size=n) * 100.0          # a large unit: standardisation matters
+    g = rng.choice(["u", "v", "w"], size=n)
+    score = x1 + x2 / 100.0 + np.where(g == "w", 1.0, 0.0) + rng.normal(scale=0.5, size=n)
+    cls = np.select([score < -0.5, score < 0.7], ["a", "b"], "c")
+    return pd.DataFrame({"Class": cls, "x1": x1, "x2": x2, "g": g})
+
+
+@pytest.fixture(scope="module")
+def fitted(three):
+    return ubreg.fit("Class ~ .", three, family=ubreg.Permissible("entropy"), method="gnnb", k=8)
+
+
+def test_predict_scales(fitted, three):
+    new = three.iloc[:25]
+    p = fitted.predict(new, type="response")
+    assert list(p.columns) == ["a", "b", "c"]
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-12)
+    assert ((p >= 0) & (p <= 1)).all().all()
+    h = fitted.predict(new, type="link")
+    cls = fitted.predict(new, type="class")
+    assert (cls.to_numpy() == np.asarray(h.columns)[h.to_numpy().argmax(axis=1)]).all()
+    # the normalised posteriors are the one-vs-rest posteriors ∇φ⁻¹(h_c) over their sum
+    raw = 1.0 / (1.0 + np.exp(-h.to_numpy()))
+    np.testing.assert_allclose(p.to_numpy(), raw / raw.sum(axis=1, keepdims=True), rtol=1e-10)
+    assert p.index.equals(new.index)
+
+
+def test_link_is_leveraged_vote(fitted, three):
+    # h_c(x) = Σ_{j∈kNN(x)} α_jc y_jc (eq. 16), neighbours in the standardised space
+    X = three[["x1", "x2"]].to_numpy()
+    Z = np.column_stack([(X - X.mean(0)) / X.std(0),
+                         (three.g == "v"), (three.g == "w"), (three.g == "u")]).astype(float)
+    q = Z[3]
+    d2 = ((Z - q) ** 2).sum(1)
+    nn = np.lexsort((np.arange(len(Z)), d2))[:8]
+    lev = fitted.alpha.to_numpy() * fitted.Y
+    np.testing.assert_allclose(fitted.predict(three.iloc[[3]], type="link").to_numpy()[0],
+                               lev[nn].sum(axis=0), atol=1e-12)
+
+
+def test_training_predictions_leave_self_out(fitted):
+    h = fitted.predict(type="link")
+    assert h.shape == (fitted.nobs, 3)
+    assert fitted.predict(type="response").sum(axis=1).round(12).eq(1).all()
+    assert 0.5 < fitted.training_accuracy <= 1.0
+
+
+def test_na_rows_and_data_not_modified(three):
+    data = three.copy()
+    data.loc[data.index[:4], "x1"] = np.nan
+    before = data.copy(deep=True)
+    m = ubreg.fit("Class ~ x1 + x2", data, family="entropy", method="gnnb", k=5)
+    assert m.n_dropped == 4 and m.nobs == len(data) - 4
+    p = m.predict(data.iloc[:6], type="response")
+    assert p.iloc[:4].isna().all().all() and p.iloc[4:].notna().all().all()
+    assert m.predict(data.iloc[:6], type="class").iloc[:4].isna().all()
+    pd.testing.assert_frame_equal(data, before)
+
+
+def test_pickle_roundtrip(fitted, three):
+    m2 = pickle.loads(pickle.dumps(fitted))
+    pd.testing.assert_frame_equal(m2.predict(three, type="response"),
+                                  fitted.predict(three, type="response"))
+    assert isinstance(m2, GNNBResult)
+
+
+def test_deterministic(three):
+    a = ubreg.fit("Class ~ .", three, family="matsushita", method="gnnb", k=6)
+    b = ubreg.fit("Class ~ .", three, family="matsushita", method="gnnb", k=6)
+    assert np.array_equal(a.alpha.to_numpy(), b.alpha.to_numpy())
+
+
+def test_summary(fitted):
+    s = fitted.summary()
+    text = str(s)
+    for needle in ("k = 8", "chooser: sequential", "entropy", "Hamming risk", "Lemma 3",
+                   "updates l(T,c)"):
+        assert needle in text
+    f = s.frame()
+    assert list(f.index) == ["a", "b", "c"]
+    assert (f["updates"] == fitted.nobs * 8).all()
+    assert ((f["risk"] >= f["optimum"] - 1e-12) & (f["risk"] <= 1.0)).all()
+    assert f["accuracy"].between(0, 1).all() and f["F"].between(0, 1).all()
+    html = s.html()
+    assert html.startswith("<div") and "Hamming risk" in html
+
+
+def test_summary_html_escapes_labels():
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"y": rng.choice(["<b>x</b>", "ok"], 60), "x": rng.normal(size=60)})
+    html = ubreg.fit("y ~ x", df, family="gini", method="gnnb", k=3).summary().html()
+    assert "<b>x</b>" not in html and "&lt;b&gt;x&lt;/b&gt;" in html
+
+
+@pytest.mark.parametrize("method,opts", [("gnnb", {"chooser": "largest", "T": 100}),
+                                         ("unn", {}),
+                                         ("gnnb", {"blocks": 2, "norm": "l1"})])
+def test_variants(three, method, opts):
+    m = ubreg.fit("Class ~ x1 + x2", three, family="entropy", method=method, k=5, **opts)
+    p = m.predict(three.iloc[:10])
+    np.testing.assert_allclose(p.sum(axis=1), 1.0)
+    assert isinstance(str(m.summary()), str)
+
+
+def test_blocks_average_block_posteriors(three):
+    m = ubreg.fit("Class ~ x1 + x2", three, family="entropy", method="gnnb", k=5, blocks=2)
+    new = three.iloc[:7]
+    X, _ = m.design.transform(new)
+    links = m._links_for(X)
+    avg = np.mean([1 / (1 + np.exp(-h)) for h in links], axis=0)
+    np.testing.assert_allclose(m.predict(new).to_numpy(), avg / avg.sum(1, keepdims=True))
+    # each block has one column here, scaled to unit L2 norm: |x| = 1
+    assert all(np.allclose(np.abs(b.index.X), 1.0) for b in m.blocks)
+
+
+def test_categorical_refused_when_asked(three):
+    with pytest.raises(DataError, match="categorical"):
+        ubreg.fit("Class ~ .", three, family="entropy", method="gnnb", categorical="refuse")
+
+
+@pytest.mark.parametrize("opts,match", [
+    ({"k": 0}, "k must be a positive integer"),
+    ({"k": 10_000}, "k = 10000"),
+    ({"epsilon": 0.0}, "epsilon"),
+    ({"epsilon": 1.5}, "epsilon"),
+    ({"chooser": "best"}, "chooser"),
+    ({"T": -1}, "T must"),
+    ({"blocks": 99}, "blocks"),
+])
+def test_errors(three, opts, match):
+    with pytest.raises(ValueError, match=match):
+        ubreg.fit("Class ~ x1 + x2", three, family="entropy", method="gnnb", **opts)
+
+
+def test_refuses_weights_and_non_permissible(three):
+    with pytest.raises(ValueError, match="weights"):
+        ubreg.fit("Class ~ x1", three, family="entropy", method="gnnb",
+                  weights=np.ones(len(three)))
+    with pytest.raises(ValueError, match="permissible"):
+        ubreg.fit("Class ~ x1", three, family=ubreg.Exponential(), method="gnnb")

@@ -1,0 +1,245 @@
+"""GNNB / UNN against the mathematics of paper 002 (Algorithm 1, eq. 9-11, Table 1,
+Lemma 3, Theorem 4) and MATH.md §8."""
+import numpy as np
+import pytest
+from scipy.optimize import minimize_scalar
+
+from ubreg.families import Permissible
+from ubreg.gnnb.fitter import h_star, lemma3_optimal_risk, leverage, surrogate_risk
+from ubreg.gnnb.neighbours import NeighbourIndex, inverse_neighbourhoods
+
+FAMILIES = [("gini", {}), ("entropy", {}), ("entropy2", {}), ("matsushita", {}),
+            ("mu", {"mu": 0.3}), ("power", {"v": 0.5}), ("logcosh", {"zeta": -2.0})]
+IDS = [name for name, _ in FAMILIES]
+LN2 = np.log(2.0)
+
+
+def _family(name, params):
+    return Permissible(name, **params)
+
+
+def _problem(m=120, C=3, k=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, 2))
+    y = (np.floor(2 * X[:, 0]) + rng.integers(0, 2, m)) % C      # noisy, learnable
+    Y = -np.ones((m, C))
+    Y[np.arange(m), y.astype(int)] = 1.0
+    knn = NeighbourIndex(X).query(None, k)
+    return X, Y, knn
+
+
+def _reference(knn, Y, fam, eps=0.5, T=None):
+    """Algorithm 1 literally: one class at a time, eq. (9), (10), (11) on w."""
+    m, C = Y.shape
+    T = m if T is None else T
+    hs, b = h_star(fam), fam.b
+    inv = [np.flatnonzero((knn == j).any(axis=1)) for j in range(m)]
+    alpha = np.zeros((m, C))
+    for c in range(C):
+        w = np.full(m, 1.0 / (2.0 * b))
+        for t in range(T):
+            j = t % m
+            I = inv[j]
+            if I.size == 0:
+                continue
+            s = Y[I, c] * Y[j, c]
+            eta = np.sum(w[I] * s)                                       # (9)
+            delta = 2.0 * (1.0 - eps) * eta / (hs * I.size)              # (10)
+            w[I] = fam.dphi_inv(-delta * s + fam.dphi(b * w[I])) / b      # (11)
+            alpha[j, c] += delta
+    return alpha
+
+
+# ---- Table 1 -------------------------------------------------------------
+TABLE1_DELTA = {   # δ_j at ε = 1/2 as a multiple of η/n_j
+    "gini": 0.5, "entropy": 4 * LN2, "entropy2": 4 / LN2, "matsushita": 1.0}
+
+
+def _table1_update(name, w, d, s):
+    """Closed-form weight updates of Table 1 (rows A-D)."""
+    if name == "gini":                                   # A
+        return w - 2 * d * s
+    if name == "entropy":
+        # B as printed, w/(w ln2 + (1−w) ln2)·e^{δs}, is a misprint (its denominator
+        # is just ln 2); (11) with b = ln 2 gives the form below
+        return w / (w * LN2 + (1 - w * LN2) * np.exp(d * s))
+    if name == "entropy2":                               # C
+        return w / (w + (1 - w) * 2.0 ** (d * s))
+    r = np.sqrt(w * (2 - w))                             # D (the root covers the sum)
+    return 1 - (1 - w + r * d * s) / np.sqrt(1 + d ** 2 * w * (2 - w) + 2 * (1 - w) * r * d * s)
+
+
+@pytest.mark.parametrize("name", list(TABLE1_DELTA))
+def test_table1_delta_is_eq10(name):
+    fam = Permissible(name)
+    eta, n = 0.37, 7
+    generic = 2 * (1 - 0.5) * eta / (h_star(fam) * n)
+    assert generic == pytest.approx(TABLE1_DELTA[name] * eta / n, rel=1e-12)
+
+
+@pytest.mark.parametrize("name", list(TABLE1_DELTA))
+def test_table1_weight_update_is_eq11(name):
+    fam = Permissible(name)
+    b = fam.b
+    rng = np.random.default_rng(1)
+    w = rng.uniform(0.02, 0.98, 200) / b            # w ∈ (0, 1/b_φ)
+    d = rng.normal(scale=0.8, size=200)
+    s = rng.choice([-1.0, 1.0], size=200)
+    generic = fam.dphi_inv(-d * s + fam.dphi(b * w)) / b
+    closed = _table1_update(name, w, d, s)
+    if name == "gini":   # the square loss: the same formula also outside [0, 1/b]
+        np.testing.assert_allclose(closed, generic, rtol=1e-12, atol=1e-12)
+    else:
+        np.testing.assert_allclose(closed, generic, rtol=1e-10, atol=1e-12)
+
+
+def test_h_star_values():
+    # H* = 1/(b φ''(1/2)) (MATH.md §8); π* = b² H*/2 of eq. (43) as in Table 1
+    assert h_star(Permissible("gini")) == pytest.approx(2.0)
+    assert h_star(Permissible("matsushita")) == pytest.approx(1.0)
+    fam = Permissible("entropy")
+    assert fam.b ** 2 * h_star(fam) / 2 == pytest.approx(LN2 / 8)
+    assert Permissible("gini").b ** 2 * 2.0 / 2 == pytest.approx(1 / 16)
+    # logcosh's φ'' is smallest at the ends of [0, 1], not at 1/2
+    lc = Permissible("logcosh", zeta=-2.0)
+    assert h_star(lc) > 1.0 / (lc.b * float(lc.d2phi(0.5)))
+
+
+# ---- the batched loop is Algorithm 1 --------------------------------------
+# logcosh is left out: its link domain is bounded, and once −y h leaves it the
+# probability-scale recursion (11) clips ∇φ(b w) back into the domain, forgetting
+# part of h; the fitter keeps h itself, whose weights ∇φ⁻¹(−y h)/b are eq. (26)
+# and the derivatives of the risk (2) that the fitter reports.
+@pytest.mark.parametrize("name,params", FAMILIES[:-1], ids=IDS[:-1])
+def test_fitter_equals_algorithm1(name, params):
+    fam = _family(name, params)
+    _, Y, knn = _problem(m=90, seed=2)
+    for eps, T in ((0.5, None), (0.2, 200)):     # T > m cycles through the examples
+        fit = leverage(knn, Y, fam, epsilon=eps, T=T)
+        ref = _reference(knn, Y, fam, eps=eps, T=T)
+        np.testing.assert_allclose(fit.alpha, ref, rtol=1e-9, atol=1e-11)
+        # h_c on the training sample is Σ_{j∈kNN(i)} α_jc y_jc (eq. 16)
+        h = (fit.alpha * Y)[knn].sum(axis=1)
+        np.testing.assert_allclose(-Y * fit.z, h, atol=1e-10)
+
+
+def test_updates_count_is_sum_of_inverse_neighbourhoods():
+    _, Y, knn = _problem(m=80, k=4)
+    fit = leverage(knn, Y, Permissible("entropy"))
+    assert (fit.n_updates == 80 * 4).all()       # T = m: ℓ(T, c) = Σ_j n_j = m k
+
+
+# ---- Theorem 4: monotone risk and the per-step guarantee (31)-(32) ---------
+@pytest.mark.parametrize("name,params", FAMILIES, ids=IDS)
+@pytest.mark.parametrize("chooser", ["sequential", "largest"])
+def test_risk_never_increases_and_meets_bound(name, params, chooser):
+    fam = _family(name, params)
+    X, Y, knn = _problem(m=100, seed=3)
+    for eps in (0.5, 0.1, 0.9):
+        fit = leverage(knn, Y, fam, epsilon=eps, T=150, chooser=chooser, trace=True)
+        steps = np.diff(fit.risk_trace, axis=0)
+        assert (steps <= 1e-13).all()
+        # ε(t+1) − ε(t) ≤ −2ε(1−ε)η²/(H* n_j m)  (eq. 31-32)
+        assert (steps <= fit.bound_trace + 1e-13).all()
+        # the recorded trace is the risk of the final state
+        np.testing.assert_allclose(fit.risk_trace[-1], surrogate_risk(fam, fit.z), atol=1e-12)
+        # and never below the optimum of Lemma 3
+        assert (fit.risk_trace[-1] >= lemma3_optimal_risk(fam, X, Y) - 1e-12).all()
+    assert fit.risk_trace[0] == pytest.approx(1.0)   # ψ_φ(0) = 1
+
+
+def test_gnnb_star_picks_largest_delta():
+    _, Y, knn = _problem(m=60, seed=4)
+    fam = Permissible("entropy")
+    fit = leverage(knn, Y, fam, T=3, chooser="largest")
+    indptr, indices = inverse_neighbourhoods(knn, 60)
+    n = np.diff(indptr)
+    # at t = 0 all weights are 1/(2b): |δ_j| ∝ |Σ y_ic y_jc| / n_j
+    for c in range(Y.shape[1]):
+        score = [abs(np.sum(Y[indices[indptr[j]:indptr[j + 1]], c] * Y[j, c])) / max(n[j], 1)
+                 for j in range(60)]
+        assert score[fit.chosen[0, c]] >= max(score) - 1e-12     # ties: up to rounding
+
+
+# ---- Lemma 3 ----------------------------------------------------------------
+@pytest.mark.parametrize("name,params", FAMILIES, ids=IDS)
+def test_lemma3_with_repeated_observations(name, params):
+    fam = _family(name, params)
+    rng = np.random.default_rng(5)
+    base = rng.integers(0, 4, size=(12, 2)).astype(float)
+    X = base[rng.integers(0, 12, size=150)]          # many repeated observations
+    C = 3
+    y = rng.integers(0, C, size=150)
+    Y = -np.ones((150, C))
+    Y[np.arange(150), y] = 1.0
+    got = lemma3_optimal_risk(fam, X, Y)
+    # direct: the best free value h per distinct observation, eq. (14), then average
+    _, inv = np.unique(X, axis=0, return_inverse=True)
+    inv = inv.ravel()
+    lo, hi = fam.link_domain
+    lo, hi = max(lo, -40.0), min(hi, 40.0)
+    for c in range(C):
+        total = 0.0
+        for g in np.unique(inv):
+            yc = Y[inv == g, c]
+            res = minimize_scalar(lambda h: np.sum(fam.F(yc * h)), bounds=(lo, hi),
+                                  method="bounded", options={"xatol": 1e-10})
+            total += res.fun
+        assert got[c] == pytest.approx(total / len(X), abs=2e-6)
+    assert (got > 0).all() and (got < 1).all()
+
+
+# ---- UNN ----------------------------------------------------------------------
+@pytest.mark.parametrize("name,params", FAMILIES, ids=IDS)
+def test_unn_zeroes_the_edge(name, params):
+    fam = _family(name, params)
+    _, Y, knn = _problem(m=100, seed=6)
+    fit = leverage(knn, Y, fam, update="unn", trace=True)
+    capped = np.abs(fit.deltas) == 10.0
+    assert (np.abs(fit.edge_after[~capped]) <= 1e-10).all()
+    assert (~capped).sum() > 50
+    steps = np.diff(fit.risk_trace, axis=0)
+    assert (steps <= 1e-13).all()                # an exact line search never increases risk
+
+
+def test_unn_equals_gnnb_for_the_square_loss():
+    # gini: ψ = (1 − x)², Newton with ε = 1/2 is the exact minimiser
+    _, Y, knn = _problem(m=80, seed=7)
+    fam = Permissible("gini")
+    a = leverage(knn, Y, fam, update="unn").alpha
+    b = leverage(knn, Y, fam, update="gnnb").alpha
+    np.testing.assert_allclose(a, b, atol=1e-10)
+
+
+# ---- neighbours -----------------------------------------------------------------
+def test_neighbours_exclude_self_and_break_ties_by_index():
+    rng = np.random.default_rng(8)
+    X = rng.integers(0, 3, size=(200, 2)).astype(float)      # heavy ties and duplicates
+    k = 7
+    got = NeighbourIndex(X).query(None, k)
+    d2 = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    np.fill_diagonal(d2, np.inf)
+    idx = np.arange(200)
+    for i in range(200):
+        ref = np.lexsort((idx, d2[i]))[:k]
+        assert got[i].tolist() == ref.tolist()
+    assert not (got == idx[:, None]).any()
+    Q = rng.integers(0, 3, size=(30, 2)).astype(float)
+    gq = NeighbourIndex(X).query(Q, k)
+    dq = ((Q[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    for i in range(30):
+        assert gq[i].tolist() == np.lexsort((idx, dq[i]))[:k].tolist()
+
+
+def test_inputs_not_modified_and_errors():
+    _, Y, knn = _problem(m=50)
+    Y0, knn0 = Y.copy(), knn.copy()
+    leverage(knn, Y, Permissible("entropy"), chooser="largest", T=20)
+    leverage(knn, Y, Permissible("entropy"), update="unn")
+    assert np.array_equal(Y, Y0) and np.array_equal(knn, knn0)
+    with pytest.raises(ValueError, match="epsilon"):
+        leverage(knn, Y, Permissible("entropy"), epsilon=1.0)
+    with pytest.raises(ValueError, match="chooser"):
+        leverage(knn, Y, Permissible("entropy"), chooser="random")
+    with pytest.raises(ValueError, match="T must"):
+        leverage(knn, Y, Permissible("entropy"), T=0)

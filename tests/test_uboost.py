@@ -1,0 +1,215 @@
+"""U-Boost (method="uboost", paper 003 §4.4, MATH.md §6)."""
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ubreg
+from ubreg.boosting import U_alpha, U_custom
+from ubreg.boosting.ulosses import ExponentialU, Logistic, Squared
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(7)
+    n = 240
+    X = rng.normal(size=(n, 3))
+    eta = 1.2 * X[:, 0] - 0.8 * X[:, 1] ** 2 + 0.5
+    y = (rng.uniform(size=n) < 1 / (1 + np.exp(-eta))).astype(int)
+    d = pd.DataFrame(X, columns=["a", "b", "c"])
+    d["y"] = y
+    return d
+
+
+def _stump_wls(X, z, w):
+    """Weighted least-squares regression stump, exhaustive over midpoints."""
+    best = (np.inf, None)
+    for j in range(X.shape[1]):
+        v = np.unique(X[:, j])
+        for c in (v[:-1] + v[1:]) / 2:
+            right = X[:, j] > c
+            fl = np.average(z[~right], weights=w[~right])
+            fr = np.average(z[right], weights=w[right])
+            f = np.where(right, fr, fl)
+            sse = np.sum(w * (z - f) ** 2)
+            if sse < best[0]:
+                best = (sse, f)
+    return best[1]
+
+
+def gentle_adaboost(X, y, rounds):
+    """Friedman, Hastie & Tibshirani (2000), Algorithm 4."""
+    ys = 2.0 * y - 1
+    w = np.full(len(y), 1 / len(y))
+    F = np.zeros(len(y))
+    for _ in range(rounds):
+        f = _stump_wls(X, ys, w)
+        F += f
+        w = w * np.exp(-ys * f)
+        w /= w.sum()
+    return F
+
+
+def logitboost(X, y, rounds):
+    """Friedman, Hastie & Tibshirani (2000), Algorithm 3 (two classes)."""
+    F = np.zeros(len(y))
+    p = np.full(len(y), 0.5)
+    for _ in range(rounds):
+        w = p * (1 - p)
+        z = (y - p) / w
+        F += 0.5 * _stump_wls(X, z, w)
+        p = np.exp(F) / (np.exp(F) + np.exp(-F))
+    return F
+
+
+EXACT = dict(learner="stumps", nu=1.0, init="zero", min_child_weight=0.0, max_bins=1024)
+
+
+def test_exponential_U_is_gentle_adaboost(data):
+    m = ubreg.fit("y ~ a + b + c", data, method="uboost", U="exponential", mstop=8, **EXACT)
+    ref = gentle_adaboost(data[["a", "b", "c"]].to_numpy(), data["y"].to_numpy(), 8)
+    # U = e^(−z/2) has the log-odds as minimiser, Gentle AdaBoost half of it
+    np.testing.assert_allclose(m.predict(type="link") / 2, ref, rtol=1e-9, atol=1e-9)
+
+
+def test_logistic_U_is_logitboost(data):
+    m = ubreg.fit("y ~ a + b + c", data, method="uboost", U="logistic", mstop=8, **EXACT)
+    ref = logitboost(data[["a", "b", "c"]].to_numpy(), data["y"].to_numpy(), 8)
+    np.testing.assert_allclose(m.predict(type="link") / 2, ref, rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(m.predict(type="response"), 1 / (1 + np.exp(-2 * ref)), atol=1e-9)
+
+
+def test_componentwise_linear_approaches_the_mle(data):
+    mle = ubreg.fit("y ~ a + b + c", data, family="entropy").coef
+    m = ubreg.fit("y ~ a + b + c", data, method="uboost", U="logistic", learner="linear",
+                  mstop=1500, nu=0.1)
+    path = m.coef_path
+    dist = [np.max(np.abs(path.loc[k] - mle)) for k in (50, 300, 1500)]
+    assert dist[0] > dist[1] > dist[2]
+    assert dist[2] < 1e-6
+    # the path is sparse early on: the first iterations pick few terms
+    assert (path.loc[3] != 0).sum() <= 3
+    np.testing.assert_allclose(m.predict(type="link"), m.design.transform(data)[0] @ m.coef,
+                               atol=1e-10)
+
+
+def test_risk_decreases_and_posterior_is_expit(data):
+    for U in ["logistic", "exponential", "squared", U_alpha(0.3)]:
+        m = ubreg.fit("y ~ a + b + c", data, method="uboost", U=U, learner="trees", depth=2,
+                      mstop=30, nu=0.1)
+        assert np.all(np.diff(m.risk_path.to_numpy()) <= 1e-12)
+        p = m.predict(type="response").to_numpy()
+        np.testing.assert_allclose(p, 1 / (1 + np.exp(-m.eta)), rtol=1e-12)
+        # deviance is the binomial deviance of expit(F)
+        y = m.y
+        dev = -2 * np.sum(y * np.log(p) + (1 - y) * np.log1p(-p))
+        assert m.deviance == pytest.approx(dev, rel=1e-9)
+
+
+def test_init_mean_is_the_constant_minimiser(data):
+    for U in ["logistic", "exponential", "squared"]:
+        m = ubreg.fit("y ~ a", data, method="uboost", U=U, learner="stumps", mstop=0)
+        F0 = m.fit_info.F0
+        U_ = ubreg.boosting.uboost.resolve_U(U)
+        ys = 2.0 * m.y - 1
+        risk = lambda c: np.mean(U_.U(ys * c))  # noqa: E731
+        assert risk(F0) <= min(risk(F0 - 1e-3), risk(F0 + 1e-3))
+
+
+def test_cv_risk(data):
+    m = ubreg.fit("y ~ a + b + c", data, method="uboost", learner="trees", depth=2, mstop=40,
+                  nu=0.2)
+    cv = m.cv_risk(folds=4, seed=1)
+    assert cv.risk.shape == (41, 4)
+    assert list(cv.mean.index)[:2] == [0, 1]
+    assert 0 <= cv.mstop_1se <= cv.mstop <= 40
+    assert cv.mean.loc[cv.mstop] == cv.mean.min()
+    assert np.all(cv.se >= 0)
+    again = m.cv_risk(folds=4, seed=1)
+    pd.testing.assert_frame_equal(cv.risk, again.risk)
+    # on pure noise the held-out risk rises from the start: choose (almost) 0 iterations
+    rng = np.random.default_rng(0)
+    noise = pd.DataFrame(rng.normal(size=(200, 3)), columns=["a", "b", "c"])
+    noise["y"] = rng.integers(0, 2, 200)
+    mn = ubreg.fit("y ~ a + b + c", noise, method="uboost", learner="trees", depth=3,
+                   mstop=30, nu=0.3)
+    assert mn.cv_risk(folds=5, seed=2).mstop_1se <= 3
+    short = m.with_mstop(cv.mstop)
+    assert short.mstop == cv.mstop and m.mstop == 40
+    np.testing.assert_allclose(short.predict(data, type="link"),
+                               m.staged_predict(data, type="link")[cv.mstop])
+
+
+def test_importance_and_selection(data):
+    m = ubreg.fit("y ~ a + b + c", data, method="uboost", learner="stumps", mstop=60, nu=0.3)
+    imp = m.importance()
+    assert imp.index[0] in ("a", "b")           # the informative terms lead
+    assert imp["risk_reduction"].sum() == pytest.approx(m.risk_path.iloc[0] - m.risk_path.iloc[-1])
+    freq = m.selection_frequencies()
+    assert freq.sum() == pytest.approx(1.0)     # a stump uses exactly one term
+    assert "Variable importance" in str(m.summary())
+    assert "<table" in m.summary().html()
+
+
+def test_pickle_and_newdata(data):
+    m = ubreg.fit("y ~ a + b + C(np.sign(c))", data, method="uboost", learner="trees",
+                  depth=3, mstop=20)
+    m2 = pickle.loads(pickle.dumps(m))
+    new = data.iloc[:10]
+    np.testing.assert_allclose(m2.predict(new), m.predict(new))
+    staged = m.staged_predict(new, type="link")
+    np.testing.assert_allclose(staged[20], m.predict(new, type="link"))
+
+
+def test_U_functions():
+    z = np.linspace(-30, 30, 201)
+    np.testing.assert_allclose(U_alpha(1.0).d1(z), Logistic().d1(z), rtol=1e-12)
+    np.testing.assert_allclose(U_alpha(0.0).d1(z), ExponentialU().d1(z), rtol=1e-12)
+    np.testing.assert_allclose(U_alpha(1.0).U(z[z > -20]), Logistic().U(z[z > -20]),
+                               rtol=1e-6, atol=1e-9)
+    for U in [Logistic(), ExponentialU(), Squared(), U_alpha(0.4)]:
+        U.check_bayes()
+        # finite at |z| = 1e3
+        for v in (U.U, U.d1, U.d2):
+            assert np.all(np.isfinite(v(np.array([-1e3, 1e3]))))
+        # U'' matches a finite difference of U'
+        zz = np.linspace(-4, 4, 17)
+        fd = (U.d1(zz + 1e-6) - U.d1(zz - 1e-6)) / 2e-6
+        np.testing.assert_allclose(U.d2(zz), fd, rtol=1e-5, atol=1e-8)
+    # squared U is not convex for z < −ln 2: the Newton weight stays positive
+    S = Squared()
+    assert S.d2(-2.0) < 0 and S.newton_weight(np.array([-2.0]), np.array([2.0]))[0] > 0
+
+
+def test_user_defined_U(data):
+    def d1(z):
+        return -1 / (1 + np.exp(z))
+
+    def d2(z):
+        return np.exp(z) / (1 + np.exp(z)) ** 2
+
+    m = ubreg.fit("y ~ a + b", data, method="uboost", U=(d1, d2), learner="stumps", mstop=10)
+    ref = ubreg.fit("y ~ a + b", data, method="uboost", U="logistic", learner="stumps", mstop=10)
+    np.testing.assert_allclose(m.eta, ref.eta, rtol=1e-9)
+    np.testing.assert_allclose(m.risk_path, ref.risk_path, rtol=1e-6)
+    with pytest.raises(ValueError, match=r"not Bayes optimal.*4\.3"):
+        U_custom(lambda z: -np.exp(-z), lambda z: np.exp(-z))   # e^−z: minimiser is Λ/2
+    with pytest.raises(ValueError, match="decreasing"):
+        U_custom(lambda z: 2 * (z - 1), lambda z: 2 + 0 * z)    # (z − 1)², paper 003
+
+
+def test_bad_options(data):
+    f = "y ~ a"
+    with pytest.raises(ValueError, match="nu"):
+        ubreg.fit(f, data, method="uboost", nu=0)
+    with pytest.raises(ValueError, match="nu"):
+        ubreg.fit(f, data, method="uboost", nu=1.5)
+    with pytest.raises(ValueError, match="mstop"):
+        ubreg.fit(f, data, method="uboost", mstop=-1)
+    with pytest.raises(ValueError, match="learner"):
+        ubreg.fit(f, data, method="uboost", learner="rules")
+    with pytest.raises(ValueError, match="unknown U"):
+        ubreg.fit(f, data, method="uboost", U="hinge")
+    with pytest.raises(ValueError, match="folds"):
+        ubreg.fit(f, data, method="uboost", mstop=2).cv_risk(folds=1)

@@ -1,0 +1,222 @@
+"""U-Boost (paper 003 §4.4) in its Newton form (MATH.md §6).
+
+``ubreg.fit(formula, data, method="uboost", U="logistic", learner="trees",
+depth=3, mstop=200, nu=0.1)``.  With y*ᵢ ∈ {−1, +1} and the current F, each
+iteration
+
+1. takes curvatures uᵢ = wᵢ U''(y*ᵢ Fᵢ) and working responses
+   zᵢ = −y*ᵢ U'(y*ᵢFᵢ)/U''(y*ᵢFᵢ);
+2. fits f_m, the weighted least-squares fit of z on the base-learner with
+   weights u (for a tree: leaf values −Σg/Σu with gᵢ = wᵢ y*ᵢ U'(y*ᵢFᵢ));
+3. sets F ← F + ν f_m.
+
+Exponential U with stumps and ν = 1 is Gentle AdaBoost on F/2, logistic U is
+LogitBoost on F/2 (Friedman, Hastie & Tibshirani 2000 use half the log-odds).
+F starts at the constant minimiser of the risk, the log-odds of the weighted
+mean of y (``init="mean"``, the same for every Bayes-optimal U), or at 0
+(``init="zero"``, as AdaBoost and LogitBoost do).  p̂ = expit(F).
+
+Base-learners (``learner=``): ``"stumps"`` and ``"trees"`` (Newton regression
+trees of depth ``depth`` on binned design columns), ``"linear"``: one
+componentwise linear base-learner per formula term (mboost's glmboost; a term
+with several columns, e.g. a factor, is fitted jointly), giving a sparse
+coefficient path.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..fit import FitSpec, register_method
+from ..formula import build_model_frame
+from ..learners.binning import bin_design
+from ..learners.trees import grow_tree, newton_gain
+from .ulosses import ULoss, resolve_U
+
+__all__ = ["UBoostFit", "LinearStep", "boost_u", "fit_uboost_method", "UBOOST_LEARNERS"]
+
+UBOOST_LEARNERS = ("stumps", "trees", "linear")
+
+
+@dataclass
+class LinearStep:
+    """f(x) = (x[cols] − centre) · b: one componentwise linear base-learner fit."""
+
+    term: int
+    cols: np.ndarray
+    centre: np.ndarray
+    b: np.ndarray
+
+    def predict(self, X):
+        return (X[:, self.cols] - self.centre) @ self.b
+
+
+@dataclass
+class UBoostFit:
+    """Arrays of a U-Boost run (no statistics)."""
+
+    learners: list          # the fitted base-learner of each iteration (Tree or LinearStep)
+    F0: float
+    nu: float
+    eta: np.ndarray         # F on the training rows
+    risk_path: np.ndarray   # Σ w U(y*F)/Σ w at iterations 0..mstop
+    gains: np.ndarray       # (mstop, n_terms) risk reduction per term per iteration
+    selected: np.ndarray    # (mstop, n_terms) bool: term used by the iteration
+
+
+def _column_terms(term_slices: dict, p: int) -> tuple[list, np.ndarray]:
+    names = list(term_slices)
+    col_term = np.zeros(p, dtype=np.int64)
+    for t, sl in enumerate(term_slices.values()):
+        col_term[sl] = t
+    return names, col_term
+
+
+def _tree_step(binned, g, h, depth, min_child_weight):
+    tree, node = grow_tree(binned, np.column_stack([g, h]), newton_gain, depth,
+                           min_leaf=min_child_weight, leaf_col=1)
+    size = tree.feature.size
+    G = np.bincount(node, weights=g, minlength=size)
+    H = np.bincount(node, weights=h, minlength=size)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = np.where(H > 0, -G / H, 0.0)
+    tree.value = value
+    return tree, value[node]
+
+
+class _Componentwise:
+    """Componentwise linear base-learners, one per formula term."""
+
+    def __init__(self, X, w, term_slices, has_intercept):
+        self.X = X
+        p = X.shape[1]
+        self.names, self.col_term = _column_terms(term_slices, p)
+        const = np.all(X == X[:1], axis=0)
+        # centring makes the componentwise fits nearly orthogonal to the
+        # intercept (mboost's center=TRUE); it needs an intercept to absorb it
+        mean = (w @ X) / w.sum()
+        self.centre = np.where(const | (not has_intercept), 0.0, mean)
+        self.Xc = X - self.centre
+        self.groups = [np.flatnonzero(self.col_term == t) for t in range(len(self.names))]
+
+    def step(self, g, h):
+        best, best_score = None, -np.inf
+        for t, cols in enumerate(self.groups):     # one small solve per term
+            Z = self.Xc[:, cols]
+            A = Z.T @ (h[:, None] * Z)
+            r = -(Z.T @ g)
+            try:
+                b = np.linalg.solve(A, r)
+            except np.linalg.LinAlgError:
+                b = np.linalg.lstsq(A, r, rcond=None)[0]
+            score = float(r @ b)                   # twice the decrease of the Newton model
+            if np.isfinite(score) and score > best_score:
+                best, best_score = (t, cols, b), score
+        t, cols, b = best
+        step = LinearStep(t, cols, self.centre[cols], b)
+        return step, self.Xc[:, cols] @ b
+
+
+def _check(mstop, nu, depth, learner, init):
+    if isinstance(mstop, bool) or not isinstance(mstop, (int, np.integer)) or mstop < 0:
+        raise ValueError(f"mstop must be an integer ≥ 0, got {mstop!r}")
+    if not (isinstance(nu, (int, float, np.floating)) and 0.0 < nu <= 1.0):
+        raise ValueError(f"nu must be in (0, 1], got {nu!r}")
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or not 1 <= depth <= 12:
+        raise ValueError(f"depth must be an integer in [1, 12], got {depth!r}")
+    if learner not in UBOOST_LEARNERS:
+        raise ValueError(f"learner must be one of {UBOOST_LEARNERS} for method 'uboost', "
+                         f"got {learner!r}")
+    if init not in ("mean", "zero"):
+        raise ValueError(f"init must be 'mean' or 'zero', got {init!r}")
+
+
+def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
+            max_bins=255, init="mean", min_child_weight=1e-3, term_slices=None,
+            has_intercept=True, binned=None) -> UBoostFit:
+    """Run U-Boost on arrays (see the module docstring).
+
+    Parameters
+    ----------
+    X : (n, p) design; y : 0/1; w : frequency weights
+    U : ULoss
+    learner : {"stumps", "trees", "linear"}
+    term_slices : dict name -> slice of design columns (for importance and
+        the linear learner); default one term per column.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    n, p = X.shape
+    term_slices = term_slices or {f"x{j}": slice(j, j + 1) for j in range(p)}
+    names, col_term = _column_terms(term_slices, p)
+    ystar = 2.0 * y - 1.0
+    wsum = float(w.sum())
+    if init == "mean":
+        ybar = float(w @ y) / wsum
+        if not 0.0 < ybar < 1.0:
+            raise ValueError("the response has one class: the log-odds is infinite")
+        F0 = float(np.log(ybar) - np.log1p(-ybar))
+    else:
+        F0 = 0.0
+    F = np.full(n, F0)
+    depth_used = 1 if learner == "stumps" else depth
+    if learner in ("stumps", "trees") and binned is None:
+        binned = bin_design(X, max_bins)
+    comp = _Componentwise(X, w, term_slices, has_intercept) if learner == "linear" else None
+    learners = []
+    risk = [float(w @ U.U(ystar * F)) / wsum]
+    gains = np.zeros((mstop, len(names)))
+    selected = np.zeros((mstop, len(names)), dtype=bool)
+    for m in range(mstop):
+        z = ystar * F
+        g = w * ystar * U.d1(z)                # ∂/∂F of wᵢ U(y*ᵢ Fᵢ)
+        h = w * U.newton_weight(z, F)          # its curvature (MATH.md §6)
+        if comp is not None:
+            base, fitted = comp.step(g, h)
+            share = np.zeros(len(names))
+            share[base.term] = 1.0
+        else:
+            base, fitted = _tree_step(binned, g, h, depth_used, min_child_weight)
+            by_col = base.split_gains_by_column(p)
+            share = np.bincount(col_term, weights=by_col, minlength=len(names))
+            share = share / share.sum() if share.sum() > 0 else share
+        F = F + nu * fitted
+        risk.append(float(w @ U.U(ystar * F)) / wsum)
+        gains[m] = (risk[-2] - risk[-1]) * share
+        selected[m] = share > 0
+        learners.append(base)
+    return UBoostFit(learners=learners, F0=F0, nu=float(nu), eta=F, risk_path=np.asarray(risk),
+                     gains=gains, selected=selected)
+
+
+def staged_F(fit: UBoostFit, X) -> np.ndarray:
+    """(m, mstop + 1) F after 0..mstop iterations on design rows X."""
+    out = np.empty((X.shape[0], len(fit.learners) + 1))
+    out[:, 0] = fit.F0
+    for m, base in enumerate(fit.learners):
+        out[:, m + 1] = out[:, m] + fit.nu * base.predict(X)
+    return out
+
+
+@register_method("uboost")
+def fit_uboost_method(spec: FitSpec, *, U="logistic", learner: str = "trees", depth: int = 3,
+                      mstop: int = 100, nu: float = 0.1, max_bins: int = 255,
+                      init: str = "mean", min_child_weight: float = 1e-3):
+    """U-Boost (paper 003 §4.4), Newton form.  See :mod:`ubreg.boosting.uboost`."""
+    from .result import UBoostResult
+
+    if isinstance(spec.family, list):
+        raise ValueError("method 'uboost' takes its loss from U=, not a bag of families")
+    _check(mstop, nu, depth, learner, init)
+    U = resolve_U(U)
+    mf = build_model_frame(spec.formula, spec.data, weights=spec.weights,
+                           na_action=spec.na_action, positive=spec.positive)
+    options = dict(learner=learner, depth=int(depth), mstop=int(mstop), nu=float(nu),
+                   max_bins=int(max_bins), init=init, min_child_weight=float(min_child_weight))
+    fit = boost_u(mf.X, mf.y, mf.weights, U, term_slices=mf.design.term_slices,
+                  has_intercept=mf.design.has_intercept, **options)
+    return UBoostResult(fit=fit, U=U, options=options, X=mf.X, formula=spec.formula,
+                        design=mf.design, response=mf.response, y=mf.y, weights=mf.weights,
+                        eta=fit.eta, index=mf.index, n_input=mf.n_input, dropped=mf.dropped,
+                        call=spec.call, na_factors=mf.na_factors)
+

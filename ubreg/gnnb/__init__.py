@@ -1,0 +1,20 @@
+"""Boosted nearest neighbours: GNNB (paper 002, Algorithm 1) and its UNN baseline.
+
+Importing this package registers the methods ``"gnnb"`` and ``"unn"`` with
+:func:`ubreg.fit`::
+
+    m = ubreg.fit("Class ~ .", data, family=ubreg.Permissible("entropy"),
+                  method="gnnb", k=10)
+    m.predict(newdata, type="response")   # per-class posteriors
+
+Runtime dependency: scikit-learn (``NearestNeighbors``, brute force) for the
+k-NN search; see :mod:`ubreg.gnnb.neighbours` for the measurements behind it.
+"""
+from __future__ import annotations
+
+from .fitter import LeverageFit, h_star, lemma3_optimal_risk, leverage, surrogate_risk
+from .method import fit_gnnb, fit_unn
+from .result import GNNBResult
+
+__all__ = ["fit_gnnb", "fit_unn", "GNNBResult", "LeverageFit", "leverage", "h_star",
+           "lemma3_optimal_risk", "surrogate_risk"]

@@ -1,0 +1,117 @@
+"""Methods ``gnnb`` and ``unn``: formula and data in, :class:`GNNBResult` out."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..errors import DataError
+from ..families.base import PermissibleFamily
+from ..fit import FitSpec, register_method
+from ..formula import build_model_frame
+from .fitter import leverage
+from .neighbours import NeighbourIndex
+from .preprocess import Preprocessor
+from .result import BlockModel, GNNBResult
+
+__all__ = ["fit_gnnb", "fit_unn"]
+
+
+@register_method("gnnb")
+def fit_gnnb(spec: FitSpec, *, k: int = 10, epsilon: float = 0.5, T: int | None = None,
+             chooser: str = "sequential", blocks: int = 1, norm: str = "l2",
+             standardize: bool = True, categorical: str = "onehot",
+             trace: bool = False) -> GNNBResult:
+    """Gentle nearest-neighbour boosting (paper 002, Algorithm 1; MATH.md §8).
+
+    Parameters
+    ----------
+    k : int
+        Neighbours (1 ≤ k < number of training rows); an example is not its
+        own neighbour in training.
+    epsilon : float in (0, 1)
+        Step size of eq. (10): δ_j = 2(1 − ε) η(c, j)/(H* n_j).
+    T : int, optional
+        Boosting steps per class; default m (each example leveraged once in turn).
+    chooser : {"sequential", "largest"}
+        Examples in turn, or GNNB* (largest |δ_j| per class, Section 4.4).
+    blocks : int
+        Divide-and-conquer (Section 6.4): split the predictor columns into
+        this many contiguous blocks, normalise each block per row (``norm``),
+        fit one GNNB per block and average the posteriors.
+    norm : {"l2", "l1"}
+        Block normalisation (only with ``blocks > 1``).
+    standardize : bool
+        Centre and scale numeric predictors with the training moments.
+    categorical : {"onehot", "refuse"}
+        Categorical predictors as 0/1 indicators of every level, or an error.
+    trace : bool
+        Keep the per-step surrogate risk (for diagnostics and tests).
+    """
+    return _fit(spec, "gnnb", k=k, epsilon=epsilon, T=T, chooser=chooser, blocks=blocks,
+                norm=norm, standardize=standardize, categorical=categorical, trace=trace)
+
+
+@register_method("unn")
+def fit_unn(spec: FitSpec, *, k: int = 10, T: int | None = None, blocks: int = 1,
+            norm: str = "l2", standardize: bool = True, categorical: str = "onehot",
+            delta_max: float = 10.0, tol: float = 1e-12, trace: bool = False) -> GNNBResult:
+    """UNN baseline: the GNNB loop with δ_j solved exactly from the zero-edge
+    condition (paper 000 eq. 70) on j's inverse neighbourhood, to ``tol``.
+
+    ``delta_max`` caps |δ_j| when the root is farther (every inverse neighbour
+    of j agrees with it on class c: the root is at infinity); the number of
+    capped steps is reported.  Other options as for ``gnnb``.
+    """
+    if not (np.isfinite(delta_max) and delta_max > 0):
+        raise ValueError(f"delta_max must be a positive number, got {delta_max!r}")
+    return _fit(spec, "unn", k=k, epsilon=0.5, T=T, chooser="sequential", blocks=blocks,
+                norm=norm, standardize=standardize, categorical=categorical, trace=trace,
+                delta_max=float(delta_max), tol=float(tol))
+
+
+def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, standardize,
+         categorical, trace, delta_max=10.0, tol=1e-12) -> GNNBResult:
+    family = spec.family
+    if isinstance(family, list) or not isinstance(family, PermissibleFamily):
+        raise ValueError(f"method {update!r} needs one permissible family (φ), got {family!r}")
+    if spec.weights is not None:
+        raise ValueError(f"method {update!r} does not take weights: Algorithm 1 has none "
+                         "(duplicate rows instead)")
+    if spec.positive is not None:
+        raise ValueError(f"method {update!r} is multiclass: 'positive' does not apply")
+    if not (isinstance(epsilon, (int, float, np.floating)) and 0.0 < epsilon < 1.0):
+        raise ValueError(f"epsilon must lie in (0, 1) (eq. 10), got {epsilon!r}")
+    if chooser not in ("sequential", "largest"):
+        raise ValueError(f"unknown chooser {chooser!r}; use 'sequential' or 'largest'")
+    mf = build_model_frame(spec.formula, spec.data, weights=None, na_action=spec.na_action,
+                           response="multiclass")
+    m = mf.X.shape[0]
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k must be a positive integer, got {k!r}")
+    if k >= m:
+        raise DataError(f"k = {k} but only {m} training rows: k must be smaller than the number "
+                        f"of rows (an example is not its own neighbour)")
+    if T is not None and (isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1):
+        raise ValueError(f"T must be a positive integer, got {T!r}")
+    pre = Preprocessor(mf.design, mf.X, standardize=standardize, categorical=categorical,
+                       blocks=blocks, norm=norm)
+    codes = mf.y.astype(np.int64)
+    C = len(mf.response.levels)
+    Y = -np.ones((m, C))
+    Y[np.arange(m), codes] = 1.0
+    models = []
+    t0 = time.perf_counter()
+    for B in pre.transform(mf.X):
+        index = NeighbourIndex(B)
+        knn = index.query(None, k)
+        fit = leverage(knn, Y, family, epsilon=epsilon, T=T, chooser=chooser, update=update,
+                       delta_max=delta_max, tol=tol, trace=trace)
+        models.append(BlockModel(index=index, leverage=fit.alpha * Y, fit=fit))
+    seconds = time.perf_counter() - t0
+    return GNNBResult(
+        method=update, formula=spec.formula, family=family, call=spec.call, design=mf.design,
+        response=mf.response, preprocessor=pre, blocks=models, codes=codes, Y=Y, k=int(k),
+        epsilon=float(epsilon), T=int(T if T is not None else m), chooser=chooser,
+        index=mf.index, n_input=mf.n_input, dropped=mf.dropped, na_factors=mf.na_factors,
+        fit_seconds=seconds)

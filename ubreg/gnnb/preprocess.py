@@ -1,0 +1,118 @@
+"""From design columns to the space where distances are taken.
+
+* The intercept column is dropped (a constant adds nothing to a distance).
+* Categorical predictors arrive as treatment-coded dummies (patsy).  With
+  ``categorical="onehot"`` the reference level's indicator (1 − Σ dummies) is
+  added back for every main-effect term of one categorical factor, so that any
+  two different levels are at the same distance √2; dummies are not scaled.
+  ``categorical="refuse"`` raises instead.
+* Numeric columns are standardised with the training mean and standard
+  deviation when ``standardize=True`` (the default), so that no predictor
+  dominates the Euclidean distance by its unit; a constant column keeps
+  scale 1.
+* Divide-and-conquer (paper 002, Section 6.4): the final columns are split
+  into ``blocks`` contiguous blocks, and each example's block vector is scaled
+  to unit L1 or L2 norm (a zero vector stays zero).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import DataError
+
+__all__ = ["Preprocessor"]
+
+NORMS = ("l1", "l2")
+
+
+class Preprocessor:
+    """Fitted on training design columns; applies the same map to new rows."""
+
+    def __init__(self, design, X: np.ndarray, *, standardize: bool = True,
+                 categorical: str = "onehot", blocks: int = 1, norm: str | None = "l2"):
+        if categorical not in ("onehot", "refuse"):
+            raise ValueError(f"categorical must be 'onehot' or 'refuse', got {categorical!r}")
+        di = design.design_info
+        names = list(di.column_names)
+        numeric = np.zeros(len(names), dtype=bool)
+        self.ref_groups: list[tuple[list[int], str]] = []
+        categorical_terms = []
+        for term in di.terms:
+            sl = di.term_name_slices[term.name()]
+            cols = list(range(len(names)))[sl]
+            kinds = [di.factor_infos[f].type for f in term.factors]
+            if not term.factors:
+                continue
+            if all(kd == "numerical" for kd in kinds):
+                numeric[cols] = True
+                continue
+            categorical_terms.append(term.name())
+            if len(term.factors) == 1 and _is_treatment(di, term):
+                factor = term.factors[0]
+                levels = list(di.factor_infos[factor].categories)
+                self.ref_groups.append((cols, f"{factor.name()}[{levels[0]}]"))
+        if categorical_terms and categorical == "refuse":
+            raise DataError(f"categorical predictor(s) {categorical_terms} with categorical="
+                            f"'refuse'; use categorical='onehot' to code them as indicators")
+        keep = [i for i, nm in enumerate(names) if nm != "Intercept"]
+        self.keep = np.asarray(keep, dtype=np.int64)
+        self.numeric = numeric[self.keep]
+        self.column_names = [names[i] for i in keep] + [nm for _, nm in self.ref_groups]
+        Z = self._raw(X)
+        if Z.shape[1] == 0:
+            raise DataError("no predictors: method 'gnnb' needs at least one column to measure "
+                            "distances")
+        self.standardize = bool(standardize)
+        self.mean = np.zeros(Z.shape[1])
+        self.scale = np.ones(Z.shape[1])
+        if self.standardize:
+            num = np.flatnonzero(np.r_[self.numeric, np.zeros(len(self.ref_groups), bool)])
+            self.mean[num] = Z[:, num].mean(axis=0)
+            sd = Z[:, num].std(axis=0)
+            self.scale[num] = np.where(sd > 0, sd, 1.0)
+        d = Z.shape[1]
+        if not (isinstance(blocks, (int, np.integer)) and 1 <= blocks <= d):
+            raise ValueError(f"blocks must be an integer between 1 and the number of predictor "
+                             f"columns ({d}), got {blocks!r}")
+        if blocks > 1 and norm not in NORMS:
+            raise ValueError(f"norm must be 'l1' or 'l2' when blocks > 1, got {norm!r}")
+        if blocks == 1 and norm is not None and norm not in NORMS:
+            raise ValueError(f"norm must be 'l1', 'l2' or None, got {norm!r}")
+        self.blocks = [np.asarray(a, dtype=np.int64) for a in np.array_split(np.arange(d), blocks)]
+        self.norm = norm if blocks > 1 else None
+
+    def _raw(self, X):
+        Z = X[:, self.keep]
+        if self.ref_groups:
+            refs = [1.0 - X[:, cols].sum(axis=1) for cols, _ in self.ref_groups]
+            Z = np.column_stack([Z, *refs])
+        return Z
+
+    def transform(self, X: np.ndarray) -> list[np.ndarray]:
+        """One matrix per block (a single one without divide-and-conquer)."""
+        Z = (self._raw(np.asarray(X, dtype=np.float64)) - self.mean) / self.scale
+        out = []
+        for cols in self.blocks:
+            B = np.array(Z[:, cols], dtype=np.float64, order="C")
+            if self.norm is not None:
+                nrm = (np.abs(B).sum(axis=1) if self.norm == "l1"
+                       else np.sqrt(np.einsum("ij,ij->i", B, B)))
+                B /= np.where(nrm > 0, nrm, 1.0)[:, None]
+            out.append(B)
+        return out
+
+
+def _is_treatment(di, term) -> bool:
+    """True when the term's contrast is treatment coding (a zero row, unit rows)."""
+    coding = di.term_codings[term]
+    if len(coding) != 1:
+        return False
+    mats = coding[0].contrast_matrices
+    if len(mats) != 1:
+        return False
+    M = np.asarray(next(iter(mats.values())).matrix)
+    if M.shape[0] != M.shape[1] + 1:
+        return False
+    zero_rows = np.all(M == 0, axis=1)
+    return (zero_rows.sum() == 1 and zero_rows[0]
+            and np.array_equal(M[~zero_rows], np.eye(M.shape[1])))

@@ -1,0 +1,92 @@
+"""``ubreg.report``: an HTML or PDF report of fitted models.
+
+The report is built in three steps, one module each: :mod:`.context` turns
+the models into plain data (summaries, metrics, the comparison table),
+:mod:`.figures` draws the diagnostics on pyplot-free matplotlib figures, and
+:mod:`.html` / :mod:`.pdf` render them (Jinja2 with autoescaping for HTML,
+matplotlib's PdfPages for PDF).
+"""
+from __future__ import annotations
+
+import pathlib
+
+from ..compare import _named
+from .context import build_context, versions
+from .html import render_html
+from .pdf import write_pdf
+
+__all__ = ["report", "versions", "render_vignette"]
+
+
+def _report_call(models: dict, path, title, data) -> str:
+    names = ", ".join(repr(n) for n in models)
+    extra = ", data=<DataFrame>" if data is not None else ""
+    where = [str(p) for p in path] if isinstance(path, (list, tuple)) else str(path)
+    return f"ubreg.report([{names}], {where!r}, title={title!r}{extra})"
+
+
+def report(models, path, title: str = "ubreg report", data=None, *, names=None,
+           format: str | None = None, call: str | None = None) -> pathlib.Path:
+    """Write a report of one or more fitted models.
+
+    Parameters
+    ----------
+    models : result, list, tuple or dict
+        Fitted ubreg models (any method) or :class:`~ubreg.cv.CVResult`
+        objects with their full-data fit (``refit=True``); a dict names them.
+    path : str, path-like, or a list of them
+        Output file; ``.html``/``.htm`` gives HTML, ``.pdf`` gives PDF.  A
+        list writes several files from one computation (figures drawn once).
+    title : str
+        Title of the report.
+    data : DataFrame, optional
+        Held-out data (with the response): calibration, ROC, margins and a
+        second metrics column are computed on it instead of the training rows.
+    names : list of str, optional
+        Model names (default: dict keys, or "(i) method · family").
+    format : {"html", "pdf"}, optional
+        Overrides the file extension.
+    call : str, optional
+        How the report was produced, stated in it (default: this call).
+
+    Returns
+    -------
+    pathlib.Path or list of pathlib.Path
+        The file(s) written.
+
+    Notes
+    -----
+    The HTML is one self-contained file: inline CSS, figures as base64 PNG,
+    no script, every user string escaped (Jinja2 ``autoescape=True``).  The
+    PDF is written with matplotlib's PdfPages (text pages, then vector
+    figures) so that it needs only pip-installed packages; see
+    :mod:`ubreg.report.pdf`.
+    """
+    many = isinstance(path, (list, tuple))
+    paths = [pathlib.Path(p) for p in (path if many else [path])]
+    formats = [_format_of(p, format) for p in paths]
+    named = _named(models, names)
+    ctx = build_context(named, title=title, data=data,
+                        call=call or _report_call(named, path, title, data))
+    for p, fmt in zip(paths, formats):
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if fmt == "html":
+            p.write_text(render_html(ctx), encoding="utf-8")
+        else:
+            write_pdf(ctx, p)
+    return paths if many else paths[0]
+
+
+def _format_of(path: pathlib.Path, format: str | None) -> str:
+    fmt = (format or path.suffix.lstrip(".")).lower()
+    fmt = {"htm": "html"}.get(fmt, fmt)
+    if fmt not in ("html", "pdf"):
+        raise ValueError(f"cannot tell the report format from {str(path)!r}: use a .html or "
+                         f".pdf file name, or format='html' / 'pdf'")
+    return fmt
+
+
+def render_vignette(path, out=None):
+    """Run a vignette script and write it as HTML (see :mod:`ubreg.report.vignette`)."""
+    from .vignette import render_vignette as _render
+    return _render(path, out)

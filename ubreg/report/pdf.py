@@ -1,0 +1,88 @@
+"""The PDF report, written with matplotlib's PdfPages: text pages and figures.
+
+Why matplotlib and not an HTML-to-PDF converter: it needs nothing beyond the
+pip-installed dependencies.  WeasyPrint needs the system libraries Pango and
+HarfBuzz, wkhtmltopdf and Chromium are system programs; matplotlib ships its
+own fonts (DejaVu) and PDF backend, so ``ubreg demo`` writes a PDF on any
+machine where ``pip install ubreg`` worked.
+"""
+from __future__ import annotations
+
+import textwrap
+
+from .context import ReportContext
+from .figures import CAPTIONS, draw, new_figure
+
+__all__ = ["write_pdf"]
+
+_PAGE = (8.27, 11.69)          # A4 portrait, inches
+_FONT_SIZE = 6.6
+_LINES_PER_PAGE = 96
+_WIDTH = 130                   # characters per line at that size
+
+
+def _wrap(lines):
+    for line in lines:
+        if len(line) <= _WIDTH:
+            yield line
+        else:
+            yield from textwrap.wrap(line, _WIDTH, subsequent_indent="    ",
+                                     drop_whitespace=False) or [""]
+
+
+def _text_pages(pdf, heading: str, lines: list[str]):
+    lines = list(_wrap(lines))
+    chunks = [lines[i:i + _LINES_PER_PAGE] for i in range(0, max(len(lines), 1), _LINES_PER_PAGE)]
+    for k, chunk in enumerate(chunks):
+        fig = new_figure(*_PAGE)
+        title = heading if k == 0 else f"{heading} (continued)"
+        fig.text(0.06, 0.97, title, fontsize=11, weight="bold", va="top", parse_math=False)
+        fig.text(0.06, 0.945, "\n".join(chunk), family="monospace", fontsize=_FONT_SIZE,
+                 va="top", linespacing=1.25, parse_math=False)
+        pdf.savefig(fig)
+
+
+def _figure_pages(pdf, section):
+    """The section's diagnostics re-drawn as vector graphics, six panels per A4 page."""
+    names = [f.name for f in section.figures]
+    for start in range(0, len(names), 6):
+        fig = new_figure(*_PAGE, layout="constrained")
+        fig.suptitle(f"{section.name}: diagnostics", fontsize=11, weight="bold",
+                     parse_math=False)
+        axes = fig.subplots(3, 2).ravel()
+        for ax, name in zip(axes, names[start:start + 6]):
+            try:
+                draw(name, section.result, ax, section.newdata)
+            except Exception as exc:  # noqa: BLE001 — drawn once already for the HTML
+                ax.text(0.5, 0.5, f"{CAPTIONS.get(name, name)}: {exc}", ha="center",
+                        wrap=True, parse_math=False)
+        for ax in axes[len(names[start:start + 6]):]:
+            ax.axis("off")
+        pdf.savefig(fig)
+
+
+def write_pdf(ctx: ReportContext, path) -> None:
+    """Write the report as a PDF: overview and comparison text, then per model
+    its summary text, metrics and diagnostic figures."""
+    from matplotlib.backends.backend_pdf import PdfPages
+
+    with PdfPages(path, metadata={"Title": ctx.title, "Creator": f"ubreg {ctx.versions['ubreg']}"}) as pdf:
+        head = [f"Generated {ctx.generated}", "", "Produced by:", f"  {ctx.call}", "",
+                "Versions: " + ", ".join(f"{k} {v}" for k, v in ctx.versions.items()), ""]
+        if ctx.data_note:
+            head += [ctx.data_note, ""]
+        head += ["Model comparison", ""] + ctx.comparison.text(width=_WIDTH).splitlines()
+        _text_pages(pdf, ctx.title, head)
+        for s in ctx.sections:
+            lines = [f"Method: {s.method}    Family: {s.family}", ""]
+            if s.call not in s.summary_text:
+                lines += ["Call:", f"  {s.call}", ""]
+            lines += s.summary_text.splitlines()
+            lines += ["", "Metrics (train / evaluation data):"]
+            lines += [f"  {label:<12} {train:>8} {held:>8}" for label, train, held in s.metrics]
+            if s.cv is not None:
+                lines += ["", *str(s.cv).splitlines()]
+            lines += ["", *s.notes]
+            _text_pages(pdf, s.name, lines)
+            if s.figures:
+                _figure_pages(pdf, s)

@@ -1,0 +1,346 @@
+"""Top-down induction of a UDT tree, one level at a time (Algorithm 3).
+
+Each pass of the level loop finds the best split of every open node with the
+vectorised splitter, routes the rows of the split nodes to their children and
+stably partitions each predictor's presorted row order by child, so that the
+next level again sees every open node as a contiguous, sorted segment.  Rows
+whose node closes (a leaf) leave the orderings; the work per level is linear
+in the rows still open.
+
+Controls follow rpart (``rpart.control``):
+
+- ``min_split``: a node is split only if it holds at least this many rows;
+- ``min_leaf`` (rpart's ``minbucket``): every child holds at least this many
+  rows with an observed split variable;
+- ``max_depth``: the root has depth 0; nodes at ``max_depth`` are not split;
+- ``cp``: a split must lower the tree's relative risk by at least ``cp``
+  (rpart's complexity pruning, :mod:`ubreg.tree.prune`), with the risk being
+  the surrogate (Theorem 4) or the misclassification (rpart) risk.
+
+Row counts for ``min_split`` and ``min_leaf`` are counts of rows with positive
+weight, so a zero weight is the same as a removed row (rpart counts
+zero-weight rows in ``minsplit``).
+
+Missing values (NaN, code -1): the split search of a variable uses the rows
+where it is observed; the rows where it is missing then follow the child with
+the larger observed weight (ties: the left child) -- "NA rows follow the
+majority branch".  They are never dropped: they count in the children's n,
+weight and class proportions.
+
+Children: as in rpart, the left child (node 2k) is the side with the smaller
+proportion of y = 1, so a numeric split sends ``x < t`` left (``direction``
+"<", rpart's ncat = -1) or ``x >= t`` left (">=", ncat = +1).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .columns import CATEGORICAL, check_columns, check_response
+from .criterion import make_criterion, misclass_risk
+from .splitter import Workspace, categorical_best, make_layout, numeric_best
+
+__all__ = ["grow_raw", "check_controls", "RawTree", "MAX_DEPTH"]
+
+#: deepest level rpart's node numbering (2k, 2k + 1) fits in an int64
+MAX_DEPTH = 62
+
+
+class NodeStore:
+    """Growable per-node arrays (amortised doubling)."""
+
+    FIELDS = {
+        "number": np.int64, "depth": np.int64, "parent": np.intp, "left": np.intp,
+        "right": np.intp, "n": np.int64, "npos": np.int64, "weight": np.float64,
+        "wy": np.float64, "var": np.intp, "threshold": np.float64, "direction": np.int8,
+        "cat_row": np.intp, "na_left": bool, "improve": np.float64, "n_tied": np.int64,
+    }
+    DEFAULTS = {"left": -1, "right": -1, "var": -1, "cat_row": -1, "parent": -1,
+                "threshold": np.nan, "improve": 0.0}
+
+    def __init__(self, capacity=64):
+        self.size = 0
+        self.cap = capacity
+        self.a = {k: np.full(capacity, self.DEFAULTS.get(k, 0), dtype=t)
+                  for k, t in self.FIELDS.items()}
+
+    def add(self, k):
+        """Allocate k nodes; return their ids."""
+        need = self.size + k
+        if need > self.cap:
+            cap = max(need, 2 * self.cap)
+            for key, arr in self.a.items():
+                new = np.full(cap, self.DEFAULTS.get(key, 0), dtype=arr.dtype)
+                new[: self.size] = arr[: self.size]
+                self.a[key] = new
+            self.cap = cap
+        ids = np.arange(self.size, need, dtype=np.intp)
+        self.size = need
+        return ids
+
+    def final(self):
+        return {k: v[: self.size].copy() for k, v in self.a.items()}
+
+
+class RawTree(dict):
+    """Node arrays in growth order plus ``cat_side`` (int8, one row per
+    categorical split: 1 = level sent left, 2 = right, 0 = absent from the node)."""
+
+
+def check_controls(min_split, min_leaf, max_depth, cp, risk):
+    """Validate the rpart-style controls; return them normalised."""
+    if max_depth is None:
+        max_depth = MAX_DEPTH
+    for name, val in (("min_split", min_split), ("min_leaf", min_leaf), ("max_depth", max_depth)):
+        if isinstance(val, bool) or not float(val).is_integer():
+            raise ValueError(f"{name} must be an integer, got {val!r}")
+    min_split, min_leaf, max_depth = int(min_split), int(min_leaf), int(max_depth)
+    if min_leaf < 1:
+        raise ValueError(f"min_leaf must be at least 1, got {min_leaf}")
+    if min_split < 1:
+        raise ValueError(f"min_split must be at least 1, got {min_split}")
+    if not 0 <= max_depth <= MAX_DEPTH:
+        raise ValueError(f"max_depth must lie in 0..{MAX_DEPTH} (rpart node numbers must fit "
+                         f"in 64 bits), got {max_depth}")
+    cp = float(cp)
+    if not cp >= 0:
+        raise ValueError(f"cp must be non-negative, got {cp}")
+    if risk not in ("surrogate", "misclass"):
+        raise ValueError(f"risk must be 'surrogate' or 'misclass', got {risk!r}")
+    return min_split, min_leaf, max_depth, cp, risk
+
+
+def node_risk(crit, wy, w, risk):
+    """Risk of nodes under the chosen measure (absolute, not relative)."""
+    if risk == "misclass":
+        return misclass_risk(wy, w)
+    return crit.surrogate_risk(wy, w)
+
+
+def _partition(order, go_left, A, B, pos, m_new, ibuf):
+    """Stable partition of ``order`` into the children's segments.
+
+    Position i holding a left-going row moves to cl[i] + A[seg], a
+    right-going one to i − cl[i] + B[seg], with cl the running count of
+    left-going rows: each child keeps the parent's sort order.
+    """
+    m = order.shape[0]
+    cl, t = ibuf[0][:m], ibuf[1][:m]
+    gl = go_left[order]
+    np.cumsum(gl, out=cl)
+    np.subtract(pos, cl, out=t)
+    t += B
+    cl += A
+    np.copyto(t, cl, where=gl)
+    new = np.empty(m, dtype=order.dtype)
+    new[t] = order
+    return new[:m_new]
+
+
+def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=30,
+             cp=0.01, risk="surrogate", alpha=None):
+    """Grow the tree before complexity pruning.
+
+    Nodes whose risk is at most ``alpha`` (= cp × root risk unless given) are
+    not split, since no subtree below them can have a complexity above alpha
+    (rpart stops at the same nodes).  Returns (RawTree, info dict).
+    """
+    values, specs, n = check_columns(columns)
+    y, w = check_response(y, weight, n)
+    min_split, min_leaf, max_depth, cp, risk = check_controls(min_split, min_leaf, max_depth,
+                                                              cp, risk)
+    crit = make_criterion(family)
+    wy_row = w * y
+    unit = bool(np.all(w == 1.0))
+    w_row = None if unit else w
+    positive = w > 0
+    pos_rows = np.arange(n, dtype=np.intp) if unit else np.flatnonzero(positive)
+    npos_all = pos_rows.shape[0]
+
+    store = NodeStore()
+    root = store.add(1)
+    a = store.a
+    a["number"][root] = 1
+    a["n"][root] = n
+    a["npos"][root] = npos_all
+    a["weight"][root] = w.sum()
+    a["wy"][root] = wy_row.sum()
+    root_risk = float(node_risk(crit, a["wy"][0], a["weight"][0], risk))
+    if alpha is None:
+        alpha = cp * root_risk
+    min_rows = max(min_split, 2 * min_leaf)
+
+    def splittable(ids):
+        r = node_risk(crit, a["wy"][ids], a["weight"][ids], risk)
+        return (a["npos"][ids] >= min_rows) & (a["depth"][ids] < max_depth) & (r > alpha)
+
+    cat_blocks = []
+    n_cat = 0
+    lmax = max([len(s.levels) for s in specs if s.kind == CATEGORICAL] or [1])
+    numeric = [j for j, s in enumerate(specs) if s.kind != CATEGORICAL]
+    has_cat = len(numeric) < len(specs)
+    has_nan = {j: bool(np.isnan(values[j]).any()) for j in numeric}
+
+    if not splittable(root)[0]:
+        return _finish(store, cat_blocks, lmax), dict(alpha=alpha, root_risk=root_risk, n=n)
+
+    # presort every numeric predictor once (NaN sorts last)
+    orders = {}
+    for j in numeric:
+        xj = values[j] if unit else values[j][pos_rows]
+        o = np.argsort(xj)
+        orders[j] = o if unit else pos_rows[o]
+    base = pos_rows.copy()
+    seg_of_row = np.zeros(n, dtype=np.intp)
+    go_left = np.ones(n, dtype=bool)
+    seg_node = root.copy()
+    seg_len = np.array([npos_all], dtype=np.intp)
+    ws = Workspace(npos_all)
+    ibuf = [np.empty(npos_all, dtype=np.intp) for _ in range(2)]
+
+    while seg_node.shape[0]:
+        S = seg_node.shape[0]
+        lay = make_layout(seg_len, a["wy"][seg_node], a["weight"][seg_node], crit, min_leaf, unit)
+        best = np.full(S, -np.inf)
+        bvar = np.full(S, -1, dtype=np.intp)
+        tied = np.zeros(S, dtype=np.int64)
+        thr = np.full(S, np.nan)
+        low_left = np.ones(S, dtype=bool)
+        blw = np.zeros(S)
+        brw = np.zeros(S)
+        bside = np.zeros((S, lmax), dtype=np.int8) if has_cat else None
+        wy_base = w_base = None
+        for j, spec in enumerate(specs):
+            if spec.kind == CATEGORICAL:
+                if wy_base is None:
+                    wy_base, w_base = wy_row[base], w[base]
+                c = categorical_best(values[j][base], len(spec.levels), wy_base, w_base, lay, crit)
+            else:
+                c = numeric_best(values[j], orders[j], wy_row, w_row, lay, crit, ws, has_nan[j])
+            fin = np.isfinite(c.improve)
+            better = fin & (c.improve > best + lay.tol)
+            tie = fin & np.isfinite(best) & ~better & (np.abs(c.improve - best) <= lay.tol)
+            tied = np.where(better, c.n_tied, np.where(tie, tied + c.n_tied, tied))
+            if better.any():
+                best = np.where(better, c.improve, best)
+                bvar[better] = j
+                blw[better] = c.lw[better]
+                brw[better] = c.rw[better]
+                low_left[better] = c.low_left[better]
+                if spec.kind == CATEGORICAL:
+                    bside[better, : c.side.shape[1]] = c.side[better]
+                    bside[better, c.side.shape[1]:] = 0
+                    thr[better] = np.nan
+                else:
+                    thr[better] = c.threshold[better]
+
+        do_split = best > lay.tol
+        ks = np.flatnonzero(do_split)
+        K = ks.shape[0]
+        if K == 0:
+            break
+        ids = seg_node[ks]
+        var_k = bvar[ks]
+        # left child = the side with the smaller proportion of y = 1 (rpart)
+        low_k = low_left[ks]
+        wl_k = np.where(low_k, blw[ks], brw[ks])
+        wr_k = np.where(low_k, brw[ks], blw[ks])
+        na_left_k = wl_k >= wr_k
+        a["var"][ids] = var_k
+        a["threshold"][ids] = thr[ks]
+        a["direction"][ids] = np.where(low_k, -1, 1)
+        a["na_left"][ids] = na_left_k
+        a["improve"][ids] = best[ks] / crit.b
+        a["n_tied"][ids] = tied[ks]
+        is_cat = np.array([specs[j].kind == CATEGORICAL for j in var_k], dtype=bool)
+        if is_cat.any():
+            kc = np.flatnonzero(is_cat)
+            cat_blocks.append(bside[ks[kc]])
+            a["cat_row"][ids[kc]] = n_cat + np.arange(kc.shape[0])
+            n_cat += kc.shape[0]
+
+        # route every row of the split nodes (any weight, missing values too)
+        rank_of_seg = np.full(S + 1, -1, dtype=np.intp)
+        rank_of_seg[ks] = np.arange(K)
+        r_rank = rank_of_seg[seg_of_row]        # seg_of_row = -1 hits the trailing -1
+        rows = np.flatnonzero(r_rank >= 0)
+        rk = r_rank[rows]
+        rvar = var_k[rk]
+        left = np.empty(rows.shape[0], dtype=bool)
+        if len(cat_blocks) > 1:
+            cat_blocks = [np.concatenate(cat_blocks)]
+        for j in np.unique(var_k):
+            sel = np.flatnonzero(rvar == j)
+            rr, kk = rows[sel], rk[sel]
+            xv = values[j][rr]
+            if specs[j].kind == CATEGORICAL:
+                miss = xv < 0
+                crow = a["cat_row"][ids[kk]]
+                lft = cat_blocks[0][crow, np.where(miss, 0, xv)] == 1
+            else:
+                miss = np.isnan(xv)
+                below = xv < thr[ks][kk]
+                lft = np.where(low_k[kk], below, ~below)
+            left[sel] = np.where(miss, na_left_k[kk], lft)
+        go_left[:] = True
+        go_left[rows] = left
+        slot = 2 * rk + (~left)
+
+        cn = np.bincount(slot, minlength=2 * K)
+        cw = np.bincount(slot, weights=w[rows], minlength=2 * K)
+        cwy = np.bincount(slot, weights=wy_row[rows], minlength=2 * K)
+        cnp = cn if unit else np.bincount(slot, weights=positive[rows], minlength=2 * K).astype(np.int64)
+
+        kids = store.add(2 * K)
+        a = store.a
+        par = np.repeat(ids, 2)
+        a["parent"][kids] = par
+        a["number"][kids] = 2 * a["number"][par] + np.tile([0, 1], K)
+        a["depth"][kids] = a["depth"][par] + 1
+        a["n"][kids] = cn
+        a["npos"][kids] = cnp
+        a["weight"][kids] = cw
+        a["wy"][kids] = cwy
+        a["left"][ids] = kids[0::2]
+        a["right"][ids] = kids[1::2]
+
+        keep = splittable(kids)
+        new_seg_of_slot = np.full(2 * K + 1, -1, dtype=np.intp)
+        new_seg_of_slot[np.flatnonzero(keep)] = np.arange(int(keep.sum()))
+        new_sor = np.full(n, -1, dtype=np.intp)
+        new_sor[rows] = new_seg_of_slot[slot]
+        seg_of_row = new_sor
+
+        # new segment layout: kept children first (in slot order), then trash
+        len_slot = cnp.astype(np.intp)
+        m_new = int(len_slot[keep].sum())
+        start_slot = np.empty(2 * K, dtype=np.intp)
+        start_slot[keep] = np.cumsum(len_slot[keep]) - len_slot[keep]
+        start_slot[~keep] = m_new + np.cumsum(len_slot[~keep]) - len_slot[~keep]
+        trash_from = m_new + int(len_slot[~keep].sum())
+        n_left = seg_len.copy()                         # unsplit segments: all "left" to trash
+        lstart = np.empty(S, dtype=np.intp)
+        rstart = np.zeros(S, dtype=np.intp)
+        uns = np.flatnonzero(~do_split)
+        lstart[uns] = trash_from + np.cumsum(seg_len[uns]) - seg_len[uns]
+        n_left[ks] = len_slot[0::2]
+        lstart[ks] = start_slot[0::2]
+        rstart[ks] = start_slot[1::2]
+        cl_base = np.cumsum(n_left) - n_left
+        A = (lstart - cl_base - 1)[lay.seg]
+        B = (rstart - lay.start + cl_base)[lay.seg]
+        if m_new:
+            for j in numeric:
+                orders[j] = _partition(orders[j], go_left, A, B, lay.pos, m_new, ibuf)
+            base = _partition(base, go_left, A, B, lay.pos, m_new, ibuf)
+        seg_node = kids[keep]
+        seg_len = len_slot[keep]
+        del lay, A, B
+
+    return _finish(store, cat_blocks, lmax), dict(alpha=alpha, root_risk=root_risk, n=n)
+
+
+def _finish(store, cat_blocks, lmax):
+    raw = RawTree(store.final())
+    raw["cat_side"] = (np.concatenate(cat_blocks) if cat_blocks
+                       else np.zeros((0, lmax), dtype=np.int8))
+    return raw

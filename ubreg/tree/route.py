@@ -1,0 +1,70 @@
+"""Send rows down a fitted tree, one depth at a time (vectorised)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .columns import CATEGORICAL
+
+__all__ = ["route"]
+
+
+def _goes_left(nodes, specs, values, j, rows, nd):
+    """Direction of ``rows`` (at internal nodes ``nd`` splitting on predictor j).
+
+    Missing values -- and, for a categorical split, levels that did not occur
+    in the node during training (or at all) -- follow ``na_left``, the
+    majority branch.
+    """
+    xv = values[j][rows]
+    if specs[j].kind == CATEGORICAL:
+        table = nodes["cat_side"]
+        inside = (xv >= 0) & (xv < table.shape[1])
+        side = np.where(inside, table[nodes["cat_row"][nd], np.where(inside, xv, 0)], 0)
+        return np.where(side == 1, True, np.where(side == 2, False, nodes["na_left"][nd]))
+    miss = np.isnan(xv)
+    below = xv < nodes["threshold"][nd]
+    lft = np.where(nodes["direction"][nd] < 0, below, ~below)
+    return np.where(miss, nodes["na_left"][nd], lft)
+
+
+def route(nodes, specs, values, n, path=False):
+    """Index (into the node arrays) of the leaf each row reaches.
+
+    Parameters
+    ----------
+    nodes : dict of arrays
+        Needs ``left``, ``right`` (-1 at leaves), ``var``, ``threshold``,
+        ``direction``, ``na_left``, ``cat_row``, ``cat_side``.
+    specs : list of ColumnSpec
+    values : list of ndarray, aligned with ``specs``
+    n : int
+        Number of rows.
+    path : bool
+        Also return the (n, depth + 1) matrix of node indices visited (the
+        leaf repeated once reached), for cross-validation.
+
+    Returns
+    -------
+    leaf : ndarray of intp, and the path matrix when ``path``.
+    """
+    left, right, var = nodes["left"], nodes["right"], nodes["var"]
+    cur = np.zeros(n, dtype=np.intp)
+    active = np.arange(n, dtype=np.intp)
+    steps = [cur.copy()] if path else None
+    while active.size:
+        nd = cur[active]
+        internal = left[nd] >= 0
+        active, nd = active[internal], nd[internal]
+        if not active.size:
+            break
+        v = var[nd]
+        go = np.empty(active.shape[0], dtype=bool)
+        for j in np.unique(v):
+            sel = np.flatnonzero(v == j)
+            go[sel] = _goes_left(nodes, specs, values, int(j), active[sel], nd[sel])
+        cur[active] = np.where(go, left[nd], right[nd])
+        if path:
+            steps.append(cur.copy())
+    if path:
+        return cur, np.stack(steps, axis=1)
+    return cur

@@ -1,0 +1,309 @@
+"""Vectorised search of the best split of every node of one tree level.
+
+The nodes being split at one depth are *segments* of a row ordering: for each
+numeric predictor the engine keeps the rows of the open nodes, grouped by node
+(segment) and sorted by the predictor within each segment (missing values
+last).  Every segment holds the same rows in every ordering, so segment starts
+and lengths are shared by all predictors.
+
+For one predictor, cumulative sums of w·y and w along the ordering give the
+left child's totals at every cut; the criterion (eq. 104, see
+:mod:`ubreg.tree.criterion`) is evaluated at every cut between two distinct
+values at once, and the best cut of each segment is found with
+``np.maximum.reduceat``.  There is no Python loop over rows or nodes.
+
+Ties: within a predictor the first (smallest-threshold) cut whose gain is
+within ``tol`` of the segment's best wins; across predictors (in
+:mod:`ubreg.tree.grow`) a later predictor must be better by more than ``tol``.
+``tol`` = ``RTOL`` × b_φ × (node weight), i.e. relative to the largest risk the
+node can have; it absorbs rounding so that exact ties (rpart's Pima node 6) are
+called ties.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Layout", "Candidates", "numeric_best", "categorical_best", "RTOL"]
+
+#: relative tolerance that calls two split gains a tie
+RTOL = 1e-10
+
+
+@dataclass
+class Layout:
+    """Arrays shared by every predictor at one level (m rows in S segments)."""
+
+    start: np.ndarray        # (S,) first position of each segment
+    length: np.ndarray       # (S,) rows (positive weight) per segment
+    seg: np.ndarray          # (m,) segment of each position
+    pos: np.ndarray          # (m,) 0..m-1
+    nleft: np.ndarray        # (m,) rows left of the cut after each position
+    cut_bad: np.ndarray      # (m,) cut violates min_leaf or leaves the segment
+    lw: np.ndarray | None    # (m,) left weight at each cut (unit weights only)
+    rw: np.ndarray | None    # (m,) right weight at each cut (unit weights only)
+    wpart: object            # criterion's weight-only part (unit weights only)
+    twy: np.ndarray          # (S,) weighted positives per segment
+    tw: np.ndarray           # (S,) weight per segment
+    offset: np.ndarray       # (S,) criterion offset per segment
+    parent: np.ndarray       # (S,) node term T of each segment
+    tol: np.ndarray          # (S,) tie tolerance on gains, per segment
+    min_leaf: int
+
+    @property
+    def m(self):
+        return self.pos.shape[0]
+
+    @property
+    def S(self):
+        return self.start.shape[0]
+
+
+def make_layout(length, twy, tw, crit, min_leaf, unit_weights):
+    """Build the shared arrays of a level from the segment lengths and totals."""
+    length = np.asarray(length, dtype=np.intp)
+    start = np.zeros_like(length)
+    np.cumsum(length[:-1], out=start[1:])
+    m = int(length.sum())
+    seg = np.repeat(np.arange(length.shape[0], dtype=np.intp), length)
+    pos = np.arange(m, dtype=np.intp)
+    nleft = pos - start[seg] + 1
+    nright = length[seg] - nleft
+    cut_bad = (nleft < min_leaf) | (nright < min_leaf)
+    lw = rw = wpart = None
+    if unit_weights:
+        lw = nleft.astype(np.float64)
+        rw = nright.astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            wpart = crit.weight_part(lw, rw)
+    twy = np.asarray(twy, dtype=np.float64)
+    tw = np.asarray(tw, dtype=np.float64)
+    return Layout(start=start, length=length, seg=seg, pos=pos, nleft=nleft,
+                  cut_bad=cut_bad, lw=lw, rw=rw, wpart=wpart, twy=twy, tw=tw,
+                  offset=crit.offset(twy, tw), parent=crit.node_term(twy, tw),
+                  tol=RTOL * crit.b * tw, min_leaf=min_leaf)
+
+
+@dataclass
+class Candidates:
+    """Best split of one predictor for every segment.
+
+    ``improve`` is T(node) − T(left) − T(right) on the rows where the predictor
+    is observed (−inf when the predictor has no admissible cut); ``n_tied``
+    counts cuts within the tolerance of the best; ``lw``/``rw`` are the child
+    weights (non-missing rows) used to send missing values to the majority;
+    ``low_left`` is True when the rows below the threshold have the smaller
+    positive proportion; ``side`` (S, L) puts each level of a categorical
+    predictor in the set with the smaller proportions (1, sent left), the
+    other set (2) or neither (0: the level does not occur in the node).
+    """
+
+    improve: np.ndarray
+    n_tied: np.ndarray
+    threshold: np.ndarray | None = None
+    side: np.ndarray | None = None
+    lw: np.ndarray | None = None
+    rw: np.ndarray | None = None
+    low_left: np.ndarray | None = None
+
+
+class Workspace:
+    """Reusable float/bool buffers, so that a level allocates almost nothing."""
+
+    def __init__(self, n):
+        self.f = [np.empty(n) for _ in range(7)]
+        self.b = [np.empty(n, dtype=bool) for _ in range(2)]
+
+    def floats(self, m):
+        return [a[:m] for a in self.f]
+
+    def bools(self, m):
+        return [a[:m] for a in self.b]
+
+
+def _segment_sums(cs, lay):
+    """Totals before each segment and within it, from a running cumulative sum."""
+    end = lay.start + lay.length - 1
+    tot_end = cs[end]
+    before = np.where(lay.start > 0, cs[np.maximum(lay.start - 1, 0)], 0.0)
+    return before, tot_end - before
+
+
+def numeric_best(x, order, wy_row, w_row, lay: Layout, crit, ws: Workspace, has_nan=False):
+    """Best cut of a numeric predictor in every segment of ``lay``.
+
+    Parameters
+    ----------
+    x : ndarray (n,)
+        The predictor for all rows (NaN = missing).
+    order : ndarray (m,)
+        Rows of the open nodes, grouped by segment, sorted by ``x`` within a
+        segment (NaN last).
+    wy_row, w_row : ndarray (n,)
+        w·y and w per row; ``w_row`` is None when all weights are 1.
+    lay : Layout
+    crit : Criterion
+    ws : Workspace
+    has_nan : bool
+        Whether ``x`` has missing values (slower path: per-segment
+        non-missing totals).
+    """
+    m = lay.m
+    xs, lwy, rwy, gain, tmp, tmp2, lw_buf = ws.floats(m)
+    invalid, hit = ws.bools(m)
+    np.take(x, order, out=xs)
+    np.take(wy_row, order, out=lwy)
+    np.cumsum(lwy, out=lwy)
+    seg = lay.seg
+
+    if has_nan:
+        observed = ~np.isnan(xs)
+        n_obs = np.add.reduceat(observed, lay.start) if m else np.zeros(0, np.intp)
+        n_obs = n_obs.astype(np.intp)
+        last = lay.start + np.maximum(n_obs, 1) - 1
+    else:
+        n_obs = lay.length
+        last = lay.start + lay.length - 1
+
+    before_wy = np.where(lay.start > 0, lwy[np.maximum(lay.start - 1, 0)], 0.0)
+    twy = np.where(n_obs > 0, lwy[last] - before_wy, 0.0)
+    np.subtract(lwy, before_wy[seg], out=lwy)           # left w·y
+    np.subtract(twy[seg], lwy, out=rwy)                 # right w·y
+
+    if w_row is None and not has_nan:
+        lw, rw, wpart = lay.lw, lay.rw, lay.wpart
+        tw = lay.tw
+    elif w_row is None:
+        # unit weights, missing values: weights are row counts of observed rows
+        lw = lay.nleft.astype(np.float64)
+        tw = n_obs.astype(np.float64)
+        rw = tw[seg] - lw
+        wpart = None
+    else:
+        lw = lw_buf
+        np.take(w_row, order, out=lw)
+        np.cumsum(lw, out=lw)
+        before_w = np.where(lay.start > 0, lw[np.maximum(lay.start - 1, 0)], 0.0)
+        tw = np.where(n_obs > 0, lw[last] - before_w, 0.0)
+        np.subtract(lw, before_w[seg], out=lw)
+        rw = tw[seg] - lw
+        wpart = None
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        crit.gain(lwy, lw, rwy, rw, wpart, out=gain, tmp=tmp, tmp2=tmp2)
+
+    # admissible cuts: between distinct observed values, min_leaf rows each side
+    np.equal(xs[1:], xs[:-1], out=invalid[:-1])
+    if m:
+        invalid[-1] = True
+    if has_nan:
+        nright = (lay.start + n_obs)[seg] - lay.pos - 1
+        invalid |= (lay.nleft < lay.min_leaf) | (nright < lay.min_leaf)
+    else:
+        invalid |= lay.cut_bad
+    np.copyto(gain, -np.inf, where=invalid)
+
+    best = np.maximum.reduceat(gain, lay.start) if m else np.zeros(0)
+    found = np.isfinite(best)
+    thr = np.where(found, best - lay.tol, np.inf)
+    np.greater_equal(gain, thr[seg], out=hit)
+    hits = np.flatnonzero(hit)
+    k0 = np.searchsorted(hits, lay.start)
+    k1 = np.searchsorted(hits, lay.start + lay.length)
+    n_tied = np.where(found, k1 - k0, 0)
+    first = hits[np.minimum(k0, max(hits.shape[0] - 1, 0))] if hits.size else np.zeros_like(k0)
+    first = np.where(found, first, lay.start)
+
+    if has_nan:
+        parent = crit.node_term(twy, tw)
+        offset = crit.offset(twy, tw)
+    else:
+        parent, offset = lay.parent, lay.offset
+    improve = np.where(found, parent - (offset - best), -np.inf)
+
+    a = xs[first]
+    b = xs[np.minimum(first + 1, max(m - 1, 0))]
+    threshold = a / 2.0 + b / 2.0
+    # adjacent doubles: the midpoint may round onto a; then b itself separates
+    threshold = np.where(threshold > a, threshold, b)
+    c_lwy = lwy[first]
+    c_rwy = rwy[first]
+    c_lw = lw[first]
+    c_rw = rw[first]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low_left = c_lwy / c_lw < c_rwy / c_rw
+    return Candidates(improve=improve, n_tied=n_tied, threshold=np.where(found, threshold, np.nan),
+                      lw=c_lw, rw=c_rw, low_left=low_left)
+
+
+def categorical_best(codes_base, n_levels, wy_base, w_base, lay: Layout, crit):
+    """Best partition of the levels of a categorical predictor in every segment.
+
+    For two classes and a concave node term the best binary partition is
+    found by ordering the levels present in a node by their positive
+    proportion and cutting that ordering (Breiman et al. 1984, Thm 4.5), as
+    rpart does; levels with equal proportion keep code order.
+
+    Parameters
+    ----------
+    codes_base : ndarray (m,)
+        Codes of the rows in the layout's base ordering (-1 = missing).
+    n_levels : int
+    wy_base, w_base : ndarray (m,)
+        w·y and w of those rows.
+    """
+    S, L = lay.S, int(n_levels)
+    ok = codes_base >= 0
+    key = lay.seg[ok] * L + codes_base[ok]
+    cnt = np.bincount(key, minlength=S * L).reshape(S, L)
+    cw = np.bincount(key, weights=w_base[ok], minlength=S * L).reshape(S, L)
+    cwy = np.bincount(key, weights=wy_base[ok], minlength=S * L).reshape(S, L)
+    present = cnt > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        prop = np.where(present, cwy / np.where(present, cw, 1.0), np.inf)
+    rank = np.argsort(prop, axis=1, kind="stable")          # absent levels last
+    cnt_s = np.take_along_axis(cnt, rank, axis=1)
+    cw_s = np.take_along_axis(cw, rank, axis=1)
+    cwy_s = np.take_along_axis(cwy, rank, axis=1)
+    n_present = present.sum(axis=1)
+
+    lcnt = np.cumsum(cnt_s, axis=1)[:, :-1]
+    lw = np.cumsum(cw_s, axis=1)[:, :-1]
+    lwy = np.cumsum(cwy_s, axis=1)[:, :-1]
+    tcnt = cnt_s.sum(axis=1)[:, None]
+    tw = cw_s.sum(axis=1)
+    twy = cwy_s.sum(axis=1)
+    rw = tw[:, None] - lw
+    rwy = twy[:, None] - lwy
+    if L < 2:
+        return Candidates(improve=np.full(S, -np.inf), n_tied=np.zeros(S, np.intp),
+                          side=np.zeros((S, max(L, 1)), np.int8), lw=np.zeros(S), rw=np.zeros(S),
+                          low_left=np.ones(S, bool))
+    gain = np.empty(lw.shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        crit.gain(np.ascontiguousarray(lwy).ravel(), np.ascontiguousarray(lw).ravel(),
+                  rwy.ravel(), rw.ravel(), None, out=gain.ravel(),
+                  tmp=np.empty(gain.size), tmp2=np.empty(gain.size))
+    k = np.arange(L - 1)[None, :]
+    k_all = np.arange(L)[None, :]
+    invalid = (k + 1 >= n_present[:, None]) | (lcnt < lay.min_leaf) | (tcnt - lcnt < lay.min_leaf)
+    gain[invalid] = -np.inf
+    best = gain.max(axis=1)
+    found = np.isfinite(best)
+    thr = np.where(found, best - lay.tol, np.inf)
+    hit = gain >= thr[:, None]
+    first = np.argmax(hit, axis=1)
+    n_tied = np.where(found, hit.sum(axis=1), 0)
+    parent = crit.node_term(twy, tw)
+    offset = crit.offset(twy, tw)
+    improve = np.where(found, parent - (offset - best), -np.inf)
+    rows = np.arange(S)
+    # left set = the levels ranked up to the best cut (lower proportions);
+    # side: 1 = left, 2 = right, 0 = level absent from the node
+    in_left = np.zeros((S, L), dtype=bool)
+    np.put_along_axis(in_left, rank, k_all <= first[:, None], axis=1)
+    side = np.where(present, np.where(in_left, 1, 2), 0).astype(np.int8)
+    return Candidates(improve=improve, n_tied=n_tied, side=side,
+                      lw=lw[rows, first], rw=rw[rows, first],
+                      low_left=np.ones(S, dtype=bool))
