@@ -1,2 +1,2 @@
 """Fitting methods; importing a module registers its methods in ``ubreg.fit.METHODS``."""
-from . import uls  # noqa: F401
+from . import udt, uls  # noqa: F401

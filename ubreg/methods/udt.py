@@ -1,0 +1,59 @@
+"""Method ``udt``: top-down decision trees for any permissible φ (paper 000 Algorithm 3).
+
+gini gives CART, entropy C4.5, matsushita Kearns–Mansour (MATH.md §5).
+Controls keep rpart's meaning and defaults.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..fit import FitSpec, register_method
+from ..formula import build_raw_frame
+from ..results.tree import TreeResult, to_tree_columns
+from ..tree import cp_table_cv, grow_tree
+
+__all__ = ["fit_udt"]
+
+
+@register_method("udt")
+def fit_udt(spec: FitSpec, *, min_split: int = 20, min_leaf: int = 7, max_depth: int = 30,
+            cp: float = 0.01, risk: str = "surrogate", xval: int = 10,
+            seed: int = 0) -> TreeResult:
+    """Grow a UDT tree and its cross-validated cp table.
+
+    Parameters
+    ----------
+    min_split, min_leaf, max_depth, cp
+        rpart's ``minsplit``, ``minbucket``, ``maxdepth``, ``cp``.
+    risk : {"surrogate", "misclass"}
+        Risk measure of cost-complexity pruning and of the cp table: the
+        tree's surrogate (Theorem 4, default) or rpart's misclassification.
+    xval : int
+        Folds of the cross-validation of the cp table (0: none), as rpart's
+        ``xval``.
+    seed : int
+        Seed of the fold assignment.
+    """
+    if isinstance(spec.family, list) or not getattr(spec.family, "is_permissible", False):
+        raise ValueError("method 'udt' needs one permissible family (the split criterion), "
+                         f"got {spec.family!r}")
+    rf = build_raw_frame(spec.formula, spec.data, weights=spec.weights,
+                         na_action=spec.na_action, positive=spec.positive, trusted=spec.trusted)
+    columns = to_tree_columns(rf.columns)
+    controls = dict(min_split=min_split, min_leaf=min_leaf, max_depth=max_depth, cp=cp,
+                    risk=risk)
+    tree = grow_tree(columns, rf.y, rf.weights, spec.family, **controls)
+    xval = int(xval)
+    if xval > 0 and len(rf.y) >= max(xval, 2):
+        cptable = cp_table_cv(columns, rf.y, rf.weights, spec.family, folds=xval, seed=seed,
+                              **controls)
+    else:
+        cptable = tree.cptable
+    result = TreeResult(tree=tree, cptable=cptable, xval=xval, seed=seed,
+                        na_counts=rf.na_counts, formula=spec.formula, family=spec.family,
+                        design=rf.design, response=rf.response, y=rf.y, weights=rf.weights,
+                        eta=np.zeros(len(rf.y)), index=rf.index, n_input=rf.n_input,
+                        dropped=rf.dropped, call=spec.call)
+    result.training_leaf = tree.apply(columns)
+    result.eta = result._by_leaf(result.training_leaf, "link")
+    return result

@@ -1,0 +1,158 @@
+"""The result of ``method="udt"``: a tree grown by UDT (paper 000 Algorithm 3)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..tree import Tree, TreeColumn, one_se_cp, plot_tree
+from .base import Result
+
+__all__ = ["TreeResult", "to_tree_columns"]
+
+_TYPES = ("response", "link", "class", "leaf")
+
+
+def to_tree_columns(raw_columns) -> list[TreeColumn]:
+    return [TreeColumn(c.name, c.kind, c.values, None if c.levels is None else
+                       [str(v) for v in c.levels]) for c in raw_columns]
+
+
+class TreeResult(Result):
+    """A UDT tree: leaves carry p_k and the link ∇φ(p_k) (eq. 106).
+
+    Missing predictor values follow the majority branch of each split (the
+    branch with more training weight); rows are never dropped for NA in a
+    predictor.  Attributes ``tree`` (the engine's :class:`~ubreg.tree.Tree`),
+    ``frame`` (one row per node, rpart numbering), ``cptable`` (with
+    cross-validated ``xerror``/``xstd`` when ``xval`` > 0) and
+    ``variable_importance``.
+    """
+
+    method = "udt"
+
+    def __init__(self, *, tree: Tree, cptable: pd.DataFrame, xval: int, seed: int,
+                 na_counts: dict, **kwargs):
+        super().__init__(**kwargs)
+        self.tree = tree
+        self.cptable = cptable
+        self.xval = xval
+        self.seed = seed
+        self.na_counts = dict(na_counts)
+
+    # ---- the tree ---------------------------------------------------------
+    @property
+    def frame(self) -> pd.DataFrame:
+        return self.tree.frame
+
+    @property
+    def variable_importance(self) -> pd.Series:
+        return self.tree.variable_importance
+
+    @property
+    def n_leaves(self) -> int:
+        return int(self.tree.is_leaf.sum())
+
+    @property
+    def df_model(self) -> float:
+        """One free probability per leaf."""
+        return float(self.n_leaves)
+
+    @property
+    def has_intercept(self) -> bool:
+        return True
+
+    @property
+    def deviance(self) -> float:
+        """2 Σ wᵢ D_φ(yᵢ‖p_leaf(i)) with the leaves' exact proportions."""
+        return self.tree.deviance
+
+    @property
+    def null_deviance(self) -> float:
+        return self.tree.null_deviance
+
+    @property
+    def surrogate_risk(self) -> float:
+        """Σᵢ wᵢ F_φ(y*ᵢ H(xᵢ)) = Σ_k w(S_k)(−φ(p_k))/b_φ − W a_φ/b_φ (Theorem 4)."""
+        return self.tree.surrogate_risk
+
+    # ---- prediction ---------------------------------------------------------
+    def _columns(self, newdata):
+        return to_tree_columns(self.design.columns(newdata, "newdata"))
+
+    def _link_for(self, newdata):
+        cols = self._columns(newdata)
+        eta = self.tree.predict(cols, type="link")
+        return eta, np.zeros(len(eta), dtype=bool)
+
+    def predict(self, newdata=None, type: str = "response") -> pd.Series:
+        """``response`` (the leaf's p_k), ``link`` (∇φ(p_k), capped),
+        ``class`` (response label, p_k ≥ 1/2) or ``leaf`` (rpart node number).
+
+        Rows with missing predictors follow the majority branch, so every row
+        gets a prediction.
+        """
+        if type not in _TYPES:
+            raise ValueError(f"type must be one of {_TYPES}, got {type!r}")
+        if newdata is None:
+            return self._series(self._by_leaf(self.training_leaf, type), self.index, type)
+        cols = self._columns(newdata)
+        if type == "class":
+            cls = self.tree.predict(cols, type="class")
+            return pd.Series(self.response.labels(cls), index=newdata.index, name="class")
+        return pd.Series(self.tree.predict(cols, type=type), index=newdata.index, name=type)
+
+    def _by_leaf(self, leaf, type):
+        frame = self.frame.set_index("node")
+        if type == "leaf":
+            return leaf
+        if type == "class":
+            return frame.loc[leaf, "yval"].to_numpy()
+        col = "yprob" if type == "response" else "link"
+        return frame.loc[leaf, col].to_numpy()
+
+    def _series(self, values, index, type):
+        if type == "class":
+            return pd.Series(self.response.labels(values), index=index, name="class")
+        return pd.Series(values, index=index, name=type)
+
+    @property
+    def fitted_values(self) -> pd.Series:
+        return self.predict(type="response").rename("fitted")
+
+    # ---- pruning ------------------------------------------------------------
+    def prune(self, cp: float) -> "TreeResult":
+        """A new result with the splits whose complexity is below ``cp`` removed
+        (rpart's ``prune(fit, cp)``); the cp table is kept."""
+        tree = self.tree.prune(cp)
+        out = object.__new__(type(self))
+        out.__dict__.update(self.__dict__)
+        out.tree = tree
+        # a row's leaf in the pruned tree is the first ancestor (k → k // 2)
+        # of its old leaf that is a leaf of the pruned tree
+        leaves = set(tree.nodes["number"][tree.is_leaf].tolist())
+        old = np.unique(self.training_leaf)
+        new = []
+        for k in old.tolist():
+            while k not in leaves:
+                k //= 2
+            new.append(k)
+        out.training_leaf = np.asarray(new)[np.searchsorted(old, self.training_leaf)]
+        out.eta = out._by_leaf(out.training_leaf, "link")
+        out.call = f"prune({self.call}, cp={cp:g})"
+        return out
+
+    def cp_one_se(self) -> float:
+        """The 1-SE rule: the largest CP whose xerror is within one xstd of the
+        minimum (Breiman et al. 1984); needs ``xval`` > 0."""
+        if "xerror" not in self.cptable:
+            raise ValueError("the cp table has no cross-validation (fit with xval > 0)")
+        return one_se_cp(self.cptable)
+
+    def plot(self, ax=None, **kwargs):
+        """Draw the tree (:func:`ubreg.tree.plot_tree`); returns the Axes."""
+        labels = (str(self.response.negative), str(self.response.positive))
+        return plot_tree(self.tree, ax=ax, labels=labels, **kwargs)
+
+    def summary(self):
+        from ..summary_tree import TreeSummary
+        return TreeSummary(self)
