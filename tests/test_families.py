@@ -10,6 +10,7 @@ so the tests need no extra package.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import pickle
 import warnings
@@ -17,12 +18,26 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.optimize import minimize_scalar
 from scipy.special import xlogy
 
-from ubreg.families import (ALIASES, FAMILIES, CustomPermissible, Entropy, Entropy2,
-                            Exponential, Gini, LogCosh, Matsushita, Mu, Permissible,
-                            PermissibleFamily, Power)
+from ubreg.families import (
+    ALIASES,
+    FAMILIES,
+    CustomPermissible,
+    Entropy,
+    Entropy2,
+    Exponential,
+    Gini,
+    LogCosh,
+    Matsushita,
+    Mu,
+    Permissible,
+    PermissibleFamily,
+    Power,
+)
 
 # ---------------------------------------------------------------------------
 # the registry
@@ -79,6 +94,10 @@ def _registry():
 
 PERMISSIBLE = _registry()
 ALL_LOSSES = PERMISSIBLE + [pytest.param(Exponential, id="exponential")]
+#: the families whose loss saturates past a bounded link domain
+SATURATING = [p for p in PERMISSIBLE
+              if np.isfinite(p.values[0]().link_domain[1])
+              and not p.values[0]().extends_past_domain]
 
 
 @pytest.fixture(params=PERMISSIBLE)
@@ -115,22 +134,14 @@ def numeric_conjugate(family, u):
     return max(candidates)
 
 
+@contextlib.contextmanager
 def no_warnings():
     """Warnings are errors, floating-point faults raise.  Underflow to 0 is
     allowed: it is the correctly rounded value of, e.g., exp(−1000), and numpy
     does not report it by default."""
-    class _Ctx:
-        def __enter__(self):
-            self._w = warnings.catch_warnings()
-            self._w.__enter__()
-            warnings.simplefilter("error")
-            self._e = np.errstate(all="raise", under="ignore")
-            self._e.__enter__()
-
-        def __exit__(self, *exc):
-            self._e.__exit__(*exc)
-            return self._w.__exit__(*exc)
-    return _Ctx()
+    with warnings.catch_warnings(), np.errstate(all="raise", under="ignore"):
+        warnings.simplefilter("error")
+        yield
 
 
 def test_registry_covers_every_family():
@@ -193,7 +204,7 @@ def test_bregman_divergence_is_the_loss_eq37(fam):
 @pytest.mark.parametrize("eta_true", [0.1, 0.35, 0.5, 0.8])
 def test_proper_scoring(fam, eta_true):
     """argmin_q η D_φ(1‖q) + (1 − η) D_φ(0‖q) = η (MATH.md §2)."""
-    risk = lambda q: float(eta_true * fam.D(1.0, q) + (1 - eta_true) * fam.D(0.0, q))  # noqa: E731
+    risk = lambda q: float(eta_true * fam.D(1.0, q) + (1 - eta_true) * fam.D(0.0, q))
     res = minimize_scalar(risk, bounds=(1e-6, 1 - 1e-6), method="bounded",
                           options={"xatol": 1e-11})
     assert res.x == pytest.approx(eta_true, abs=1e-6)
@@ -237,11 +248,16 @@ def test_F_is_the_legendre_conjugate(fam):
     np.testing.assert_allclose(fam.F(z), numeric, rtol=1e-8, atol=1e-9)
 
 
-def test_bounded_domain_saturates(fam):
+def test_saturating_families_are_in_the_registry():
+    ids = {p.id for p in SATURATING}
+    assert {"logcosh(zeta=-4)", "custom-gini"} <= ids
+
+
+@pytest.mark.parametrize("make", SATURATING)
+def test_bounded_domain_saturates(make):
     """Past a bounded link domain the posterior is 0 or 1 and the loss affine:
     F = 0 above the domain, −z/b_φ below it (base.F, eq. 30)."""
-    if not _bounded(fam) or fam.extends_past_domain:
-        pytest.skip("unbounded link domain, or the loss extends past it (gini)")
+    fam = make()
     lo, hi = fam.link_domain
     z = np.array([1.0001 * hi, 2.0, 50.0])
     np.testing.assert_array_equal(fam.posterior(z), 1.0)
@@ -285,14 +301,14 @@ def test_d2phi_is_the_derivative_of_dphi(fam):
 def test_gradient_is_the_derivative_of_the_loss(any_family):
     eta = inner_etas(any_family)
     for y in (0.0, 1.0):
-        fd = _central(lambda e: any_family.loss(y, e), eta, 1e-6)
+        fd = _central(lambda e, y=y: any_family.loss(y, e), eta, 1e-6)
         np.testing.assert_allclose(any_family.gradient(y, eta), fd, rtol=1e-6, atol=1e-8)
 
 
 def test_hessian_is_the_derivative_of_the_gradient(any_family):
     eta = inner_etas(any_family)
     for y in (0.0, 1.0):
-        fd = _central(lambda e: any_family.gradient(y, e), eta, 1e-6)
+        fd = _central(lambda e, y=y: any_family.gradient(y, e), eta, 1e-6)
         np.testing.assert_allclose(any_family.hessian(y, eta), fd, rtol=1e-6, atol=1e-8)
 
 
@@ -334,11 +350,12 @@ def test_link_then_posterior_is_identity(fam):
 def test_posterior_pair_is_consistent(any_family):
     eta = np.r_[-np.logspace(3, -3, 13), 0.0, np.logspace(-3, 3, 13)]
     p, q = any_family.posterior_pair(eta)
-    np.testing.assert_allclose(p + q, 1.0, rtol=0, atol=2e-16)
+    # (gini's p = (1 + η)/2 leaves [0, 1]: p + q = 1 up to the rounding of p)
+    np.testing.assert_array_less(np.abs(p + q - 1.0), 2.3e-16 * np.maximum(1.0, np.abs(p)))
     np.testing.assert_array_equal(p, any_family.posterior(eta))
-    # the two sides of ±η mirror each other exactly
-    p_neg, q_neg = any_family.posterior_pair(-eta)
-    np.testing.assert_array_equal(np.where(eta < 0, p, q), np.where(eta < 0, q_neg, p_neg))
+    # the two sides of ±η mirror each other (exactly, but for gini's rounding)
+    _, q_neg = any_family.posterior_pair(-eta)
+    np.testing.assert_allclose(p, q_neg, rtol=4e-16, atol=4e-16)
     if not getattr(any_family, "extends_past_domain", False):
         assert np.all((0 <= p) & (p <= 1))
         assert np.all(np.diff(p) >= 0)
@@ -354,6 +371,20 @@ def test_power_half_is_matsushita():
         np.testing.assert_allclose(a, b, rtol=2e-15)
     np.testing.assert_allclose(power.F(eta), mats.F(eta), rtol=4e-15)
     np.testing.assert_allclose(power.hessian_eta(eta), mats.hessian_eta(eta), rtol=4e-15)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(v=st.floats(0.01, 0.99), log10_p=st.floats(-300.0, math.log10(0.5)))
+def test_power_link_round_trip_for_any_v(v, log10_p):
+    """∇φ⁻¹(∇φ(p)) = p for random v and p down to 1e-300, on both sides: both
+    Newton charts and the switch between them (at p(1 − p) = 1/8)."""
+    family = Power(v)
+    p = 10.0 ** log10_p
+    eta = float(family.dphi(p))
+    small, large = family.posterior_pair(eta)
+    assert small == pytest.approx(p, rel=6e-15 / (1 - v))
+    assert family.posterior_pair(-eta)[1] == small
+    assert large == 1 - small
 
 
 def _decimal_power_eta(x, v):
@@ -395,7 +426,7 @@ def test_logcosh_against_high_precision(zeta):
     family = LogCosh(zeta)
     T = family.link_domain[1]
     with localcontext() as ctx:
-        ctx.prec = 50
+        ctx.prec = 260               # φ(1e-200) needs its 200 leading zeros
         k = Decimal(-zeta) / 2
         half = Decimal(1) / 2
 
@@ -462,7 +493,8 @@ def test_intercept_only_optimum_is_the_weighted_mean(any_family):
 def test_extreme_eta_is_finite_and_silent(any_family):
     eta = np.array([-1e3, -50.0, 0.0, 50.0, 1e3])
     if not _bounded(any_family):
-        eta = np.r_[-1e8, eta, 1e8]
+        # 1e300: heavy-tailed links (power with small v) reach p = 1 only there
+        eta = np.r_[-1e300, -1e8, eta, 1e8, 1e300]
     with no_warnings():
         outputs = [any_family.posterior(eta), *any_family.posterior_pair(eta),
                    any_family.score_variance(eta)]
@@ -477,24 +509,27 @@ def test_extreme_eta_is_finite_and_silent(any_family):
     for y in (0.0, 1.0):
         assert np.all(any_family.loss(y, eta) >= 0)
     if not getattr(any_family, "extends_past_domain", False):
-        # the far ends really reach p = 0 and p = 1 in floating point
-        p = any_family.posterior(eta)
-        assert p[0] == 0.0 and p[-1] == 1.0
+        # the far ends really reach p = 1 (and 1 − p = 1) in floating point,
+        # so the values above include those at p = 0 and 1
+        p, q = any_family.posterior_pair(eta)
+        assert p[-1] == 1.0 and q[0] == 1.0
 
 
 def test_generator_at_the_ends_is_finite_and_silent(fam):
-    """φ is finite at p = 0, 1 and ∇φ there is the end of the link domain."""
+    """φ is finite at p = 0, 1, ∇φ there is the end of the link domain, and
+    the loss at the link value of p in {0, 1} is finite."""
     with no_warnings():
         phi = fam.phi(np.array([0.0, 1.0]))
         link = fam.dphi(np.array([0.0, 1.0]))
-        # D_φ(y‖y) = 0 at the same ends, through the loss on the link scale
-        loss_far = fam.loss(np.array([0.0, 1.0]), np.array([-1e3, 1e3]))
+        end = np.clip(link, -1e300, 1e300)        # ±∞ for an unbounded link
+        losses = [fam.loss(y, end) for y in (0.0, 1.0)]
     assert np.all(np.isfinite(phi))
     np.testing.assert_allclose(link, fam.link_domain, rtol=1e-12)
-    if fam.extends_past_domain:
-        assert np.all(np.isfinite(loss_far))
-    else:
-        np.testing.assert_allclose(loss_far, 0.0, atol=1e-5)
+    np.testing.assert_array_equal(fam.posterior(end), [0.0, 1.0])
+    for loss in losses:
+        assert np.all(np.isfinite(loss)) and np.all(loss >= 0)
+    # D_φ(y‖y) = 0: no loss for the right class at the ends
+    np.testing.assert_allclose([losses[0][0], losses[1][1]], 0.0, atol=1e-12)
 
 
 def test_methods_keep_the_shape(any_family):
@@ -565,7 +600,7 @@ def test_custom_rejects_a_non_symmetric_phi():
 
 
 def test_custom_rejects_a_non_convex_phi():
-    wavy = lambda x: -x * (1 - x) + 0.05 * np.cos(4 * np.pi * x)  # noqa: E731  (φ'' < 0 near 0, ½, 1)
+    wavy = lambda x: -x * (1 - x) + 0.05 * np.cos(4 * np.pi * x)  # φ'' < 0 near 0, ½, 1
     with pytest.raises(ValueError, match=r"not convex.* at x = "):
         CustomPermissible(wavy)
 
@@ -588,7 +623,9 @@ def test_custom_matsushita_reproduces_matsushita(phi):
     custom, mats = CustomPermissible(phi), Matsushita()
     assert custom.a == 0.0 and custom.b == pytest.approx(0.5, rel=1e-15)
     assert custom.link_domain == (-np.inf, np.inf)
-    eta = np.r_[-1e3, -np.logspace(2, -6, 17), 0.0, np.logspace(-6, 2, 17), 1e3]
+    # out to ±1e8, where p rounds to 1: the loss and curvature must come from
+    # the small side 1 − p (base.F and base.hessian_eta use the symmetry of φ)
+    eta = np.r_[-1e8, -1e3, -np.logspace(2, -6, 17), 0.0, np.logspace(-6, 2, 17), 1e3, 1e8]
     for a, b in zip(custom.posterior_pair(eta), mats.posterior_pair(eta)):
         np.testing.assert_allclose(a, b, rtol=1e-8)
     for y in (0.0, 1.0):

@@ -50,7 +50,7 @@ def Permissible(name: str, **params) -> PermissibleFamily:
     Examples
     --------
     >>> Permissible("matsushita")
-    Matsushita()
+    Permissible("matsushita")
     >>> Permissible("mu", mu=0.3).b
     0.35
     """

@@ -183,7 +183,7 @@ class PermissibleFamily(Family):
         z = _as_float(z)
         lo, hi = self.link_domain
         zc = self._clip_eta(z)
-        p, q = self.posterior_pair(zc)
+        _, q = self.posterior_pair(zc)
         val = (-self.a - self.phi(q) - q * zc) / self.b
         # past the domain the conjugate is affine: 0 above, −z/b below
         # (φ*(−z) = −z − φ(1) = −z + a_φ there).  Written without lo, whose

@@ -148,7 +148,7 @@ def _sqrt_posterior_pair(h):
     """
     h = _as_float(h)
     s = np.hypot(1.0, h)
-    small = 0.5 / (s * (s + np.abs(h)))
+    small = 0.5 / s / (s + np.abs(h))        # two divisions: s² overflows past |h| ~ 1e154
     large = 1.0 - small
     pos = h > 0
     return np.where(pos, large, small), np.where(pos, small, large)
@@ -195,7 +195,7 @@ class Matsushita(PermissibleFamily):
 
     def hessian_eta(self, eta):
         # 4 (p(1 − p))^{3/2} with p(1 − p) = 1/(4(1 + η²))
-        return 0.5 * (1.0 + _as_float(eta) ** 2) ** -1.5
+        return 0.5 * np.hypot(1.0, _as_float(eta)) ** -3.0     # no overflow of η²
 
 
 class Mu(PermissibleFamily):
@@ -242,4 +242,4 @@ class Mu(PermissibleFamily):
 
     def hessian_eta(self, eta):
         c = 1.0 - self.mu
-        return 0.5 / c * (1.0 + (_as_float(eta) / c) ** 2) ** -1.5
+        return 0.5 / c * np.hypot(1.0, _as_float(eta) / c) ** -3.0

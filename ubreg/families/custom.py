@@ -200,7 +200,7 @@ class CustomPermissible(PermissibleFamily):
                 warnings.simplefilter("error")
                 with np.errstate(all="ignore"):
                     cs = self._grad_complex(x)
-        except Exception:
+        except Exception:  # noqa: BLE001 - any failure on complex input means "no complex step"
             return False
         if cs.shape != x.shape or not np.all(np.isfinite(cs)):
             return False
@@ -250,7 +250,9 @@ class CustomPermissible(PermissibleFamily):
         h = 1.0 / 512
         x = np.arange(1, 256) * h
         x = np.concatenate([x, 1.0 - x])
-        phi = lambda z: self._evaluate(self._phi_user, z, "phi")  # noqa: E731
+        def phi(z):
+            return self._evaluate(self._phi_user, z, "phi")
+
         second = phi(x - h) - 2.0 * phi(x) + phi(x + h)
         floor = 64 * _EPS * (np.abs(phi(x)) + self.b)
         i = int(np.argmin(second + floor))
@@ -340,15 +342,15 @@ class CustomPermissible(PermissibleFamily):
 
     def dphi(self, p):
         """∇φ(p), antisymmetric about ½ by construction; the ends of
-        ``link_domain`` at p = 0 and 1."""
+        ``link_domain`` at p = 0 and 1, and ∇φ(x_min) for 0 < min(p, 1 − p) < x_min."""
         p = _as_float(p)
         m = np.minimum(p, 1.0 - p)
         interior = m > 0
-        with np.errstate(over="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"):
             g = self._grad_raw(np.where(interior, np.maximum(m, self._x_min), 0.5))
         g = np.where(m == 0.5, 0.0, g)
         g = np.where(interior, g, self.link_domain[0])
-        return np.where(p > 0.5, -g, g)
+        return np.where(np.isnan(p), np.nan, np.where(p > 0.5, -g, g))
 
     def d2phi(self, p):
         """φ''(p) (given, or differences of ∇φ), symmetric about ½; evaluated
