@@ -155,6 +155,7 @@ class Design:
         """Design matrix of ``data``'s complete rows and the mask of NA rows."""
         data = _as_frame(data, "newdata")
         _check_columns(self.design_info, data, "newdata")
+        _check_real(data, data.columns, "newdata")
         data = _as_categoricals(data, self.label_levels, "newdata")
         na = _RecordingNAAction("drop")
         try:
@@ -219,12 +220,23 @@ class ModelFrame:
 
 
 def _as_frame(data, what) -> pd.DataFrame:
-    if isinstance(data, pd.DataFrame):
-        return data
     if isinstance(data, dict):
-        return pd.DataFrame(data)
-    raise DataError(f"{what} must be a pandas DataFrame or a dict of columns, "
-                    f"got {type(data).__name__}")
+        data = pd.DataFrame(data)
+    if not isinstance(data, pd.DataFrame):
+        raise DataError(f"{what} must be a pandas DataFrame or a dict of columns, "
+                        f"got {type(data).__name__}")
+    dup = data.columns[data.columns.duplicated()]
+    if len(dup):
+        raise DataError(f"{what} has duplicated column names: {sorted(set(map(str, dup)))}")
+    return data
+
+
+def _check_real(data: pd.DataFrame, names, what="data"):
+    """Complex columns would lose their imaginary part silently in the design."""
+    for name in names:
+        if name in data.columns and data[name].dtype.kind == "c":
+            raise DataError(f"{what}: column {name!r} holds complex numbers; ubreg needs real "
+                            "numbers")
 
 
 def _formula_names(code: str) -> set[str]:
@@ -602,6 +614,7 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "drop",
     rhs = ModelDesc([], desc.rhs_termlist)
     frame = data if not y_na.any() else data.loc[~y_na]
     used = set().union(*[_formula_names(f.code) for t in desc.rhs_termlist for f in t.factors])
+    _check_real(frame, used)
     label_levels = _label_levels(frame, sorted(used))
     frame = _as_categoricals(frame, label_levels, "data")
     na = _RecordingNAAction(na_action)
@@ -780,6 +793,7 @@ def build_raw_frame(formula: str, data, weights=None, na_action: str = "drop",
     if len(frame) == 0:
         raise DataError(f"no rows left: the response {name!r} is NA in all {len(data)} rows")
     used = set().union(*[_formula_names(f.code) for t in desc.rhs_termlist for f in t.factors])
+    _check_real(frame, used)
     label_levels = _label_levels(frame, sorted(used))
     frame_c = _as_categoricals(frame, label_levels, "data")
     rhs = [t for t in desc.rhs_termlist]
