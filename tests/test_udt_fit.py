@@ -34,7 +34,7 @@ def test_formula_fit_reproduces_rpart_fixture(split, family):
     assert list(frame["node"]) == [r["node"] for r in ref["frame"]]
     assert list(frame["var"]) == [r["var"] for r in ref["frame"]]
     assert list(frame["n"]) == [r["n"] for r in ref["frame"]]
-    np.testing.assert_allclose(frame["yprob"], [r["yprob"][1] for r in ref["frame"]], rtol=1e-12)
+    np.testing.assert_allclose(frame["yprob"], [r["yprob"]["pos"] for r in ref["frame"]], rtol=1e-12)
     leaf = m.predict(type="leaf")
     expected = {r: k for r, k in zip(ref["leaf_by_row"]["row"], ref["leaf_by_row"]["leaf"])}
     assert all(leaf.loc[row - 1] == k for row, k in expected.items())

@@ -586,17 +586,20 @@ def code_response_multiclass(values: pd.Series, name: str) -> tuple[np.ndarray, 
     return y, Response(name=name, levels=list(levels), positive=None, kind="multiclass")
 
 
-def build_model_frame(formula: str, data, weights=None, na_action: str = "drop",
-                      positive=None, response: str = "binary", trusted: bool = False) -> ModelFrame:
-    """Evaluate ``formula`` on ``data``: design matrix, 0/1 response, weights.
+@dataclass
+class _Parsed:
+    """What both frame builders learn before touching the predictors."""
 
-    Rows with NA in the response or in any variable the formula uses are
-    dropped (``na_action="drop"``, counted in ``n_dropped``) or refused
-    (``na_action="raise"``).  Never modifies ``data``.  Formula terms must pass
-    :func:`check_formula_code` unless ``trusted=True``.  ``response="multiclass"``
-    codes a response with two or more classes as 0..C−1 instead of 0/1.
-    A ``.`` on the right of ``~`` stands for every other column.
-    """
+    formula: str
+    desc: ModelDesc
+    weights: np.ndarray | None
+    response_name: str
+    response_values: object
+    response_na: np.ndarray
+
+
+def _prepare(formula, data, weights, na_action, trusted) -> tuple[pd.DataFrame, _Parsed]:
+    """Validate the data and formula; evaluate the response and weights."""
     data = _as_frame(data, "data")
     if na_action not in ("drop", "raise"):
         raise ValueError(f"na_action must be 'drop' or 'raise', got {na_action!r}")
@@ -611,6 +614,23 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "drop",
     if y_na.any() and na_action == "raise":
         raise DataError(f"missing values (NA) in response {name!r} ({int(y_na.sum())} rows) "
                         f"and na_action='raise'")
+    return data, _Parsed(formula, desc, w_full, name, yvals, y_na)
+
+
+def build_model_frame(formula: str, data, weights=None, na_action: str = "drop",
+                      positive=None, response: str = "binary", trusted: bool = False) -> ModelFrame:
+    """Evaluate ``formula`` on ``data``: design matrix, 0/1 response, weights.
+
+    Rows with NA in the response or in any variable the formula uses are
+    dropped (``na_action="drop"``, counted in ``n_dropped``) or refused
+    (``na_action="raise"``).  Never modifies ``data``.  Formula terms must pass
+    :func:`check_formula_code` unless ``trusted=True``.  ``response="multiclass"``
+    codes a response with two or more classes as 0..C−1 instead of 0/1.
+    A ``.`` on the right of ``~`` stands for every other column.
+    """
+    data, parsed = _prepare(formula, data, weights, na_action, trusted)
+    formula, desc, w_full = parsed.formula, parsed.desc, parsed.weights
+    name, yvals, y_na = parsed.response_name, parsed.response_values, parsed.response_na
     rhs = ModelDesc([], desc.rhs_termlist)
     frame = data if not y_na.any() else data.loc[~y_na]
     used = set().union(*[_formula_names(f.code) for t in desc.rhs_termlist for f in t.factors])
@@ -771,24 +791,13 @@ def build_raw_frame(formula: str, data, weights=None, na_action: str = "drop",
     Rows with NA in the response are dropped (counted).  NA in predictors is
     kept for the method to handle, or refused with ``na_action="raise"``.
     """
-    data = _as_frame(data, "data")
-    if na_action not in ("drop", "raise"):
-        raise ValueError(f"na_action must be 'drop' or 'raise', got {na_action!r}")
-    if len(data) == 0:
-        raise DataError("data has 0 rows")
-    formula = expand_dot(formula, data.columns)
-    desc = _parse(formula)
-    _check_formula_names(desc, data, formula, trusted)
+    data, parsed = _prepare(formula, data, weights, na_action, trusted)
+    formula, desc, w_full = parsed.formula, parsed.desc, parsed.weights
+    name, yvals, y_na = parsed.response_name, parsed.response_values, parsed.response_na
     for term in desc.rhs_termlist:
         if len(term.factors) > 1:
             raise FormulaError(f"term {term.name()!r}: interactions are not supported by this "
                                "method (a tree finds interactions itself)")
-    w_full = check_weights(weights, data)
-    name, yvals = _response_values(desc, data, formula)
-    y_na = _is_na(yvals)
-    if y_na.any() and na_action == "raise":
-        raise DataError(f"missing values (NA) in response {name!r} ({int(y_na.sum())} rows) "
-                        f"and na_action='raise'")
     frame = data if not y_na.any() else data.loc[~y_na]
     if len(frame) == 0:
         raise DataError(f"no rows left: the response {name!r} is NA in all {len(data)} rows")
