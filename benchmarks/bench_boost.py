@@ -6,8 +6,8 @@ quadratic term (so trees have something to find).  Tasks:
 
 * ULS with ±1 decision stumps and ``Exponential()``, 200 rounds (AdaBoost)
   vs ``AdaBoostClassifier(DecisionTreeClassifier(max_depth=1), 200)``;
-* U-Boost (logistic U) with depth-3 trees, 200 iterations, ν = 0.1
-  vs ``HistGradientBoostingClassifier(max_iter=200, max_depth=3,
+* U-Boost (logistic U) with depth-3 trees, 200 iterations, ν = 0.1, leaves
+  of ≥ 20 rows (HistGradientBoosting's default min_samples_leaf) vs ``HistGradientBoostingClassifier(max_iter=200, max_depth=3,
   learning_rate=0.1, early_stopping=False)`` and
   ``GradientBoostingClassifier(n_estimators=200, max_depth=3)`` (slow:
   ``--skip-gbc`` leaves it out).
@@ -54,10 +54,14 @@ def _timed(fn):
 
 
 def run(n: int, rounds: int, skip_gbc: bool) -> pd.DataFrame:
-    import ubreg
-    from sklearn.ensemble import (AdaBoostClassifier, GradientBoostingClassifier,
-                                  HistGradientBoostingClassifier)
+    from sklearn.ensemble import (
+        AdaBoostClassifier,
+        GradientBoostingClassifier,
+        HistGradientBoostingClassifier,
+    )
     from sklearn.tree import DecisionTreeClassifier
+
+    import ubreg
 
     train, test = make_data(n), make_data(max(n // 5, 100), seed=7)
     Xtr, ytr = train[NAMES].to_numpy(), train["y"].to_numpy()
@@ -82,7 +86,8 @@ def run(n: int, rounds: int, skip_gbc: bool) -> pd.DataFrame:
 
     # --- gradient boosting with depth-3 trees -------------------------------------
     u, s = _timed(lambda: ubreg.fit(FORMULA, train, method="uboost", U="logistic",
-                                    learner="trees", depth=3, mstop=rounds, nu=0.1))
+                                    learner="trees", depth=3, mstop=rounds, nu=0.1,
+                                    min_samples_leaf=20))
     add("trees", f"ubreg uboost logistic depth 3 ({rounds}, nu 0.1)", s,
         u.predict(test, type="class").astype(int))
     hgb = HistGradientBoostingClassifier(max_iter=rounds, max_depth=3, learning_rate=0.1,

@@ -183,3 +183,15 @@ def test_user_data_not_modified(data):
     ubreg.fit("y ~ a + b + c", data, family="entropy", method="uls", learner="trees", rounds=2,
               depth=2)
     pd.testing.assert_frame_equal(data, before)
+
+
+@pytest.mark.filterwarnings("ignore::ubreg.errors.ConvergenceWarning")
+def test_tree_leaves_are_features_and_pickle(data):
+    m = ubreg.fit("y ~ a + b + c", data, family=ubreg.Exponential(), method="uls",
+                  learner="trees", depth=2, rounds=4)
+    assert sum(m.fit_info.blocks) == len(m.coef) <= 4 * 4
+    X = m.design.transform(data)[0]
+    for h in m.hypotheses:                         # each row lies in exactly one leaf
+        np.testing.assert_array_equal(h.transform(X).sum(axis=1), 1.0)
+    m2 = pickle.loads(pickle.dumps(m))
+    np.testing.assert_allclose(m2.predict(data, type="link"), m.eta)

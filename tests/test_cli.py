@@ -14,11 +14,16 @@ from ubreg.progress import progress  # noqa: E402
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
+    """`ubreg demo` with its first three models (the full demo takes ~15 s; `make demo`)."""
     import contextlib
     import io
+
+    from ubreg import cli
     out_dir = tmp_path_factory.mktemp("demo")
     buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(buf):
+        mp.setattr(cli, "DEMO_SPECS", cli.DEMO_SPECS[:3])
+        mp.setattr(cli, "DEMO_OTHER_METHODS", {})
         code = main(["demo", "--out", str(out_dir), "--folds", "3"])
     return code, buf.getvalue(), out_dir
 

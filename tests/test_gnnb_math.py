@@ -182,7 +182,7 @@ def test_lemma3_with_repeated_observations(name, params):
         total = 0.0
         for g in np.unique(inv):
             yc = Y[inv == g, c]
-            res = minimize_scalar(lambda h: np.sum(fam.F(yc * h)), bounds=(lo, hi),
+            res = minimize_scalar(lambda h, yc=yc: np.sum(fam.F(yc * h)), bounds=(lo, hi),
                                   method="bounded", options={"xatol": 1e-10})
             total += res.fun
         assert got[c] == pytest.approx(total / len(X), abs=2e-6)

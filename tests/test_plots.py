@@ -121,15 +121,19 @@ def test_coefficients_and_tree(model):
     assert len(ax.get_yticklabels()) == 5
     with pytest.raises(TypeError, match="no coefficients"):
         plots.coefficients(ThreeClasses())
-    has_tree_plotter = False
-    try:
-        from ubreg.tree import plot_tree  # noqa: F401
-        has_tree_plotter = True
-    except ImportError:
-        pass
-    if not has_tree_plotter:
-        with pytest.raises(TypeError, match="not a tree"):
-            plots.tree(model, ax=_ax())
+    with pytest.raises(TypeError, match="not a tree"):
+        plots.tree(model, ax=_ax())
+
+
+@pytest.mark.skipif("udt" not in ubreg.METHODS, reason="method udt is not registered")
+def test_tree_results_are_drawn_and_reported(tmp_path):
+    data = ubreg.datasets.load_pima()
+    m = ubreg.fit("diabetes ~ glucose + mass + age", data, method="udt", xval=0)
+    assert "tree" in plots.available(m)
+    ax = plots.tree(m, ax=_ax())
+    assert ax.texts                                         # split and leaf labels
+    html = ubreg.report(m, tmp_path / "t.html").read_text(encoding="utf-8")
+    assert 'id="model-1-tree"' in html
 
 
 def test_ax_none_makes_a_figure_and_available_lists_plots(model):

@@ -113,7 +113,7 @@ def test_init_mean_is_the_constant_minimiser(data):
         F0 = m.fit_info.F0
         U_ = ubreg.boosting.uboost.resolve_U(U)
         ys = 2.0 * m.y - 1
-        risk = lambda c: np.mean(U_.U(ys * c))  # noqa: E731
+        risk = lambda c: np.mean(U_.U(ys * c))
         assert risk(F0) <= min(risk(F0 - 1e-3), risk(F0 + 1e-3))
 
 
@@ -213,3 +213,23 @@ def test_bad_options(data):
         ubreg.fit(f, data, method="uboost", U="hinge")
     with pytest.raises(ValueError, match="folds"):
         ubreg.fit(f, data, method="uboost", mstop=2).cv_risk(folds=1)
+
+
+def test_values_match_the_separate_functions():
+    z = np.array([-1e3, -30.0, -1.0, 0.0, 0.5, 30.0, 1e3])
+    for U in [Logistic(), ExponentialU(), Squared(), U_alpha(0.6)]:
+        u, d1, d2 = U.values(z)
+        np.testing.assert_allclose(u, U.U(z), rtol=1e-12)
+        np.testing.assert_allclose(d1, U.d1(z), rtol=1e-12)
+        np.testing.assert_allclose(d2, U.d2(z), rtol=1e-12, atol=1e-300)
+
+
+def test_min_samples_leaf_bounds_every_leaf(data):
+    m = ubreg.fit("y ~ a + b + c", data, method="uboost", learner="trees", depth=3, mstop=15,
+                  min_samples_leaf=25)
+    X = m.design.transform(data)[0]
+    for tree in m.fit_info.learners:
+        counts = np.bincount(tree.apply(X))
+        assert counts[counts > 0].min() >= 25
+    with pytest.raises(ValueError, match="min_samples_leaf"):
+        ubreg.fit("y ~ a", data, method="uboost", min_samples_leaf=-1)

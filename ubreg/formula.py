@@ -23,7 +23,9 @@ from patsy import EvalEnvironment, ModelDesc, NAAction, PatsyError
 
 from .errors import DataError, FormulaError, PredictionError, ResponseError
 
-__all__ = ["Design", "Response", "ModelFrame", "build_model_frame", "FORMULA_NAMESPACE"]
+__all__ = ["Design", "Response", "ModelFrame", "build_model_frame", "FORMULA_NAMESPACE",
+           "PartitionedFormula", "parse_partitioned", "partition_levels", "combine_levels",
+           "learn_design", "code_response_as", "build_partition_frame"]
 
 #: names a formula may use besides the data's columns
 FORMULA_NAMESPACE = {
@@ -832,3 +834,187 @@ def build_raw_frame(formula: str, data, weights=None, na_action: str = "drop",
     return RawFrame(columns=columns, y=y, weights=w, design=design, response=response,
                     index=data.index[keep], n_input=len(data), dropped=data.index[~keep],
                     na_counts=na_counts)
+
+
+# ---------------------------------------------------------------------------
+# partitioned data (ubreg.dask): one design learned before fitting, then
+# applied partition by partition.  The dask side never sees patsy.
+# ---------------------------------------------------------------------------
+@dataclass
+class PartitionedFormula:
+    """A checked formula for data that arrive in partitions.
+
+    ``meta`` is an empty frame with the data's columns and dtypes (a dask
+    frame's ``_meta``); ``used`` are the columns the right-hand side reads and
+    ``label_columns`` those of them coded as labels (strings, bools), whose
+    levels must come from a full pass over the data.
+    """
+
+    formula: str
+    desc: ModelDesc
+    response_name: str
+    used: list
+    label_columns: list
+
+    @property
+    def rhs(self) -> ModelDesc:
+        return ModelDesc([], self.desc.rhs_termlist)
+
+    # patsy refuses to pickle a ModelDesc; partitions are built in other
+    # processes, so the formula travels as text and is parsed again there
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        del state["desc"]
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.desc = _parse(state["formula"])
+
+
+def parse_partitioned(formula: str, meta: pd.DataFrame, trusted: bool = False) -> PartitionedFormula:
+    """Check ``formula`` against the columns of ``meta`` (no rows needed).
+
+    The same checks as :func:`build_model_frame`: ``.`` expansion, parsing,
+    unknown names, and the allowlist of :func:`check_formula_code` unless
+    ``trusted``.
+    """
+    meta = _as_frame(meta, "data")
+    formula = expand_dot(formula, meta.columns)
+    desc = _parse(formula)
+    _check_formula_names(desc, meta, formula, trusted)
+    if len(desc.lhs_termlist) != 1 or len(desc.lhs_termlist[0].factors) != 1:
+        raise FormulaError(f"formula {formula!r} needs exactly one response on the left of '~'")
+    used = sorted(set().union(*[_formula_names(f.code) for t in desc.rhs_termlist
+                                for f in t.factors]))
+    _check_real(meta, used)
+    labels = [n for n in used if n in meta.columns and _is_label_column(meta[n])]
+    return PartitionedFormula(formula, desc, desc.lhs_termlist[0].factors[0].code, used, labels)
+
+
+def partition_levels(parsed: PartitionedFormula, frame: pd.DataFrame) -> dict:
+    """What one partition contributes to the levels: the distinct response
+    values and, among rows whose response is not NA, the distinct values of
+    every label column (as :func:`build_model_frame` learns them)."""
+    _, yvals = _response_values(parsed.desc, frame, parsed.formula)
+    y_na = _is_na(yvals)
+    values = pd.Series(yvals)[~y_na] if not isinstance(yvals, pd.Series) else yvals[~y_na]
+    kept = frame if not y_na.any() else frame.loc[~y_na]
+    levels = {n: set(kept[n].dropna().unique().tolist()) for n in parsed.label_columns}
+    return {"response": values.drop_duplicates(), "levels": levels,
+            "response_na": int(y_na.sum()), "rows": len(frame)}
+
+
+def combine_levels(parsed: PartitionedFormula, pieces: list, positive=None) -> tuple[dict, Response]:
+    """Label levels and response coding from every partition's
+    :func:`partition_levels` (sorted levels, the positive class as in R)."""
+    label_levels = {}
+    for name in parsed.label_columns:
+        values = set().union(*[p["levels"][name] for p in pieces])
+        if not values:
+            raise DataError(f"column {name!r} has only missing values")
+        try:
+            label_levels[name] = sorted(values)
+        except TypeError:  # mixed types: leave the column to patsy, as in memory
+            continue
+    response_values = pd.concat([p["response"] for p in pieces]).drop_duplicates()
+    if len(response_values) == 0:
+        raise ResponseError(f"response {parsed.response_name!r} is NA in every row")
+    _, response = code_response(response_values.reset_index(drop=True),
+                                parsed.response_name, positive)
+    return label_levels, response
+
+
+def learn_design(parsed: PartitionedFormula, frames, label_levels: dict) -> Design:
+    """The right-hand side's :class:`Design`, learned over partitions.
+
+    ``frames`` is a callable returning a fresh iterator of pandas frames (the
+    partitions, in order).  patsy's incremental builder reads only as many
+    partitions as it needs: one for the column types when every label column
+    has known levels, every partition for the moments of stateful transforms
+    (``center``, ``standardize``) and for the levels of ``C(x)`` on numbers.
+    Rows with NA in the response are left out, as in :func:`build_model_frame`.
+    """
+    def prepared():
+        for frame in frames():
+            _, yvals = _response_values(parsed.desc, frame, parsed.formula)
+            y_na = _is_na(yvals)
+            kept = frame if not y_na.any() else frame.loc[~y_na]
+            yield _as_categoricals(kept, label_levels, "data")
+
+    try:
+        (info,) = patsy.design_matrix_builders([parsed.desc.rhs_termlist], prepared,
+                                               _environment(),
+                                               NA_action=NAAction(NA_types=["None", "NaN"]))
+    except PatsyError as exc:
+        raise _translate_patsy_error(exc, None, predicting=False) from None
+    except (DataError, PredictionError):
+        raise
+    except Exception as exc:  # anything else patsy or a user transform raised
+        raise FormulaError(f"cannot build the design of {parsed.formula!r}: "
+                           f"{type(exc).__name__}: {exc}") from None
+    if len(info.column_names) == 0:
+        raise FormulaError(f"formula {parsed.formula!r} has no terms on the right-hand side")
+    return Design(info, parsed.rhs.describe(), label_levels)
+
+
+def code_response_as(values, response: Response) -> np.ndarray:
+    """0/1 coding of a partition's response with a coding learned on all
+    the data (:func:`combine_levels`); NaN for NA."""
+    values = pd.Series(values) if not isinstance(values, pd.Series) else values
+    na = _is_na(values)
+    y = np.full(len(values), np.nan)
+    y[~na] = (np.asarray(values[~na]) == response.positive).astype(np.float64)
+    return y
+
+
+def build_partition_frame(parsed: PartitionedFormula, design: Design, response: Response,
+                          frame: pd.DataFrame, weights=None, na_action: str = "drop") -> dict:
+    """One partition's arrays, as :func:`build_model_frame` makes them.
+
+    Returns a dict: ``X``, ``y``, ``w`` (complete rows), ``index`` (their
+    labels), ``n_input``, ``n_dropped`` and ``na_counts`` (name → rows, the
+    response first, in the order of :attr:`ModelFrame.na_factors`).
+    ``weights`` is ``None`` or the name of a column.
+    """
+    _, yvals = _response_values(parsed.desc, frame, parsed.formula)
+    y_na = _is_na(yvals)
+    if y_na.any() and na_action == "raise":
+        raise DataError(f"missing values (NA) in response {parsed.response_name!r} "
+                        f"({int(y_na.sum())} rows) and na_action='raise'")
+    kept = frame if not y_na.any() else frame.loc[~y_na]
+    kept = _as_categoricals(kept, design.label_levels, "data")
+    na = _RecordingNAAction(na_action)
+    try:
+        (X,) = patsy.build_design_matrices([design.design_info], kept, NA_action=na,
+                                           return_type="matrix")
+    except PatsyError as exc:
+        raise _translate_patsy_error(exc, design, predicting=False) from None
+    X = np.asarray(X, dtype=np.float64)
+    _check_finite(X, design.column_names, "data")
+    rhs_na = na.mask if na.mask is not None else np.zeros(len(kept), dtype=bool)
+    keep = ~y_na
+    keep[np.flatnonzero(keep)[rhs_na]] = False
+    yk = yvals[keep] if isinstance(yvals, pd.Series) else np.asarray(yvals)[keep]
+    y = code_response_as(yk, response)
+    if weights is None:
+        w = np.ones(len(y))
+    else:
+        w = np.asarray(frame[weights])
+        if w.dtype.kind not in "iufb":
+            raise DataError(f"weights must be numeric, got dtype {w.dtype}")
+        w = w.astype(np.float64)
+        if np.isnan(w).any():
+            raise DataError(f"weights contain {int(np.isnan(w).sum())} NaN value(s)")
+        if not np.isfinite(w).all():
+            raise DataError("weights contain infinite values")
+        if (w < 0).any():
+            raise DataError(f"weights contain {int((w < 0).sum())} negative value(s)")
+        w = w[keep]
+    counts = {}
+    if y_na.any():
+        counts[parsed.response_name] = int(y_na.sum())
+    for name, k in na.na_factors:
+        counts[name] = counts.get(name, 0) + k
+    return {"X": X, "y": y, "w": w, "index": frame.index[keep], "n_input": len(frame),
+            "n_dropped": int((~keep).sum()), "na_counts": counts}

@@ -331,17 +331,24 @@ def coefficients(result, ax=None, level: float = 0.95, cov: str = "model",
 
 
 def tree(result, ax=None, **options):
-    """Draw a tree: :func:`ubreg.tree.plot_tree` when it exists, else ``result.plot``."""
-    try:
-        from .tree import plot_tree  # written separately; optional
-    except ImportError:
-        plot_tree = None
-    if plot_tree is not None:
-        return plot_tree(result, ax=ax, **options)
-    if callable(getattr(result, "plot", None)):
+    """Draw a fitted tree.
+
+    A result's own ``plot`` (a tree result delegates to
+    :func:`ubreg.tree.plot_tree` with its class labels) is preferred; else
+    :func:`ubreg.tree.plot_tree` is given ``result.tree``.
+    """
+    if getattr(result, "method", "") in _TREE_METHODS and callable(getattr(result, "plot", None)):
         out = result.plot(ax=_axes(ax), **options)
         return out if out is not None else ax
-    raise TypeError(f"{type(result).__name__} is not a tree (no ubreg.tree.plot_tree, no .plot)")
+    tree_obj = getattr(result, "tree", None)
+    if tree_obj is not None and not callable(tree_obj):
+        try:
+            from .tree import plot_tree  # written separately; optional
+        except ImportError:
+            plot_tree = None
+        if plot_tree is not None:
+            return plot_tree(tree_obj, ax=_axes(ax), **options)
+    raise TypeError(f"{type(result).__name__} is not a tree (no tree to draw)")
 
 
 def available(result) -> list[str]:
@@ -356,6 +363,8 @@ def available(result) -> list[str]:
     cvr = getattr(result, "cv_risk", None)
     if cvr is not None and not callable(cvr):       # precomputed, never computed here
         names.append("cv_risk")
-    if getattr(result, "method", "") in _TREE_METHODS or hasattr(result, "tree_"):
+    tree_obj = getattr(result, "tree", None)
+    if getattr(result, "method", "") in _TREE_METHODS or (tree_obj is not None
+                                                            and not callable(tree_obj)):
         names.append("tree")
     return names

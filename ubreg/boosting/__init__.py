@@ -7,4 +7,4 @@ from . import uboost, uls_boost  # noqa: F401  (registration)
 from .result import CVRisk, UBoostResult, ULSBoostResult
 from .ulosses import U_alpha, U_custom
 
-__all__ = ["ULSBoostResult", "UBoostResult", "CVRisk", "U_alpha", "U_custom"]
+__all__ = ["CVRisk", "UBoostResult", "ULSBoostResult", "U_alpha", "U_custom"]

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..families.exponential import Exponential
 
-__all__ = ["solve_leverage", "MAX_DELTA"]
+__all__ = ["MAX_DELTA", "solve_leverage"]
 
 #: bound on |δ| when (70) has no finite root: the feature separates the
 #: weighted sample (Lemma 8) and the optimum is at infinity

@@ -15,7 +15,7 @@ from ..results.base import Result
 from .uboost import UBoostFit
 from .uls_boost import ULSBoostFit, feature_matrix
 
-__all__ = ["ULSBoostResult", "UBoostResult", "CVRisk"]
+__all__ = ["CVRisk", "UBoostResult", "ULSBoostResult"]
 
 
 class ULSBoostResult(Result):
@@ -310,7 +310,7 @@ class UBoostResult(Result):
             cols[m] = self._on_scale(eta, na, newdata.index, type).to_numpy()
         return pd.DataFrame(cols, index=newdata.index).rename_axis(columns="mstop")
 
-    def with_mstop(self, mstop: int) -> "UBoostResult":
+    def with_mstop(self, mstop: int) -> UBoostResult:
         """A new result keeping the first ``mstop`` iterations (this one is unchanged)."""
         if isinstance(mstop, bool) or not isinstance(mstop, (int, np.integer)) \
                 or not 0 <= mstop <= self.mstop:

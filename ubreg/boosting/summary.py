@@ -12,7 +12,7 @@ import pandas as pd
 from ..render import render_template
 from ..summary import _align, _sig
 
-__all__ = ["ULSBoostSummary", "UBoostSummary"]
+__all__ = ["UBoostSummary", "ULSBoostSummary"]
 
 
 def _fmt(x: float) -> str:

@@ -20,7 +20,14 @@ Base-learners (``learner=``): ``"stumps"`` and ``"trees"`` (Newton regression
 trees of depth ``depth`` on binned design columns), ``"linear"``: one
 componentwise linear base-learner per formula term (mboost's glmboost; a term
 with several columns, e.g. a factor, is fitted jointly), giving a sparse
-coefficient path.
+coefficient path.  Trees split on binned design columns (≤ ``max_bins``
+quantile bins per column, exact below that many distinct values);
+categorical predictors arrive as their dummy columns.  ``min_samples_leaf``
+and ``min_child_weight`` bound the leaves.
+
+The result keeps the training design matrix (for ``cv_risk``), so its pickle
+grows with n × p.  A user-defined U given by ``lambda`` functions does not
+pickle.
 """
 from __future__ import annotations
 
@@ -34,7 +41,7 @@ from ..learners.binning import bin_design
 from ..learners.trees import grow_tree, newton_gain
 from .ulosses import ULoss, resolve_U
 
-__all__ = ["UBoostFit", "LinearStep", "boost_u", "fit_uboost_method", "UBOOST_LEARNERS"]
+__all__ = ["UBOOST_LEARNERS", "LinearStep", "UBoostFit", "boost_u", "fit_uboost_method"]
 
 UBOOST_LEARNERS = ("stumps", "trees", "linear")
 
@@ -73,9 +80,14 @@ def _column_terms(term_slices: dict, p: int) -> tuple[list, np.ndarray]:
     return names, col_term
 
 
-def _tree_step(binned, g, h, depth, min_child_weight):
-    tree, node = grow_tree(binned, np.column_stack([g, h]), newton_gain, depth,
-                           min_leaf=min_child_weight, leaf_col=1)
+def _tree_step(binned, g, h, w, depth, min_child_weight, min_samples_leaf):
+    if min_samples_leaf > 1:
+        # a third statistic, the row weight, bounds the leaf size (as HistGradientBoosting)
+        tree, node = grow_tree(binned, np.column_stack([g, h, w]), newton_gain, depth,
+                               min_leaf=(min_child_weight, min_samples_leaf), leaf_col=(1, 2))
+    else:
+        tree, node = grow_tree(binned, np.column_stack([g, h]), newton_gain, depth,
+                               min_leaf=min_child_weight, leaf_col=1)
     size = tree.feature.size
     G = np.bincount(node, weights=g, minlength=size)
     H = np.bincount(node, weights=h, minlength=size)
@@ -132,8 +144,16 @@ def _check(mstop, nu, depth, learner, init):
         raise ValueError(f"init must be 'mean' or 'zero', got {init!r}")
 
 
+def _check_leaf(min_child_weight, min_samples_leaf):
+    if not min_child_weight >= 0:
+        raise ValueError(f"min_child_weight must be ≥ 0, got {min_child_weight!r}")
+    if not min_samples_leaf >= 0:
+        raise ValueError(f"min_samples_leaf must be ≥ 0, got {min_samples_leaf!r}")
+
+
 def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
-            max_bins=255, init="mean", min_child_weight=1e-3, term_slices=None,
+            max_bins=255, init="mean", min_child_weight=1e-3, min_samples_leaf=1,
+            term_slices=None,
             has_intercept=True, binned=None) -> UBoostFit:
     """Run U-Boost on arrays (see the module docstring).
 
@@ -142,6 +162,10 @@ def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
     X : (n, p) design; y : 0/1; w : frequency weights
     U : ULoss
     learner : {"stumps", "trees", "linear"}
+    min_child_weight : float
+        Least Σ of curvatures wᵢU'' in a tree leaf (sklearn's min_hessian_to_split).
+    min_samples_leaf : float
+        Least Σ of frequency weights in a tree leaf (1: no bound, no cost).
     term_slices : dict name -> slice of design columns (for importance and
         the linear learner); default one term per column.
     """
@@ -164,24 +188,26 @@ def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
         binned = bin_design(X, max_bins)
     comp = _Componentwise(X, w, term_slices, has_intercept) if learner == "linear" else None
     learners = []
-    risk = [float(w @ U.U(ystar * F)) / wsum]
+    Uv, d1, d2 = U.values(ystar * F)
+    risk = [float(w @ Uv) / wsum]
     gains = np.zeros((mstop, len(names)))
     selected = np.zeros((mstop, len(names)), dtype=bool)
     for m in range(mstop):
-        z = ystar * F
-        g = w * ystar * U.d1(z)                # ∂/∂F of wᵢ U(y*ᵢ Fᵢ)
-        h = w * U.newton_weight(z, F)          # its curvature (MATH.md §6)
+        g = w * ystar * d1                     # ∂/∂F of wᵢ U(y*ᵢ Fᵢ)
+        h = w * U.newton_weight(ystar * F, F, d2)   # its curvature (MATH.md §6)
         if comp is not None:
             base, fitted = comp.step(g, h)
             share = np.zeros(len(names))
             share[base.term] = 1.0
         else:
-            base, fitted = _tree_step(binned, g, h, depth_used, min_child_weight)
+            base, fitted = _tree_step(binned, g, h, w, depth_used, min_child_weight,
+                                      min_samples_leaf)
             by_col = base.split_gains_by_column(p)
             share = np.bincount(col_term, weights=by_col, minlength=len(names))
             share = share / share.sum() if share.sum() > 0 else share
         F = F + nu * fitted
-        risk.append(float(w @ U.U(ystar * F)) / wsum)
+        Uv, d1, d2 = U.values(ystar * F)      # risk now, derivatives for the next step
+        risk.append(float(w @ Uv) / wsum)
         gains[m] = (risk[-2] - risk[-1]) * share
         selected[m] = share > 0
         learners.append(base)
@@ -201,18 +227,21 @@ def staged_F(fit: UBoostFit, X) -> np.ndarray:
 @register_method("uboost")
 def fit_uboost_method(spec: FitSpec, *, U="logistic", learner: str = "trees", depth: int = 3,
                       mstop: int = 100, nu: float = 0.1, max_bins: int = 255,
-                      init: str = "mean", min_child_weight: float = 1e-3):
+                      init: str = "mean", min_child_weight: float = 1e-3,
+                      min_samples_leaf: float = 1):
     """U-Boost (paper 003 §4.4), Newton form.  See :mod:`ubreg.boosting.uboost`."""
     from .result import UBoostResult
 
     if isinstance(spec.family, list):
         raise ValueError("method 'uboost' takes its loss from U=, not a bag of families")
     _check(mstop, nu, depth, learner, init)
+    _check_leaf(min_child_weight, min_samples_leaf)
     U = resolve_U(U)
     mf = build_model_frame(spec.formula, spec.data, weights=spec.weights,
                            na_action=spec.na_action, positive=spec.positive)
     options = dict(learner=learner, depth=int(depth), mstop=int(mstop), nu=float(nu),
-                   max_bins=int(max_bins), init=init, min_child_weight=float(min_child_weight))
+                   max_bins=int(max_bins), init=init, min_child_weight=float(min_child_weight),
+                   min_samples_leaf=float(min_samples_leaf))
     fit = boost_u(mf.X, mf.y, mf.weights, U, term_slices=mf.design.term_slices,
                   has_intercept=mf.design.has_intercept, **options)
     return UBoostResult(fit=fit, U=U, options=options, X=mf.X, formula=spec.formula,

@@ -27,7 +27,7 @@ import numpy as np
 from scipy.integrate import cumulative_trapezoid
 from scipy.special import expit
 
-__all__ = ["ULoss", "Logistic", "ExponentialU", "Squared", "U_alpha", "U_custom", "resolve_U"]
+__all__ = ["ExponentialU", "Logistic", "Squared", "ULoss", "U_alpha", "U_custom", "resolve_U"]
 
 _EXP_CAP = 700.0
 
@@ -55,8 +55,13 @@ class ULoss:
     def d2(self, z):
         raise NotImplementedError
 
-    def newton_weight(self, z, F):
-        h = self.d2(z)
+    def values(self, z):
+        """(U(z), U'(z), U''(z)) in one pass (subclasses share the exponentials)."""
+        return self.U(z), self.d1(z), self.d2(z)
+
+    def newton_weight(self, z, F, d2=None):
+        """Curvature of the Newton step: U''(z), or −expit(F)U'(F) where U'' ≤ 0."""
+        h = self.d2(z) if d2 is None else d2
         bad = ~(h > 0)
         if np.any(bad):
             h = np.where(bad, -expit(F) * self.d1(F), h)
@@ -107,6 +112,15 @@ class Logistic(ULoss):
         z = _f(z)
         return expit(z) * expit(-z)
 
+    def values(self, z):
+        z = _f(z)
+        e = np.exp(-np.abs(z))                 # ≤ 1: no overflow
+        lo, hi = e / (1.0 + e), 1.0 / (1.0 + e)
+        pos = z >= 0
+        s_neg = np.where(pos, lo, hi)          # expit(−z)
+        s_pos = np.where(pos, hi, lo)          # expit(z)
+        return np.log1p(e) + np.maximum(-z, 0.0), -s_neg, s_neg * s_pos
+
 
 class ExponentialU(ULoss):
     """U(z) = e^(−z/2) (paper 003 example iii): Gentle AdaBoost on F/2."""
@@ -121,6 +135,10 @@ class ExponentialU(ULoss):
 
     def d2(self, z):
         return 0.25 * self.U(z)
+
+    def values(self, z):
+        u = self.U(z)
+        return u, -0.5 * u, 0.25 * u
 
 
 class Squared(ULoss):

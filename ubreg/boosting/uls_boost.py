@@ -11,7 +11,10 @@ to 1e-10.  With ``Exponential()`` and stumps this is AdaBoost: the root of
 Weak learners read the columns of the design matrix built by the formula:
 numeric predictors as they are, categorical predictors as their dummy
 columns (a stump on a dummy is "level vs the rest"), and the intercept column
-never splits.  H starts at 0, as in AdaBoost.
+never splits.  H starts at 0, as in AdaBoost.  Thresholds are searched on
+binned columns (:mod:`ubreg.learners.binning`): exactly when a column has at
+most ``max_bins`` (default 255) distinct values, on quantile bins otherwise;
+raise ``max_bins`` for an exhaustive search.
 
 A bag of families (``family=[...]``) needs ``strategy`` (paper 000 §7):
 ``"F*"`` fits every family and keeps the one of least empirical risk,
@@ -34,7 +37,7 @@ from ..learners.binning import bin_design
 from .leverage import MAX_DELTA, solve_leverage
 from .weak import LEARNERS, propose
 
-__all__ = ["ULSBoostFit", "boost_uls", "STRATEGIES"]
+__all__ = ["STRATEGIES", "ULSBoostFit", "boost_uls"]
 
 STRATEGIES = ("F*", "F.", "E.")
 
@@ -74,7 +77,7 @@ def _check_options(rounds, literals, depth, max_bins, strategy, bag):
 
 
 def _bounded_domain(family) -> float | None:
-    lo, hi = getattr(family, "link_domain", (-np.inf, np.inf))
+    hi = getattr(family, "link_domain", (-np.inf, np.inf))[1]
     return float(hi) if np.isfinite(hi) else None
 
 
@@ -118,19 +121,22 @@ def boost_uls(X, y, w, bag: list, *, learner: str, rounds: int, corrective: bool
                 options.append((fam, *prop))
         if not options:
             break
+        solved = None
         if strategy == "F." and len(options) > 1:
-            trials = []
+            trials, solved = [], []
             for fam, hyp, vals, edge in options:
-                deltas, eta_new, ncap = _solve_block(vals, y, w, eta, fam, tol, max_delta)
-                eta_new, _ = _renormalise(eta_new, fam, len(bag) > 1)
+                step = _solve_block(vals, y, w, eta, fam, tol, max_delta)
+                eta_new, _ = _renormalise(step[1], fam, True)
                 trials.append(surrogate_risk(fam, y, eta_new, w, wsum))
+                solved.append(step)
             pick = int(np.nanargmin(trials))
         else:   # one family, or "E.": the largest |edge|
             pick = int(np.argmax([abs(o[3]) for o in options]))
         family, hyp, vals, edge = options[pick]
         if abs(edge) == 0.0:
             break                              # no hypothesis has an edge: H is optimal
-        deltas, eta, ncap = _solve_block(vals, y, w, eta, family, tol, max_delta)
+        deltas, eta, ncap = (solved[pick] if solved is not None
+                             else _solve_block(vals, y, w, eta, family, tol, max_delta))
         capped += ncap
         hyps.append(hyp)
         blocks.append(vals.shape[1])

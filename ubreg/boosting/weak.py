@@ -17,7 +17,7 @@ from ..learners.rules import fit_rule
 from ..learners.stumps import fit_sign_stump
 from ..learners.trees import Tree, grow_tree, udt_gain
 
-__all__ = ["TreeLeaves", "propose", "LEARNERS"]
+__all__ = ["LEARNERS", "TreeLeaves", "propose"]
 
 LEARNERS = ("stumps", "rules", "trees")
 

@@ -16,5 +16,13 @@ from .fitter import LeverageFit, h_star, lemma3_optimal_risk, leverage, surrogat
 from .method import fit_gnnb, fit_unn
 from .result import GNNBResult
 
-__all__ = ["fit_gnnb", "fit_unn", "GNNBResult", "LeverageFit", "leverage", "h_star",
-           "lemma3_optimal_risk", "surrogate_risk"]
+__all__ = [
+           "GNNBResult",
+           "LeverageFit",
+           "fit_gnnb",
+           "fit_unn",
+           "h_star",
+           "lemma3_optimal_risk",
+           "leverage",
+           "surrogate_risk",
+]

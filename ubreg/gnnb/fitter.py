@@ -29,7 +29,7 @@ import numpy as np
 
 from .neighbours import inverse_neighbourhoods
 
-__all__ = ["LeverageFit", "leverage", "h_star", "lemma3_optimal_risk", "surrogate_risk"]
+__all__ = ["LeverageFit", "h_star", "lemma3_optimal_risk", "leverage", "surrogate_risk"]
 
 CHOOSERS = ("sequential", "largest")
 UPDATES = ("gnnb", "unn")
@@ -47,9 +47,9 @@ class LeverageFit:
         −y_ic h_c(x_i) on the training sample (leave-self-out neighbourhoods).
     deltas : ndarray (T, C)
         δ of every step (0 for an example whose inverse neighbourhood is empty).
-    chosen : ndarray (T, C)
-        Index leveraged at step t for class c (the same for every class unless
-        ``chooser="largest"``).
+    chosen : ndarray (T,) or (T, C)
+        Index leveraged at step t: one for all classes with the sequential
+        chooser, one per class (T, C) with ``chooser="largest"``.
     n_updates : ndarray (C,)
         ℓ(T, c) = Σ_t n_e(t): weight updates per class (Theorem 4).
     risk_trace : ndarray (T + 1, C) or None
@@ -157,7 +157,7 @@ def leverage(knn: np.ndarray, Y: np.ndarray, family, *, epsilon: float = 0.5, T:
     _check(epsilon, chooser, update)
     knn = np.asarray(knn, dtype=np.int64)
     Y = np.asarray(Y, dtype=np.float64)
-    m, C = Y.shape
+    m = Y.shape[0]
     T = m if T is None else T
     if not (isinstance(T, (int, np.integer)) and T >= 1):
         raise ValueError(f"T must be a positive integer, got {T!r}")
@@ -252,7 +252,7 @@ def _leverage_sequential(Y, family, indptr, indices, epsilon, T, hs, update, del
             risk_change[steps] = np.add.reduceat(dF, starts, axis=0) / m
             bound[steps] = -2.0 * epsilon * (1.0 - epsilon) * eta ** 2 / (hs * nj * m)
             edge_after[steps] = np.add.reduceat(wnew * s, starts, axis=0)
-    chosen = np.repeat(seq[:, None], C, axis=1)
+    chosen = seq                      # the same example for every class
     n_updates = np.full(C, int(n[seq].sum()))
     out = LeverageFit(alpha=alpha, z=z, deltas=deltas, chosen=chosen, n_updates=n_updates,
                       h_star=hs, n_capped=n_capped, extra={"levels": n_levels})
@@ -307,43 +307,56 @@ def _zero_edge(family, zI, s, starts, seg, eta0, hs, nj, delta_max, tol, maxiter
 # GNNB*: per class, the example of largest |δ_j| (Section 4.4)
 # ---------------------------------------------------------------------------
 def _leverage_largest(knn, Y, family, indptr, indices, epsilon, T, hs, trace):
+    """GNNB*: one step per class per iteration, at the example of largest |δ_j|.
+
+    Kept incrementally, class-major (rows = classes, so that the per-class
+    argmax reads contiguous memory): S[c, j] = Σ_{i: j∼i} w_ic y_ic, whence
+    η(c, j) = y_jc S[c, j] (eq. 9) and |δ_j| ∝ |S[c, j]|/n_j (eq. 10).  A step
+    changes the weights of j's inverse neighbours i, hence S at the neighbours
+    of those i only.
+    """
     m, C = Y.shape
     k = knn.shape[1]
     b = family.b
     n = np.diff(indptr)
     inv_n = np.where(n > 0, 1.0 / np.maximum(n, 1), 0.0)
-    z = np.zeros((m, C))
-    w = np.full((m, C), float(family.posterior_pair(0.0)[0]) / b)
-    alpha = np.zeros((m, C))
+    Yt = np.ascontiguousarray(Y.T)                        # (C, m)
+    z = np.zeros((C, m))
+    w = np.full((C, m), float(family.posterior_pair(0.0)[0]) / b)
+    alpha = np.zeros((C, m))
     deltas = np.zeros((T, C))
     chosen = np.zeros((T, C), dtype=np.int64)
     n_updates = np.zeros(C, dtype=np.int64)
     coef = 2.0 * (1.0 - epsilon) / hs
     cls = np.arange(C)
+    flat_knn = knn.ravel()
     rows_of = np.repeat(np.arange(m), k)
 
-    def inverse_sums(wy):
-        # S_jc = Σ_{i: j∼i} w_ic y_ic, so that η(c, j) = y_jc S_jc (eq. 9)
-        S = np.zeros((m, C))
-        np.add.at(S, knn.ravel(), wy[rows_of])
+    def inverse_sums():
+        S = np.zeros((C, m))
+        wy = w * Yt
+        for c in range(C):
+            S[c] = np.bincount(flat_knn, weights=wy[c, rows_of], minlength=m)
         return S
 
-    S = inverse_sums(w * Y)
+    S = inverse_sums()
+    score = np.abs(S) * inv_n
     if trace:
-        risk = [surrogate_risk(family, z)]
+        risk = [surrogate_risk(family, z.T)]
         bound = np.zeros((T, C))
         edge_after = np.zeros((T, C))
     for t in range(T):
         if t and t % 1024 == 0:
-            S = inverse_sums(w * Y)     # refresh: no drift from the incremental sums
-        j = np.argmax(np.abs(S) * inv_n[:, None], axis=0)   # |δ_j| ∝ |η|/n_j
+            S = inverse_sums()          # refresh: no drift from the incremental sums
+            score = np.abs(S) * inv_n
+        j = np.argmax(score, axis=1)
         chosen[t] = j
         nj = n[j]
-        eta = Y[j, cls] * S[j, cls]
+        eta = Yt[cls, j] * S[cls, j]
         delta = np.where(nj > 0, coef * eta / np.maximum(nj, 1), 0.0)
         deltas[t] = delta
         n_updates += nj
-        alpha[j, cls] += delta
+        alpha[cls, j] += delta
         tot = int(nj.sum())
         if tot == 0:
             if trace:
@@ -354,21 +367,25 @@ def _leverage_largest(knn, Y, family, indptr, indices, epsilon, T, hs, trace):
         pos = np.repeat(indptr[j] - offs[:-1], nj) + np.arange(tot)
         I = indices[pos]
         c = np.repeat(cls, nj)
-        s = Y[I, c] * Y[j[c], c]
-        znew = z[I, c] - delta[c] * s
+        yI = Yt[c, I]
+        s = yI * Yt[c, j[c]]
+        zold = z[c, I]
+        znew = zold - delta[c] * s
         wnew = family.posterior_pair(znew)[0] / b
-        dwy = (wnew - w[I, c]) * Y[I, c]
+        dwy = (wnew - w[c, I]) * yI
         if trace:
-            dF = family.F(-znew) - family.F(-z[I, c])
-            change = np.bincount(c, weights=dF, minlength=C) / m
-            risk.append(risk[-1] + change)
+            dF = family.F(-znew) - family.F(-zold)
+            risk.append(risk[-1] + np.bincount(c, weights=dF, minlength=C) / m)
             bound[t] = -2.0 * epsilon * (1.0 - epsilon) * eta ** 2 / (hs * np.maximum(nj, 1) * m)
             edge_after[t] = np.bincount(c, weights=wnew * s, minlength=C)
-        z[I, c] = znew
-        w[I, c] = wnew
-        np.add.at(S, (knn[I].ravel(), np.repeat(c, k)), np.repeat(dwy, k))
-    out = LeverageFit(alpha=alpha, z=z, deltas=deltas, chosen=chosen, n_updates=n_updates,
-                      h_star=hs)
+        z[c, I] = znew
+        w[c, I] = wnew
+        # S[c, j'] += Δ(w y)_ic for every j' ∈ kNN(i): linear indices into (C, m)
+        lin = (np.repeat(c * m, k) + knn[I].ravel())
+        np.add.at(S.reshape(-1), lin, np.repeat(dwy, k))
+        score.reshape(-1)[lin] = np.abs(S.reshape(-1)[lin]) * inv_n[lin % m]
+    out = LeverageFit(alpha=np.ascontiguousarray(alpha.T), z=np.ascontiguousarray(z.T),
+                      deltas=deltas, chosen=chosen, n_updates=n_updates, h_star=hs)
     if trace:
         out.risk_trace = np.vstack(risk)
         out.bound_trace = bound

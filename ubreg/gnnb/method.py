@@ -74,7 +74,9 @@ def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, st
          categorical, trace, delta_max=10.0, tol=1e-12) -> GNNBResult:
     family = spec.family
     if isinstance(family, list) or not isinstance(family, PermissibleFamily):
-        raise ValueError(f"method {update!r} needs one permissible family (φ), got {family!r}")
+        # a ValueError, as every user error in ubreg (errors.py)
+        raise ValueError(  # noqa: TRY004
+            f"method {update!r} needs one permissible family (φ), got {family!r}")
     if spec.weights is not None:
         raise ValueError(f"method {update!r} does not take weights: Algorithm 1 has none "
                          "(duplicate rows instead)")

@@ -10,9 +10,11 @@ high dimensions of the paper's Fisher vectors, where trees degrade.
 Determinism.  BLAS distances carry rounding, so the library only proposes
 candidates (k plus a few extra); their squared distances are recomputed
 exactly as Σ (x − x')² and the k nearest are taken in the order
-(distance, training index).  A row whose k-th and last candidates are tied is
-queried again with more candidates, so ties are broken by index even when they
-extend past the candidate set.  In training an example is not its own
+(distance, training index).  A row whose k-th and last candidates are tied
+(tied points may lie outside the candidate set) is resolved exhaustively: every
+training point within the k-th distance (a BLAS screen with a slack for
+rounding, then exact distances), so ties are broken by index however many
+there are.  In training an example is not its own
 neighbour: its own index is removed (not "the first column", which a duplicate
 row could occupy).
 """
@@ -23,7 +25,7 @@ import numpy as np
 __all__ = ["NeighbourIndex", "inverse_neighbourhoods"]
 
 _EXTRA = 4           # candidates beyond k asked from the library
-_CHUNK_FLOATS = 4_000_000   # rows × candidates × d per exact-distance chunk
+_CHUNK_FLOATS = 1_000_000   # floats per chunk of exact distances (8 MB)
 
 
 class NeighbourIndex:
@@ -71,19 +73,16 @@ class NeighbourIndex:
             raise ValueError(f"k = {k} neighbours requested but only {avail} training points "
                              f"are available")
         rows = np.arange(Xq.shape[0])
-        out = np.empty((Xq.shape[0], k), dtype=np.int64)
         n_cand = min(k + _EXTRA + (1 if self_query else 0), self.m)
-        while rows.size:
-            idx, ambiguous = self._resolve(Xq, rows, k, n_cand, self_query)
-            out[rows[~ambiguous]] = idx[~ambiguous]
-            if n_cand == self.m:   # every training point was a candidate: ties are resolved
-                out[rows[ambiguous]] = idx[ambiguous]
-                break
-            rows = rows[ambiguous]
-            n_cand = min(2 * n_cand, self.m)
+        out, dk, ambiguous = self._resolve(Xq, rows, k, n_cand, self_query)
+        if n_cand < self.m and ambiguous.any():
+            amb = rows[ambiguous]
+            out[amb] = self._exhaustive(Xq, amb, k, dk[amb], self_query)
         return out
 
     def _resolve(self, Xq, rows, k, n_cand, self_query):
+        """k nearest among the library's n_cand candidates; flags rows whose
+        farthest candidate ties the k-th (tied points may lie outside the set)."""
         cand = self._library().kneighbors(Xq[rows], n_neighbors=n_cand, return_distance=False)
         d2 = self._exact_sq_distances(Xq, rows, cand)
         if self_query:
@@ -95,11 +94,53 @@ class NeighbourIndex:
         o = np.argsort(d2, axis=1, kind="stable")
         cand = np.take_along_axis(cand, o, axis=1)
         d2 = np.take_along_axis(d2, o, axis=1)
-        # the library's own k-th may sit past the exact k-th; a candidate set whose
-        # farthest finite member ties the k-th may miss tied points with smaller index
-        finite_last = np.where(np.isfinite(d2[:, -1]), d2[:, -1], d2[:, -2] if n_cand > 1 else np.inf)
-        ambiguous = finite_last == d2[:, k - 1]
-        return cand[:, :k], ambiguous
+        finite = np.isfinite(d2)
+        last = np.where(finite[:, -1], d2[:, -1],
+                        d2[:, -2] if n_cand > 1 else np.inf)   # the self entry sorts last
+        dk = d2[:, k - 1]
+        return cand[:, :k], dk, last == dk
+
+    def _exhaustive(self, Xq, rows, k, dk, self_query):
+        """Rows with ties at the k-th distance: every training point within the
+        k-th distance, then exact distances sorted by (distance, index).
+
+        The screen is ‖x'‖² − 2x·x' ≤ d_k − ‖x‖² + slack with BLAS products,
+        the slack covering their rounding; survivors get exact distances.
+        Ties come mostly with repeated rows, so each distinct query vector is
+        screened once (repeated rows share d_k: the same distances, minus
+        themselves).  A numpy screen, because the library's radius search
+        costs ~20 ms per call.
+        """
+        X = self.X
+        sq = np.einsum("ij,ij->i", X, X)
+        sq_max = float(sq.max())
+        Qall = Xq[rows]
+        uniq, first, inv = np.unique(Qall, axis=0, return_index=True, return_inverse=True)
+        inv = inv.ravel()
+        du = dk[first]
+        keep_n = k + 1 if self_query else k
+        lists = []
+        step = max(1, _CHUNK_FLOATS // max(1, self.m))
+        for a in range(0, len(uniq), step):
+            Q = uniq[a:a + step]
+            qn = np.einsum("ij,ij->i", Q, Q)
+            thr = du[a:a + step] - qn + 1e-9 * (qn + sq_max) + 1e-12
+            screen = Q @ X.T
+            screen *= -2.0
+            screen += sq
+            keep = screen <= thr[:, None]
+            for r in range(len(Q)):
+                cand = np.flatnonzero(keep[r])
+                diff = X[cand] - Q[r]
+                d2 = np.einsum("ij,ij->i", diff, diff)
+                lists.append(cand[np.lexsort((cand, d2))[:keep_n]])
+        out = np.empty((len(rows), k), dtype=np.int64)
+        for r, row in enumerate(rows):
+            lst = lists[inv[r]]
+            if self_query:
+                lst = lst[lst != row]
+            out[r] = lst[:k]
+        return out
 
     def _exact_sq_distances(self, Xq, rows, cand):
         d = self.X.shape[1]

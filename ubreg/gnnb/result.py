@@ -29,7 +29,7 @@ from ..formula import _as_frame
 from .fitter import LeverageFit, lemma3_optimal_risk, surrogate_risk
 from .neighbours import NeighbourIndex
 
-__all__ = ["GNNBResult", "BlockModel"]
+__all__ = ["BlockModel", "GNNBResult"]
 
 _PREDICT_TYPES = ("response", "link", "class")
 
@@ -91,7 +91,7 @@ class GNNBResult:
 
     @property
     def nobs(self) -> int:
-        return int(len(self.codes))
+        return len(self.codes)
 
     @property
     def n_dropped(self) -> int:

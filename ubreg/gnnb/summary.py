@@ -81,27 +81,26 @@ class GNNBSummary:
         f = self.facts()
         eps = "" if f["epsilon"] is None else f", epsilon = {f['epsilon']:g}"
         lines = ["", "Call:", f["call"], "",
-                 f"{f['algorithm']}, family: {f['family']}; k = {f['k']}, T = {f['T']}, "
-                 f"chooser: {f['chooser']}{eps}",
-                 f"{f['nobs']} training rows, {f['n_classes']} classes, {f['n_columns']} distance "
-                 f"column(s)" + (f" in {f['blocks']} blocks ({f['norm']}-normalised)"
-                                 if f["blocks"] > 1 else "")
-                 + ("; predictors standardised" if f["standardize"] else ""),
+                 (f"{f['algorithm']}, family: {f['family']}; k = {f['k']}, T = {f['T']}, "
+                  f"chooser: {f['chooser']}{eps}"),
+                 (f"{f['nobs']} training rows, {f['n_classes']} classes, {f['n_columns']} "
+                  "distance column(s)"
+                  + (f" in {f['blocks']} blocks ({f['norm']}-normalised)" if f["blocks"] > 1 else "")
+                  + ("; predictors standardised" if f["standardize"] else "")),
                  f"H* = {f['h_star']:.5g}"]
         if f["n_dropped"]:
             lines.append(f"  ({f['n_dropped']} observation{'s' if f['n_dropped'] != 1 else ''} "
                          f"deleted due to missingness)")
-        lines += ["", "Leveraging coefficients alpha_jc "
-                  f"({100 * f['alpha_zero']:.1f}% zero):"]
+        lines += ["", f"Leveraging coefficients alpha_jc ({100 * f['alpha_zero']:.1f}% zero):"]
         qs = self._quantile_cells()
         lines += _align([[n for n, _ in qs], [v for _, v in qs]], left_first=False)
         lines += ["", "Per class (training sample, one-vs-rest: member iff h_c > 0):"]
         lines += _align([_HEADER] + self._rows())
         lines += ["",
-                  f"Hamming risk (eq. 12-13): {f['hamming_risk']:.4f}; multiclass training "
-                  f"accuracy (largest h_c): {f['training_accuracy']:.4f}",
-                  f"Total surrogate risk (eq. 1): {f['total_risk']:.4f}; optimum (Lemma 3): "
-                  f"{f['total_optimum']:.4f}"]
+                  (f"Hamming risk (eq. 12-13): {f['hamming_risk']:.4f}; multiclass training "
+                   f"accuracy (largest h_c): {f['training_accuracy']:.4f}"),
+                  (f"Total surrogate risk (eq. 1): {f['total_risk']:.4f}; optimum (Lemma 3): "
+                   f"{f['total_optimum']:.4f}")]
         for note in f["notes"]:
             lines += ["", note]
         lines.append("")

@@ -76,14 +76,9 @@ class BinnedDesign:
     def histogram(self, stats: np.ndarray) -> np.ndarray:
         """Σ over rows of ``stats`` (n,) or (n, k), per flat (column, bin)."""
         dt = self.onehot.dtype
-        if stats.ndim == 1:
-            return (self.onehot.T @ stats.astype(dt, copy=False)).astype(np.float64)
-        # one sparse mat-vec per statistic: scipy's multi-vector product is
-        # several times slower per column than its mat-vec
-        out = np.empty((self.total_bins, stats.shape[1]))
-        for c in range(stats.shape[1]):
-            out[:, c] = self.onehot.T @ np.ascontiguousarray(stats[:, c], dtype=dt)
-        return out
+        # onehot.T is a CSC view: its multi-vector product costs little more
+        # per extra column than a mat-vec (the CSR one does not)
+        return np.asarray(self.onehot.T @ stats.astype(dt, copy=False), dtype=np.float64)
 
     def candidates(self):
         """Flat indices of the valid splits "code > k", with column and k.
@@ -99,7 +94,7 @@ class BinnedDesign:
     def cut_value(self, col: int, k: int) -> float:
         return float(self.cuts[col][k])
 
-    def subset(self, rows: np.ndarray) -> "BinnedDesign":
+    def subset(self, rows: np.ndarray) -> BinnedDesign:
         """The same bins restricted to some rows (for cross-validation)."""
         codes = self.codes[:, rows]
         return BinnedDesign(codes, self.cuts, self.nbins, self.offsets,

@@ -116,7 +116,7 @@ def udt_gain(phi):
 
 
 def grow_tree(binned: BinnedDesign, stats: np.ndarray, gain_fn, depth: int,
-              min_leaf: float = 1.0, min_gain: float = 1e-12, leaf_col: int = -1):
+              min_leaf=1.0, min_gain: float = 1e-12, leaf_col=-1):
     """Grow a tree of depth ≤ ``depth`` level by level.
 
     Parameters
@@ -124,7 +124,8 @@ def grow_tree(binned: BinnedDesign, stats: np.ndarray, gain_fn, depth: int,
     binned : BinnedDesign
     stats : (n, k) array
         Per-row statistics summed in histograms; column ``leaf_col`` is the
-        mass that ``min_leaf`` bounds below in each child.
+        mass that ``min_leaf`` bounds below in each child (both may be
+        sequences, one bound per column).
     gain_fn : callable (L, R, P) -> gain
         Split criterion on summed statistics of the left/right child and parent.
     depth : int ≥ 1
@@ -146,7 +147,10 @@ def grow_tree(binned: BinnedDesign, stats: np.ndarray, gain_fn, depth: int,
     flat, col, kk = binned.candidates()
     hist = {0: binned.histogram(stats)}
     active = [0]
-    scale = float(np.abs(stats).sum()) or 1.0
+    scale = float(np.abs(hist[0][binned.offsets[0]:binned.offsets[1]]).sum()) or 1.0
+    rows = np.arange(n)
+    lc = np.atleast_1d(leaf_col)
+    ml = np.broadcast_to(np.asarray(min_leaf, dtype=np.float64), lc.shape)
     for level in range(depth):
         split_nodes = []
         for nd in active:                     # ≤ 2^depth nodes per level
@@ -157,7 +161,8 @@ def grow_tree(binned: BinnedDesign, stats: np.ndarray, gain_fn, depth: int,
             L = _left_cumsum(binned, H)[flat]
             R = P - L
             g = gain_fn(L, R, P)
-            g = np.where((L[:, leaf_col] >= min_leaf) & (R[:, leaf_col] >= min_leaf), g, -np.inf)
+            ok = np.all((L[:, lc] >= ml) & (R[:, lc] >= ml), axis=1)
+            g = np.where(ok, g, -np.inf)
             best = int(np.argmax(g))
             if not g[best] > min_gain * scale:
                 continue
@@ -168,10 +173,8 @@ def grow_tree(binned: BinnedDesign, stats: np.ndarray, gain_fn, depth: int,
             break
         # route the rows of split nodes to their children
         f = feature[node]
-        s = f >= 0
-        rows = np.flatnonzero(s)
-        go = binned.codes[f[rows], rows] > kcut[node[rows]]
-        node[rows] = 2 * node[rows] + 1 + go
+        go = binned.codes[np.maximum(f, 0), rows] > kcut[node]
+        node = np.where(f >= 0, 2 * node + 1 + go, node)
         if level == depth - 1:
             break                          # the leaves need no histograms
         # left-child histograms, right ones by subtraction (sibling trick)
@@ -179,10 +182,15 @@ def grow_tree(binned: BinnedDesign, stats: np.ndarray, gain_fn, depth: int,
         slot = np.full(size, -1)
         slot[lefts] = np.arange(lefts.size)
         which = slot[node]
+        S = np.zeros((n, k * lefts.size), dtype=binned.onehot.dtype)
+        r = np.flatnonzero(which >= 0)
+        c = which[r] * k
+        for j in range(k):                   # k statistics (2 or 3)
+            S[r, c + j] = stats[r, j]
+        HL = binned.histogram(S)
         active = []
         for i, (nd, H) in enumerate(split_nodes):
-            mask = which == i
-            left = np.column_stack([binned.histogram(stats[:, c] * mask) for c in range(k)])
+            left = HL[:, i * k:(i + 1) * k]
             hist[2 * nd + 1] = left
             hist[2 * nd + 2] = H - left
             active += [2 * nd + 1, 2 * nd + 2]

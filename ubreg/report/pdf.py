@@ -46,10 +46,11 @@ def _figure_pages(pdf, section):
     """The section's diagnostics re-drawn as vector graphics, six panels per A4 page."""
     names = [f.name for f in section.figures]
     for start in range(0, len(names), 6):
-        fig = new_figure(*_PAGE, layout="constrained")
+        fig = new_figure(*_PAGE)     # fixed spacing: constrained layout is several times slower
         fig.suptitle(f"{section.name}: diagnostics", fontsize=11, weight="bold",
                      parse_math=False)
-        axes = fig.subplots(3, 2).ravel()
+        axes = fig.subplots(3, 2, gridspec_kw=dict(left=0.1, right=0.96, bottom=0.05, top=0.92,
+                                                   hspace=0.38, wspace=0.6)).ravel()
         for ax, name in zip(axes, names[start:start + 6]):
             try:
                 draw(name, section.result, ax, section.newdata)

@@ -184,14 +184,21 @@ class _Sqrt(Criterion):
         w = np.asarray(w, dtype=np.float64)
         return self.scale * np.sqrt(np.maximum(wy * (w - wy), 0.0))
 
+    def weight_part(self, lw, rw):
+        # unit weights: the sums are exact integers, wy·wn ≥ 0 needs no guard
+        return True
+
     def gain(self, lwy, lw, rwy, rw, wpart, out, tmp, tmp2):
+        exact = wpart is True
         np.subtract(lw, lwy, out=out)
         out *= lwy
-        np.maximum(out, 0.0, out=out)
+        if not exact:
+            np.maximum(out, 0.0, out=out)
         np.sqrt(out, out=out)
         np.subtract(rw, rwy, out=tmp)
         tmp *= rwy
-        np.maximum(tmp, 0.0, out=tmp)
+        if not exact:
+            np.maximum(tmp, 0.0, out=tmp)
         np.sqrt(tmp, out=tmp)
         out += tmp
         out *= -self.scale

@@ -37,7 +37,7 @@ import numpy as np
 
 from .columns import CATEGORICAL, check_columns, check_response
 from .criterion import make_criterion, misclass_risk
-from .splitter import Workspace, categorical_best, make_layout, numeric_best
+from .splitter import RowData, Workspace, categorical_best, make_layout, numeric_best
 
 __all__ = ["grow_raw", "check_controls", "RawTree", "MAX_DEPTH"]
 
@@ -116,19 +116,18 @@ def node_risk(crit, wy, w, risk):
     return crit.surrogate_risk(wy, w)
 
 
-def _partition(order, go_left, A, B, pos, m_new, ibuf):
+def _partition(order, go_left, A, C, m_new, ibuf, bbuf):
     """Stable partition of ``order`` into the children's segments.
 
-    Position i holding a left-going row moves to cl[i] + A[seg], a
-    right-going one to i − cl[i] + B[seg], with cl the running count of
-    left-going rows: each child keeps the parent's sort order.
+    Position i holding a left-going row moves to cl[i] + A[i], a right-going
+    one to C[i] − cl[i] (C = i + B), with cl the running count of left-going
+    rows: each child keeps the parent's sort order.
     """
     m = order.shape[0]
-    cl, t = ibuf[0][:m], ibuf[1][:m]
-    gl = go_left[order]
+    cl, t, gl = ibuf[0][:m], ibuf[1][:m], bbuf[:m]
+    np.take(go_left, order, out=gl)
     np.cumsum(gl, out=cl)
-    np.subtract(pos, cl, out=t)
-    t += B
+    np.subtract(C, cl, out=t)
     cl += A
     np.copyto(t, cl, where=gl)
     new = np.empty(m, dtype=order.dtype)
@@ -151,7 +150,6 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
     crit = make_criterion(family)
     wy_row = w * y
     unit = bool(np.all(w == 1.0))
-    w_row = None if unit else w
     positive = w > 0
     pos_rows = np.arange(n, dtype=np.intp) if unit else np.flatnonzero(positive)
     npos_all = pos_rows.shape[0]
@@ -177,18 +175,24 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
     n_cat = 0
     lmax = max([len(s.levels) for s in specs if s.kind == CATEGORICAL] or [1])
     numeric = [j for j, s in enumerate(specs) if s.kind != CATEGORICAL]
-    has_cat = len(numeric) < len(specs)
+    cat_flag = np.array([s.kind == CATEGORICAL for s in specs], dtype=bool)
+    has_cat = bool(cat_flag.any())
     has_nan = {j: bool(np.isnan(values[j]).any()) for j in numeric}
 
     if not splittable(root)[0]:
         return _finish(store, cat_blocks, lmax), dict(alpha=alpha, root_risk=root_risk, n=n)
 
     # presort every numeric predictor once (NaN sorts last)
-    orders = {}
+    orders, has_dups = {}, {}
     for j in numeric:
         xj = values[j] if unit else values[j][pos_rows]
         o = np.argsort(xj)
+        xs = xj[o]
+        # a predictor without repeated values needs no distinctness test
+        has_dups[j] = bool(np.any(xs[1:] == xs[:-1]))
+        del xs
         orders[j] = o if unit else pos_rows[o]
+    rowdata = RowData(y8=y.astype(np.uint8), wy=wy_row, w=w, unit=unit)
     base = pos_rows.copy()
     seg_of_row = np.zeros(n, dtype=np.intp)
     go_left = np.ones(n, dtype=bool)
@@ -215,10 +219,12 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
                     wy_base, w_base = wy_row[base], w[base]
                 c = categorical_best(values[j][base], len(spec.levels), wy_base, w_base, lay, crit)
             else:
-                c = numeric_best(values[j], orders[j], wy_row, w_row, lay, crit, ws, has_nan[j])
+                c = numeric_best(values[j], orders[j], rowdata, lay, crit, ws, has_nan[j],
+                                 has_dups[j])
             fin = np.isfinite(c.improve)
             better = fin & (c.improve > best + lay.tol)
-            tie = fin & np.isfinite(best) & ~better & (np.abs(c.improve - best) <= lay.tol)
+            with np.errstate(invalid="ignore"):        # −inf − (−inf) where neither splits
+                tie = fin & np.isfinite(best) & ~better & (np.abs(c.improve - best) <= lay.tol)
             tied = np.where(better, c.n_tied, np.where(tie, tied + c.n_tied, tied))
             if better.any():
                 best = np.where(better, c.improve, best)
@@ -251,7 +257,7 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
         a["na_left"][ids] = na_left_k
         a["improve"][ids] = best[ks] / crit.b
         a["n_tied"][ids] = tied[ks]
-        is_cat = np.array([specs[j].kind == CATEGORICAL for j in var_k], dtype=bool)
+        is_cat = cat_flag[var_k]
         if is_cat.any():
             kc = np.flatnonzero(is_cat)
             cat_blocks.append(bside[ks[kc]])
@@ -327,14 +333,15 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
         rstart[ks] = start_slot[1::2]
         cl_base = np.cumsum(n_left) - n_left
         A = (lstart - cl_base - 1)[lay.seg]
-        B = (rstart - lay.start + cl_base)[lay.seg]
+        C = (rstart - lay.start + cl_base)[lay.seg]
+        C += lay.pos
         if m_new:
             for j in numeric:
-                orders[j] = _partition(orders[j], go_left, A, B, lay.pos, m_new, ibuf)
-            base = _partition(base, go_left, A, B, lay.pos, m_new, ibuf)
+                orders[j] = _partition(orders[j], go_left, A, C, m_new, ibuf, ws.b[0])
+            base = _partition(base, go_left, A, C, m_new, ibuf, ws.b[0])
         seg_node = kids[keep]
         seg_len = len_slot[keep]
-        del lay, A, B
+        del lay, A, C
 
     return _finish(store, cat_blocks, lmax), dict(alpha=alpha, root_risk=root_risk, n=n)
 

@@ -33,15 +33,20 @@ _PREDICT_TYPES = ("response", "link", "class", "leaf")
 
 
 def leaf_link(family, p):
-    """∇φ(p) capped at pure leaves (see the module docstring)."""
+    """∇φ(p) capped at pure leaves (see the module docstring).
+
+    Evaluated as ∇φ(p) for p ≤ 1/2 and −∇φ(1 − p) above (φ is symmetric
+    about 1/2), which keeps the capped links of p = 0 and p = 1 opposite.
+    """
     p = np.asarray(p, dtype=np.float64)
     lo, hi = family.link_domain
-    pc = np.clip(p, LINK_EPS, 1.0 - LINK_EPS)
-    if np.isfinite(lo) and np.isfinite(hi):
-        inner = np.clip(p, np.nextafter(0.0, 1.0), np.nextafter(1.0, 0.0))
-        link = np.asarray(family.dphi(inner), dtype=np.float64)
-        return np.where(p <= 0.0, lo, np.where(p >= 1.0, hi, link))
-    link = np.asarray(family.dphi(pc), dtype=np.float64)
+    q = np.minimum(p, 1.0 - p)                 # exact for p ≥ 1/2 (Sterbenz)
+    low = p <= 0.5
+    tiny = np.nextafter(0.0, 1.0)
+    floor = tiny if (np.isfinite(lo) and np.isfinite(hi)) else LINK_EPS
+    with np.errstate(divide="ignore", invalid="ignore"):
+        half = np.asarray(family.dphi(np.clip(q, floor, 0.5)), dtype=np.float64)
+    link = np.where(low, half, -half)
     if np.isfinite(lo):
         link = np.where(p <= 0.0, lo, link)
     if np.isfinite(hi):
@@ -259,11 +264,15 @@ class Tree:
         cp = float(cp)
         if not cp >= 0:
             raise ValueError(f"cp must be non-negative, got {cp}")
-        alpha = cp * self.root_risk
-        if alpha <= self.alpha:
-            return Tree(self.nodes, self.specs, self.family, self.controls, self.alpha, self.risk)
+        root = self.root_risk
         nd = self.nodes
-        split = ~self.is_leaf & (nd["complexity"] > alpha)
+        # compare on the CP scale (complexity / root risk) as rpart's prune does,
+        # so that a CP copied from the cp table selects exactly its row's tree
+        rel = nd["complexity"] / root if root > 0 else np.zeros(self.n_nodes)
+        split = ~self.is_leaf & (rel > cp)
+        if split.sum() == (~self.is_leaf).sum():
+            return Tree(self.nodes, self.specs, self.family, self.controls, self.alpha, self.risk)
+        alpha = cp * root
         keep = np.zeros(self.n_nodes, dtype=bool)
         keep[0] = True
         for i in range(1, self.n_nodes):      # parents come first in rpart order

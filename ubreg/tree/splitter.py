@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Layout", "Candidates", "numeric_best", "categorical_best", "RTOL"]
+__all__ = ["Layout", "Candidates", "RowData", "Workspace", "make_layout", "numeric_best",
+           "categorical_best", "RTOL"]
 
 #: relative tolerance that calls two split gains a tie
 RTOL = 1e-10
@@ -41,9 +42,11 @@ class Layout:
     pos: np.ndarray          # (m,) 0..m-1
     nleft: np.ndarray        # (m,) rows left of the cut after each position
     cut_bad: np.ndarray      # (m,) cut violates min_leaf or leaves the segment
-    lw: np.ndarray | None    # (m,) left weight at each cut (unit weights only)
+    lw: np.ndarray | None    # (m,) left weight (row count) at each cut (unit weights only)
     rw: np.ndarray | None    # (m,) right weight at each cut (unit weights only)
     wpart: object            # criterion's weight-only part (unit weights only)
+    before_pos: np.ndarray | None  # (m,) Σ w·y of the segments before (unit weights only)
+    twy_pos: np.ndarray | None     # (m,) Σ w·y of the position's segment (unit weights only)
     twy: np.ndarray          # (S,) weighted positives per segment
     tw: np.ndarray           # (S,) weight per segment
     offset: np.ndarray       # (S,) criterion offset per segment
@@ -71,16 +74,20 @@ def make_layout(length, twy, tw, crit, min_leaf, unit_weights):
     nleft = pos - start[seg] + 1
     nright = length[seg] - nleft
     cut_bad = (nleft < min_leaf) | (nright < min_leaf)
-    lw = rw = wpart = None
+    twy = np.asarray(twy, dtype=np.float64)
+    tw = np.asarray(tw, dtype=np.float64)
+    lw = rw = wpart = before_pos = twy_pos = None
+    lw = nleft.astype(np.float64)
     if unit_weights:
-        lw = nleft.astype(np.float64)
         rw = nright.astype(np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
             wpart = crit.weight_part(lw, rw)
-    twy = np.asarray(twy, dtype=np.float64)
-    tw = np.asarray(tw, dtype=np.float64)
+        before = np.cumsum(twy) - twy
+        before_pos = before[seg]
+        twy_pos = twy[seg]
     return Layout(start=start, length=length, seg=seg, pos=pos, nleft=nleft,
-                  cut_bad=cut_bad, lw=lw, rw=rw, wpart=wpart, twy=twy, tw=tw,
+                  cut_bad=cut_bad, lw=lw, rw=rw, wpart=wpart, before_pos=before_pos,
+                  twy_pos=twy_pos, twy=twy, tw=tw,
                   offset=crit.offset(twy, tw), parent=crit.node_term(twy, tw),
                   tol=RTOL * crit.b * tw, min_leaf=min_leaf)
 
@@ -114,6 +121,7 @@ class Workspace:
     def __init__(self, n):
         self.f = [np.empty(n) for _ in range(7)]
         self.b = [np.empty(n, dtype=bool) for _ in range(2)]
+        self.u8 = np.empty(n, dtype=np.uint8)
 
     def floats(self, m):
         return [a[:m] for a in self.f]
@@ -121,16 +129,22 @@ class Workspace:
     def bools(self, m):
         return [a[:m] for a in self.b]
 
-
-def _segment_sums(cs, lay):
-    """Totals before each segment and within it, from a running cumulative sum."""
-    end = lay.start + lay.length - 1
-    tot_end = cs[end]
-    before = np.where(lay.start > 0, cs[np.maximum(lay.start - 1, 0)], 0.0)
-    return before, tot_end - before
+    def bytes(self, m):
+        return self.u8[:m]
 
 
-def numeric_best(x, order, wy_row, w_row, lay: Layout, crit, ws: Workspace, has_nan=False):
+@dataclass
+class RowData:
+    """Per-row response and weights, as the splitter reads them."""
+
+    y8: np.ndarray           # y as uint8
+    wy: np.ndarray           # w·y, float64
+    w: np.ndarray            # w, float64
+    unit: bool               # all weights are 1
+
+
+def numeric_best(x, order, rows, lay: Layout, crit, ws: Workspace, has_nan=False,
+                 has_dups=True):
     """Best cut of a numeric predictor in every segment of ``lay``.
 
     Parameters
@@ -140,69 +154,83 @@ def numeric_best(x, order, wy_row, w_row, lay: Layout, crit, ws: Workspace, has_
     order : ndarray (m,)
         Rows of the open nodes, grouped by segment, sorted by ``x`` within a
         segment (NaN last).
-    wy_row, w_row : ndarray (n,)
-        w·y and w per row; ``w_row`` is None when all weights are 1.
+    rows : RowData
+        Per-row y and weights.
     lay : Layout
     crit : Criterion
     ws : Workspace
     has_nan : bool
-        Whether ``x`` has missing values (slower path: per-segment
-        non-missing totals).
+        Whether ``x`` has missing values (per-segment non-missing totals).
+    has_dups : bool
+        Whether ``x`` has repeated values; without them every cut inside a
+        segment lies between distinct values and ``x`` is never gathered.
     """
     m = lay.m
-    xs, lwy, rwy, gain, tmp, tmp2, lw_buf = ws.floats(m)
+    lwy, rwy, gain, tmp, tmp2, lw_buf, xs = ws.floats(m)
     invalid, hit = ws.bools(m)
-    np.take(x, order, out=xs)
-    np.take(wy_row, order, out=lwy)
-    np.cumsum(lwy, out=lwy)
     seg = lay.seg
-
-    if has_nan:
-        observed = ~np.isnan(xs)
-        n_obs = np.add.reduceat(observed, lay.start) if m else np.zeros(0, np.intp)
-        n_obs = n_obs.astype(np.intp)
-        last = lay.start + np.maximum(n_obs, 1) - 1
-    else:
-        n_obs = lay.length
-        last = lay.start + lay.length - 1
-
-    before_wy = np.where(lay.start > 0, lwy[np.maximum(lay.start - 1, 0)], 0.0)
-    twy = np.where(n_obs > 0, lwy[last] - before_wy, 0.0)
-    np.subtract(lwy, before_wy[seg], out=lwy)           # left w·y
-    np.subtract(twy[seg], lwy, out=rwy)                 # right w·y
-
-    if w_row is None and not has_nan:
+    if rows.unit and not has_nan:
+        # unit weights: y is 0/1 (one byte a row, cache-friendly), the
+        # left/right weights are row counts shared by all predictors, and the
+        # sums are exact integers, so the per-level offsets are shared too
+        u8 = ws.bytes(m)
+        np.take(rows.y8, order, out=u8)
+        np.cumsum(u8, dtype=np.float64, out=lwy)
+        lwy -= lay.before_pos
+        np.subtract(lay.twy_pos, lwy, out=rwy)
         lw, rw, wpart = lay.lw, lay.rw, lay.wpart
-        tw = lay.tw
-    elif w_row is None:
-        # unit weights, missing values: weights are row counts of observed rows
-        lw = lay.nleft.astype(np.float64)
-        tw = n_obs.astype(np.float64)
-        rw = tw[seg] - lw
-        wpart = None
+        n_obs = lay.length
+        twy, tw = lay.twy, lay.tw
     else:
-        lw = lw_buf
-        np.take(w_row, order, out=lw)
-        np.cumsum(lw, out=lw)
-        before_w = np.where(lay.start > 0, lw[np.maximum(lay.start - 1, 0)], 0.0)
-        tw = np.where(n_obs > 0, lw[last] - before_w, 0.0)
-        np.subtract(lw, before_w[seg], out=lw)
-        rw = tw[seg] - lw
+        if has_nan:
+            np.take(x, order, out=xs)
+            n_obs = np.add.reduceat(~np.isnan(xs), lay.start).astype(np.intp)
+        else:
+            n_obs = lay.length
+        last = lay.start + np.maximum(n_obs, 1) - 1
+        has_before = lay.start > 0
+        prev = np.maximum(lay.start - 1, 0)
+        np.take(rows.wy, order, out=lwy)
+        np.cumsum(lwy, out=lwy)
+        before_wy = np.where(has_before, lwy[prev], 0.0)
+        twy = np.where(n_obs > 0, lwy[last] - before_wy, 0.0)
+        np.subtract(lwy, before_wy[seg], out=lwy)           # left w·y
+        np.subtract(twy[seg], lwy, out=rwy)                 # right w·y
         wpart = None
+        if rows.unit:
+            # missing values: weights are counts of observed rows
+            lw = lay.lw
+            tw = n_obs.astype(np.float64)
+        else:
+            lw = lw_buf
+            np.take(rows.w, order, out=lw)
+            np.cumsum(lw, out=lw)
+            before_w = np.where(has_before, lw[prev], 0.0)
+            tw = np.where(n_obs > 0, lw[last] - before_w, 0.0)
+            np.subtract(lw, before_w[seg], out=lw)
+        rw = tw[seg] - lw
 
     with np.errstate(divide="ignore", invalid="ignore"):
         crit.gain(lwy, lw, rwy, rw, wpart, out=gain, tmp=tmp, tmp2=tmp2)
 
     # admissible cuts: between distinct observed values, min_leaf rows each side
-    np.equal(xs[1:], xs[:-1], out=invalid[:-1])
-    if m:
-        invalid[-1] = True
     if has_nan:
+        np.equal(xs[1:], xs[:-1], out=invalid[:-1])
+        if m:
+            invalid[-1] = True
         nright = (lay.start + n_obs)[seg] - lay.pos - 1
         invalid |= (lay.nleft < lay.min_leaf) | (nright < lay.min_leaf)
-    else:
+        bad = invalid
+    elif has_dups:
+        np.take(x, order, out=xs)
+        np.equal(xs[1:], xs[:-1], out=invalid[:-1])
+        if m:
+            invalid[-1] = True
         invalid |= lay.cut_bad
-    np.copyto(gain, -np.inf, where=invalid)
+        bad = invalid
+    else:
+        bad = lay.cut_bad
+    np.copyto(gain, -np.inf, where=bad)
 
     best = np.maximum.reduceat(gain, lay.start) if m else np.zeros(0)
     found = np.isfinite(best)
@@ -222,8 +250,8 @@ def numeric_best(x, order, wy_row, w_row, lay: Layout, crit, ws: Workspace, has_
         parent, offset = lay.parent, lay.offset
     improve = np.where(found, parent - (offset - best), -np.inf)
 
-    a = xs[first]
-    b = xs[np.minimum(first + 1, max(m - 1, 0))]
+    a = x[order[first]]
+    b = x[order[np.minimum(first + 1, max(m - 1, 0))]]
     threshold = a / 2.0 + b / 2.0
     # adjacent doubles: the midpoint may round onto a; then b itself separates
     threshold = np.where(threshold > a, threshold, b)

@@ -1,0 +1,245 @@
+"""A small replication of Figure 15 of paper 000 (Section 7): 11 flavours of ULS.
+
+Flavours (monomial rules "if conjunction of ≤ l literals then ±1 else ∓1",
+r rounds, leveraging coefficients from eq. 70 to 1e-10):
+
+* AdaBoost — ``Exponential()``;
+* gini (26), mu (27, μ = 0.5), matsushita (28), entropy (29), power (107,
+  v = 0.25; the paper does not give v, and v = 0.5 is Matsushita up to the
+  scale of H);
+* F* — per training fold, the family of least empirical risk in the bag
+  {26, 27, 28, 29, 107} (``strategy="F*"``, ``select="train"``);
+* F.1, F.2 — at each round the family of least empirical risk, bags
+  1 = {26, 27, 28, 29} and 2 = {27, 28, 29, 107};
+* E.1, E.2 — at each round the family of largest edge, same bags.
+
+Each domain is evaluated by stratified K-fold cross-validation (seeded); per
+domain the flavours are ranked by test error (average ranks for ties).  The
+script prints and writes ``reports/uls_flavours.md``: the average rank and
+test error per flavour for each (l, r), the per-domain errors, and the number
+of flavours each beats by a paired t-test over domains at level .1 (the
+italic numbers of Figure 15).
+
+    python reports/uls_flavours.py                       # l=2,r=10 and l=3,r=100, 10 folds
+    python reports/uls_flavours.py --settings 2,10 --folds 5
+    python reports/uls_flavours.py --large               # adds satellite (6435 rows)
+    python reports/uls_flavours.py --smoke               # tiny, for CI
+
+Domains: binary data sets of ../shared/data (pima, ionosphere, breast cancer,
+mtcars ``am``, glass as window vs non-window) and scikit-learn's bundled
+Wisconsin diagnostic breast-cancer data.  Rows with NA are dropped.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE.parent.parent / "shared" / "data"
+OUT = HERE / "uls_flavours.md"
+
+FLAVOURS = ["AdaBoost", "gini", "mu", "matsushita", "entropy", "power",
+            "F*", "F.1", "F.2", "E.1", "E.2"]
+
+
+def _families():
+    import ubreg
+    P = ubreg.Permissible
+    fam = {"gini": P("gini"), "mu": P("mu", mu=0.5), "matsushita": P("matsushita"),
+           "entropy": P("entropy"), "power": P("power", v=0.25)}
+    bag1 = [fam[k] for k in ("gini", "mu", "matsushita", "entropy")]
+    bag2 = [fam[k] for k in ("mu", "matsushita", "entropy", "power")]
+    bagF = [fam[k] for k in ("gini", "mu", "matsushita", "entropy", "power")]
+    out = {"AdaBoost": (ubreg.Exponential(), None)}
+    out.update({k: (v, None) for k, v in fam.items()})
+    out.update({"F*": (bagF, "F*"), "F.1": (bag1, "F."), "F.2": (bag2, "F."),
+                "E.1": (bag1, "E."), "E.2": (bag2, "E."),
+                "F*cv": (bagF, "F*")})
+    return out
+
+
+# ---------------------------------------------------------------------------
+# domains
+# ---------------------------------------------------------------------------
+def _q(name: str) -> str:
+    return name
+
+
+def load_domains(large: bool = False) -> dict[str, tuple[pd.DataFrame, str]]:
+    """name -> (data frame with a 0/1 column ``y``, formula)."""
+    out = {}
+    pima = pd.read_csv(DATA / "pima_indians_diabetes2.csv").dropna()
+    pima["y"] = (pima.pop("diabetes") == "pos").astype(int)
+    out["pima"] = pima
+    ion = pd.read_csv(DATA / "ionosphere.csv").drop(columns=["v2"])
+    ion["y"] = (ion.pop("Class") == "good").astype(int)
+    out["ionosphere"] = ion
+    bc = pd.read_csv(DATA / "breast_cancer.csv").dropna()
+    bc["y"] = (bc.pop("Class") == "malignant").astype(int)
+    out["breast_cancer"] = bc
+    mt = pd.read_csv(DATA / "mtcars.csv").drop(columns=["model"])
+    mt["y"] = mt.pop("am").astype(int)
+    out["mtcars_am"] = mt
+    gl = pd.read_csv(DATA / "glass.csv")
+    gl["y"] = gl.pop("Type").isin([1, 2, 3]).astype(int)     # window vs non-window glass
+    out["glass_window"] = gl
+    from sklearn.datasets import load_breast_cancer
+    wd = load_breast_cancer(as_frame=True).frame
+    wd.columns = [c.replace(" ", "_") for c in wd.columns]
+    wd["y"] = wd.pop("target").astype(int)
+    out["wdbc_sklearn"] = wd
+    if large:
+        sat = pd.read_csv(DATA / "satellite.csv")
+        sat["y"] = sat.pop("classes").isin(["grey soil", "damp grey soil",
+                                            "very damp grey soil"]).astype(int)
+        out["satellite_grey"] = sat
+    return {k: (v.reset_index(drop=True), "y ~ .") for k, v in out.items()}
+
+
+# ---------------------------------------------------------------------------
+# the experiment
+# ---------------------------------------------------------------------------
+def cv_errors(data: pd.DataFrame, formula: str, literals: int, rounds: int, folds: int,
+              seed: int, flavours=FLAVOURS) -> pd.DataFrame:
+    """Test error of each flavour on each fold (rows: folds, columns: flavours)."""
+    import ubreg
+    from ubreg.boosting.uls_boost import stratified_folds
+    fams = _families()
+    fold = stratified_folds(data["y"].to_numpy(), folds, seed)
+    out = pd.DataFrame(index=pd.RangeIndex(folds, name="fold"), columns=list(flavours),
+                       dtype=float)
+    for k in range(folds):
+        train, test = data[fold != k], data[fold == k]
+        for name in flavours:
+            family, strategy = fams[name]
+            kw = {"strategy": strategy} if strategy else {}
+            if name == "F*cv":   # F* choosing by inner 5-fold CV error instead of training risk
+                kw.update(select="cv", inner_folds=5, seed=seed + k)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")        # capped δ on separable folds
+                m = ubreg.fit(formula, train, family=family, method="uls", learner="rules",
+                              literals=literals, rounds=rounds, **kw)
+            pred = (m.predict(test, type="link").to_numpy() >= 0).astype(int)
+            out.loc[k, name] = float(np.mean(pred != test["y"].to_numpy()))
+    return out
+
+
+def summarise(errors: dict[str, pd.DataFrame]) -> dict:
+    """Ranks, average errors and paired t-test wins over domains."""
+    mean = pd.DataFrame({d: e.mean() for d, e in errors.items()}).T      # domains × flavours
+    ranks = mean.rank(axis=1, method="average")
+    table = pd.DataFrame({"average rank": ranks.mean(), "average test error": mean.mean(),
+                          "first on": (ranks == ranks.min(axis=1).to_numpy()[:, None]).sum(),
+                          "last on": (ranks == ranks.max(axis=1).to_numpy()[:, None]).sum()})
+    beats = {}
+    for a in mean.columns:
+        wins = 0
+        for b in mean.columns:
+            if a == b:
+                continue
+            diff = mean[a] - mean[b]
+            if np.allclose(diff, 0):
+                continue
+            t, p = stats.ttest_rel(mean[a], mean[b])
+            wins += int(p < 0.1 and t < 0)
+        beats[a] = wins
+    table["beats (t-test, .1)"] = pd.Series(beats)
+    table = table.sort_values("average test error")
+    return {"table": table, "mean": mean, "ranks": ranks}
+
+
+def _md(df: pd.DataFrame, fmt="{:.4f}") -> str:
+    cols = [df.index.name or ""] + [str(c) for c in df.columns]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    cols_fmt = [(lambda v: fmt.format(v)) if np.issubdtype(df[c].dtype, np.floating) else str
+                for c in df.columns]
+    for i, idx in enumerate(df.index):
+        cells = [f(df.iloc[i, j]) for j, f in enumerate(cols_fmt)]
+        lines.append("| " + " | ".join([str(idx)] + cells) + " |")
+    return "\n".join(lines)
+
+
+def conclusions(res: dict) -> list[str]:
+    t = res["table"]
+    m = res["mean"]
+    out = []
+    best = t["average rank"].idxmin()
+    out.append(f"Best average rank: {best} ({t.loc[best, 'average rank']:.2f}); F* ranks "
+               f"{t['average rank'].rank().loc['F*']:.0f} of {len(t)} by average rank "
+               f"({t.loc['F*', 'average rank']:.2f}) and "
+               f"{list(t.index).index('F*') + 1} of {len(t)} by average test error.")
+    for other in ("entropy", "AdaBoost"):
+        wins = int((m["matsushita"] < m[other]).sum())
+        ties = int((m["matsushita"] == m[other]).sum())
+        p = stats.ttest_rel(m["matsushita"], m[other]).pvalue if not np.allclose(
+            m["matsushita"], m[other]) else 1.0
+        out.append(f"matsushita vs {other}: lower error on {wins}, tie on {ties} of {len(m)} "
+                   f"domains; mean error {m['matsushita'].mean():.4f} vs {m[other].mean():.4f} "
+                   f"(paired t-test over domains p = {p:.2f}).")
+    for bag in ("1", "2"):
+        out.append(f"bag {bag}: F.{bag} average rank {t.loc['F.' + bag, 'average rank']:.2f}, "
+                   f"E.{bag} {t.loc['E.' + bag, 'average rank']:.2f}.")
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="ULS flavours (paper 000, Figure 15), reduced")
+    ap.add_argument("--settings", default="2,10;3,100",
+                    help="';'-separated l,r pairs (literals, rounds); default '2,10;3,100'")
+    ap.add_argument("--folds", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--domains", default=None, help="comma-separated subset of domains")
+    ap.add_argument("--large", action="store_true", help="add satellite (6435 rows)")
+    ap.add_argument("--smoke", action="store_true", help="2 domains, 3 folds, l=2, r=5")
+    ap.add_argument("--fstar-cv", action="store_true",
+                    help="add flavour F*cv: F* choosing by inner 5-fold CV error (slow)")
+    ap.add_argument("--out", default=str(OUT))
+    a = ap.parse_args(argv)
+    settings = [tuple(int(v) for v in s.split(",")) for s in a.settings.split(";")]
+    domains = load_domains(a.large)
+    if a.smoke:
+        settings, a.folds = [(2, 5)], 3
+        domains = {k: domains[k] for k in ("breast_cancer", "mtcars_am")}
+    if a.domains:
+        domains = {k: domains[k] for k in a.domains.split(",")}
+    started = time.perf_counter()
+    import sys
+    args = " ".join(argv if argv is not None else sys.argv[1:])
+    parts = ["# ULS flavours: a reduced replication of Figure 15 (paper 000, §7)\n",
+             f"Generated by `python reports/uls_flavours.py {args}`".rstrip() + ".\n",
+             f"Stratified {a.folds}-fold cross-validation (seed {a.seed}), monomial rules, "
+             f"{len(domains)} domains: " + ", ".join(
+                 f"{k} ({len(v[0])} rows)" for k, v in domains.items()) + ".\n",
+             "Flavours: AdaBoost = Exponential(); mu with μ = 0.5; power (107) with v = 0.25; "
+             "F* = family of least training risk in {26, 27, 28, 29, 107} per training fold; "
+             "bags 1 = {26, 27, 28, 29}, 2 = {27, 28, 29, 107}. Gini renormalises H to "
+             "[−1, 1] when an adaptive flavour picks it.\n"]
+    for literals, rounds in settings:
+        errs = {}
+        for name, (data, formula) in domains.items():
+            t0 = time.perf_counter()
+            flavours = FLAVOURS + (["F*cv"] if a.fstar_cv else [])
+            errs[name] = cv_errors(data, formula, literals, rounds, a.folds, a.seed, flavours)
+            print(f"l={literals} r={rounds} {name}: {time.perf_counter() - t0:.1f}s", flush=True)
+        res = summarise(errs)
+        print(res["table"].to_string(float_format=lambda v: f"{v:.4f}"))
+        parts.append(f"\n## l = {literals}, r = {rounds}\n")
+        parts.append("Flavours ordered by average test error (as Figure 15):\n")
+        parts.append(_md(res["table"].rename_axis("flavour")))
+        parts.append("\nTest error per domain (mean over folds):\n")
+        parts.append(_md(res["mean"].rename_axis("domain")))
+        parts.append("\nWhat the numbers say:\n")
+        parts += [f"- {c}" for c in conclusions(res)]
+    parts.append(f"\nTotal time: {time.perf_counter() - started:.0f} s.\n")
+    Path(a.out).write_text("\n".join(parts) + "\n")
+    print(f"wrote {a.out}")
+
+
+if __name__ == "__main__":
+    main()
