@@ -325,3 +325,18 @@ def test_html_summary_escapes_user_strings():
     html = ubreg.fit(f"y ~ Q('{evil}')", d).summary().html()
     assert evil not in html
     assert "&lt;script&gt;" in html
+
+
+def test_interaction_with_an_empty_cell_is_aliased():
+    rng = np.random.default_rng(4)
+    n = 200
+    a = rng.choice(["p", "q"], n)
+    b = np.where(a == "q", "r", rng.choice(["r", "s"], n))     # cell (q, s) is empty
+    y = rng.integers(0, 2, n)
+    d = pd.DataFrame({"y": y, "a": a, "b": b})
+    m = ubreg.fit("y ~ a * b", d)
+    inter = "a[T.q]:b[T.s]"
+    assert np.isnan(m.coef[inter]) and bool(m.aliased[inter])
+    base = ubreg.fit("y ~ a + b", d)
+    np.testing.assert_allclose(m.coef.drop(inter), base.coef, rtol=1e-9)
+    np.testing.assert_allclose(m.bse.drop(inter), base.bse, rtol=1e-8)
