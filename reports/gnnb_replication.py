@@ -120,6 +120,14 @@ def render(res: pd.DataFrame, sizes: dict, args, seconds: float) -> str:
         lines += [(f"**Reduced run:** data sets larger than {args.max_rows} rows were "
                    "subsampled (stratified) to that size."), ""]
     lines += [f"Total run time: {seconds:.0f} s.", ""]
+    lines += ["Setup notes:", "",
+              "- Predictions: the class of largest h_c (one-vs-rest, Algorithm 1's output).",
+              "- UNN solves the zero-edge condition exactly (to 1e-12); when every inverse "
+              "neighbour of j agrees with j on class c the root is at infinity, and δ is capped "
+              "at 10 (`delta_max`), which is the common case in one-vs-rest with many classes.",
+              "- k-NN ties between classes go to the first class (scikit-learn); GNNB's "
+              "real-valued votes rarely tie.",
+              "- 'Stable in k' is read as a small range of mean accuracy over k = 5..50.", ""]
     g = res.groupby(["dataset", "k", "method"])
     agg = g.agg(acc=("accuracy", "mean"), acc_sd=("accuracy", "std"), F=("F", "mean"),
                 F_sd=("F", "std"), rec=("recall", "mean"), rec_sd=("recall", "std"),

@@ -74,7 +74,8 @@ def test_nestedness_and_data_checks(pima):
     full = ubreg.datasets.load_pima()
     m0 = ubreg.fit(SMALL, pima)
     with pytest.raises(NotNestedError, match="not nested.*only in the first: \\['glucose'\\]"):
-        ubreg.anova(ubreg.fit("diabetes ~ glucose + age", pima), ubreg.fit("diabetes ~ mass + age", pima))
+        ubreg.anova(ubreg.fit("diabetes ~ glucose + age", pima),
+                    ubreg.fit("diabetes ~ mass + age", pima))
     with pytest.raises(NotNestedError, match="different families"):
         ubreg.anova(m0, ubreg.fit(LARGE, pima, family="gini"))
     with pytest.raises(NotNestedError, match="different rows"):

@@ -41,8 +41,8 @@ def test_user_strings_are_escaped(hostile, tmp_path):
     path = ubreg.report({SCRIPT: m}, tmp_path / "r.html", title=IMG, data=hostile)
     html = path.read_text(encoding="utf-8")
     assert "<script" not in html.lower()                  # no script at all, user's or ours
-    assert "onerror" not in re.sub(r"&[a-z#0-9]+;", "", html.replace("onerror=alert(1)&gt;", ""))
     assert IMG not in html and SCRIPT not in html
+    assert not re.search(r"<[^>]*onerror", html)           # no tag carries the handler
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "&lt;img src=x onerror=alert(1)&gt;" in html
     # every <img> is one of our figures: an inline PNG that decodes

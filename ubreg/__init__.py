@@ -30,3 +30,4 @@ from .report import render_vignette, report  # noqa: E402
 __all__ += ["compare", "cv", "anova", "report", "render_vignette", "plots"]
 from . import gnnb  # noqa: E402,F401
 from . import boosting  # noqa: E402,F401  (registers boosting methods)
+from . import dask as _dask  # noqa: E402,F401  (routes dask DataFrames to ubreg.dask; issue 9)

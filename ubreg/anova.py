@@ -43,8 +43,8 @@ def _same_fit_data(m0, m1):
                              f"and P({r1.name} = {r1.positive})")
     if len(m0.index) != len(m1.index) or not m0.index.equals(m1.index):
         raise NotNestedError(f"the models were fitted on different rows ({len(m0.index)} and "
-                             f"{len(m1.index)}): NA in a variable of only one model drops different "
-                             f"rows; fit both on the same complete rows")
+                             f"{len(m1.index)}): NA in a variable of only one model drops "
+                             f"different rows; fit both on the same complete rows")
     if not np.array_equal(m0.weights, m1.weights):
         raise NotNestedError("the models were fitted with different weights")
 
@@ -161,10 +161,10 @@ class AnovaResult:
         w = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
         lines += [""] + ["  ".join([r[0].ljust(w[0])] + [x.rjust(k) for x, k in zip(r[1:], w[1:])])
                          for r in rows]
-        lines += ["", f"Statistic: {c['label']}.",
-                  f"Wald test of the added terms ({c['wald']['terms']}) with the robust (HC0) "
-                  f"covariance: χ² = {c['wald']['statistic']} on {c['wald']['df']} df, "
-                  f"p = {c['wald']['p']}"]
+        wald = (f"Wald test of the added terms ({c['wald']['terms']}) with the robust (HC0) "
+                f"covariance: χ² = {c['wald']['statistic']} on {c['wald']['df']} df, "
+                f"p = {c['wald']['p']}")
+        lines += ["", f"Statistic: {c['label']}.", wald]
         return "\n".join(lines)
 
     def __repr__(self):

@@ -147,14 +147,22 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     args.command_line = _command_line(argv)
+    # warnings print as one line each, without source lines; restored on exit
+    saved_format = warnings.formatwarning
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("default")
-            warnings.formatwarning = lambda msg, cat, *a, **k: f"Warning ({cat.__name__}): {msg}\n"
+            warnings.formatwarning = _one_line_warning
             return args.run(args)
     except (UbregError, ValueError, TypeError, OSError) as exc:
         print(f"ubreg: error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        warnings.formatwarning = saved_format
+
+
+def _one_line_warning(message, category, *args, **kwargs) -> str:
+    return f"Warning ({category.__name__}): {message}\n"
 
 
 if __name__ == "__main__":  # pragma: no cover

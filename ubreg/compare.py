@@ -40,7 +40,7 @@ def format_number(v, digits: int = 4) -> str:
 def _stat(value_fn) -> float:
     try:
         v = value_fn()
-    except Exception:  # a method may not define every statistic
+    except Exception:  # noqa: BLE001 — a method may not define every statistic
         return float("nan")
     try:
         return float(v)
@@ -140,15 +140,15 @@ class Comparison:
     def _build_statistics(self) -> pd.DataFrame:
         rows = {}
         for name, m in self.models.items():
-            col = {key: _stat(lambda key=key: getattr(m, key)) for key in FIT_STATISTICS}
+            col = {key: _stat(lambda m=m, key=key: getattr(m, key)) for key in FIT_STATISTICS}
             try:
                 col.update(metrics_of(m))
             except Exception:  # noqa: BLE001 — a model whose posteriors cannot be scored
                 col.update({k: float("nan") for k in METRIC_NAMES})
             cv = self.cvs[name]
             for k in METRIC_NAMES:
-                col[f"cv_{k}"] = _stat(lambda k=k: cv.mean[k]) if cv is not None else np.nan
-                col[f"cv_{k}_se"] = _stat(lambda k=k: cv.se[k]) if cv is not None else np.nan
+                col[f"cv_{k}"] = _stat(lambda cv=cv, k=k: cv.mean[k]) if cv is not None else np.nan
+                col[f"cv_{k}_se"] = _stat(lambda cv=cv, k=k: cv.se[k]) if cv is not None else np.nan
             rows[name] = col
         return pd.DataFrame(rows)
 
@@ -207,6 +207,11 @@ class Comparison:
         note = (f"Estimates with {second} ({cov} covariance) in parentheses; "
                 "* p < 0.05, ** p < 0.01, *** p < 0.001, . p < 0.1. "
                 "Metrics on the training rows (frequency-weighted).")
+        n = self._statistics.loc["nobs"].dropna().unique()
+        if len(n) > 1:
+            note += (" The models were fitted on different numbers of rows "
+                     f"({', '.join(f'{v:g}' for v in sorted(n))}): their deviances, "
+                     "log-likelihoods and AICs are not comparable.")
         if self.has_cv:
             folds = {getattr(cv, "n_folds", None) for cv in self.cvs.values() if cv is not None}
             k = ", ".join(str(f) for f in sorted(f for f in folds if f)) or "K"
@@ -247,8 +252,8 @@ class Comparison:
             line = "-" * total
             rows = [[""] + [cols[j][0] for j in block]]
             rows += [[labels[i]] + [cols[j][i + 1] for j in block] for i in range(len(labels))]
-            fmt = lambda r: "  ".join([r[0].ljust(first)] + [c.rjust(col_w[j])  # noqa: E731
-                                      for c, j in zip(r[1:], block)]).rstrip()
+            fmt = lambda r, block=block: "  ".join(  # noqa: E731
+                [r[0].ljust(first)] + [c.rjust(col_w[j]) for c, j in zip(r[1:], block)]).rstrip()
             out += [line, fmt(rows[0]), line] + [fmt(r) for r in rows[1:n_coef + 1]]
             if n_coef:
                 out.append(line)

@@ -146,7 +146,7 @@ def _call_string(formula, family, method, folds, stratified, seed, options) -> s
 def cv(formula: str, data, family=None, method: str = "uls", folds: int = 10,
        stratified: bool = True, seed=None, weights=None, na_action: str = "drop",
        positive=None, refit: bool = True, show_progress: bool | None = None,
-       **fit_options) -> CVResult:
+       scheduler=None, **fit_options) -> CVResult:
     """K-fold cross-validation of ``ubreg.fit(formula, data, family, method, ...)``.
 
     Parameters
@@ -166,6 +166,10 @@ def cv(formula: str, data, family=None, method: str = "uls", folds: int = 10,
         be passed to :func:`ubreg.compare` and :func:`ubreg.report`.
     show_progress : bool, optional
         tqdm bar over the folds; by default only when stderr is a terminal.
+    scheduler : distributed.Client or str, optional
+        Fit the folds in parallel on a Dask cluster (or a local dask
+        scheduler named "threads", "processes", "sync"); the split and the
+        scoring stay here, so the results are identical (``ubreg[dask]``).
 
     Returns
     -------
@@ -195,12 +199,18 @@ def cv(formula: str, data, family=None, method: str = "uls", folds: int = 10,
         fit_kw["positive"] = positive
     records = []
     oof, y_oof, classes = None, np.full(len(pos), np.nan), None
+    fold_models = None
+    if scheduler is not None:   # issue 9: the same fits, on a Dask scheduler
+        from .dask import fit_folds
+        fold_models = fit_folds(scheduler, fit, formula, frame,
+                                [pos[fold != k] for k in range(folds)], weights, fit_kw)
     for k in progress(range(folds), desc=f"{folds}-fold CV ({method})", total=folds,
                       show=show_progress):
         train, test = pos[fold != k], pos[fold == k]
         in_test = fold == k
         wk = (weights if isinstance(weights, str) or weights is None else weights[train])
-        model = fit(formula, frame.iloc[train], weights=wk, **fit_kw)
+        model = (fold_models[k] if fold_models is not None
+                 else fit(formula, frame.iloc[train], weights=wk, **fit_kw))
         newdata = frame.iloc[test]
         post = posteriors(model, newdata)
         if isinstance(post, pd.DataFrame):        # per-class posteriors
@@ -218,7 +228,7 @@ def cv(formula: str, data, family=None, method: str = "uls", folds: int = 10,
             oof = np.full((len(pos),) + p.shape[1:], np.nan)
         oof[in_test] = p
         y_oof[in_test] = yk
-        rec = {"fold": k + 1, "n_train": int(len(train)), "n_test": int(len(test))}
+        rec = {"fold": k + 1, "n_train": len(train), "n_test": len(test)}
         rec.update(classification_metrics(yk, p, w[in_test]))
         records.append(rec)
     table = pd.DataFrame.from_records(records)

@@ -91,9 +91,12 @@ class LinearSummary:
         notes = []
         if r.is_linear_probability_model:
             outside = int(np.sum((r.fitted_values < 0) | (r.fitted_values > 1)))
-            notes.append("gini with a linear model is the linear probability model: least squares "
-                         f"of y on x; {outside} fitted value(s) outside [0, 1] (clipped only for "
-                         "class and likelihood).")
+            note = ("gini with a linear model is the linear probability model: least squares "
+                    f"of y on x; {outside} fitted value(s) outside [0, 1].")
+            if not np.isfinite(r.loglik):
+                note += (" The Bernoulli log-likelihood (hence AIC, BIC) is -Inf: some fitted "
+                         "probability is 0 or 1 for a row of the other class.")
+            notes.append(note)
         if r.rank < len(r.coef):
             names = list(r.coef.index[r.aliased.to_numpy()])
             notes.append(f"Coefficients: {len(names)} not defined because of singularities "

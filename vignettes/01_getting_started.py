@@ -87,6 +87,7 @@ ubreg.plots.coefficients(logit, ax=axes[2])
 # `anova(m0, m1, test = "Chisq")`; it also reports the robust Wald test of the added terms.
 
 # %%
-small = ubreg.fit("diabetes ~ pregnant + glucose + mass + pedigree", pima.dropna(subset=["pressure", "mass"]))
-large = ubreg.fit(formula, pima.dropna(subset=["pressure", "mass"]))
+complete = pima.dropna(subset=["pressure", "mass"])    # both models on the same rows
+small = ubreg.fit("diabetes ~ pregnant + glucose + mass + pedigree", complete)
+large = ubreg.fit(formula, complete)
 print(ubreg.anova(small, large))

@@ -10,7 +10,6 @@
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 
 import ubreg
 from ubreg.fit import ULS_LEARNERS

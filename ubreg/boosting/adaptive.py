@@ -8,6 +8,10 @@ surrogate risk ε_φ = Σ wᵢ F_φ(y*ᵢHᵢ)/Σ wᵢ is kept (``select="train"
 paper's rule; the losses are comparable because F_φ(0) = 1 for every
 balanced loss).  ``select="cv"`` instead keeps the family of least
 inner-cross-validated misclassification rate (ties: least training risk).
+
+In ``reports/uls_flavours.md`` the training-risk rule nearly always keeps
+``entropy`` (its F_φ falls fastest at the margins reached), while the CV rule
+ranks second of twelve flavours.
 """
 from __future__ import annotations
 

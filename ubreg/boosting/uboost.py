@@ -185,7 +185,7 @@ def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
     F = np.full(n, F0)
     depth_used = 1 if learner == "stumps" else depth
     if learner in ("stumps", "trees") and binned is None:
-        binned = bin_design(X, max_bins)
+        binned = bin_design(X, max_bins, weights=w)
     comp = _Componentwise(X, w, term_slices, has_intercept) if learner == "linear" else None
     learners = []
     Uv, d1, d2 = U.values(ystar * F)

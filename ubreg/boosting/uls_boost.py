@@ -102,7 +102,7 @@ def boost_uls(X, y, w, bag: list, *, learner: str, rounds: int, corrective: bool
         raise ValueError(f"learner must be one of {LEARNERS}, got {learner!r}")
     X = np.asarray(X, dtype=np.float64)
     n = X.shape[0]
-    binned = bin_design(X, max_bins) if binned is None else binned
+    binned = bin_design(X, max_bins, weights=w) if binned is None else binned
     wsum = float(w.sum())
     eta = np.zeros(n)
     hyps, blocks, coefs, history = [], [], [], []
@@ -224,7 +224,7 @@ def _fit_boost(spec: FitSpec, learner: str, *, rounds: int = 100, corrective: bo
         raise ValueError(f"tol must be in (0, 1), got {tol!r}")
     mf = build_model_frame(spec.formula, spec.data, weights=spec.weights,
                            na_action=spec.na_action, positive=spec.positive)
-    binned = bin_design(mf.X, max_bins)
+    binned = bin_design(mf.X, max_bins, weights=mf.weights)
     kw = dict(learner=learner, rounds=int(rounds), corrective=bool(corrective),
               literals=int(literals), depth=int(depth), max_bins=max_bins, tol=tol,
               max_delta=max_delta, min_leaf=min_leaf, binned=binned)

@@ -12,6 +12,7 @@ from .custom import CustomPermissible
 from .exponential import Exponential
 from .logcosh import LogCosh
 from .power import Power
+from .tempered import Tempered
 
 __all__ = [
     "Family", "PermissibleFamily", "Permissible", "Exponential", "CustomPermissible",
@@ -28,6 +29,7 @@ FAMILIES: dict[str, type[PermissibleFamily]] = {
     "mu": Mu,
     "power": Power,
     "logcosh": LogCosh,
+    "tempered": Tempered,
 }
 
 #: other names users know the same families by

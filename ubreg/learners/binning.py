@@ -114,10 +114,13 @@ def _onehot(codes: np.ndarray, offsets: np.ndarray, dtype) -> sp.csr_matrix:
                          shape=(n, int(offsets[-1])))
 
 
-def bin_design(X: np.ndarray, max_bins: int = 255, float32: bool | None = None) -> BinnedDesign:
+def bin_design(X: np.ndarray, max_bins: int = 255, float32: bool | None = None,
+               weights: np.ndarray | None = None) -> BinnedDesign:
     """Bin every column of ``X`` (n, d) into at most ``max_bins`` bins.
 
-    Constant columns (e.g. the intercept) get one bin and no split.
+    Constant columns (e.g. the intercept) get one bin and no split.  With
+    ``weights``, cuts come from the rows of positive weight only, so a row of
+    weight 0 is exactly a removed row.
     ``float32`` (default: n ≥ :data:`FLOAT32_ROWS`) sums histograms in single
     precision, about twice as fast.
     """
@@ -125,7 +128,8 @@ def bin_design(X: np.ndarray, max_bins: int = 255, float32: bool | None = None) 
         raise ValueError(f"max_bins must be in [2, 65535], got {max_bins!r}")
     X = np.asarray(X, dtype=np.float64)
     n, d = X.shape
-    cuts = [_column_cuts(X[:, j], int(max_bins)) for j in range(d)]
+    Xc = X if weights is None else X[np.asarray(weights) > 0]
+    cuts = [_column_cuts(Xc[:, j], int(max_bins)) for j in range(d)]
     nbins = np.array([c.size + 1 for c in cuts], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(nbins)])
     dtype = np.uint8 if nbins.max() <= 256 else np.uint16

@@ -107,7 +107,8 @@ def build_context(models: dict, title: str, call: str, data=None) -> ReportConte
     if data is not None:
         data_note = (f"Calibration, ROC, margins and the second metrics column are computed on "
                      f"the data passed to the report ({len(data)} rows), not the training rows.")
+    now = _dt.datetime.now(_dt.timezone.utc)
     return ReportContext(title=title, call=call, versions=versions(),
-                         generated=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                         generated=now.strftime("%Y-%m-%d %H:%M UTC"),
                          comparison_html=Markup(comparison.html()), comparison=comparison,
                          sections=sections, data_note=data_note, notes=notes)

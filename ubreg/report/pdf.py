@@ -49,8 +49,9 @@ def _figure_pages(pdf, section):
         fig = new_figure(*_PAGE)     # fixed spacing: constrained layout is several times slower
         fig.suptitle(f"{section.name}: diagnostics", fontsize=11, weight="bold",
                      parse_math=False)
-        axes = fig.subplots(3, 2, gridspec_kw=dict(left=0.1, right=0.96, bottom=0.05, top=0.92,
-                                                   hspace=0.38, wspace=0.6)).ravel()
+        grid = {"left": 0.1, "right": 0.96, "bottom": 0.05, "top": 0.92, "hspace": 0.38,
+                "wspace": 0.6}
+        axes = fig.subplots(3, 2, gridspec_kw=grid).ravel()
         for ax, name in zip(axes, names[start:start + 6]):
             try:
                 draw(name, section.result, ax, section.newdata)
@@ -67,7 +68,8 @@ def write_pdf(ctx: ReportContext, path) -> None:
     its summary text, metrics and diagnostic figures."""
     from matplotlib.backends.backend_pdf import PdfPages
 
-    with PdfPages(path, metadata={"Title": ctx.title, "Creator": f"ubreg {ctx.versions['ubreg']}"}) as pdf:
+    meta = {"Title": ctx.title, "Creator": f"ubreg {ctx.versions['ubreg']}"}
+    with PdfPages(path, metadata=meta) as pdf:
         head = [f"Generated {ctx.generated}", "", "Produced by:", f"  {ctx.call}", "",
                 "Versions: " + ", ".join(f"{k} {v}" for k, v in ctx.versions.items()), ""]
         if ctx.data_note:

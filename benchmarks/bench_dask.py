@@ -1,0 +1,185 @@
+"""Out-of-core ULS (issue 9): fit from parquet files on a local Dask cluster.
+
+Data: the generator of ``bench_uls.make_data`` (20 numeric + 2 categorical
+predictors, 34 design columns, logistic truth), written chunk by chunk as
+parquet files into a temporary folder (one file per ``--rows-per-file`` rows,
+chunk i drawn with seed 20261122 + i, so memory stays bounded).
+
+Measured, each in its own process so that each peak RSS is its own:
+
+- ``dask``: ``ubreg.fit(FORMULA, dd.read_parquet(folder), family="entropy")``
+  on a LocalCluster (``--workers`` processes, one thread each): wall time of
+  the fit (reading, design, Newton passes, sandwich), peak RSS of the client
+  and of every worker;
+- ``memory``: ``pd.read_parquet`` of the same files (not timed), then the
+  in-memory ``ubreg.fit``: wall time and peak RSS.
+
+    python benchmarks/bench_dask.py --smoke            # seconds
+    python benchmarks/bench_dask.py --n 1000000        # dask and in-memory at 1e6
+    python benchmarks/bench_dask.py --n 10000000 --memory-n 1000000
+
+Printed: the table, the ratios (time per row of dask at n vs in-memory at
+``--memory-n``; goals: ≤ 2x time per row, < 2 GB per worker at 1e7) and the
+largest |coefficient difference| when both fits ran on the same rows.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_uls import FORMULA, make_data  # noqa: E402
+
+SEED = 20261122
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def generate(folder: str, n: int, rows_per_file: int) -> None:
+    """Parquet files of n rows in ``folder`` (chunk i: make_data(rows, SEED + i))."""
+    os.makedirs(folder, exist_ok=True)
+    start, i = 0, 0
+    while start < n:
+        rows = min(rows_per_file, n - start)
+        chunk = make_data(rows, seed=SEED + i)
+        chunk.index = np.arange(start, start + rows)
+        chunk.to_parquet(os.path.join(folder, f"part.{i:05d}.parquet"), engine="pyarrow")
+        start += rows
+        i += 1
+
+
+def task_dask(folder: str, workers: int) -> dict:
+    import dask.dataframe as dd
+    from distributed import Client, LocalCluster
+
+    import ubreg
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                           dashboard_address=None)
+    client = Client(cluster)
+    try:
+        base_mb = _peak_mb()
+        t0 = time.perf_counter()
+        ddf = dd.read_parquet(folder, engine="pyarrow")
+        m = ubreg.fit(FORMULA, ddf, family="entropy")
+        seconds = time.perf_counter() - t0
+        worker_mb = client.run(_peak_mb)
+        out = {"task": "dask", "n": int(m.nobs), "seconds": seconds, "peak_mb": _peak_mb(),
+               "base_mb": base_mb, "worker_peak_mb": sorted(worker_mb.values()),
+               "iterations": m.iterations, "passes": m.passes,
+               "partitions": m._stats["partitions"], "coef": m.coef.tolist(),
+               "deviance": m.deviance}
+    finally:
+        client.close()
+        cluster.close()
+    return out
+
+
+def task_memory(folder: str) -> dict:
+    import pandas as pd
+
+    import ubreg
+    data = pd.read_parquet(folder, engine="pyarrow")
+    base_mb = _peak_mb()
+    t0 = time.perf_counter()
+    m = ubreg.fit(FORMULA, data, family="entropy")
+    seconds = time.perf_counter() - t0
+    return {"task": "memory", "n": int(m.nobs), "seconds": seconds, "peak_mb": _peak_mb(),
+            "base_mb": base_mb, "iterations": m.iterations, "coef": m.coef.tolist(),
+            "deviance": m.deviance}
+
+
+def _run(args: list[str]) -> dict:
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), *args],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{args} failed:\n{proc.stderr[-4000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--n", type=int, default=10_000_000, help="rows fitted with dask")
+    ap.add_argument("--memory-n", type=int, default=None,
+                    help="rows of the in-memory reference (default: min(n, 1e6))")
+    ap.add_argument("--rows-per-file", type=int, default=500_000)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--smoke", action="store_true", help="20 000 rows in 4 files")
+    ap.add_argument("--keep", help="folder for the parquet files (kept; default: a temp dir)")
+    ap.add_argument("--task", choices=["dask", "memory", "generate"], help=argparse.SUPPRESS)
+    ap.add_argument("--folder", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.task == "generate":
+        generate(args.folder, args.n, args.rows_per_file)
+        print(json.dumps({"task": "generate"}))
+        return
+    if args.task == "dask":
+        print(json.dumps(task_dask(args.folder, args.workers)))
+        return
+    if args.task == "memory":
+        print(json.dumps(task_memory(args.folder)))
+        return
+
+    if args.smoke:
+        args.n, args.rows_per_file = 20_000, 5_000
+    mem_n = args.memory_n or min(args.n, 1_000_000)
+    root = args.keep or tempfile.mkdtemp(prefix="ubreg-bench-dask-")
+    try:
+        big, small = os.path.join(root, f"n{args.n}"), os.path.join(root, f"n{mem_n}")
+        t0 = time.perf_counter()
+        for folder, n in {big: args.n, small: mem_n}.items():
+            if not os.path.isdir(folder):
+                _run(["--task", "generate", "--folder", folder, "--n", str(n),
+                      "--rows-per-file", str(args.rows_per_file)])
+        print(f"parquet written to {root} in {time.perf_counter() - t0:.1f} s", flush=True)
+        res = {"dask": _run(["--task", "dask", "--folder", big, "--workers", str(args.workers)])}
+        print(f"dask fit at n = {args.n:,} done in {res['dask']['seconds']:.1f} s", flush=True)
+        if mem_n == args.n:
+            res["memory"] = _run(["--task", "memory", "--folder", big])
+        else:
+            res["dask_small"] = _run(["--task", "dask", "--folder", small,
+                                      "--workers", str(args.workers)])
+            res["memory"] = _run(["--task", "memory", "--folder", small])
+    finally:
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+
+    print(f"\n== uls entropy from parquet; dask: {args.workers} workers x 1 thread, "
+          f"{args.rows_per_file:,} rows per file ==")
+    print(f"{'fit':12s} {'n':>11s} {'seconds':>9s} {'us/row':>7s} {'client MB':>10s} "
+          f"{'worker peak MB':>18s} {'iter':>5s} {'passes':>6s}")
+    for name, r in res.items():
+        workers = ",".join(f"{v:.0f}" for v in r.get("worker_peak_mb", [])) or "-"
+        print(f"{name:12s} {r['n']:11,d} {r['seconds']:9.2f} {1e6 * r['seconds'] / r['n']:7.2f} "
+              f"{r['peak_mb']:10.0f} {workers:>18s} {r['iterations']:5d} "
+              f"{r.get('passes', ''):>6}")
+    d, m = res["dask"], res["memory"]
+    per_row = (d["seconds"] / d["n"]) / (m["seconds"] / m["n"])
+    print("\nratios (goal):")
+    print(f"  time per row, dask at n={d['n']:,} / in-memory at n={m['n']:,} = {per_row:.2f}  (<= 2)")
+    if "dask_small" in res:
+        s = res["dask_small"]
+        print(f"  dask time growth n={d['n']:,} vs n={s['n']:,}: {d['seconds'] / s['seconds']:.2f} "
+              f"for {d['n'] / s['n']:.0f}x the rows (linear = {d['n'] / s['n']:.0f})")
+        print(f"  largest |coef diff| dask vs in-memory at n={s['n']:,}: "
+              f"{np.max(np.abs(np.array(s['coef']) - np.array(m['coef']))):.2e}")
+    else:
+        print(f"  largest |coef diff| dask vs in-memory: "
+              f"{np.max(np.abs(np.array(d['coef']) - np.array(m['coef']))):.2e}  (<= 1e-8)")
+    print(f"  peak RSS per worker: {max(d['worker_peak_mb']):.0f} MB (goal < 2048 MB); "
+          f"client {d['peak_mb']:.0f} MB; in-memory fit {m['peak_mb']:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,229 @@
+"""ubreg on dask DataFrames (issue 9): the same fit, partition by partition.
+
+Every test runs on one LocalCluster of 2 worker processes (module fixture),
+except the one that checks the default local scheduler.
+"""
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+dd = pytest.importorskip("dask.dataframe", reason="dask is an optional extra: "
+                         "pip install 'ubreg[dask]'")
+distributed = pytest.importorskip("distributed", reason="dask.distributed is an optional extra: "
+                                  "pip install 'ubreg[dask]'")
+import dask  # noqa: E402
+
+import ubreg  # noqa: E402
+from ubreg.errors import DataError, FormulaError  # noqa: E402
+
+TOL = 1e-8
+FAMILIES = [ubreg.Permissible("entropy"), ubreg.Permissible("matsushita"),
+            ubreg.Permissible("gini"), ubreg.Permissible("mu", mu=0.3)]
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+def _data(n=800, seed=3):
+    """Numeric and string predictors, NA rows, a weight column, and a factor
+    whose levels are missing from some partitions (level 'd' only in the last
+    quarter, 'a' never there)."""
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"x1": rng.normal(size=n), "x2": rng.normal(size=n),
+                       "x3": rng.uniform(1, 3, size=n)})
+    q = n // 4
+    df["g"] = np.concatenate([rng.choice(["a", "b"], q), rng.choice(["a", "b", "c"], 2 * q),
+                              rng.choice(["b", "c", "d"], n - 3 * q)])
+    df["w"] = rng.integers(1, 4, size=n).astype(float)
+    eta = 0.6 * df.x1 - 0.4 * df.x2 + 0.5 * (df.g == "c") - 0.3 * (df.g == "d")
+    df["y"] = np.where(rng.uniform(size=n) < 1 / (1 + np.exp(-eta)), "yes", "no")
+    df.loc[[3, 250, 610], "x1"] = np.nan
+    df.loc[[20, 700], "y"] = None
+    df.loc[[450], "g"] = None
+    return df
+
+
+@pytest.fixture(scope="module")
+def frame():
+    return _data()
+
+
+@pytest.fixture(scope="module")
+def ddf(frame):
+    return dd.from_pandas(frame, npartitions=4, sort=True)
+
+
+def _assert_same_fit(mem, out):
+    np.testing.assert_allclose(out.coef.to_numpy(), mem.coef.to_numpy(), rtol=0, atol=TOL)
+    for kind in ("model", "robust"):
+        np.testing.assert_allclose(out.vcov(kind).to_numpy(), mem.vcov(kind).to_numpy(),
+                                   rtol=0, atol=TOL)
+    np.testing.assert_allclose(out.bse.to_numpy(), mem.bse.to_numpy(), rtol=0, atol=TOL)
+    for stat in ("deviance", "null_deviance", "loglik", "aic", "bic", "nobs", "df_resid"):
+        assert getattr(out, stat) == pytest.approx(getattr(mem, stat), abs=TOL, rel=0), stat
+    assert out.n_dropped == mem.n_dropped
+    assert out.n_input == mem.n_input
+    assert list(out.coef.index) == list(mem.coef.index)
+    assert out.iterations == mem.iterations
+    assert out.converged and mem.converged
+    assert sorted(out.na_factors) == sorted(mem.na_factors)
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.describe())
+def test_cluster_fit_equals_in_memory_fit(client, frame, ddf, family):
+    formula = "y ~ x1 + x2 + np.log(x3) + g"
+    mem = ubreg.fit(formula, frame, family=family)
+    with distributed.get_task_stream(client) as tasks:
+        out = ubreg.fit(formula, ddf, family=family)
+    assert {t["worker"] for t in tasks.data}, "the fit did not run on the cluster"
+    _assert_same_fit(mem, out)
+    assert out.n_dropped == 6        # 2 NA responses, 3 NA x1, 1 NA g
+    assert "g[T.d]" in out.coef.index   # a level only the last partition has
+
+
+def test_weights_stateful_transforms_and_interactions(client, frame, ddf):
+    formula = "y ~ center(x2) + standardize(x3) + g + x1:g"
+    mem = ubreg.fit(formula, frame, family="matsushita", weights="w")
+    out = ubreg.fit(formula, ddf, family="matsushita", weights="w")
+    _assert_same_fit(mem, out)
+    assert out.nobs == pytest.approx(frame.loc[mem.index, "w"].sum())
+
+
+def test_parquet_source_and_no_persist(client, frame, tmp_path):
+    frame.to_parquet(tmp_path / "part.0.parquet", index=True)
+    src = dd.from_pandas(frame, npartitions=3, sort=True)
+    src.to_parquet(str(tmp_path / "data"), write_index=True)
+    disk = dd.read_parquet(str(tmp_path / "data"))
+    mem = ubreg.fit("y ~ x1 + g", frame)
+    out = ubreg.fit("y ~ x1 + g", disk, persist=False)
+    _assert_same_fit(mem, out)
+
+
+def test_aliased_column_and_summary(client, frame, ddf):
+    data = frame.assign(x4=2 * frame.x2)
+    d = dd.from_pandas(data, npartitions=4, sort=True)
+    mem = ubreg.fit("y ~ x1 + x2 + x4 + g", data)
+    out = ubreg.fit("y ~ x1 + x2 + x4 + g", d)
+    _assert_same_fit(mem, out)
+    assert out.aliased["x4"] and np.isnan(out.coef["x4"])
+    text = str(out.summary())
+    assert "Residual deviance" in text and "aliased: x4" in text
+    got, want = out.summary().facts(), mem.summary().facts()
+    for key in ("deviance", "null_deviance", "aic", "loglik", "df_resid", "df_null", "nobs"):
+        assert got[key] == pytest.approx(want[key], abs=TOL, rel=0), key
+    for key in ("n_dropped", "iterations", "converged", "positive", "family"):
+        assert got[key] == want[key], key
+    assert str(out.summary().frame().round(6)) == str(mem.summary().frame().round(6))
+
+
+def test_predict_is_lazy_and_equals_in_memory(client, frame, ddf):
+    mem = ubreg.fit("y ~ x1 + x2 + g", frame, family="matsushita")
+    out = ubreg.fit("y ~ x1 + x2 + g", ddf, family="matsushita")
+    for type in ("response", "link", "class"):
+        lazy = out.predict(ddf, type=type)
+        assert isinstance(lazy, dd.Series)
+        got = lazy.compute()
+        want = mem.predict(frame, type=type)
+        assert got.index.equals(want.index)
+        if type == "class":
+            assert got.isna().equals(want.isna())
+            assert (got[want.notna()] == want[want.notna()]).all()
+        else:
+            np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=1e-12)
+    # NA predictors give NaN, aligned with the input
+    assert np.isnan(out.predict(ddf).compute().loc[3])
+    # training-row quantities: lazy too
+    fitted = out.fitted_values
+    assert isinstance(fitted, dd.Series)
+    pd.testing.assert_series_equal(fitted.compute(), mem.fitted_values, check_names=False,
+                                   atol=1e-12, rtol=0)
+    r = out.residuals("deviance").compute()
+    np.testing.assert_allclose(r.to_numpy(), mem.residuals("deviance").to_numpy(), atol=1e-12)
+    # a pandas frame gives the in-memory prediction
+    pd.testing.assert_series_equal(out.predict(frame.head(20)), mem.predict(frame.head(20)),
+                                   atol=1e-12, rtol=0)
+
+
+def test_default_local_scheduler_needs_no_setup(frame, ddf):
+    mem = ubreg.fit("y ~ x1 + x2 + g", frame)
+    with dask.config.set(scheduler="threads"):
+        out = ubreg.fit("y ~ x1 + x2 + g", ddf)
+        lazy = out.predict(ddf)
+        got = lazy.compute()
+    _assert_same_fit(mem, out)
+    np.testing.assert_allclose(got.to_numpy(), mem.predict(frame).to_numpy(), atol=1e-12)
+
+
+def test_result_pickles_and_inputs_untouched(client, frame, ddf):
+    before, dtypes = frame.copy(), ddf.dtypes.copy()
+    out = ubreg.fit("y ~ x1 + g", ddf)
+    back = pickle.loads(pickle.dumps(out))
+    pd.testing.assert_series_equal(back.coef, out.coef)
+    assert back.deviance == out.deviance
+    pd.testing.assert_frame_equal(frame, before)
+    pd.testing.assert_series_equal(ddf.dtypes, dtypes)
+    assert ddf.npartitions == 4
+
+
+def test_clear_errors(client, frame, ddf):
+    with pytest.raises(ValueError, match="solver='corrective'"):
+        ubreg.fit("y ~ x1", ddf, solver="coordinate")
+    with pytest.raises(DataError, match="name of one of its columns"):
+        ubreg.fit("y ~ x1", ddf, weights=np.ones(len(frame)))
+    with pytest.raises(ValueError, match="needs the data in memory"):
+        ubreg.fit("y ~ x1", ddf, learner="stumps")
+    with pytest.raises(DataError, match="needs the data in memory"):
+        ubreg.fit("y ~ x1", ddf, method="udt")
+    with pytest.raises(FormulaError, match="not in the data"):
+        ubreg.fit("y ~ nope", ddf)
+    with pytest.raises(FormulaError, match="not allowed"):
+        ubreg.fit("y ~ I(__import__('os').getpid())", ddf)
+    with pytest.raises(DataError, match="na_action='raise'"):
+        ubreg.fit("y ~ x1", ddf, na_action="raise")
+    one_class = dd.from_pandas(frame.assign(y="yes"), npartitions=2)
+    with pytest.raises(ubreg.errors.ResponseError):
+        ubreg.fit("y ~ x1", one_class)
+
+
+def test_separation_symptom_warns(client):
+    x = np.linspace(-3, 3, 200)
+    data = pd.DataFrame({"x": x, "y": (x > 0).astype(int)})
+    with pytest.warns(ubreg.errors.SeparationWarning):
+        ubreg.fit("y ~ x", dd.from_pandas(data, npartitions=2), maxiter=30)
+
+
+def test_cv_on_the_cluster_is_identical(client, frame):
+    data = frame.dropna()
+    seq = ubreg.cv("y ~ x1 + x2 + g", data, folds=4, seed=7, refit=False)
+    par = ubreg.cv("y ~ x1 + x2 + g", data, folds=4, seed=7, refit=False, scheduler=client)
+    pd.testing.assert_frame_equal(seq.folds, par.folds)
+    pd.testing.assert_series_equal(seq.predictions, par.predictions)
+    pd.testing.assert_series_equal(seq.fold, par.fold)
+
+
+def test_candidate_models_on_the_cluster(client, frame):
+    data = frame.dropna()
+    fits = ubreg.dask.fit_models({"entropy": {"formula": "y ~ x1 + g"},
+                                  "gini": {"formula": "y ~ x1 + g", "family": "gini"}},
+                                 data, scheduler=client)
+    for name, fam in (("entropy", "entropy"), ("gini", "gini")):
+        mem = ubreg.fit("y ~ x1 + g", data, family=fam)
+        pd.testing.assert_series_equal(fits[name].coef, mem.coef)
+    table = ubreg.compare(fits).statistics()
+    assert list(table.columns) == ["entropy", "gini"]
+
+
+def test_no_warning_on_a_clean_fit(client, ddf):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ubreg.fit("y ~ x1 + x2", ddf)

@@ -1,0 +1,293 @@
+"""Property tests of the tempered family (TEMPERED.md §3, MATH.md §2 and §7).
+
+Parametrised over several temperatures t (bounded links for t < 1, a_φ > 0
+for t > 1, t near 1) with the identities of MATH.md §2: eq. 32, eq. 37,
+properness, symmetry, F(0) = 1, finite differences, posterior∘link = id;
+plus the special cases t = 0 (4 × Gini), t = 1 (2 × Matsushita), the limits
+t → −∞ and t → 2, and numerics at |η| = 1e3 and p ∈ {0, 1}.
+"""
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.optimize import minimize_scalar
+
+import ubreg
+from ubreg.families import FAMILIES, Gini, Matsushita, Permissible, Tempered
+
+TS = [-3.0, -0.5, 0.0, 0.25, 0.5, 0.9, 1.0 - 1e-9, 1.0, 1.0 + 1e-9, 1.1, 1.5, 1.9]
+
+
+@pytest.fixture(params=TS, ids=lambda t: f"t={t:.10g}")
+def fam(request):
+    return Tempered(request.param)
+
+
+def naive_L(u, t):
+    """L_t(u) = 2u(1 − u)/M_{1−t}(u, 1 − u), straight from TEMPERED.md §3.1."""
+    s = 1.0 - t
+    if abs(s) < 1e-6:       # the naive power mean loses digits here: use its limit
+        M = np.sqrt(u * (1 - u))
+    else:
+        M = ((u ** s + (1 - u) ** s) / 2) ** (1 / s)
+    return 2 * u * (1 - u) / M
+
+
+def naive_partial(u, t):
+    s = 1.0 - t
+    M = np.sqrt(u * (1 - u)) if abs(s) < 1e-6 else ((u ** s + (1 - u) ** s) / 2) ** (1 / s)
+    return ((1 - u) / M) ** (2 - t), (u / M) ** (2 - t)
+
+
+def rtol_naive(t):
+    return 1e-12 if abs(1 - t) >= 1e-6 else 1e-7
+
+
+def inner_etas(fam):
+    lo, hi = fam.link_domain
+    if np.isfinite(hi):
+        return hi * np.array([-0.9, -0.55, -0.2, 0.0, 0.1, 0.45, 0.85])
+    return np.array([-6.0, -2.0, -0.7, 0.0, 0.3, 1.5, 5.0])
+
+
+U = np.array([0.01, 0.1, 0.3, 0.5, 0.62, 0.9, 0.999])
+
+
+# --------------------------------------------------------------------------- registry
+def test_registered_and_factory():
+    assert FAMILIES["tempered"] is Tempered
+    fam = Permissible("tempered", t=0.25)
+    assert isinstance(fam, Tempered) and fam.t == 0.25
+    assert eval(repr(fam), {"Permissible": Permissible}) == fam
+    clone = pickle.loads(pickle.dumps(fam))
+    np.testing.assert_array_equal(clone.posterior(inner_etas(fam)), fam.posterior(inner_etas(fam)))
+
+
+@pytest.mark.parametrize("bad", [2.0, 2.5, np.inf, -np.inf, np.nan, "x"])
+def test_bad_t_raises(bad):
+    with pytest.raises(ValueError, match="t"):
+        Tempered(bad)
+
+
+# --------------------------------------------------------------------------- generator
+def test_phi_is_minus_the_bayes_risk(fam):
+    """φ = −L_t on (0, 1) (TEMPERED.md §3.1), and L = uℓ₁ + (1 − u)ℓ₋₁."""
+    tol = rtol_naive(fam.t)
+    np.testing.assert_allclose(-fam.phi(U), naive_L(U, fam.t), rtol=tol)
+    l1, lm1 = naive_partial(U, fam.t)
+    np.testing.assert_allclose(U * l1 + (1 - U) * lm1, naive_L(U, fam.t), rtol=tol)
+    got1, gotm1 = fam.partial_losses(U)
+    np.testing.assert_allclose(got1, l1, rtol=tol)
+    np.testing.assert_allclose(gotm1, lm1, rtol=tol)
+
+
+def test_constants(fam):
+    """φ(0) = φ(1) = −a_φ, b_φ = −φ(½) − a_φ; a = 0, b = L_t(½) = 1 for t ≤ 1;
+    a = L_t(0⁺) = 2^{−(2−t)/(t−1)} for t > 1 (φ continuous at the ends)."""
+    assert float(fam.phi(0.0)) == float(fam.phi(1.0)) == -fam.a
+    assert fam.b == pytest.approx(-float(fam.phi(0.5)) - fam.a, rel=1e-14)
+    if fam.t <= 1.0 + 1e-12:
+        assert fam.a == 0.0 and fam.b == pytest.approx(1.0, rel=1e-15)
+    else:
+        assert fam.a == pytest.approx(2.0 ** (-(2 - fam.t) / (fam.t - 1)), rel=1e-14)
+        assert -float(fam.phi(1e-300)) == pytest.approx(fam.a, abs=1e-6)   # continuity
+
+
+def test_symmetry_and_convexity(fam):
+    x = np.r_[np.arange(1, 64) / 128.0, 2.0 ** -np.arange(8, 40, 4)]
+    np.testing.assert_allclose(fam.phi(x), fam.phi(1 - x), rtol=1e-13)
+    np.testing.assert_allclose(fam.dphi(x), -fam.dphi(1 - x), rtol=1e-12)
+    np.testing.assert_allclose(fam.d2phi(x), fam.d2phi(1 - x), rtol=1e-10)
+    assert float(fam.dphi(0.5)) == 0.0
+    grid = np.linspace(0.001, 0.999, 301)
+    assert np.all(fam.d2phi(grid) > 0) and np.all(np.diff(fam.dphi(grid)) > 0)
+
+
+def test_link_is_the_canonical_link(fam):
+    """∇φ = η_t = ℓ₋₁ − ℓ₁ = (p^{2−t} − (1−p)^{2−t})/M_{1−t}^{2−t} (TEMPERED.md §3.2)."""
+    l1, lm1 = naive_partial(U, fam.t)
+    np.testing.assert_allclose(fam.dphi(U), lm1 - l1, rtol=10 * rtol_naive(fam.t), atol=1e-15)
+
+
+def _central(f, x, h):
+    return (f(x + h) - f(x - h)) / (2 * h)
+
+
+def test_finite_differences(fam):
+    x = np.array([0.03, 0.2, 0.41, 0.5, 0.66, 0.95])
+    np.testing.assert_allclose(fam.dphi(x), _central(fam.phi, x, 1e-6), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(fam.d2phi(x), _central(fam.dphi, x, 1e-6), rtol=1e-6)
+    eta = inner_etas(fam)
+    for y in (0.0, 1.0):
+        fd = _central(lambda e: fam.loss(y, e), eta, 1e-6)
+        np.testing.assert_allclose(fam.gradient(y, eta), fd, rtol=1e-6, atol=1e-8)
+        fd2 = _central(lambda e: fam.gradient(y, e), eta, 1e-6)
+        np.testing.assert_allclose(fam.hessian(y, eta), fd2, rtol=1e-6, atol=1e-8)
+
+
+# --------------------------------------------------------------------------- MATH.md §2 identities
+def test_F_at_zero_is_one(fam):
+    assert float(fam.F(0.0)) == pytest.approx(1.0, rel=1e-13)
+
+
+def test_eq32_conjugate_symmetry(fam):
+    u = np.r_[inner_etas(fam), -3.0, -1.2, 1.3, 3.0]
+    np.testing.assert_allclose(fam.conjugate(u), fam.conjugate(-u) + u, rtol=1e-12, atol=1e-13)
+
+
+def test_eq37_bregman_is_the_loss(fam):
+    H = inner_etas(fam)
+    p = fam.posterior(H)
+    for y in (0.0, 1.0):
+        np.testing.assert_allclose(fam.loss(y, H), fam.D(y, p), rtol=1e-9, atol=1e-13)
+        # and the loss is the tempered partial loss, shifted by a_φ
+        l1, lm1 = fam.partial_losses(p)
+        np.testing.assert_allclose(fam.loss(y, H), (l1 if y else lm1) - fam.a, rtol=1e-9,
+                                   atol=1e-13)
+
+
+def test_F_is_the_legendre_conjugate(fam):
+    """F_φ(z) = (φ*(−z) − a_φ)/b_φ with φ* maximised numerically on [0, 1]."""
+    z = np.r_[inner_etas(fam), 1.5 * inner_etas(fam)[[0, -1]]]
+
+    def conj(u):
+        res = minimize_scalar(lambda x: float(fam.phi(x)) - u * x, bounds=(0.0, 1.0),
+                              method="bounded", options={"xatol": 1e-13})
+        return max(-res.fun, -float(fam.phi(1e-300)), u - float(fam.phi(1 - 1e-16)))
+
+    numeric = np.array([(conj(-zi) - fam.a) / fam.b for zi in z])
+    np.testing.assert_allclose(fam.F(z), numeric, rtol=1e-7, atol=1e-8)
+
+
+@pytest.mark.parametrize("eta_true", [0.1, 0.35, 0.5, 0.8])
+def test_proper(fam, eta_true):
+    """argmin_q η ℓ₁(q) + (1 − η) ℓ₋₁(q) = η for every t < 2 (TEMPERED.md §3.1)."""
+    risk = lambda q: float(eta_true * fam.D(1.0, q) + (1 - eta_true) * fam.D(0.0, q))
+    res = minimize_scalar(risk, bounds=(1e-6, 1 - 1e-6), method="bounded",
+                          options={"xatol": 1e-11})
+    assert res.x == pytest.approx(eta_true, abs=1e-6)
+
+
+P_GRID = np.array([1e-12, 1e-9, 1e-6, 1e-3, 0.05, 0.2, 0.4, 0.5, 0.6, 0.8, 0.95,
+                   1 - 1e-3, 1 - 1e-6, 1 - 1e-9, 1 - 1e-12])
+
+
+def test_posterior_of_link_is_identity(fam):
+    p, q = fam.posterior_pair(fam.dphi(P_GRID))
+    small = np.minimum(P_GRID, 1 - P_GRID)
+    got_small = np.where(P_GRID <= 0.5, p, q)
+    if np.isfinite(fam.link_domain[1]):
+        # a bounded link is ill-conditioned near its ends: absolute accuracy
+        np.testing.assert_allclose(got_small, small, rtol=0, atol=1e-12)
+    else:
+        np.testing.assert_allclose(got_small, small, rtol=1e-10)
+    np.testing.assert_allclose(p, P_GRID, rtol=1e-12, atol=1e-12)
+    eta = np.linspace(-5, 5, 41)
+    eta = eta[np.abs(eta) < 0.99 * fam.link_domain[1]]
+    np.testing.assert_allclose(fam.dphi(fam.posterior(eta)), eta, rtol=1e-9, atol=1e-10)
+
+
+def test_extremes_are_finite_and_silent(fam):
+    """|η| = 1e3 (and 1e300 for unbounded links), p ∈ {0, 1}."""
+    eta = np.array([-1e300, -1e3, -50.0, 0.0, 50.0, 1e3, 1e300])
+    with warnings.catch_warnings(), np.errstate(all="raise", under="ignore"):
+        warnings.simplefilter("error")
+        p, q = fam.posterior_pair(eta)
+        outs = [p, q, fam.F(eta), fam.hessian_eta(eta), fam.score_variance(eta),
+                fam.phi(np.array([0.0, 1.0])), fam.d2phi(np.array([0.0, 0.5, 1.0]))]
+        for y in (0.0, 1.0):
+            outs += [fam.loss(y, eta), fam.gradient(y, eta)]
+        ends = fam.dphi(np.array([0.0, 1.0]))
+    for out in outs:
+        assert np.all(np.isfinite(out))
+    assert p[-1] == 1.0 and q[0] == 1.0 and p[0] == 0.0
+    np.testing.assert_allclose(ends, fam.link_domain, rtol=1e-12)
+    assert np.all(fam.loss(1.0, eta) >= 0) and np.all(fam.loss(0.0, eta) >= 0)
+    # a certain, correct prediction costs nothing; a certain wrong one costs |η|
+    assert float(fam.loss(1.0, 1e300)) == 0.0
+    assert float(fam.loss(1.0, -1e300)) == pytest.approx(1e300, rel=1e-12)
+
+
+# --------------------------------------------------------------------------- special t
+def test_t0_is_four_gini():
+    """L_0 = 4u(1 − u): φ_0 = 4 φ_gini, η_0 = 4 η_gini; inside the link
+    domain the loss is 4 × gini's at η/4 (TEMPERED.md §3.1 table)."""
+    fam, gini = Tempered(0.0), Gini()
+    x = np.linspace(0, 1, 17)
+    np.testing.assert_array_equal(fam.phi(x), 4 * gini.phi(x))
+    np.testing.assert_allclose(fam.dphi(x), 4 * gini.dphi(x), rtol=1e-15)
+    assert fam.link_domain == (-4.0, 4.0)
+    v = np.linspace(-3.9, 3.9, 11)
+    np.testing.assert_allclose(fam.posterior(v), gini.posterior(v / 4), rtol=1e-15)
+    for y in (0.0, 1.0):
+        np.testing.assert_allclose(fam.loss(y, v), 4 * gini.loss(y, v / 4), rtol=1e-12)
+
+
+def test_t1_is_two_matsushita():
+    fam, mats = Tempered(1.0), Matsushita()
+    x = np.r_[0, np.logspace(-12, -1, 12), np.linspace(0.2, 1, 9)]
+    np.testing.assert_array_equal(fam.phi(x), 2 * mats.phi(x))
+    np.testing.assert_allclose(fam.dphi(x[1:-1]), 2 * mats.dphi(x[1:-1]), rtol=1e-14)
+    v = np.r_[-1e3, np.linspace(-20, 20, 21), 1e3]
+    for a, b in zip(fam.posterior_pair(v), mats.posterior_pair(v / 2)):
+        np.testing.assert_allclose(a, b, rtol=1e-13)
+    for y in (0.0, 1.0):
+        np.testing.assert_allclose(fam.loss(y, v), 2 * mats.loss(y, v / 2), rtol=1e-12)
+
+
+def test_near_one_is_stable():
+    """t = 1 ± 1e−9 agrees with t = 1 to ~1e−8; |1 − t| < 1e−12 is t = 1 exactly."""
+    ref = Tempered(1.0)
+    v = np.r_[-1e3, np.linspace(-30, 30, 13), 1e3]
+    x = np.r_[1e-200, 1e-12, np.linspace(0.01, 0.99, 9)]
+    for t in (1 - 1e-9, 1 + 1e-9, 1 - 1e-6):
+        fam = Tempered(t)
+        tol = 20 * abs(1 - t) * (1 + np.log(1e200))
+        np.testing.assert_allclose(fam.posterior(v), ref.posterior(v), rtol=tol)
+        np.testing.assert_allclose(fam.phi(x), ref.phi(x), rtol=tol)
+        np.testing.assert_allclose(fam.loss(1.0, v), ref.loss(1.0, v), rtol=tol)
+    exact = Tempered(1 + 1e-13)
+    np.testing.assert_array_equal(exact.posterior(v), ref.posterior(v))
+    np.testing.assert_array_equal(exact.phi(x), ref.phi(x))
+
+
+def test_limit_t_to_minus_infinity():
+    """L_t → 2 min(u, 1 − u) as t → −∞ (twice the 0/1 Bayes risk, TEMPERED.md §3.1)."""
+    u = np.linspace(0.01, 0.99, 25)
+    err = [np.max(np.abs(-Tempered(t).phi(u) - 2 * np.minimum(u, 1 - u))) for t in (-10, -100, -1e4)]
+    assert err[0] > err[1] > err[2] and err[2] < 2e-4
+
+
+def test_limit_t_to_two():
+    """L_t → 1 on (0, 1) as t → 2 (proper, not strictly)."""
+    u = np.linspace(0.01, 0.99, 25)
+    err = [np.max(np.abs(-Tempered(t).phi(u) - 1)) for t in (1.9, 1.99, 2 - 1e-6)]
+    assert err[0] > err[1] > err[2] and err[2] < 1e-5
+
+
+# --------------------------------------------------------------------------- trees
+def _tree_signature(result):
+    frame = result.tree.frame() if hasattr(result.tree, "frame") else result.frame()
+    return frame
+
+
+@pytest.mark.parametrize("t, other", [(0.0, "gini"), (1.0, "matsushita")])
+def test_udt_trees_identical(t, other):
+    """The UDT criterion Σ w(−φ(p))/b_φ of tempered t = 0 (t = 1) is Gini's
+    (Matsushita's): same splits, same leaf posteriors."""
+    data = pd.read_csv("/work/shared/data/pima_indians_diabetes2.csv").dropna()
+    formula = "diabetes ~ glucose + mass + age + pressure"
+    if "diabetes" not in data.columns:
+        pytest.skip("pima columns differ")
+    a = ubreg.fit(formula, data, family=Permissible("tempered", t=t), method="udt", cp=0.0)
+    b = ubreg.fit(formula, data, family=Permissible(other), method="udt", cp=0.0)
+    fa, fb = a.frame(), b.frame()
+    assert len(fa) > 5
+    cols = [c for c in fa.columns if c in ("var", "variable", "split", "n", "leaf", "threshold")]
+    pd.testing.assert_frame_equal(fa[cols], fb[cols])
+    np.testing.assert_allclose(a.predict(data, type="response"), b.predict(data, type="response"),
+                               rtol=1e-12)

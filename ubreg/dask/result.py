@@ -1,0 +1,172 @@
+"""The result of a linear ULS fit on a dask DataFrame.
+
+A :class:`~ubreg.results.linear.LinearResult` whose statistics come from the
+partition-wise sums of the fit (no per-row arrays on the client): n, the
+dropped-row count, deviance, null deviance and log-likelihood are stored
+numbers; the per-row quantities (``y``, ``weights``, ``eta``,
+``fitted_values``, ``residuals``) are lazy dask Series over the complete
+training rows; ``predict`` of a dask frame is a lazy dask Series, of a pandas
+frame the in-memory prediction.
+"""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pandas as pd
+
+from ..results.linear import LinearResult
+from ..summary import LinearSummary
+from . import is_dask_frame
+from .predict import predict_lazy, training_lazy
+
+__all__ = ["DaskLinearResult", "DaskLinearSummary"]
+
+
+class DaskLinearResult(LinearResult):
+    """Linear ULS fitted partition by partition (``ubreg.fit`` on a dask frame).
+
+    Attributes
+    ----------
+    coef, bse, vcov(), coef_table(), conf_int() : as :class:`LinearResult`
+    nobs, n_dropped, deviance, null_deviance, loglik, aic, bic : numbers
+        From the partition-wise sums (equal to the in-memory fit's).
+    y, weights, eta : dask Series
+        Lazy, over the complete training rows.
+    passes : int
+        Passes over the partitions the fit made (setup, Newton, final).
+    """
+
+    def __init__(self, *, stats: dict, partitioned, **kwargs):
+        self._stats = dict(stats)
+        self._partitioned = partitioned.without_frames()   # never keep the persisted matrices
+        super().__init__(y=None, weights=None, eta=None, index=None,
+                         n_input=stats["n_input"], dropped=pd.Index([]), **kwargs)
+        self._beta = np.nan_to_num(self.coef.to_numpy(), nan=0.0)   # aliased columns: 0
+        self.y = self._training("y")
+        self.weights = self._training("weights")
+        self.eta = self._training("eta")
+
+    def _training(self, what: str):
+        return training_lazy(self._partitioned, self._beta, self.family, what)
+
+    # ---- statistics from the sums ---------------------------------------
+    @property
+    def nobs(self) -> float:
+        return float(self._stats["wsum"])
+
+    @property
+    def n_dropped(self) -> int:
+        return int(self._stats["n_dropped"])
+
+    @property
+    def deviance(self) -> float:
+        return float(self._stats["deviance"])
+
+    @property
+    def null_deviance(self) -> float:
+        return float(self._stats["null_deviance"])
+
+    @property
+    def loglik(self) -> float:
+        return float(self._stats["loglik"])
+
+    @property
+    def passes(self) -> int:
+        return int(self._stats["passes"])
+
+    # ---- per-row quantities, lazily ---------------------------------------
+    @property
+    def fitted_values(self):
+        """Posterior p̂ᵢ of the complete training rows (lazy dask Series)."""
+        return self._training("fitted").rename("fitted")
+
+    def residuals(self, type: str = "deviance"):
+        """Residuals of the complete training rows as a lazy dask Series
+        (definitions of :meth:`ubreg.results.base.Result.residuals`)."""
+        if type not in ("deviance", "pearson", "response"):
+            raise ValueError(f"type must be 'deviance', 'pearson' or 'response', got {type!r}")
+        return self._training(type).rename(f"{type} residual")
+
+    def _light(self) -> LinearResult:
+        """A copy without the training frame, shipped to the workers."""
+        light = copy.copy(self)
+        light.__dict__.update(y=None, weights=None, eta=None, _partitioned=None)
+        return light
+
+    def predict(self, newdata=None, type: str = "response"):
+        """Predictions on the link, response or class scale.
+
+        ``newdata`` a dask DataFrame (or ``None``: the training data): a lazy
+        dask Series aligned with its index (NaN, or None for ``class``, where
+        a model variable is NA; ``None`` gives the complete training rows
+        only, as in memory).  A pandas frame: the in-memory prediction.
+        """
+        if newdata is None:
+            if type == "link":
+                return self._training("eta").rename("link")
+            if type == "response":
+                return self._training("fitted").rename("response")
+            newdata = self._partitioned.data
+            na_free = True
+        else:
+            na_free = False
+        if is_dask_frame(newdata):
+            out = predict_lazy(self._light(), newdata, type)
+            return out.dropna() if na_free else out
+        return LinearResult.predict(self._light(), newdata, type)
+
+    def summary(self, cov: str = "model"):
+        """R ``summary.glm``-style summary; the deviance-residual quantiles
+        are dask's approximate quantiles (exact min and max)."""
+        return DaskLinearSummary(self, cov=cov)
+
+    def __getstate__(self):
+        return dict(self.__dict__)
+
+    def __repr__(self):
+        return super().__repr__()[:-1] + f", partitions={self._stats['partitions']}>"
+
+
+class DaskLinearSummary(LinearSummary):
+    """:class:`~ubreg.summary.LinearSummary` of a :class:`DaskLinearResult`."""
+
+    def _residual_quantiles(self) -> pd.Series:
+        r = self.result.residuals("deviance")
+        q = r.quantile([0, 0.25, 0.5, 0.75, 1.0]).compute()
+        return pd.Series(np.asarray(q, dtype=float), index=["Min", "1Q", "Median", "3Q", "Max"])
+
+    def facts(self) -> dict:
+        r = self.result
+        stats = r._stats
+        notes = []
+        if r.is_linear_probability_model:
+            notes.append("gini with a linear model is the linear probability model: least squares "
+                         f"of y on x; {stats['lpm_outside']} fitted value(s) outside [0, 1] "
+                         "(clipped only for class and likelihood).")
+        if r.rank < len(r.coef):
+            names = list(r.coef.index[r.aliased.to_numpy()])
+            notes.append(f"Coefficients: {len(names)} not defined because of singularities "
+                         f"(aliased: {', '.join(names)}).")
+        if not r.is_linear_probability_model and stats["pq_min"] < 10 * np.finfo(float).eps:
+            notes.append("Fitted probabilities numerically 0 or 1 occurred.")
+        if not r.fit_info.converged:
+            notes.append(f"The fit did not converge in {r.iterations} iterations "
+                         f"(max |edge| {r.fit_info.max_edge:.2e}).")
+        notes.append(f"Fitted out of core: {stats['partitions']} partitions, "
+                     f"{stats['passes']} passes; residual quantiles are approximate.")
+        cov_label = {"model": "model-based (A⁻¹ B A⁻¹, MATH.md §3)",
+                     "robust": "robust sandwich (HC0)"}[self.cov]
+        if self.cov == "model" and r.family.name == "entropy":
+            cov_label = "model-based (inverse Fisher information, as glm)"
+        return {
+            "call": r.call, "family": r.family.describe(), "covariance": cov_label,
+            "null_deviance": r.null_deviance, "df_null": r.df_null,
+            "deviance": r.deviance, "df_resid": r.df_resid,
+            "aic": r.aic, "loglik": r.loglik,
+            "iterations": r.iterations, "solver": r.fit_info.solver,
+            "converged": r.converged, "max_edge": r.fit_info.max_edge,
+            "n_dropped": r.n_dropped, "nobs": r.nobs,
+            "positive": r.response.positive, "response": r.response.name,
+            "notes": notes,
+        }

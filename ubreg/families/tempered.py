@@ -1,0 +1,284 @@
+"""The tempered family of paper 004: φ = −L_t, the Bayes risk of the tempered loss.
+
+TEMPERED.md §3.1-3.2, MATH.md §7.  With s = 1 − t and c = 2 − t = 1 + s:
+
+* partial losses ℓ₁(u) = ((1 − u)/M_s(u, 1 − u))^c, ℓ₋₁(u) = ℓ₁(1 − u);
+* Bayes risk L_t(u) = u ℓ₁(u) + (1 − u) ℓ₋₁(u) = 2u(1 − u)/M_s(u, 1 − u);
+* canonical link η_t(p) = −L_t′(p) = ℓ₋₁(p) − ℓ₁(p) (TEMPERED.md §3.2).
+
+t = 0 gives L_0 = 4u(1 − u) (4 × Gini's −φ), t = 1 gives L_1 = 2√(u(1 − u))
+(2 × Matsushita's −φ); t → −∞ tends to 2 min(u, 1 − u), t → 2 to 1 on (0, 1).
+
+Everything is evaluated on the *small side* x = min(p, 1 − p), y = 1 − x, in
+the log-odds ζ = ln(x/y) ≤ 0, through
+
+    G(ζ) = ln(M_s(x, y)/y) = (1/s) ln((1 + e^{sζ})/2)      (ζ/2 at s = 0),
+
+which is written with log1p/expm1 for small |sζ| (stable as t → 1) and with
+logaddexp otherwise (no overflow).  Then ℓ₁(x) = e^{−cG}, ℓ₋₁(x) = e^{c(ζ − G)},
+η_t(x) = e^{−cG} expm1(cζ) and φ''(x) = c e^{−cG}(e^{cζ}(1 − σ) + σ)/(xy),
+σ = expit(sζ).
+
+The ends, for t ∈ (1, 2)
+------------------------
+For t > 1 (s < 0) the power mean M_s(u, 1 − u) vanishes like u·2^{−1/s} as
+u → 0, so L_t does **not** vanish at the ends: L_t(0⁺) = 2^{c/s} =
+2^{−(2−t)/(t−1)} (0.002 at t = 1.1, 0.5 at t = 1.5, → 1 as t → 2).  A
+permissible φ must satisfy φ(0) = φ(1) = −a_φ with φ continuous, so this
+family takes a_φ = L_t(0⁺) and b_φ = L_t(½) − a_φ = 1 − a_φ for t > 1: the
+loss D_φ(y‖p) is the tempered partial loss minus its infimum, ℓ_y(p) − a_φ,
+which vanishes for a certain, correct prediction.  For t ≤ 1, a_φ = 0 and
+b_φ = 1 exactly as TEMPERED.md states (there L_t(0) = 0).  Trees and
+posteriors do not depend on a_φ.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .base import PermissibleFamily, _as_float
+from .custom import _chandrupatla
+
+__all__ = ["Tempered"]
+
+_LN2 = math.log(2.0)
+#: below this |1 − t| the family is t = 1 exactly (TEMPERED.md §1)
+_T_ONE = 1e-12
+#: ζ = ln(x/(1 − x)) below which x underflows to 0 (expit(−746) = 0)
+_ZETA_MIN = -746.0
+
+
+def _log_odds_small(x):
+    """ζ = ln(x/(1 − x)) for x ∈ [0, ½]; −∞ at x = 0."""
+    with np.errstate(divide="ignore"):
+        return np.log(x) - np.log1p(-x)
+
+
+class Tempered(PermissibleFamily):
+    """φ_t(u) = −L_t(u) = −2u(1 − u)/M_{1−t}(u, 1 − u), t < 2 (paper 004; TEMPERED.md §3).
+
+    Parameters
+    ----------
+    t : float, default 1.5
+        Temperature, t < 2 (finite).  The default 1.5 is a strictly proper loss
+        with an unbounded link that no other family gives; pass t explicitly.  t = 0 is 4 × Gini's φ (square loss), t = 1
+        is 2 × Matsushita's φ; |1 − t| < 1e−12 is treated as t = 1.
+
+    Notes
+    -----
+    * a_φ = 0, b_φ = L_t(½) = 1 for t ≤ 1; for 1 < t < 2, a_φ = L_t(0⁺) =
+      2^{−(2−t)/(t−1)} and b_φ = 1 − a_φ (see the module docstring).
+    * Link: the canonical η_t = ∇φ = −L_t′ (TEMPERED.md §3.2).  For t < 1 it is
+      bounded, |η_t| < 2^{(2−t)/(1−t)} (8 at t = ½, 4 at t = 0); past that
+      domain the posterior saturates at 0 or 1 and the loss is affine.  For
+      t ≥ 1 it is unbounded.
+    * Posterior ∇φ⁻¹: closed forms at t = 0 and t = 1, otherwise a vectorised
+      bracketed root search (Chandrupatla) in the small-side log-odds on
+      [−746, 0], accurate to a few ulps of ζ.
+    * Loss: b_φF_φ(v) = max(−v, 0) + R(x), R(x) = ℓ₋₁(x) − a_φ ≥ 0 with x the
+      small-side posterior of |v| (from ℓ₁ = ℓ₋₁ − η); every term is
+      cancellation-free, including R for t > 1, written as
+      a_φ·expm1(−(c/s) log1p(e^{−sζ})).
+
+    Examples
+    --------
+    >>> fam = Tempered(0.0)
+    >>> float(fam.phi(0.25)), float(fam.dphi(0.75))
+    (-0.75, 2.0)
+    """
+
+    name = "tempered"
+
+    def __init__(self, t: float = 1.5):
+        try:
+            t = float(t)
+        except (TypeError, ValueError):
+            raise ValueError(f"family 'tempered' needs a number t < 2, got t={t!r}") from None
+        if not (math.isfinite(t) and t < 2.0):
+            raise ValueError(f"family 'tempered' needs a finite t < 2, got t={t!r} "
+                             "(t = 2 gives a loss that is proper but not strictly proper)")
+        self.t = t
+        s = 1.0 - t
+        self._s = 0.0 if abs(s) < _T_ONE else s
+        self._c = 1.0 + self._s                           # 2 − t
+        if self._s > 0:
+            # bounded link: |η| < 2^{c/s}; overflow (t just below 1) means unbounded
+            log_hi = self._c / self._s * _LN2
+            hi = math.exp(log_hi) if log_hi < 709.0 else math.inf
+            self.link_domain = (-hi, hi)
+            self.a = 0.0
+        else:
+            self.link_domain = (-np.inf, np.inf)
+            # L_t(0⁺) = 2^{c/s} for s < 0 (0 at s = 0)
+            self.a = 0.0 if self._s == 0 else 2.0 ** (self._c / self._s)
+        self.b = 1.0 - self.a
+
+    def params(self):
+        return {"t": self.t}
+
+    # ---- small-side building blocks -----------------------------------------
+    def _G(self, zeta):
+        """G(ζ) = ln(M_s(x, y)/y) = (1/s) ln((1 + e^{sζ})/2), ζ ≤ 0."""
+        s = self._s
+        if s == 0.0:
+            return 0.5 * zeta
+        sz = s * zeta
+        near = np.abs(sz) < 1.0
+        with np.errstate(invalid="ignore", over="ignore"):
+            g_near = np.log1p(0.5 * np.expm1(np.where(near, sz, 0.0))) / s
+            g_far = (np.logaddexp(0.0, np.where(near, 1.0, sz)) - _LN2) / s
+        return np.where(near, g_near, g_far)
+
+    def _H(self, zeta):
+        """ζ − G(ζ) = ln(x/M_s(x, y)); −∞ at ζ = −∞ for s ≥ 0.
+
+        For s < 0 it is written −log1p(expm1(−sζ)/2)/s (expm1(−sζ) ∈ (−1, 0]),
+        which avoids ζ − G, a difference of two large numbers as x → 0.
+        """
+        s = self._s
+        if s == 0.0:
+            return 0.5 * zeta
+        if s < 0:
+            with np.errstate(under="ignore"):
+                return -np.log1p(0.5 * np.expm1(-s * zeta)) / s
+        with np.errstate(invalid="ignore"):
+            h = zeta - self._G(zeta)
+        return np.where(np.isneginf(zeta), -np.inf, h)
+
+    def _eta_small(self, zeta):
+        """η_t at the small-side log-odds ζ ≤ 0: e^{−cG} expm1(cζ) ≤ 0."""
+        c = self._c
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = np.exp(-c * self._G(zeta)) * np.expm1(c * zeta)
+        lo = self.link_domain[0]
+        return np.where(np.isneginf(zeta), lo, out)
+
+    def _R(self, zeta):
+        """ℓ₋₁(x) − a_φ ≥ 0 at the small-side log-odds ζ (the loss of the
+        correct side).
+
+        For s < 0, ℓ₋₁ = e^{cH} = a_φ e^{w} with w = −(c/s) log1p(e^{−sζ}) ≥ 0,
+        so ℓ₋₁ − a_φ = e^{cH}(−expm1(−w)): a product, no cancellation, and
+        finite when a_φ underflows (t just above 1).
+        """
+        s, c = self._s, self._c
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            ell = np.exp(c * self._H(zeta))
+            if s < 0:
+                w = -(c / s) * np.log1p(np.exp(-s * zeta))
+                return ell * -np.expm1(-w)
+            return ell
+
+    def _small_posterior(self, target):
+        """x ∈ [0, ½] with η_t(x) = target, for target ≤ 0 (vectorised)."""
+        target = _as_float(target)
+        shape = target.shape
+        tv = np.minimum(target.ravel(), 0.0)
+        x = np.full(tv.shape, 0.5)
+        x[np.isnan(tv)] = np.nan
+        if self._s == 0.0:
+            # η_1 = (2x − 1)/√(x(1 − x)): x = 2/((√(4 + η²) + |η|)√(4 + η²))
+            r = np.hypot(2.0, tv)
+            with np.errstate(over="ignore", under="ignore"):
+                x = np.where(np.isnan(tv), np.nan, 2.0 / ((r - tv) * r))
+            return x.reshape(shape)
+        if self.t == 0.0:
+            x = np.where(np.isnan(tv), np.nan, np.maximum(0.125 * (4.0 + tv), 0.0))
+            return x.reshape(shape)
+        lo = self.link_domain[0]
+        eta_min = float(self._eta_small(np.array(_ZETA_MIN)))
+        x[tv <= max(lo, eta_min)] = 0.0
+        solve = np.flatnonzero((tv < 0) & (tv > max(lo, eta_min)))
+        if solve.size:
+            t_target = tv[solve]
+
+            def residual(z, idx):
+                return self._eta_small(z) - t_target[idx]
+
+            zlo = np.full(solve.size, _ZETA_MIN)
+            zhi = np.zeros(solve.size)
+            z = _chandrupatla(residual, zlo, zhi, eta_min - t_target, -t_target)
+            with np.errstate(under="ignore"):
+                x[solve] = np.exp(z) / (1.0 + np.exp(z))
+        return x.reshape(shape)
+
+    # ---- the generator --------------------------------------------------------
+    def phi(self, p):
+        """φ(p) = −L_t(p) = −2x(1 − x)/M_s(x, 1 − x) (TEMPERED.md §3.1); −a_φ at 0, 1."""
+        p = _as_float(p)
+        x = np.minimum(p, 1.0 - p)
+        if self.t == 0.0:
+            return -4.0 * (p * (1.0 - p))
+        if self._s == 0.0:
+            return -2.0 * np.sqrt(p * (1.0 - p))
+        with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
+            zeta = _log_odds_small(x)
+            val = -2.0 * np.exp(np.log(x) - self._G(zeta))
+        return np.where(x > 0, val, np.where(np.isnan(p), np.nan, -self.a))
+
+    def dphi(self, p):
+        """∇φ(p) = η_t(p) = (p^{2−t} − (1 − p)^{2−t})/M_s(p, 1 − p)^{2−t}
+        (TEMPERED.md §3.2); the ends of ``link_domain`` at p = 0, 1."""
+        p = _as_float(p)
+        if self.t == 0.0:
+            return 4.0 * (2.0 * p - 1.0)
+        x = np.minimum(p, 1.0 - p)
+        if self._s == 0.0:
+            with np.errstate(divide="ignore"):
+                small = (2.0 * x - 1.0) / np.sqrt(x * (1.0 - x))
+        else:
+            small = self._eta_small(_log_odds_small(x))
+        return np.where(p > 0.5, -small, small)
+
+    def d2phi(self, p):
+        """φ''(p) = c e^{−cG}(e^{cζ}(1 − σ) + σ)/(x(1 − x)), σ = expit(sζ), in logs;
+        the value at x = 1e−300 for p ∈ {0, 1}."""
+        p = _as_float(p)
+        if self.t == 0.0:
+            return np.full_like(p, 8.0)
+        x = np.clip(np.minimum(p, 1.0 - p), 1e-300, 0.5)
+        s, c = self._s, self._c
+        zeta = _log_odds_small(x)
+        log_sig = -np.logaddexp(0.0, -s * zeta)
+        log_1m_sig = -np.logaddexp(0.0, s * zeta)
+        log_d2 = (math.log(c) - c * self._G(zeta)
+                  + np.logaddexp(c * zeta + log_1m_sig, log_sig)
+                  - np.log(x) - np.log1p(-x))
+        with np.errstate(over="ignore"):
+            return np.exp(log_d2)
+
+    def dphi_inv(self, eta):
+        """∇φ⁻¹(η): the small-side root for η ≤ 0, 1 − root(−η) above."""
+        eta = _as_float(eta)
+        x = self._small_posterior(-np.abs(eta))
+        return np.where(eta > 0, 1.0 - x, x)
+
+    # ---- the loss --------------------------------------------------------------
+    def F(self, z):
+        """F_φ(z) = (max(−z, 0) + R(x))/b_φ with x the small posterior of |z|
+        (eq. 30, 37; see the class Notes).  Affine past a bounded link domain."""
+        z = _as_float(z)
+        x = self._small_posterior(-np.abs(z))
+        with np.errstate(divide="ignore"):
+            r = self._R(_log_odds_small(x))
+        r = np.where(x > 0, r, 0.0)
+        return (np.maximum(-z, 0.0) + r) / self.b
+
+    def partial_losses(self, p):
+        """(ℓ₁(p), ℓ₋₁(p)), the tempered partial losses of TEMPERED.md §3.1
+        (without the shift a_φ)."""
+        p = _as_float(p)
+        x = np.minimum(p, 1.0 - p)
+        zeta = _log_odds_small(x)
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            big = np.exp(-self._c * self._G(zeta))          # ℓ at the wrong side
+        small = self._R(zeta) + self.a
+        small = np.where(x > 0, small, self.a)
+        big = np.where(x > 0, big, np.where(np.isfinite(self.link_domain[0]),
+                                            -self.link_domain[0], np.inf))
+        low = p <= 0.5
+        return np.where(low, big, small), np.where(low, small, big)
+
+    def describe(self):
+        return f"tempered (t = {self.t:g})"
