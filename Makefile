@@ -21,6 +21,7 @@ test: $(STAMP)
 
 bench-smoke: $(STAMP)
 	$(BIN)/python benchmarks/bench_uls.py --smoke
+	$(BIN)/python benchmarks/bench_boost.py --smoke
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -30,4 +30,7 @@ from .report import render_vignette, report  # noqa: E402
 __all__ += ["compare", "cv", "anova", "report", "render_vignette", "plots"]
 from . import gnnb  # noqa: E402,F401
 from . import boosting  # noqa: E402,F401  (registers boosting methods)
+from .boosting import U_alpha, U_custom  # noqa: E402
+
+__all__ += ["U_alpha", "U_custom"]
 from . import dask as _dask  # noqa: E402,F401  (routes dask DataFrames to ubreg.dask; issue 9)
