@@ -144,3 +144,16 @@ def test_ax_none_makes_a_figure_and_available_lists_plots(model):
     assert plots.available(model) == ["calibration", "roc", "margins", "coefficients",
                                       "risk_path", "edge_path"]
     assert plots.available(ThreeClasses()) == ["calibration", "roc", "margins"]
+
+
+def test_user_strings_are_literal_text_not_mathtext():
+    import matplotlib
+    matplotlib.use("Agg")
+    import ubreg
+    rng = np.random.default_rng(0)
+    d = pd.DataFrame({"y": rng.integers(0, 2, 60), "cost $ in $US": rng.normal(size=60)})
+    m = ubreg.fit("y ~ Q('cost $ in $US')", d)
+    ax = ubreg.plots.coefficients(m)
+    label = ax.get_yticklabels()[0]
+    assert label.get_text() == r"Q('cost \$ in \$US')"
+    ax.figure.canvas.draw()      # renders without a mathtext parse of the user string

@@ -26,6 +26,11 @@ __all__ = ["calibration", "roc", "margins", "risk_path", "edge_path", "cv_risk",
 _TREE_METHODS = ("udt", "tree")
 
 
+def plain_text(label) -> str:
+    """A user string as literal matplotlib text: ``$`` would start mathtext."""
+    return str(label).replace("$", r"\$")
+
+
 def _axes(ax):
     if ax is not None:
         return ax
@@ -133,7 +138,7 @@ def calibration(result, ax=None, bins: int = 10, strategy: str = "uniform",
         err = np.maximum(np.vstack([t["observed"] - t["lower"], t["upper"] - t["observed"]]), 0)
         name = "model" if label is None else f"class {label} vs rest"
         ax.errorbar(t["mean_predicted"], t["observed"], yerr=err, marker="o", ms=4, capsize=2,
-                    lw=1.2, label=name)
+                    lw=1.2, label=plain_text(name))
     ax.set_xlim(-0.02, 1.02)
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("mean posterior p̂ in bin")
@@ -171,7 +176,7 @@ def roc(result, ax=None, newdata=None):
     ax.plot([0, 1], [0, 1], ls="--", color="0.6", lw=1)
     for name, yy, pp in series:
         fpr, tpr = roc_curve(yy, pp, w)
-        ax.plot(fpr, tpr, lw=1.5, label=f"{name} (AUC = {auc(yy, pp, w):.3f})")
+        ax.plot(fpr, tpr, lw=1.5, label=f"{plain_text(name)} (AUC = {auc(yy, pp, w):.3f})")
     ax.set_xlabel("false positive rate")
     ax.set_ylabel("true positive rate")
     ax.set_title("ROC")
@@ -324,7 +329,7 @@ def coefficients(result, ax=None, level: float = 0.95, cov: str = "model",
     ax.errorbar(est, pos, xerr=err, fmt="o", ms=4, capsize=3, lw=1.2)
     ax.axvline(0, color="0.6", ls="--", lw=1)
     ax.set_yticks(pos)
-    ax.set_yticklabels([str(i) for i in t.index])
+    ax.set_yticklabels([plain_text(i) for i in t.index])
     ax.set_xlabel(f"estimate with {int(level * 100)}% CI ({cov} covariance)")
     ax.set_title("Coefficients")
     return ax
