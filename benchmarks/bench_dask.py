@@ -34,7 +34,22 @@ import sys
 import tempfile
 import time
 
-import numpy as np
+
+def _blas_threads() -> str:
+    argv = sys.argv
+    if "--blas-threads" in argv[:-1]:
+        return argv[argv.index("--blas-threads") + 1]
+    return "1"
+
+
+# BLAS threads of every process, set before numpy loads OpenBLAS.  The dask
+# workers get 1 thread from distributed's defaults; the in-memory reference is
+# given the same, so the comparison is per core.  (On a busy 2-core machine,
+# OpenBLAS with 2 threads made one 1e5 x 34 Gram matrix 100x slower.)
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, _blas_threads())
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_uls import FORMULA, make_data  # noqa: E402
@@ -59,7 +74,7 @@ def generate(folder: str, n: int, rows_per_file: int) -> None:
         i += 1
 
 
-def task_dask(folder: str, workers: int) -> dict:
+def task_dask(folder: str, workers: int, persist: bool = True) -> dict:
     import dask.dataframe as dd
     from distributed import Client, LocalCluster
 
@@ -68,10 +83,13 @@ def task_dask(folder: str, workers: int) -> dict:
                            dashboard_address=None)
     client = Client(cluster)
     try:
+        # not timed, like the imports of the in-memory reference: a long-lived
+        # cluster pays its workers' imports once
+        client.run(lambda: __import__("ubreg") and None)
         base_mb = _peak_mb()
         t0 = time.perf_counter()
         ddf = dd.read_parquet(folder, engine="pyarrow")
-        m = ubreg.fit(FORMULA, ddf, family="entropy")
+        m = ubreg.fit(FORMULA, ddf, family="entropy", persist=persist)
         seconds = time.perf_counter() - t0
         worker_mb = client.run(_peak_mb)
         out = {"task": "dask", "n": int(m.nobs), "seconds": seconds, "peak_mb": _peak_mb(),
@@ -100,8 +118,8 @@ def task_memory(folder: str) -> dict:
 
 
 def _run(args: list[str]) -> dict:
-    proc = subprocess.run([sys.executable, os.path.abspath(__file__), *args],
-                          capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), *args,
+                           "--blas-threads", _blas_threads()], capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"{args} failed:\n{proc.stderr[-4000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -116,6 +134,10 @@ def main():
     ap.add_argument("--rows-per-file", type=int, default=500_000)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--smoke", action="store_true", help="20 000 rows in 4 files")
+    ap.add_argument("--blas-threads", default="1",
+                    help="OPENBLAS/OMP/MKL_NUM_THREADS of the in-memory fit and the client")
+    ap.add_argument("--no-persist", action="store_true",
+                    help="rebuild each partition's design at every pass (bounded memory)")
     ap.add_argument("--keep", help="folder for the parquet files (kept; default: a temp dir)")
     ap.add_argument("--task", choices=["dask", "memory", "generate"], help=argparse.SUPPRESS)
     ap.add_argument("--folder", help=argparse.SUPPRESS)
@@ -125,7 +147,7 @@ def main():
         print(json.dumps({"task": "generate"}))
         return
     if args.task == "dask":
-        print(json.dumps(task_dask(args.folder, args.workers)))
+        print(json.dumps(task_dask(args.folder, args.workers, not args.no_persist)))
         return
     if args.task == "memory":
         print(json.dumps(task_memory(args.folder)))
@@ -133,6 +155,7 @@ def main():
 
     if args.smoke:
         args.n, args.rows_per_file = 20_000, 5_000
+    persist = ["--no-persist"] if args.no_persist else []
     mem_n = args.memory_n or min(args.n, 1_000_000)
     root = args.keep or tempfile.mkdtemp(prefix="ubreg-bench-dask-")
     try:
@@ -143,20 +166,22 @@ def main():
                 _run(["--task", "generate", "--folder", folder, "--n", str(n),
                       "--rows-per-file", str(args.rows_per_file)])
         print(f"parquet written to {root} in {time.perf_counter() - t0:.1f} s", flush=True)
-        res = {"dask": _run(["--task", "dask", "--folder", big, "--workers", str(args.workers)])}
+        res = {"dask": _run(["--task", "dask", "--folder", big, "--workers", str(args.workers),
+                             *persist])}
         print(f"dask fit at n = {args.n:,} done in {res['dask']['seconds']:.1f} s", flush=True)
         if mem_n == args.n:
             res["memory"] = _run(["--task", "memory", "--folder", big])
         else:
             res["dask_small"] = _run(["--task", "dask", "--folder", small,
-                                      "--workers", str(args.workers)])
+                                      "--workers", str(args.workers), *persist])
             res["memory"] = _run(["--task", "memory", "--folder", small])
     finally:
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)
 
     print(f"\n== uls entropy from parquet; dask: {args.workers} workers x 1 thread, "
-          f"{args.rows_per_file:,} rows per file ==")
+          f"{args.rows_per_file:,} rows per file{', persist=False' if args.no_persist else ''}; "
+          f"in-memory: {args.blas_threads} BLAS thread(s) ==")
     print(f"{'fit':12s} {'n':>11s} {'seconds':>9s} {'us/row':>7s} {'client MB':>10s} "
           f"{'worker peak MB':>18s} {'iter':>5s} {'passes':>6s}")
     for name, r in res.items():

@@ -1,8 +1,9 @@
 """Time and memory of ubreg's UDT engine against scikit-learn's DecisionTreeClassifier.
 
-Same synthetic data for both (20 standard-normal predictors stored as
-float32-representable doubles, since sklearn works in float32; y from a
-logistic model with an interaction and a sine term), min_leaf 1, min_split 2,
+Same synthetic data for both (20 standard-normal predictors rounded to
+multiples of 2^-16, exact in float32 which sklearn works in, and never closer
+than sklearn's FEATURE_THRESHOLD = 1e-7 below which it refuses to cut; y from
+a logistic model with an interaction and a sine term), min_leaf 1, min_split 2,
 cp 0 (sklearn's defaults), max_depth 8 and unbounded.  Each fit runs in a
 fresh subprocess, which reports its wall time and its peak resident memory
 (``ru_maxrss``, data included; the baseline after generating the data is
@@ -39,7 +40,9 @@ P = 20
 
 def make_data(n, seed=0):
     rng = np.random.default_rng(seed)
-    X = np.asfortranarray(rng.standard_normal((n, P), dtype=np.float32), dtype=np.float64)
+    # on a grid of 2^-16: sklearn never cuts between values closer than 1e-7
+    # (its FEATURE_THRESHOLD), so continuous data would let it miss best splits
+    X = np.asfortranarray(np.round(rng.standard_normal((n, P)) * 2.0 ** 16) / 2.0 ** 16)
     eta = X[:, 0] - 0.7 * X[:, 1] + 0.5 * X[:, 2] * X[:, 3] + 0.3 * np.sin(3 * X[:, 4])
     y = (rng.random(n) < 1.0 / (1.0 + np.exp(-2.0 * eta))).astype(np.int64)
     return X, y

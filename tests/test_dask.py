@@ -149,6 +149,14 @@ def test_predict_is_lazy_and_equals_in_memory(client, frame, ddf):
                                    atol=1e-12, rtol=0)
     r = out.residuals("deviance").compute()
     np.testing.assert_allclose(r.to_numpy(), mem.residuals("deviance").to_numpy(), atol=1e-12)
+    # no newdata: the complete training rows, on every scale
+    for type in ("response", "link", "class"):
+        got, want = out.predict(type=type).compute(), mem.predict(type=type)
+        assert got.index.equals(want.index)
+        if type == "class":
+            assert (got == want).all()
+        else:
+            np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=1e-12)
     # a pandas frame gives the in-memory prediction
     pd.testing.assert_series_equal(out.predict(frame.head(20)), mem.predict(frame.head(20)),
                                    atol=1e-12, rtol=0)

@@ -21,10 +21,12 @@ def test_pandas_data_never_reach_the_dask_path():
     import pandas as pd
     assert not is_dask_frame(pd.DataFrame({"a": [1]}))
     assert not is_dask_frame(None)
-    # every registered method is wrapped once and keeps the in-memory function
+    # "uls" routes dask frames; wrappers keep the in-memory function and never nest
+    # (methods registered after ubreg.dask is imported are left as they are)
+    assert hasattr(ubreg.METHODS["uls"], "_ubreg_in_memory")
     for name, method in ubreg.METHODS.items():
-        assert hasattr(method, "_ubreg_in_memory"), name
-        assert not hasattr(method._ubreg_in_memory, "_ubreg_in_memory"), name
+        inner = getattr(method, "_ubreg_in_memory", None)
+        assert inner is None or not hasattr(inner, "_ubreg_in_memory"), name
 
 
 def test_import_ubreg_does_not_import_dask():

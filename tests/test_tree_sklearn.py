@@ -1,6 +1,7 @@
 """UDT with gini / entropy grows scikit-learn's DecisionTreeClassifier trees.
 
-Random continuous data (float32-representable, as sklearn casts X to float32),
+Random data on a fine grid (float32-representable, as sklearn casts X to
+float32, and never closer than sklearn's FEATURE_THRESHOLD),
 sklearn's defaults min_samples_split=2, min_samples_leaf=1 and cp = 0.  The
 trees are walked together comparing features, thresholds, node sizes and
 class proportions.  sklearn breaks exact ties between features at random; at a
@@ -18,7 +19,9 @@ from ubreg.tree import TreeColumn, grow_tree
 
 def make_data(n, p, seed):
     rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, p), dtype=np.float32).astype(np.float64)
+    # a grid of 2^-16: exact in float32 (sklearn's dtype) and coarser than
+    # sklearn's FEATURE_THRESHOLD (1e-7), below which it does not cut
+    X = np.round(rng.standard_normal((n, p)) * 2.0 ** 16) / 2.0 ** 16
     eta = X[:, 0] - 0.7 * X[:, 1] + 0.5 * X[:, 2] * X[:, 3]
     y = (rng.random(n) < 1.0 / (1.0 + np.exp(-2.0 * eta))).astype(int)
     cols = [TreeColumn(f"x{j}", "numeric", np.ascontiguousarray(X[:, j])) for j in range(p)]

@@ -34,3 +34,6 @@ from .boosting import U_alpha, U_custom  # noqa: E402
 
 __all__ += ["U_alpha", "U_custom"]
 from . import dask as _dask  # noqa: E402,F401  (routes dask DataFrames to ubreg.dask; issue 9)
+from .online import OnlineLearner  # noqa: E402  (on-line learning, Algorithm 2; issue 5)
+__all__ += ["OnlineLearner"]
+from . import tempered  # noqa: E402,F401  (registers method "tboost"; issue 5)

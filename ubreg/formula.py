@@ -855,6 +855,13 @@ class PartitionedFormula:
     response_name: str
     used: list
     label_columns: list
+    response_columns: list = field(default_factory=list)
+
+    def columns(self, available, weights=None) -> list:
+        """The columns of ``available`` the model reads (response, right-hand
+        side, weights), in ``available``'s order: what a reader must load."""
+        needed = set(self.used) | set(self.response_columns) | ({weights} if weights else set())
+        return [c for c in available if c in needed]
 
     @property
     def rhs(self) -> ModelDesc:
@@ -889,7 +896,10 @@ def parse_partitioned(formula: str, meta: pd.DataFrame, trusted: bool = False) -
                                 for f in t.factors]))
     _check_real(meta, used)
     labels = [n for n in used if n in meta.columns and _is_label_column(meta[n])]
-    return PartitionedFormula(formula, desc, desc.lhs_termlist[0].factors[0].code, used, labels)
+    code = desc.lhs_termlist[0].factors[0].code
+    response_columns = [code] if code in meta.columns else sorted(
+        n for n in _formula_names(code) if n in meta.columns)
+    return PartitionedFormula(formula, desc, code, used, labels, response_columns)
 
 
 def partition_levels(parsed: PartitionedFormula, frame: pd.DataFrame) -> dict:

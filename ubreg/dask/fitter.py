@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import ConvergenceWarning, DataError, ResponseError, SeparationWarning
 from ..fit import FitSpec
-from ..fitters.linear_algebra import aliased_columns, inverse_spd, solve_spd, weighted_gram
+from ..fitters.linear_algebra import aliased_columns, inverse_spd, solve_spd
 from ..fitters.uls import LinearFit, _accept
 from ..inference import bernoulli_loglik
 from ..methods.uls import _R_EPS, _SEPARATION_SYMPTOM, _separation_possible
@@ -37,6 +37,19 @@ __all__ = ["fit_linear_dask"]
 # ---------------------------------------------------------------------------
 # partition-wise sums (run on the workers)
 # ---------------------------------------------------------------------------
+_CHUNK = 65_536   # rows per block of a Gram matrix: bounds the scaled copy of X
+
+
+def weighted_gram(X: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """Xᵀ diag(h) X in blocks of rows (as ``fitters.linear_algebra.weighted_gram``,
+    whose scaled copy of the whole partition would cost a worker its size again)."""
+    p = X.shape[1]
+    out = np.zeros((p, p))
+    for start in range(0, X.shape[0], _CHUNK):
+        Xs = X[start:start + _CHUNK] * np.sqrt(h[start:start + _CHUNK])[:, None]
+        out += Xs.T @ Xs
+    return out
+
 def _setup_sums(mf: dict, family) -> dict:
     X, y, w = mf["X"], mf["y"], mf["w"]
     eta = np.zeros(len(y))

@@ -73,9 +73,15 @@ def prepare_partitions(spec, persist: bool = True) -> Partitioned:
     if len(ddf.columns) == 0:
         raise DataError("data has no columns")
     parsed = parse_partitioned(spec.formula, ddf._meta, trusted=spec.trusted)
-    ddf = _known_categoricals(ddf)
+    # read only what the model uses (parquet and friends push the projection down)
+    ddf = _known_categoricals(ddf[parsed.columns(ddf.columns, weights)])
+    level_columns = parsed.columns(ddf.columns)
+    level_columns = [c for c in level_columns
+                     if c in parsed.label_columns or c in parsed.response_columns]
+    source = ddf[level_columns] if level_columns else ddf
+    pieces = dask.compute(*[delayed(partition_levels)(parsed, p)
+                            for p in source.to_delayed()])
     parts = ddf.to_delayed()
-    pieces = dask.compute(*[delayed(partition_levels)(parsed, p) for p in parts])
     if sum(p["rows"] for p in pieces) == 0:
         raise DataError("data has 0 rows")
     label_levels, response = combine_levels(parsed, list(pieces), spec.positive)

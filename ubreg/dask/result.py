@@ -107,13 +107,12 @@ class DaskLinearResult(LinearResult):
                 return self._training("eta").rename("link")
             if type == "response":
                 return self._training("fitted").rename("response")
-            newdata = self._partitioned.data
-            na_free = True
-        else:
-            na_free = False
+            if type == "class":
+                return self._training("eta").map_partitions(
+                    _classes, self.response, meta=pd.Series(np.array([], dtype=object),
+                                                            name="class"))
         if is_dask_frame(newdata):
-            out = predict_lazy(self._light(), newdata, type)
-            return out.dropna() if na_free else out
+            return predict_lazy(self._light(), newdata, type)
         return LinearResult.predict(self._light(), newdata, type)
 
     def summary(self, cov: str = "model"):
@@ -126,6 +125,12 @@ class DaskLinearResult(LinearResult):
 
     def __repr__(self):
         return super().__repr__()[:-1] + f", partitions={self._stats['partitions']}>"
+
+
+def _classes(eta: pd.Series, response) -> pd.Series:
+    # as Result._on_scale: the response label of η ≥ 0
+    return pd.Series(response.labels((eta.to_numpy() >= 0).astype(int)), index=eta.index,
+                     name="class", dtype=object)
 
 
 class DaskLinearSummary(LinearSummary):

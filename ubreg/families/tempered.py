@@ -231,22 +231,39 @@ class Tempered(PermissibleFamily):
             small = self._eta_small(_log_odds_small(x))
         return np.where(p > 0.5, -small, small)
 
+    def _log_d2phi(self, p):
+        """ln φ''(p) = ln c − cG + ln(e^{cζ}(1 − σ) + σ) − ln x − ln(1 − x),
+        σ = expit(sζ), at x = min(p, 1 − p) ≥ 1e−300."""
+        x = np.clip(np.minimum(p, 1.0 - p), 1e-300, 0.5)
+        s, c = self._s, self._c
+        zeta = _log_odds_small(x)
+        log_sig = -np.logaddexp(0.0, -s * zeta)
+        log_1m_sig = -np.logaddexp(0.0, s * zeta)
+        return (math.log(c) - c * self._G(zeta)
+                + np.logaddexp(c * zeta + log_1m_sig, log_sig)
+                - np.log(x) - np.log1p(-x))
+
     def d2phi(self, p):
         """φ''(p) = c e^{−cG}(e^{cζ}(1 − σ) + σ)/(x(1 − x)), σ = expit(sζ), in logs;
         the value at x = 1e−300 for p ∈ {0, 1}."""
         p = _as_float(p)
         if self.t == 0.0:
             return np.full_like(p, 8.0)
-        x = np.clip(np.minimum(p, 1.0 - p), 1e-300, 0.5)
-        s, c = self._s, self._c
-        zeta = _log_odds_small(x)
-        log_sig = -np.logaddexp(0.0, -s * zeta)
-        log_1m_sig = -np.logaddexp(0.0, s * zeta)
-        log_d2 = (math.log(c) - c * self._G(zeta)
-                  + np.logaddexp(c * zeta + log_1m_sig, log_sig)
-                  - np.log(x) - np.log1p(-x))
-        with np.errstate(over="ignore"):
-            return np.exp(log_d2)
+        with np.errstate(over="ignore", under="ignore"):
+            return np.exp(self._log_d2phi(p))
+
+    def hessian_eta(self, eta):
+        """1/φ''(∇φ⁻¹(η)) (MATH.md §3), the boundary value past a bounded domain.
+
+        For t < 0, φ'' vanishes at p ∈ {0, 1} and the curvature in η is
+        unbounded at the ends of the link domain; it is capped at e^{700}.
+        """
+        eta = _as_float(eta)
+        if self.t == 0.0:
+            return np.full_like(eta, 0.125)
+        p, q = self.posterior_pair(self._clip_eta(eta))
+        with np.errstate(over="ignore", under="ignore"):
+            return np.exp(np.minimum(-self._log_d2phi(np.minimum(p, q)), 700.0))
 
     def dphi_inv(self, eta):
         """∇φ⁻¹(η): the small-side root for η ≤ 0, 1 − root(−η) above."""

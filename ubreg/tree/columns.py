@@ -72,7 +72,8 @@ def _categorical_values(col: TreeColumn) -> np.ndarray:
     if col.levels is None:
         raise ValueError(f"column {col.name!r}: a categorical column needs its levels")
     if not np.issubdtype(vals.dtype, np.integer):
-        raise ValueError(f"column {col.name!r}: categorical codes must be integers, got {vals.dtype}")
+        raise ValueError(f"column {col.name!r}: categorical codes must be integers, "
+                         f"got {vals.dtype}")
     vals = np.ascontiguousarray(vals, dtype=np.int64)
     if vals.size and (vals.min() < -1 or vals.max() >= len(col.levels)):
         raise ValueError(f"column {col.name!r}: codes must lie in -1..{len(col.levels) - 1} "

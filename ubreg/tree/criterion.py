@@ -89,6 +89,13 @@ class Criterion:
         """offset(node) with T(left) + T(right) = offset − gain."""
         return np.zeros_like(np.asarray(twy, dtype=np.float64))
 
+    #: the splitter maximises ``raw_sign`` × :meth:`raw_gain` (−1 saves a negation)
+    raw_sign = 1
+
+    def raw_gain(self, lwy, lw, rwy, rw, wpart, out, tmp, tmp2):
+        """``raw_sign`` × gain, written to ``out``."""
+        return self.gain(lwy, lw, rwy, rw, wpart, out, tmp, tmp2)
+
     def gain(self, lwy, lw, rwy, rw, wpart, out, tmp, tmp2):
         """Gain at every cut; written to ``out`` (``tmp``, ``tmp2`` are scratch).
 
@@ -188,7 +195,15 @@ class _Sqrt(Criterion):
         # unit weights: the sums are exact integers, wy·wn ≥ 0 needs no guard
         return True
 
+    raw_sign = -1
+
     def gain(self, lwy, lw, rwy, rw, wpart, out, tmp, tmp2):
+        self.raw_gain(lwy, lw, rwy, rw, wpart, out, tmp, tmp2)
+        np.negative(out, out=out)
+        return out
+
+    def raw_gain(self, lwy, lw, rwy, rw, wpart, out, tmp, tmp2):
+        """T(left) + T(right) = c(√(wy·wn)_L + √(wy·wn)_R), to be minimised."""
         exact = wpart is True
         np.subtract(lw, lwy, out=out)
         out *= lwy
@@ -201,7 +216,8 @@ class _Sqrt(Criterion):
             np.maximum(tmp, 0.0, out=tmp)
         np.sqrt(tmp, out=tmp)
         out += tmp
-        out *= -self.scale
+        if self.scale != 1.0:
+            out *= self.scale
         return out
 
 

@@ -65,11 +65,11 @@ def grow_tree(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth
     for d in range(1, int(raw["depth"].max(initial=0)) + 1):
         at = np.flatnonzero(raw["depth"] == d)
         keep[at] = keep[parent[at]] & split[parent[at]]
-    raw["complexity"] = fix_cp(parent, complexity)
+    raw["complexity"] = fix_cp(parent, raw["depth"], complexity)
     nodes = subset_nodes(raw, keep, split, alpha)
     nodes = _rpart_order(nodes)
     controls = dict(min_split=min_split, min_leaf=min_leaf, max_depth=max_depth, cp=cp)
-    return Tree(nodes, check_columns(columns)[1], family, controls, alpha, risk)
+    return Tree(nodes, info["specs"], family, controls, alpha, risk)
 
 
 def _rpart_order(nodes):

@@ -33,6 +33,8 @@ proportion of y = 1, so a numeric split sends ``x < t`` left (``direction``
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .columns import CATEGORICAL, check_columns, check_response
@@ -135,6 +137,110 @@ def _partition(order, go_left, A, C, m_new, ibuf, bbuf):
     return new[:m_new]
 
 
+@dataclass
+class _Best:
+    """Best split of every segment over all predictors (column order breaks ties)."""
+
+    improve: np.ndarray
+    var: np.ndarray
+    n_tied: np.ndarray
+    threshold: np.ndarray
+    low_left: np.ndarray
+    lw: np.ndarray
+    rw: np.ndarray
+    side: np.ndarray | None
+
+
+def _best_splits(specs, values, orders, base, rowdata, lay, crit, ws, has_nan, has_dups, lmax):
+    """Scan the predictors in column order; a later one must be better by more
+    than the tie tolerance (rpart keeps the earlier variable)."""
+    S = lay.S
+    best = _Best(improve=np.full(S, -np.inf), var=np.full(S, -1, dtype=np.intp),
+                 n_tied=np.zeros(S, dtype=np.int64), threshold=np.full(S, np.nan),
+                 low_left=np.ones(S, dtype=bool), lw=np.zeros(S), rw=np.zeros(S),
+                 side=None)
+    wy_base = w_base = None
+    for j, spec in enumerate(specs):
+        if spec.kind == CATEGORICAL:
+            if wy_base is None:
+                wy_base, w_base = rowdata.wy[base], rowdata.w[base]
+                best.side = np.zeros((S, lmax), dtype=np.int8)
+            c = categorical_best(values[j][base], len(spec.levels), wy_base, w_base, lay, crit)
+        else:
+            c = numeric_best(values[j], orders[j], rowdata, lay, crit, ws, has_nan[j],
+                             has_dups[j])
+        fin = np.isfinite(c.improve)
+        better = fin & (c.improve > best.improve + lay.tol)
+        with np.errstate(invalid="ignore"):        # −inf − (−inf) where neither splits
+            tie = fin & np.isfinite(best.improve) & ~better & \
+                (np.abs(c.improve - best.improve) <= lay.tol)
+        best.n_tied = np.where(better, c.n_tied,
+                               np.where(tie, best.n_tied + c.n_tied, best.n_tied))
+        if not better.any():
+            continue
+        best.improve = np.where(better, c.improve, best.improve)
+        best.var[better] = j
+        best.lw[better] = c.lw[better]
+        best.rw[better] = c.rw[better]
+        best.low_left[better] = c.low_left[better]
+        if spec.kind == CATEGORICAL:
+            best.side[better] = 0
+            best.side[better, : c.side.shape[1]] = c.side[better]
+            best.threshold[better] = np.nan
+        else:
+            best.threshold[better] = c.threshold[better]
+    return best
+
+
+def _route(specs, values, rows, rk, var_k, thr_k, low_k, na_left_k, cat_side, cat_row_k):
+    """Direction (True = left) of ``rows`` at split number ``rk`` of this level."""
+    left = np.empty(rows.shape[0], dtype=bool)
+    rvar = var_k[rk]
+    for j in np.unique(var_k):
+        sel = np.flatnonzero(rvar == j)
+        rr, kk = rows[sel], rk[sel]
+        xv = values[j][rr]
+        if specs[j].kind == CATEGORICAL:
+            miss = xv < 0
+            lft = cat_side[cat_row_k[kk], np.where(miss, 0, xv)] == 1
+        else:
+            miss = np.isnan(xv)
+            below = xv < thr_k[kk]
+            lft = np.where(low_k[kk], below, ~below)
+        left[sel] = np.where(miss, na_left_k[kk], lft)
+    return left
+
+
+def _relayout(lay, seg_len, ks, len_slot, keep):
+    """Where each position of the level's orderings moves (see :func:`_partition`).
+
+    Kept children get consecutive segments (in slot order: parent order,
+    left before right); the rows of closed children and of unsplit segments
+    go to a trash area past the kept ones.  Returns (A, C, m_new).
+    """
+    S = seg_len.shape[0]
+    m_new = int(len_slot[keep].sum())
+    start_slot = np.empty(len_slot.shape[0], dtype=np.intp)
+    start_slot[keep] = np.cumsum(len_slot[keep]) - len_slot[keep]
+    start_slot[~keep] = m_new + np.cumsum(len_slot[~keep]) - len_slot[~keep]
+    trash_from = m_new + int(len_slot[~keep].sum())
+    unsplit = np.ones(S, dtype=bool)
+    unsplit[ks] = False
+    n_left = seg_len.copy()                  # rows of unsplit segments all count as "left"
+    lstart = np.empty(S, dtype=np.intp)
+    rstart = np.zeros(S, dtype=np.intp)
+    uns = np.flatnonzero(unsplit)
+    lstart[uns] = trash_from + np.cumsum(seg_len[uns]) - seg_len[uns]
+    n_left[ks] = len_slot[0::2]
+    lstart[ks] = start_slot[0::2]
+    rstart[ks] = start_slot[1::2]
+    cl_base = np.cumsum(n_left) - n_left     # left-going rows before each segment
+    A = (lstart - cl_base - 1)[lay.seg]
+    C = (rstart - lay.start + cl_base)[lay.seg]
+    C += lay.pos
+    return A, C, m_new
+
+
 def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=30,
              cp=0.01, risk="surrogate", alpha=None):
     """Grow the tree before complexity pruning.
@@ -165,6 +271,7 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
     root_risk = float(node_risk(crit, a["wy"][0], a["weight"][0], risk))
     if alpha is None:
         alpha = cp * root_risk
+    info = dict(alpha=alpha, root_risk=root_risk, n=n, specs=specs)
     min_rows = max(min_split, 2 * min_leaf)
 
     def splittable(ids):
@@ -176,11 +283,9 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
     lmax = max([len(s.levels) for s in specs if s.kind == CATEGORICAL] or [1])
     numeric = [j for j, s in enumerate(specs) if s.kind != CATEGORICAL]
     cat_flag = np.array([s.kind == CATEGORICAL for s in specs], dtype=bool)
-    has_cat = bool(cat_flag.any())
     has_nan = {j: bool(np.isnan(values[j]).any()) for j in numeric}
-
     if not splittable(root)[0]:
-        return _finish(store, cat_blocks, lmax), dict(alpha=alpha, root_risk=root_risk, n=n)
+        return _finish(store, cat_blocks, lmax), info
 
     # presort every numeric predictor once (NaN sorts last)
     orders, has_dups = {}, {}
@@ -193,8 +298,8 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
         del xs
         orders[j] = o if unit else pos_rows[o]
     rowdata = RowData(y8=y.astype(np.uint8), wy=wy_row, w=w, unit=unit)
-    base = pos_rows.copy()
-    seg_of_row = np.zeros(n, dtype=np.intp)
+    base = pos_rows.copy()                    # the open rows, by segment, any order
+    seg_of_row = np.zeros(n, dtype=np.intp)   # open segment of every row, -1 if closed
     go_left = np.ones(n, dtype=bool)
     seg_node = root.copy()
     seg_len = np.array([npos_all], dtype=np.intp)
@@ -204,63 +309,28 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
     while seg_node.shape[0]:
         S = seg_node.shape[0]
         lay = make_layout(seg_len, a["wy"][seg_node], a["weight"][seg_node], crit, min_leaf, unit)
-        best = np.full(S, -np.inf)
-        bvar = np.full(S, -1, dtype=np.intp)
-        tied = np.zeros(S, dtype=np.int64)
-        thr = np.full(S, np.nan)
-        low_left = np.ones(S, dtype=bool)
-        blw = np.zeros(S)
-        brw = np.zeros(S)
-        bside = np.zeros((S, lmax), dtype=np.int8) if has_cat else None
-        wy_base = w_base = None
-        for j, spec in enumerate(specs):
-            if spec.kind == CATEGORICAL:
-                if wy_base is None:
-                    wy_base, w_base = wy_row[base], w[base]
-                c = categorical_best(values[j][base], len(spec.levels), wy_base, w_base, lay, crit)
-            else:
-                c = numeric_best(values[j], orders[j], rowdata, lay, crit, ws, has_nan[j],
-                                 has_dups[j])
-            fin = np.isfinite(c.improve)
-            better = fin & (c.improve > best + lay.tol)
-            with np.errstate(invalid="ignore"):        # −inf − (−inf) where neither splits
-                tie = fin & np.isfinite(best) & ~better & (np.abs(c.improve - best) <= lay.tol)
-            tied = np.where(better, c.n_tied, np.where(tie, tied + c.n_tied, tied))
-            if better.any():
-                best = np.where(better, c.improve, best)
-                bvar[better] = j
-                blw[better] = c.lw[better]
-                brw[better] = c.rw[better]
-                low_left[better] = c.low_left[better]
-                if spec.kind == CATEGORICAL:
-                    bside[better, : c.side.shape[1]] = c.side[better]
-                    bside[better, c.side.shape[1]:] = 0
-                    thr[better] = np.nan
-                else:
-                    thr[better] = c.threshold[better]
-
-        do_split = best > lay.tol
-        ks = np.flatnonzero(do_split)
+        best = _best_splits(specs, values, orders, base, rowdata, lay, crit, ws, has_nan,
+                            has_dups, lmax)
+        ks = np.flatnonzero(best.improve > lay.tol)
         K = ks.shape[0]
         if K == 0:
             break
+
+        # record the splits; the left child is the side with the smaller p (rpart)
         ids = seg_node[ks]
-        var_k = bvar[ks]
-        # left child = the side with the smaller proportion of y = 1 (rpart)
-        low_k = low_left[ks]
-        wl_k = np.where(low_k, blw[ks], brw[ks])
-        wr_k = np.where(low_k, brw[ks], blw[ks])
-        na_left_k = wl_k >= wr_k
+        var_k, thr_k, low_k = best.var[ks], best.threshold[ks], best.low_left[ks]
+        wl_k = np.where(low_k, best.lw[ks], best.rw[ks])
+        wr_k = np.where(low_k, best.rw[ks], best.lw[ks])
+        na_left_k = wl_k >= wr_k              # missing values: the heavier child
         a["var"][ids] = var_k
-        a["threshold"][ids] = thr[ks]
+        a["threshold"][ids] = thr_k
         a["direction"][ids] = np.where(low_k, -1, 1)
         a["na_left"][ids] = na_left_k
-        a["improve"][ids] = best[ks] / crit.b
-        a["n_tied"][ids] = tied[ks]
-        is_cat = cat_flag[var_k]
-        if is_cat.any():
-            kc = np.flatnonzero(is_cat)
-            cat_blocks.append(bside[ks[kc]])
+        a["improve"][ids] = best.improve[ks] / crit.b
+        a["n_tied"][ids] = best.n_tied[ks]
+        kc = np.flatnonzero(cat_flag[var_k])
+        if kc.size:
+            cat_blocks = [np.concatenate(cat_blocks + [best.side[ks[kc]]])]
             a["cat_row"][ids[kc]] = n_cat + np.arange(kc.shape[0])
             n_cat += kc.shape[0]
 
@@ -270,32 +340,18 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
         r_rank = rank_of_seg[seg_of_row]        # seg_of_row = -1 hits the trailing -1
         rows = np.flatnonzero(r_rank >= 0)
         rk = r_rank[rows]
-        rvar = var_k[rk]
-        left = np.empty(rows.shape[0], dtype=bool)
-        if len(cat_blocks) > 1:
-            cat_blocks = [np.concatenate(cat_blocks)]
-        for j in np.unique(var_k):
-            sel = np.flatnonzero(rvar == j)
-            rr, kk = rows[sel], rk[sel]
-            xv = values[j][rr]
-            if specs[j].kind == CATEGORICAL:
-                miss = xv < 0
-                crow = a["cat_row"][ids[kk]]
-                lft = cat_blocks[0][crow, np.where(miss, 0, xv)] == 1
-            else:
-                miss = np.isnan(xv)
-                below = xv < thr[ks][kk]
-                lft = np.where(low_k[kk], below, ~below)
-            left[sel] = np.where(miss, na_left_k[kk], lft)
+        left = _route(specs, values, rows, rk, var_k, thr_k, low_k, na_left_k,
+                      cat_blocks[0] if cat_blocks else None, a["cat_row"][ids])
         go_left[:] = True
         go_left[rows] = left
-        slot = 2 * rk + (~left)
+        slot = 2 * rk + (~left)               # child slot: 2k left, 2k + 1 right
 
+        # the children's statistics
         cn = np.bincount(slot, minlength=2 * K)
         cw = np.bincount(slot, weights=w[rows], minlength=2 * K)
         cwy = np.bincount(slot, weights=wy_row[rows], minlength=2 * K)
-        cnp = cn if unit else np.bincount(slot, weights=positive[rows], minlength=2 * K).astype(np.int64)
-
+        cnp = cn if unit else np.bincount(slot, weights=positive[rows],
+                                          minlength=2 * K).astype(np.int64)
         kids = store.add(2 * K)
         a = store.a
         par = np.repeat(ids, 2)
@@ -309,32 +365,14 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
         a["left"][ids] = kids[0::2]
         a["right"][ids] = kids[1::2]
 
+        # the next level: open children only
         keep = splittable(kids)
         new_seg_of_slot = np.full(2 * K + 1, -1, dtype=np.intp)
         new_seg_of_slot[np.flatnonzero(keep)] = np.arange(int(keep.sum()))
-        new_sor = np.full(n, -1, dtype=np.intp)
-        new_sor[rows] = new_seg_of_slot[slot]
-        seg_of_row = new_sor
-
-        # new segment layout: kept children first (in slot order), then trash
+        seg_of_row = np.full(n, -1, dtype=np.intp)
+        seg_of_row[rows] = new_seg_of_slot[slot]
         len_slot = cnp.astype(np.intp)
-        m_new = int(len_slot[keep].sum())
-        start_slot = np.empty(2 * K, dtype=np.intp)
-        start_slot[keep] = np.cumsum(len_slot[keep]) - len_slot[keep]
-        start_slot[~keep] = m_new + np.cumsum(len_slot[~keep]) - len_slot[~keep]
-        trash_from = m_new + int(len_slot[~keep].sum())
-        n_left = seg_len.copy()                         # unsplit segments: all "left" to trash
-        lstart = np.empty(S, dtype=np.intp)
-        rstart = np.zeros(S, dtype=np.intp)
-        uns = np.flatnonzero(~do_split)
-        lstart[uns] = trash_from + np.cumsum(seg_len[uns]) - seg_len[uns]
-        n_left[ks] = len_slot[0::2]
-        lstart[ks] = start_slot[0::2]
-        rstart[ks] = start_slot[1::2]
-        cl_base = np.cumsum(n_left) - n_left
-        A = (lstart - cl_base - 1)[lay.seg]
-        C = (rstart - lay.start + cl_base)[lay.seg]
-        C += lay.pos
+        A, C, m_new = _relayout(lay, seg_len, ks, len_slot, keep)
         if m_new:
             for j in numeric:
                 orders[j] = _partition(orders[j], go_left, A, C, m_new, ibuf, ws.b[0])
@@ -343,7 +381,7 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
         seg_len = len_slot[keep]
         del lay, A, C
 
-    return _finish(store, cat_blocks, lmax), dict(alpha=alpha, root_risk=root_risk, n=n)
+    return _finish(store, cat_blocks, lmax), info
 
 
 def _finish(store, cat_blocks, lmax):

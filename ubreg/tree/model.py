@@ -90,7 +90,8 @@ class Tree:
 
     @cached_property
     def node_surrogate_risk(self):
-        """w(S_k)(−φ(p_k) − a_φ)/b_φ per node: Σ_i∈k w_i F_φ(y*_i ∇φ(p_k)) (Theorem 4)."""
+        """w(S_k)(−φ(p_k) − a_φ)/b_φ per node, = Σ_{i∈k} w_i F_φ(y*_i ∇φ(p_k))
+        (Theorem 4)."""
         return make_criterion(self.family).surrogate_risk(self.nodes["wy"], self.nodes["weight"])
 
     @cached_property
@@ -275,9 +276,10 @@ class Tree:
         alpha = cp * root
         keep = np.zeros(self.n_nodes, dtype=bool)
         keep[0] = True
-        for i in range(1, self.n_nodes):      # parents come first in rpart order
-            p = nd["parent"][i]
-            keep[i] = keep[p] and split[p]
+        for d in range(1, int(nd["depth"].max()) + 1):
+            at = np.flatnonzero(nd["depth"] == d)
+            p = nd["parent"][at]
+            keep[at] = keep[p] & split[p]
         controls = dict(self.controls, cp=cp)
         return Tree(subset_nodes(nd, keep, split, alpha), self.specs, self.family, controls,
                     alpha, self.risk)

@@ -93,14 +93,14 @@ def rpart_complexity(left, right, risk, alpha):
     return complexity, split
 
 
-def fix_cp(parent, complexity):
-    """complexity ← min(own, parent's) top-down (fix_cp.c); parents come first."""
+def fix_cp(parent, depth, complexity):
+    """complexity ← min(own, parent's), top-down by depth (fix_cp.c)."""
     out = np.asarray(complexity, dtype=np.float64).copy()
     parent = np.asarray(parent)
-    for i in range(1, out.shape[0]):
-        p = parent[i]
-        if out[i] > out[p]:
-            out[i] = out[p]
+    depth = np.asarray(depth)
+    for d in range(1, int(depth.max(initial=0)) + 1):
+        at = np.flatnonzero(depth == d)
+        out[at] = np.minimum(out[at], out[parent[at]])
     return out
 
 

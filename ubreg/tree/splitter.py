@@ -10,7 +10,11 @@ For one predictor, cumulative sums of w·y and w along the ordering give the
 left child's totals at every cut; the criterion (eq. 104, see
 :mod:`ubreg.tree.criterion`) is evaluated at every cut between two distinct
 values at once, and the best cut of each segment is found with
-``np.maximum.reduceat``.  There is no Python loop over rows or nodes.
+``np.maximum.reduceat``.  There is no Python loop over rows or nodes.  With
+unit weights y is read as one byte a row and the sums are exact integers, so
+the segment offsets and the child weights are shared by all predictors; a
+predictor without repeated values is not even gathered (every cut lies
+between distinct values).
 
 Ties: within a predictor the first (smallest-threshold) cut whose gain is
 within ``tol`` of the segment's best wins; across predictors (in
@@ -42,7 +46,8 @@ class Layout:
     pos: np.ndarray          # (m,) 0..m-1
     nleft: np.ndarray        # (m,) rows left of the cut after each position
     cut_bad: np.ndarray      # (m,) cut violates min_leaf or leaves the segment
-    lw: np.ndarray | None    # (m,) left weight (row count) at each cut (unit weights only)
+    lw: np.ndarray           # (m,) rows left of each cut, as floats (the left weight
+                             #      when weights are unit)
     rw: np.ndarray | None    # (m,) right weight at each cut (unit weights only)
     wpart: object            # criterion's weight-only part (unit weights only)
     before_pos: np.ndarray | None  # (m,) Σ w·y of the segments before (unit weights only)
@@ -76,8 +81,8 @@ def make_layout(length, twy, tw, crit, min_leaf, unit_weights):
     cut_bad = (nleft < min_leaf) | (nright < min_leaf)
     twy = np.asarray(twy, dtype=np.float64)
     tw = np.asarray(tw, dtype=np.float64)
-    lw = rw = wpart = before_pos = twy_pos = None
     lw = nleft.astype(np.float64)
+    rw = wpart = before_pos = twy_pos = None
     if unit_weights:
         rw = nright.astype(np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -211,7 +216,8 @@ def numeric_best(x, order, rows, lay: Layout, crit, ws: Workspace, has_nan=False
         rw = tw[seg] - lw
 
     with np.errstate(divide="ignore", invalid="ignore"):
-        crit.gain(lwy, lw, rwy, rw, wpart, out=gain, tmp=tmp, tmp2=tmp2)
+        crit.raw_gain(lwy, lw, rwy, rw, wpart, out=gain, tmp=tmp, tmp2=tmp2)
+    sign = crit.raw_sign
 
     # admissible cuts: between distinct observed values, min_leaf rows each side
     if has_nan:
@@ -230,12 +236,18 @@ def numeric_best(x, order, rows, lay: Layout, crit, ws: Workspace, has_nan=False
         bad = invalid
     else:
         bad = lay.cut_bad
-    np.copyto(gain, -np.inf, where=bad)
-
-    best = np.maximum.reduceat(gain, lay.start) if m else np.zeros(0)
-    found = np.isfinite(best)
-    thr = np.where(found, best - lay.tol, np.inf)
-    np.greater_equal(gain, thr[seg], out=hit)
+    # ``gain`` holds sign × gain: the best is its maximum (sign 1) or minimum
+    np.copyto(gain, -sign * np.inf, where=bad)
+    if sign > 0:
+        best = np.maximum.reduceat(gain, lay.start) if m else np.zeros(0)
+        found = np.isfinite(best)
+        thr = np.where(found, best - lay.tol, np.inf)
+        np.greater_equal(gain, thr[seg], out=hit)
+    else:
+        best = -np.minimum.reduceat(gain, lay.start) if m else np.zeros(0)
+        found = np.isfinite(best)
+        thr = np.where(found, -best + lay.tol, -np.inf)
+        np.less_equal(gain, thr[seg], out=hit)
     hits = np.flatnonzero(hit)
     k0 = np.searchsorted(hits, lay.start)
     k1 = np.searchsorted(hits, lay.start + lay.length)

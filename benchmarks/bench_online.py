@@ -1,0 +1,73 @@
+"""Time the on-line learner (Algorithm 2) against one batch ULS fit on the same rows.
+
+Goal (issue 5): streaming n = 1e6 rows in batches of 1e4 takes under 20× the
+time of one batch ULS fit (entropy) of the same rows.
+
+    python benchmarks/bench_online.py              # n = 1e6, batches of 1e4
+    python benchmarks/bench_online.py --smoke      # n = 1e5: seconds; what CI runs
+    python benchmarks/bench_online.py --n 200000 --q 2 1.5
+
+Printed: wall time of the batch fit and of each on-line run (q), the ratio,
+and the test risk of both (entropy loss on 1e5 fresh rows).
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import pandas as pd
+
+import ubreg
+
+N_FEATURES = 10
+FORMULA = "y ~ " + " + ".join(f"x{j}" for j in range(1, N_FEATURES + 1))
+
+
+def make_data(n: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, N_FEATURES))
+    beta = np.linspace(-1, 1, N_FEATURES) / 2
+    eta = -0.3 + X @ beta
+    y = (rng.uniform(size=n) < 1 / (1 + np.exp(-eta))).astype(np.int64)
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(1, N_FEATURES + 1)])
+    frame["y"] = y
+    return frame
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=1_000_000)
+    ap.add_argument("--batch", type=int, default=10_000)
+    ap.add_argument("--q", type=float, nargs="+", default=[2.0, 1.5])
+    ap.add_argument("--smoke", action="store_true", help="n = 1e5")
+    args = ap.parse_args(argv)
+    n = 100_000 if args.smoke else args.n
+    data = make_data(n, seed=20261122)
+    test = make_data(100_000, seed=7)
+    fam = ubreg.Permissible("entropy")
+
+    t0 = time.perf_counter()
+    batch = ubreg.fit(FORMULA, data, family=fam, method="uls")
+    t_batch = time.perf_counter() - t0
+    risk_batch = float(np.mean(fam.loss(test.y.to_numpy(), batch.predict(test, type="link"))))
+    print(f"rows {n}, batches of {args.batch}, {N_FEATURES} numeric predictors + intercept")
+    print(f"batch ULS fit:           {t_batch:8.2f} s   test risk {risk_batch:.5f}")
+    ratios = {}
+    for q in args.q:
+        learner = ubreg.OnlineLearner(FORMULA, family=fam, q=q)
+        t0 = time.perf_counter()
+        for start in range(0, n, args.batch):
+            learner.partial_fit(data.iloc[start:start + args.batch])
+        t_online = time.perf_counter() - t0
+        risk = float(np.mean(fam.loss(test.y.to_numpy(), learner.predict(test, type="link"))))
+        ratios[q] = t_online / t_batch
+        print(f"on-line q = {q:<4g} (eta {learner.eta:.4g}): {t_online:8.2f} s   "
+              f"ratio {ratios[q]:5.2f}x   test risk {risk:.5f}")
+    worst = max(ratios.values())
+    print(f"goal: < 20x -> {'met' if worst < 20 else 'NOT met'} (worst {worst:.2f}x)")
+    return ratios
+
+
+if __name__ == "__main__":
+    main()

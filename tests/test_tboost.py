@@ -1,0 +1,340 @@
+"""t-AdaBoost (paper 004; TEMPERED.md §1, §2, §4, §7).
+
+The tempered algebra, the closed-form and exact μ_j, the co-simplex, the
+per-round bound Z_j^{2−t} ≤ K_t(ρ_j), Π Z^{2−t} = tempered exponential loss,
+the margin bound, the clipped running sum, t = 1 = AdaBoost, and the result
+object (predict, clipped, margins, plot, pickle, summary).
+"""
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.optimize import minimize_scalar
+
+import ubreg
+from ubreg.fit import ULS_LEARNERS
+from ubreg.tempered import algebra as A
+from ubreg.tempered.boost import (
+    closed_form_mu,
+    closed_form_mu_logt,
+    exact_mu,
+    tboost,
+    tempered_update,
+)
+from ubreg.tempered.learners import fit_tempered_tree
+
+
+# --------------------------------------------------------------------------- data
+def make_data(n=160, seed=0, noise=0.15):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    y = (X[:, 0] + 0.7 * X[:, 1] ** 2 - 0.5 + noise * rng.normal(size=n) * 3 > 0).astype(int)
+    df = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    df["y"] = y
+    return df
+
+
+FORMULA = "y ~ a + b + c + d"
+
+
+def tree_weak(X, ystar, t, checks=None, max_size=5):
+    rng = np.random.default_rng(1)
+
+    def weak(q):
+        if checks is not None:
+            checks.append(q.copy())
+        tree = fit_tempered_tree(X, ystar, q, t, max_size=max_size, rng=rng)
+        if tree.n_nodes == 1:
+            return None, None
+        return tree, tree.predict(X)
+    return weak
+
+
+# --------------------------------------------------------------------------- §1 algebra
+@pytest.mark.parametrize("t", [-0.5, 0.0, 0.3, 0.8, 1.0, 1.4])
+def test_log_exp_inverse_and_product_rule(t):
+    z = np.linspace(-0.9, 0.9, 19)
+    if t != 1:
+        z = z / abs(1 - t) * 0.95          # where 1 + (1 − t)z > 0
+    np.testing.assert_allclose(A.log_t(A.exp_t(z, t), t), z, rtol=1e-12, atol=1e-12)
+    a, b = z[:, None] / 2, z[None, :] / 2
+    ok = (1 + (1 - t) * a > 0) & (1 + (1 - t) * b > 0) & (1 + (1 - t) * (a + b) > 0)
+    lhs = A.exp_t(a + b, t)
+    rhs = A.tensor_t(A.exp_t(a, t), A.exp_t(b, t), t)
+    np.testing.assert_allclose(lhs[ok], rhs[ok], rtol=1e-11)
+    # exp_t(a)/Z = exp_t((a − log_t Z)/Z^{1−t})
+    Z = 1.7
+    np.testing.assert_allclose(A.exp_t(z, t) / Z, A.exp_t((z - A.log_t(Z, t)) / Z ** (1 - t), t),
+                               rtol=1e-12, atol=1e-15)
+
+
+def test_limits_at_t_one():
+    z = np.linspace(-2, 2, 9)
+    for t in (1 - 1e-9, 1 + 1e-9):
+        np.testing.assert_allclose(A.exp_t(z, t), np.exp(z), rtol=1e-7)
+        np.testing.assert_allclose(A.log_t(np.exp(z), t), z, rtol=1e-7, atol=1e-8)
+        np.testing.assert_allclose(A.tanh_t(z, t), np.tanh(z), rtol=1e-7)
+    assert A.exp_t(-3.0, 0.5) == 0.0 and np.isinf(A.exp_t(3.0, 1.5))
+    np.testing.assert_array_equal(A.exp_t(z, 1 + 1e-13), np.exp(z))
+
+
+@pytest.mark.parametrize("t", [0.0, 0.25, 0.5, 0.9, 1.0, 1.3])
+def test_g_t_link(t):
+    """g_t (§2.2): the printed ratio form, g_t = g_{2−t}, inverted by the
+    posterior of §2.6, and the variational minimiser of §3.1."""
+    p = np.array([0.01, 0.2, 0.45, 0.5, 0.7, 0.99])
+    if t != 1:
+        k = 1 - t
+        printed = (p ** k - (1 - p) ** k) / (p ** k + (1 - p) ** k) / k
+        np.testing.assert_allclose(A.g_t(p, t), printed, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(A.g_t(p, t), A.g_t(p, 2 - t), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(A.posterior_g(A.g_t(p, t), t), p, rtol=1e-11)
+    for pi in (0.2, 0.7):
+        risk = lambda h, pi=pi: pi * A.exp_t(-h, t) ** (2 - t) + (1 - pi) * A.exp_t(h, t) ** (2 - t)
+        res = minimize_scalar(risk, bounds=(-3, 3), method="bounded", options={"xatol": 1e-10})
+        assert res.x == pytest.approx(float(A.g_t(pi, t)), abs=1e-6)
+        assert res.fun == pytest.approx(float(A.bayes_risk(pi, t)), rel=1e-9)
+
+
+def test_K_t_special_cases():
+    z = np.linspace(-0.95, 0.95, 11)
+    np.testing.assert_allclose(A.K_t(z, 1.0), np.sqrt(1 - z ** 2), rtol=1e-13)
+    np.testing.assert_allclose(A.K_t(z, 0.0), 1 - z ** 2, rtol=1e-13)
+
+
+def test_tanh_t_reaches_one_at_delta():
+    t = 0.5
+    delta = 1 / (1 - t)
+    assert A.tanh_t(delta / 2, t) == 1.0 and A.tanh_t(delta / 2 - 0.01, t) < 1.0
+
+
+def test_clipped_sum_poster_example():
+    """δ = 2: adding (−1, 3) gives 2; adding (3, −1) gives 1 (§2.6)."""
+    assert A.clipped_sum([-1.0, 3.0], 2.0) == 2.0
+    assert A.clipped_sum([3.0, -1.0], 2.0) == 1.0
+    np.testing.assert_array_equal(A.clipped_sum(np.array([[-1.0, 3.0], [3.0, -1.0]]), 2.0), [2, 1])
+
+
+# --------------------------------------------------------------------------- §2.2 μ
+@pytest.mark.parametrize("t", [0.0, 0.2, 0.5, 0.8, 0.95])
+def test_closed_form_mu_two_forms(t):
+    """μ: the log_t form equals the g_t form; |μ| r ≤ 1/(1 − t) (§2.2a)."""
+    rng = np.random.default_rng(int(t * 100))
+    for _ in range(20):
+        w = rng.random(30)
+        q = w / A.co_norm(w, t)
+        u = rng.normal(size=30)
+        mu, rho, r = closed_form_mu(q, u, t)
+        assert -1 <= rho <= 1
+        assert mu == pytest.approx(closed_form_mu_logt(q, u, t), rel=1e-10)
+        assert abs(mu) * r <= 1 / (1 - t) + 1e-12
+
+
+def test_closed_form_mu_t1_is_adaboost():
+    rng = np.random.default_rng(3)
+    q = rng.random(50)
+    q /= q.sum()
+    h = np.where(rng.random(50) < 0.5, 1.0, -1.0)
+    y = np.where(rng.random(50) < 0.7, h, -h)
+    mu, _, r = closed_form_mu(q, y * h, 1.0)
+    e = q[y != h].sum()
+    assert r == 1.0 and mu == pytest.approx(0.5 * np.log((1 - e) / e), rel=1e-12)
+
+
+@pytest.mark.parametrize("t", [0.0, 0.5, 1.0, 1.2])
+def test_exact_mu_zeroes_the_edge_and_minimises_Z(t):
+    rng = np.random.default_rng(7)
+    w = rng.random(40)
+    q = w / A.co_norm(w, t)
+    u = rng.normal(size=40) * 0.3 + 0.1
+    mu = exact_mu(q, u, t)
+    q_next, Z = tempered_update(q, u, mu, t)
+    assert abs(float(np.sum(q_next * u))) < 1e-8
+    mu_c = closed_form_mu(q, u, t)[0]
+    assert Z <= tempered_update(q, u, mu_c, t)[1] + 1e-12
+    for eps in (1e-4, -1e-4):
+        assert Z <= tempered_update(q, u, mu + eps, t)[1] + 1e-14
+    # a perfect hypothesis has no root
+    assert exact_mu(q, np.abs(u) + 0.1, t) is None
+
+
+def test_infinite_weight_fallback_t_above_one():
+    """t > 1: examples whose weight is +∞ share the mass, the others get 0, Z = 1 [J]."""
+    t = 1.5
+    q = np.full(4, 4 ** (-1 / (2 - t)))
+    u = np.array([-10.0, -10.0, 1.0, 1.0])
+    q_next, Z = tempered_update(q, u, 1.0, t)
+    assert Z == 1.0
+    np.testing.assert_allclose(q_next, [2 ** (-1 / (2 - t))] * 2 + [0, 0])
+    assert np.sum(q_next ** (2 - t)) == pytest.approx(1.0)
+
+
+# --------------------------------------------------------------------------- §2 the loop
+@pytest.mark.parametrize("t", [0.0, 0.3, 0.7, 1.0])
+def test_co_simplex_bound_and_loss_identity(t):
+    """Σ q^{2−t} = 1 after every update, no zero weight (closed form),
+    Z_j^{2−t} ≤ K_t(ρ_j), Π Z^{2−t} = (1/m) Σ exp_t^{2−t}(−y H) (§2.3, §2.7, §7)."""
+    df = make_data()
+    X = df[["a", "b", "c", "d"]].to_numpy()
+    ystar = 2.0 * df.y.to_numpy() - 1
+    seen = []
+    fit = tboost(X, ystar, t, 15, tree_weak(X, ystar, t, seen))
+    seen.append(fit.weights)
+    for q in seen:
+        assert np.sum(q ** (2 - t)) == pytest.approx(1.0, abs=1e-12)
+        assert np.all(q > 0)
+    assert np.all(fit.n_forgotten == 0)
+    assert np.all(fit.Z ** (2 - t) <= fit.K * (1 + 1e-12))
+    H = np.sum(fit.alpha[:, None] * np.array(fit.train_values), axis=0)
+    loss = np.mean(A.exp_t(-ystar * H, t) ** (2 - t))
+    assert float(np.prod(fit.Z ** (2 - t))) == pytest.approx(loss, rel=1e-10)
+    # and the weights are exp_t(−yH) normalised (§2.3)
+    q_pred = A.exp_t(-ystar * H, t) / (len(ystar) ** (1 / (2 - t)) * np.prod(fit.Z))
+    np.testing.assert_allclose(fit.weights, q_pred, rtol=1e-9)
+
+
+@pytest.mark.parametrize("t", [0.0, 0.5])
+def test_exact_mu_forgets_and_identity_holds_with_clipped_margins(t):
+    """The exact μ may zero weights (§2.5); Π Z^{2−t} is then the tempered loss of
+    the one-sided clipped margins γ_i ← min(γ_i + α_j u_ji, δ)."""
+    df = make_data(noise=0.0)
+    X = df[["a", "b", "c", "d"]].to_numpy()
+    ystar = 2.0 * df.y.to_numpy() - 1
+    seen = []
+    fit = tboost(X, ystar, t, 15, tree_weak(X, ystar, t, seen), mu="exact")
+    for q in seen[1:] + [fit.weights]:
+        assert np.sum(q ** (2 - t)) == pytest.approx(1.0, abs=1e-12)
+    assert fit.n_forgotten.max() > 0
+    loss = np.mean(A.exp_t(-fit.margin_clipped, t) ** (2 - t))
+    assert float(np.prod(fit.Z ** (2 - t))) == pytest.approx(loss, rel=1e-9)
+    np.testing.assert_array_equal(fit.weights == 0, fit.margin_clipped >= 1 / (1 - t) - 1e-12)
+
+
+@pytest.mark.parametrize("t", [0.0, 0.5, 1.0])
+def test_margin_bound(t):
+    """F_{t,θ} = mean[ν_t ≤ θ] ≤ ((1 + θ)/(1 − θ))^{2−t} Π K_t(ρ_j) (§2.7), for H and H^(δ)."""
+    df = make_data(n=200, seed=4)
+    res = ubreg.fit(FORMULA, df, method="tboost", t=t, rounds=12)
+    theta = np.linspace(-0.95, 0.95, 39)
+    for clipped in (False, True):
+        nu = res.margins(clipped=clipped).to_numpy()
+        F = np.array([np.mean(nu <= th) for th in theta])
+        assert np.all(F <= res.margin_bound(theta) + 1e-12)
+
+
+# --------------------------------------------------------------------------- t = 1: AdaBoost
+def independent_adaboost(X, ystar, rounds):
+    """Textbook AdaBoost with ±1 stumps h = +1 if x_j > c (c: midpoints of
+    consecutive distinct values), the stump of largest |weighted edge|."""
+    m = len(ystar)
+    w = np.full(m, 1.0 / m)
+    H = np.zeros(m)
+    for _ in range(rounds):
+        best = None
+        for j in range(X.shape[1]):
+            vals = np.unique(X[:, j])
+            for c in 0.5 * (vals[:-1] + vals[1:]):
+                h = np.where(X[:, j] > c, 1.0, -1.0)
+                edge = float(np.sum(w * ystar * h))
+                if best is None or abs(edge) > abs(best[0]):
+                    best = (edge, h)
+        edge, h = best
+        s = np.sign(edge)
+        err = float(np.sum(w[s * h != ystar]))
+        alpha = s * 0.5 * np.log((1 - err) / err)
+        H += alpha * h
+        w = w * np.exp(-alpha * ystar * h)
+        w /= w.sum()
+    return H
+
+
+def ionosphere(cols=8):
+    data = pd.read_csv("/work/shared/data/ionosphere.csv")
+    names = [f"v{j}" for j in range(3, 3 + cols)]          # v2 is constant
+    df = data[names].round(2)                               # < 255 distinct values: every cut
+    df["y"] = data["Class"]
+    return df, "y ~ " + " + ".join(names), names
+
+
+def test_t1_stumps_is_adaboost():
+    """(Continuous data, so that no two stumps tie exactly in edge: with ties,
+    AdaBoost's choice depends on the rounding of the weights.)"""
+    df = make_data(n=120, seed=9)
+    df[["a", "b", "c", "d"]] = df[["a", "b", "c", "d"]].round(1)   # < 255 distinct values
+    res = ubreg.fit(FORMULA, df, method="tboost", t=1.0, rounds=12, learner="stumps")
+    X = df[["a", "b", "c", "d"]].to_numpy()
+    ref = independent_adaboost(X, 2.0 * df.y.to_numpy() - 1, 12)
+    np.testing.assert_allclose(res.eta, ref, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(res.eta_clipped, res.eta)      # no clipping at t = 1
+
+
+@pytest.mark.skipif("stumps" not in ULS_LEARNERS, reason="ULS learner 'stumps' not registered")
+def test_t1_stumps_is_uls_with_exponential():
+    df, formula, _ = ionosphere()
+    res = ubreg.fit(formula, df, method="tboost", t=1.0, rounds=10, learner="stumps")
+    uls = ubreg.fit(formula, df, method="uls", learner="stumps", rounds=10,
+                    family=ubreg.Exponential())
+    np.testing.assert_allclose(res.eta, uls.eta, rtol=1e-9, atol=1e-10)
+
+
+# --------------------------------------------------------------------------- the result
+def test_result_predict_clipped_pickle_margins_summary(tmp_path):
+    df = make_data(n=180, seed=5)
+    res = ubreg.fit(FORMULA, df, method="tboost", t=0.5, rounds=10, learner="trees")
+    assert res.delta == 2.0
+    np.testing.assert_allclose(res.predict(df, type="link"), res.eta, rtol=1e-12)
+    np.testing.assert_allclose(res.predict(df, type="link", clipped=True), res.eta_clipped,
+                               rtol=1e-12)
+    assert np.all(np.abs(res.eta_clipped) <= 2.0)
+    p = res.predict(df.iloc[:20])
+    assert np.all((p >= 0) & (p <= 1))
+    assert set(res.predict(df, type="class").unique()) <= {0, 1}
+    clone = pickle.loads(pickle.dumps(res))
+    pd.testing.assert_series_equal(clone.predict(df.iloc[:30], clipped=True),
+                                   res.predict(df.iloc[:30], clipped=True))
+    nu = res.margins()
+    assert isinstance(nu, pd.Series) and np.all((nu > -1) & (nu <= 1))
+    s = res.summary()
+    assert "t = 0.5" in str(s) and "<table" in s.html() and len(s.frame()) == 10
+    import matplotlib
+    matplotlib.use("Agg")
+    from ubreg.tempered import plot_margins
+    ax = plot_margins(res)
+    assert ax.get_xlabel() == "t-margin θ"
+    assert df.shape == (180, 5)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"t": 2.0}, "t must"), ({"t": 2.5}, "t must"), ({"t": "hot"}, "t must"),
+    ({"t": 0.5, "rounds": 0}, "rounds"), ({"t": 0.5, "learner": "forest"}, "learner"),
+    ({"t": 0.5, "mu": "newton"}, "mu"), ({"t": 0.5, "depth": 0}, "depth"),
+])
+def test_bad_options(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        ubreg.fit(FORMULA, make_data(n=40), method="tboost", **kwargs)
+
+
+def test_family_gives_t_and_depth_option():
+    df = make_data(n=100)
+    res = ubreg.fit(FORMULA, df, family=ubreg.Permissible("tempered", t=0.25), method="tboost",
+                    rounds=5, depth=2)
+    assert res.t == 0.25
+    assert all(h.hyp.n_leaves <= 4 for h in res.hypotheses)
+
+
+@pytest.mark.parametrize("learner", ["trees", "stumps"])
+def test_frequency_weights_equal_duplicated_rows(learner):
+    df = make_data(n=90, seed=8)
+    w = np.random.default_rng(0).integers(0, 3, size=len(df))
+    dup = df.loc[df.index.repeat(w)].reset_index(drop=True)
+    # (few rounds: later trees can reach near-pure leaves whose value, ±100 or
+    # η_t(p ≈ 1), depends on the rounding of Σq, which differs between the two)
+    rounds = 3 if learner == "trees" else 6
+    a = ubreg.fit(FORMULA, df, method="tboost", t=0.5, rounds=rounds, learner=learner, weights=w)
+    b = ubreg.fit(FORMULA, dup, method="tboost", t=0.5, rounds=rounds, learner=learner)
+    np.testing.assert_allclose(a.predict(df, type="link"), b.predict(df, type="link"),
+                               rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(a.rounds_table["Z"], b.rounds_table["Z"], rtol=1e-10)
