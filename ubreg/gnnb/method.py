@@ -96,20 +96,26 @@ def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, st
                         f"of rows (an example is not its own neighbour)")
     if T is not None and (isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1):
         raise ValueError(f"T must be a positive integer, got {T!r}")
-    pre = Preprocessor(mf.design, mf.X, standardize=standardize, categorical=categorical,
-                       blocks=blocks, norm=norm)
     codes = mf.y.astype(np.int64)
+    # fit on the rows in a canonical order, so that the user's row order changes
+    # neither the visiting order of the sequential chooser nor distance ties
+    order = canonical_order(mf.X, codes)
+    X, codes_c = mf.X[order], codes[order]
+    pre = Preprocessor(mf.design, X, standardize=standardize, categorical=categorical,
+                       blocks=blocks, norm=norm)
     C = len(mf.response.levels)
     Y = -np.ones((m, C))
     Y[np.arange(m), codes] = 1.0
+    Y_c = Y[order]
     models = []
     t0 = time.perf_counter()
-    for B in pre.transform(mf.X):
+    for B in pre.transform(X):
         index = NeighbourIndex(B)
         knn = index.query(None, k)
-        fit = leverage(knn, Y, family, epsilon=epsilon, T=T, chooser=chooser, update=update,
+        fit = leverage(knn, Y_c, family, epsilon=epsilon, T=T, chooser=chooser, update=update,
                        delta_max=delta_max, tol=tol, trace=trace)
-        models.append(BlockModel(index=index, leverage=fit.alpha * Y, fit=fit))
+        models.append(BlockModel(index=index, leverage=fit.alpha * Y_c,
+                                 fit=_in_input_order(fit, order)))
     seconds = time.perf_counter() - t0
     return GNNBResult(
         method=update, formula=spec.formula, family=family, call=spec.call, design=mf.design,
@@ -117,3 +123,34 @@ def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, st
         epsilon=float(epsilon), T=int(T if T is not None else m), chooser=chooser,
         index=mf.index, n_input=mf.n_input, dropped=mf.dropped, na_factors=mf.na_factors,
         fit_seconds=seconds)
+
+
+def canonical_order(X: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """A permutation of the rows that depends on their contents only.
+
+    Rows are ranked by a 64-bit hash of their bytes (the design row and the
+    class code), so the visiting order is pseudo-random rather than a sweep
+    along one predictor; equal hashes fall back to the contents themselves.
+    Identical rows with identical labels are interchangeable, so any order of
+    them gives the same fit.
+    """
+    bits = np.ascontiguousarray(X + 0.0, dtype=np.float64).view(np.uint64)   # -0.0 -> 0.0
+    h = np.full(X.shape[0], np.uint64(0x9E3779B97F4A7C15))
+    mult = np.uint64(0xBF58476D1CE4E5B9)
+    with np.errstate(over="ignore"):
+        for col in [codes.astype(np.uint64)] + [bits[:, j] for j in range(bits.shape[1])]:
+            h = (h ^ col) * mult
+            h ^= h >> np.uint64(31)
+    keys = [X[:, j] for j in range(X.shape[1] - 1, -1, -1)] + [codes, h]
+    return np.lexsort(keys)
+
+
+def _in_input_order(fit, order: np.ndarray):
+    """The per-row arrays of a fit made on ``X[order]``, put back in input order;
+    chosen example indices are mapped back too."""
+    inv = np.empty_like(order)
+    inv[order] = np.arange(order.shape[0])
+    fit.alpha = fit.alpha[inv]
+    fit.z = fit.z[inv]
+    fit.chosen = order[fit.chosen]
+    return fit

@@ -113,6 +113,8 @@ def _best_split(X, rows, q, pos, t, max_candidates, rng):
     if not (W > 0 and 0 < Wp < W):
         return None
     parent = float(bayes_risk(Wp / W, t))
+    n_live_pos = int(np.sum((qn > 0) & posn))
+    n_live_neg = int(np.sum((qn > 0) & ~posn))
     cands = []                       # (feature, sorted order, split positions)
     for j in range(X.shape[1]):
         xj = X[rows, j]
@@ -135,12 +137,17 @@ def _best_split(X, rows, q, pos, t, max_candidates, rng):
         offset += cut.size
         if sel.size == 0:
             continue
-        cq = np.cumsum(qn[order])
-        cp = np.cumsum(np.where(posn[order], qn[order], 0.0))
+        qo, po = qn[order], posn[order]
+        cq = np.cumsum(qo)
+        cp = np.cumsum(np.where(po, qo, 0.0))
         WL, WLp = cq[sel], cp[sel]
         WR, WRp = W - WL, Wp - WLp
-        WLn, WRn = WL - WLp, WR - WRp
-        ok = (WLp > 0) & (WLn > 0) & (WRp > 0) & (WRn > 0)
+        # admissibility by counts of live rows: differences of float sums are
+        # not exactly 0 for an empty side, and would depend on the row order
+        live_pos = np.cumsum((qo > 0) & po)[sel]
+        live_neg = np.cumsum((qo > 0) & ~po)[sel]
+        ok = ((live_pos > 0) & (live_neg > 0)
+              & (live_pos < n_live_pos) & (live_neg < n_live_neg))
         if not ok.any():
             continue
         with np.errstate(invalid="ignore", divide="ignore"):
