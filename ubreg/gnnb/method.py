@@ -128,21 +128,22 @@ def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, st
 def canonical_order(X: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """A permutation of the rows that depends on their contents only.
 
-    Rows are ranked by a 64-bit hash of their bytes (the design row and the
-    class code), so the visiting order is pseudo-random rather than a sweep
-    along one predictor; equal hashes fall back to the contents themselves.
+    Each row is reduced to its class code and the ranks of its values within
+    their columns, and the rows are ordered by a 64-bit hash of that: a
+    pseudo-random visiting order (not a sweep along one predictor) that a
+    change of row order or of float precision (float32 input) leaves alone.
     Identical rows with identical labels are interchangeable, so any order of
-    them gives the same fit.
+    them gives the same fit; hash collisions fall back to the ranks.
     """
-    bits = np.ascontiguousarray(X + 0.0, dtype=np.float64).view(np.uint64)   # -0.0 -> 0.0
+    ranks = [np.unique(X[:, j], return_inverse=True)[1].reshape(-1).astype(np.uint64)
+             for j in range(X.shape[1])]
     h = np.full(X.shape[0], np.uint64(0x9E3779B97F4A7C15))
     mult = np.uint64(0xBF58476D1CE4E5B9)
     with np.errstate(over="ignore"):
-        for col in [codes.astype(np.uint64)] + [bits[:, j] for j in range(bits.shape[1])]:
+        for col in [codes.astype(np.uint64)] + ranks:
             h = (h ^ col) * mult
             h ^= h >> np.uint64(31)
-    keys = [X[:, j] for j in range(X.shape[1] - 1, -1, -1)] + [codes, h]
-    return np.lexsort(keys)
+    return np.lexsort(ranks[::-1] + [codes, h])
 
 
 def _in_input_order(fit, order: np.ndarray):
