@@ -128,6 +128,88 @@ def test_weight_two_equals_duplicated_row():
     assert a.deviance == pytest.approx(b.deviance, rel=1e-10)
 
 
+def _weighted_mixed_data(seed):
+    """Numeric (one with missing values) and categorical predictors, and
+    integer frequency weights 0..4."""
+    rng = np.random.default_rng(seed)
+    n = 160
+    x0 = rng.standard_normal(n)
+    x1 = rng.standard_normal(n)
+    x1[rng.random(n) < 0.15] = np.nan
+    g = rng.integers(0, 5, n)
+    eta = 1.5 * x0 - np.nan_to_num(x1) + (g == 2) - (g == 4)
+    y = (rng.random(n) < 1.0 / (1.0 + np.exp(-eta))).astype(int)
+    w = rng.choice([0, 1, 1, 2, 3, 4], size=n)
+
+    def cols(rows):
+        return [TreeColumn("x0", "numeric", x0[rows]), TreeColumn("x1", "numeric", x1[rows]),
+                TreeColumn("g", "categorical", g[rows], ["a", "b", "c", "d", "e"])]
+
+    return cols, y, w
+
+
+@pytest.mark.parametrize("seed, family", [(1, "gini"), (2, "entropy"), (3, "matsushita")])
+def test_min_leaf_and_min_split_count_frequency_weights(seed, family):
+    # a row of weight w counts w times in min_split and min_leaf: the weighted
+    # tree is the tree of the repeated rows, with both controls binding
+    cols, y, w = _weighted_mixed_data(seed)
+    rows = np.arange(len(y))
+    rep = np.repeat(rows, w)
+    ctl = dict(min_split=30, min_leaf=12, max_depth=8, cp=0)
+    a = grow_tree(cols(rows), y, w.astype(float), Permissible(family), **ctl)
+    b = grow_tree(cols(rep), y[rep], None, Permissible(family), **ctl)
+    fa, fb = a.frame, b.frame
+    for c in ("node", "var", "is_leaf", "direction", "left_levels", "right_levels", "na_goes",
+              "n_tied"):
+        assert fa[c].tolist() == fb[c].tolist(), c
+    np.testing.assert_array_equal(fa["threshold"], fb["threshold"])
+    for c in ("weight", "yprob", "risk", "improve", "complexity"):
+        np.testing.assert_allclose(fa[c], fb[c], rtol=1e-10, atol=1e-12, err_msg=c)
+    # the controls bind ...
+    loose = grow_tree(cols(rep), y[rep], None, Permissible(family), min_split=2, min_leaf=1,
+                      max_depth=8, cp=0)
+    assert len(loose.frame) > len(fb)
+    # ... on observations, not rows: some child has fewer rows than min_leaf
+    # (the row-count rule would have refused it) but weight at least min_leaf
+    kids = fa[fa["depth"] > 0]
+    assert (kids["weight"] >= ctl["min_leaf"]).all()
+    assert (kids["n"] < ctl["min_leaf"]).any()
+    inner = fa[~fa["is_leaf"]]
+    assert (inner["weight"] >= ctl["min_split"]).all()
+
+
+def test_min_leaf_weight_sums_tolerate_rounding():
+    # 21 rows of weight 1/3 sum to 6.999999999999997 in floating point: they
+    # are 7 observations, so min_leaf = 7 admits the perfect split at the middle
+    x = np.arange(42.0)
+    y = (x >= 21).astype(int)
+    w = np.full(42, 1.0 / 3.0)
+    assert np.cumsum(w)[20] < 7.0
+    g = np.repeat(np.arange(6), 7)   # the categorical splitter: levels of 7 rows
+    # the missing-value path of the splitter: three more rows, x missing
+    xn = np.concatenate([x, [np.nan] * 3])
+    yn = np.concatenate([y, [0, 0, 0]])
+    wn = np.full(45, 1.0 / 3.0)
+    for c, yy, ww in (([TreeColumn("x", "numeric", x)], y, w),
+                      ([TreeColumn("g", "categorical", g, list("abcdef"))], y, w),
+                      ([TreeColumn("x", "numeric", xn)], yn, wn)):
+        tree = grow_tree(c, yy, ww, Permissible("gini"), min_split=14, min_leaf=7, cp=0,
+                         max_depth=1)
+        f = tree.frame
+        assert f["var"].tolist() == [c[0].name, "<leaf>", "<leaf>"]
+        if c[0].kind == "numeric":
+            assert f["threshold"].iloc[0] == 20.5
+        else:
+            assert list(f["left_levels"].iloc[0]) == ["a", "b", "c"]
+        # (the missing rows join one child: the observed weights tie up to rounding)
+        np.testing.assert_allclose(np.sort(f["weight"].iloc[1:]), [7.0, 7.0 + (yy is yn)])
+    # one observation short: no split
+    for ctl in (dict(min_split=2, min_leaf=8), dict(min_split=15, min_leaf=1)):
+        tree = grow_tree([TreeColumn("x", "numeric", x)], y, w, Permissible("gini"), cp=0,
+                         **ctl)
+        assert len(tree.frame) == 1
+
+
 @pytest.mark.parametrize("risk", ["surrogate", "misclass"])
 def test_zero_weight_equals_removed_row(risk):
     X, y = data(400, seed=6)

@@ -21,8 +21,11 @@ Conventions and documented choices:
 - Ties: the first predictor in column order, then the smallest threshold;
   gains within 1e-10 × b_φ × (node weight) are tied (``n_tied`` counts them).
 - Controls as rpart: ``min_split`` 20, ``min_leaf`` 7, ``max_depth`` 30 (≤ 62),
-  ``cp`` 0.01.  Row counts are of rows with positive weight (a zero weight is
-  a removed row).  ``cp`` prunes by rpart's cost complexity under
+  ``cp`` 0.01.  ``min_split`` and ``min_leaf`` count observations: with
+  frequency weights, a row of weight w counts w times (rpart counts rows; this
+  is the frequency-weight reading ubreg uses for every method), so a zero
+  weight is a removed row.  With non-integer weights, scale them so they sum
+  to the number of observations.  ``cp`` prunes by rpart's cost complexity under
   ``risk="surrogate"`` (default) or ``"misclass"`` (rpart's measure).
 - Missing values: the split search uses the rows where the variable is
   observed; rows with it missing -- and, at a categorical split, levels absent

@@ -9,17 +9,23 @@ in the rows still open.
 
 Controls follow rpart (``rpart.control``):
 
-- ``min_split``: a node is split only if it holds at least this many rows;
+- ``min_split``: a node is split only if it holds at least this many
+  observations;
 - ``min_leaf`` (rpart's ``minbucket``): every child holds at least this many
-  rows with an observed split variable;
+  observations with an observed split variable;
 - ``max_depth``: the root has depth 0; nodes at ``max_depth`` are not split;
 - ``cp``: a split must lower the tree's relative risk by at least ``cp``
   (rpart's complexity pruning, :mod:`ubreg.tree.prune`), with the risk being
   the surrogate (Theorem 4) or the misclassification (rpart) risk.
 
-Row counts for ``min_split`` and ``min_leaf`` are counts of rows with positive
-weight, so a zero weight is the same as a removed row (rpart counts
-zero-weight rows in ``minsplit``).
+``min_split`` and ``min_leaf`` count observations: with frequency weights, a
+row of weight w counts w times (rpart counts rows; this is the
+frequency-weight reading ubreg uses for every method), so a row of weight 3
+is the same as the row repeated three times and a zero weight the same as a
+removed row.  With non-integer weights, scale them so they sum to the number
+of observations.  Weight sums are compared with the counts up to a rounding
+tolerance (exact for integer weights); with unit weights the engine counts
+rows, as rpart does.
 
 Missing values (NaN, code -1): the split search of a variable uses the rows
 where it is observed; the rows where it is missing then follow the child with
@@ -39,7 +45,8 @@ import numpy as np
 
 from .columns import CATEGORICAL, check_columns, check_response
 from .criterion import make_criterion, misclass_risk
-from .splitter import RowData, Workspace, categorical_best, make_layout, numeric_best
+from .splitter import (RowData, Workspace, categorical_best, make_layout, numeric_best,
+                       weight_floor)
 
 __all__ = ["grow_raw", "check_controls", "RawTree", "MAX_DEPTH"]
 
@@ -273,10 +280,15 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
         alpha = cp * root_risk
     info = dict(alpha=alpha, root_risk=root_risk, n=n, specs=specs)
     min_rows = max(min_split, 2 * min_leaf)
+    # min_split / min_leaf count observations: rows with unit weights, the
+    # sum of the frequency weights otherwise (less a rounding tolerance)
+    size_key = "npos" if unit else "weight"
+    min_size = min_rows if unit else weight_floor(min_rows, a["weight"][0])
+    leaf_w = weight_floor(min_leaf, a["weight"][0])
 
     def splittable(ids):
         r = node_risk(crit, a["wy"][ids], a["weight"][ids], risk)
-        return (a["npos"][ids] >= min_rows) & (a["depth"][ids] < max_depth) & (r > alpha)
+        return (a[size_key][ids] >= min_size) & (a["depth"][ids] < max_depth) & (r > alpha)
 
     cat_blocks = []
     n_cat = 0
@@ -308,7 +320,8 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
 
     while seg_node.shape[0]:
         S = seg_node.shape[0]
-        lay = make_layout(seg_len, a["wy"][seg_node], a["weight"][seg_node], crit, min_leaf, unit)
+        lay = make_layout(seg_len, a["wy"][seg_node], a["weight"][seg_node], crit, min_leaf, unit,
+                          leaf_w)
         best = _best_splits(specs, values, orders, base, rowdata, lay, crit, ws, has_nan,
                             has_dups, lmax)
         ks = np.flatnonzero(best.improve > lay.tol)

@@ -16,6 +16,11 @@ the segment offsets and the child weights are shared by all predictors; a
 predictor without repeated values is not even gathered (every cut lies
 between distinct values).
 
+``min_leaf`` bounds the size of each child: its row count with unit weights
+(the layout's ``cut_bad``, shared by all predictors), its weight -- the number
+of observations its rows represent -- with frequency weights (``leaf_w``,
+compared with the cumulative child weights each predictor already computes).
+
 Ties: within a predictor the first (smallest-threshold) cut whose gain is
 within ``tol`` of the segment's best wins; across predictors (in
 :mod:`ubreg.tree.grow`) a later predictor must be better by more than ``tol``.
@@ -30,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["Layout", "Candidates", "RowData", "Workspace", "make_layout", "numeric_best",
-           "categorical_best", "RTOL"]
+           "categorical_best", "weight_floor", "RTOL"]
 
 #: relative tolerance that calls two split gains a tie
 RTOL = 1e-10
@@ -45,7 +50,8 @@ class Layout:
     seg: np.ndarray          # (m,) segment of each position
     pos: np.ndarray          # (m,) 0..m-1
     nleft: np.ndarray        # (m,) rows left of the cut after each position
-    cut_bad: np.ndarray      # (m,) cut violates min_leaf or leaves the segment
+    cut_bad: np.ndarray | None  # (m,) cut violates min_leaf or leaves the segment
+                                #      (unit weights only)
     lw: np.ndarray           # (m,) rows left of each cut, as floats (the left weight
                              #      when weights are unit)
     rw: np.ndarray | None    # (m,) right weight at each cut (unit weights only)
@@ -58,6 +64,9 @@ class Layout:
     parent: np.ndarray       # (S,) node term T of each segment
     tol: np.ndarray          # (S,) tie tolerance on gains, per segment
     min_leaf: int
+    unit: bool               # all weights are 1: min_leaf counts rows
+    leaf_w: float            # smallest admissible child weight (non-unit weights):
+                             #      min_leaf less a rounding tolerance
 
     @property
     def m(self):
@@ -68,8 +77,22 @@ class Layout:
         return self.start.shape[0]
 
 
-def make_layout(length, twy, tw, crit, min_leaf, unit_weights):
-    """Build the shared arrays of a level from the segment lengths and totals."""
+def weight_floor(k, total):
+    """``k`` less a rounding tolerance, for comparing a sum of frequency weights
+    with the count ``k``: a child or node of weight at least this holds at least
+    ``k`` observations.  Integer weights give exact sums (the tolerance, < 1,
+    changes nothing); for other weights it absorbs the rounding of cumulative
+    sums whose magnitude is up to ``total`` (the weight of all rows)."""
+    return k - min(1e-12 * max(float(total), float(k)), 0.5)
+
+
+def make_layout(length, twy, tw, crit, min_leaf, unit_weights, leaf_w=None):
+    """Build the shared arrays of a level from the segment lengths and totals.
+
+    ``leaf_w`` is the smallest admissible child weight when the weights are
+    not unit (default: :func:`weight_floor` of ``min_leaf`` and the level's
+    weight).
+    """
     length = np.asarray(length, dtype=np.intp)
     start = np.zeros_like(length)
     np.cumsum(length[:-1], out=start[1:])
@@ -77,13 +100,15 @@ def make_layout(length, twy, tw, crit, min_leaf, unit_weights):
     seg = np.repeat(np.arange(length.shape[0], dtype=np.intp), length)
     pos = np.arange(m, dtype=np.intp)
     nleft = pos - start[seg] + 1
-    nright = length[seg] - nleft
-    cut_bad = (nleft < min_leaf) | (nright < min_leaf)
     twy = np.asarray(twy, dtype=np.float64)
     tw = np.asarray(tw, dtype=np.float64)
     lw = nleft.astype(np.float64)
-    rw = wpart = before_pos = twy_pos = None
+    cut_bad = rw = wpart = before_pos = twy_pos = None
+    if leaf_w is None:
+        leaf_w = weight_floor(min_leaf, tw.sum())
     if unit_weights:
+        nright = length[seg] - nleft
+        cut_bad = (nleft < min_leaf) | (nright < min_leaf)
         rw = nright.astype(np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
             wpart = crit.weight_part(lw, rw)
@@ -94,7 +119,8 @@ def make_layout(length, twy, tw, crit, min_leaf, unit_weights):
                   cut_bad=cut_bad, lw=lw, rw=rw, wpart=wpart, before_pos=before_pos,
                   twy_pos=twy_pos, twy=twy, tw=tw,
                   offset=crit.offset(twy, tw), parent=crit.node_term(twy, tw),
-                  tol=RTOL * crit.b * tw, min_leaf=min_leaf)
+                  tol=RTOL * crit.b * tw, min_leaf=min_leaf, unit=bool(unit_weights),
+                  leaf_w=float(leaf_w))
 
 
 @dataclass
@@ -219,23 +245,33 @@ def numeric_best(x, order, rows, lay: Layout, crit, ws: Workspace, has_nan=False
         crit.raw_gain(lwy, lw, rwy, rw, wpart, out=gain, tmp=tmp, tmp2=tmp2)
     sign = crit.raw_sign
 
-    # admissible cuts: between distinct observed values, min_leaf rows each side
-    if has_nan:
+    # admissible cuts: between distinct observed values, min_leaf observations
+    # each side -- rows with unit weights, the child weights lw / rw (observed
+    # rows) with frequency weights.  With weights, the weight right of the last
+    # observed row of a segment is exactly 0 (and < 0 past it, at the missing
+    # values), so no cut leaves the segment or its observed rows.
+    if has_nan or has_dups:
+        if not has_nan:
+            np.take(x, order, out=xs)
         np.equal(xs[1:], xs[:-1], out=invalid[:-1])
         if m:
             invalid[-1] = True
-        nright = (lay.start + n_obs)[seg] - lay.pos - 1
-        invalid |= (lay.nleft < lay.min_leaf) | (nright < lay.min_leaf)
+        if not rows.unit:
+            np.minimum(lw, rw, out=tmp)
+            np.less(tmp, lay.leaf_w, out=hit)
+            invalid |= hit
+        elif has_nan:
+            nright = (lay.start + n_obs)[seg] - lay.pos - 1
+            invalid |= (lay.nleft < lay.min_leaf) | (nright < lay.min_leaf)
+        else:
+            invalid |= lay.cut_bad
         bad = invalid
-    elif has_dups:
-        np.take(x, order, out=xs)
-        np.equal(xs[1:], xs[:-1], out=invalid[:-1])
-        if m:
-            invalid[-1] = True
-        invalid |= lay.cut_bad
-        bad = invalid
-    else:
+    elif rows.unit:
         bad = lay.cut_bad
+    else:
+        np.minimum(lw, rw, out=tmp)
+        np.less(tmp, lay.leaf_w, out=invalid)
+        bad = invalid
     # ``gain`` holds sign × gain: the best is its maximum (sign 1) or minimum
     np.copyto(gain, -sign * np.inf, where=bad)
     if sign > 0:
@@ -327,7 +363,11 @@ def categorical_best(codes_base, n_levels, wy_base, w_base, lay: Layout, crit):
                   tmp=np.empty(gain.size), tmp2=np.empty(gain.size))
     k = np.arange(L - 1)[None, :]
     k_all = np.arange(L)[None, :]
-    invalid = (k + 1 >= n_present[:, None]) | (lcnt < lay.min_leaf) | (tcnt - lcnt < lay.min_leaf)
+    if lay.unit:       # min_leaf rows (observed) each side
+        small = (lcnt < lay.min_leaf) | (tcnt - lcnt < lay.min_leaf)
+    else:              # min_leaf observations: the children's (observed) weights
+        small = (lw < lay.leaf_w) | (rw < lay.leaf_w)
+    invalid = (k + 1 >= n_present[:, None]) | small
     gain[invalid] = -np.inf
     best = gain.max(axis=1)
     found = np.isfinite(best)
