@@ -7,7 +7,8 @@ a logistic model with an interaction and a sine term), min_leaf 1, min_split 2,
 cp 0 (sklearn's defaults), max_depth 8 and unbounded.  Each fit runs in a
 fresh subprocess, which reports its wall time and its peak resident memory
 (``ru_maxrss``, data included; the baseline after generating the data is
-printed too), with the CPU seconds of each fit (the "cpu x" column: a fairer ratio on a loaded machine).  The two trees are then compared node by node (features,
+printed too), and its CPU seconds (the "cpu x" column, a fairer ratio on
+a loaded machine).  The two trees are then compared node by node (features,
 thresholds, node sizes, leaf probabilities); sklearn breaks exact ties
 between features at random, so when the trees differ the first difference is
 reported with the number of tied candidates our engine saw there.
