@@ -108,3 +108,47 @@ def test_different_rows_are_flagged():
     m1, m2 = ubreg.fit("diabetes ~ glucose", data), ubreg.fit("diabetes ~ glucose + insulin", data)
     c = ubreg.compare([m1, m2])
     assert f"different numbers of rows ({m2.nobs:g}, {m1.nobs:g})" in str(c)
+
+
+def test_text_blocks_drop_coefficient_rows_empty_in_all_their_models(models):
+    named = dict(models)
+    named["no coefficients at all"] = NoCoefficients(models["small"])
+    c = ubreg.compare(named)
+    full = c.text()
+    assert "pregnant" in full                              # one block: every term shown
+    f = c.frame()
+    first = max(len(str(i)) for i in f.index)
+    width = first + sum(2 + max(len(n), *map(len, f[n])) for n in list(models))
+    blocks = c.text(width=width).split("\n\n")
+    last = blocks[-2]                                      # the block of the last model alone
+    assert "no coefficients at all" in last and "small" not in last
+    for term in ("Intercept", "glucose", "mass", "pregnant", "age"):
+        assert term not in last, term
+    assert all(line.strip() for line in last.strip("\n").splitlines())   # no empty SE rows
+    assert "AUC (train)" in last
+    # a block whose models lack some terms keeps only the terms they have
+    only_small = ubreg.compare({"small": models["small"],
+                                "fake": NoCoefficients(models["small"])}).text()
+    assert "pregnant" not in only_small and "glucose" in only_small
+
+
+def test_aic_only_for_linear_fits(models):
+    fake = NoCoefficients(models["small"])
+    c = ubreg.compare({"small": models["small"], "fake": fake})
+    s = c.statistics()
+    assert s.loc["aic", "small"] == pytest.approx(models["small"].aic)
+    assert np.isnan(s.loc["aic", "fake"]) and np.isnan(s.loc["bic", "fake"])
+    f = c.frame()
+    assert f.loc["AIC", "fake"] == "" and f.loc["BIC", "fake"] == ""
+    assert f.loc["Parameters", "fake"] == f"{models['small'].df_model:g}†"
+    assert f.loc["Parameters", "small"] == f"{models['small'].df_model:g}"
+    assert "† Not degrees of freedom" in str(c) and "not for fake" in str(c)
+    assert "†" not in str(ubreg.compare(models))           # only linear fits: no footnote
+
+
+@pytest.mark.skipif("uboost" not in ubreg.METHODS, reason="method uboost is not registered")
+def test_uboost_has_no_aic(pima):
+    m = ubreg.fit("diabetes ~ glucose + mass", pima, method="uboost", mstop=20)
+    s = ubreg.compare({"uboost": m}).statistics()
+    assert np.isnan(s.loc["aic", "uboost"])
+    assert s.loc["deviance", "uboost"] == pytest.approx(m.deviance)   # the rest is kept

@@ -81,3 +81,14 @@ def test_weights_column_and_bad_folds(pima):
     assert res.model.nobs == pytest.approx(data.dropna(subset=["glucose", "mass"])["w"].sum())
     with pytest.raises(ValueError, match="folds"):
         ubreg.cv(FORMULA, pima, folds=1)
+
+
+def test_progress_bar_over_the_folds_only_on_a_terminal(pima, capsys, monkeypatch):
+    import sys
+    monkeypatch.delenv("UBREG_PROGRESS", raising=False)
+    ubreg.cv(FORMULA, pima, folds=3, seed=0, refit=False)
+    assert capsys.readouterr().err == ""                  # not a terminal: nothing
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    monkeypatch.setattr("ubreg.progress.DELAY", 0.0)     # draw at once
+    ubreg.cv(FORMULA, pima, folds=3, seed=0, refit=False)
+    assert "3-fold CV (uls)" in capsys.readouterr().err

@@ -98,3 +98,28 @@ def test_new_data_without_the_response_is_a_clear_error():
     m = ubreg.fit("diabetes ~ glucose", data)
     with pytest.raises(ValueError, match="no column 'diabetes'"):
         metrics_of(m, data.drop(columns="diabetes"))
+
+
+def test_metrics_of_with_weights():
+    from ubreg.metrics import observed_and_posterior
+    data = ubreg.datasets.load_pima().dropna(subset=["glucose", "mass"]).reset_index(drop=True)
+    data["w"] = np.random.default_rng(5).integers(1, 4, len(data)).astype(float)
+    m = ubreg.fit("diabetes ~ glucose + mass", data, weights="w")
+    y, p = m.y, m.predict().to_numpy()
+    # default: the prior weights; False: ones; an array; on new data a column name
+    assert metrics_of(m) == pytest.approx(classification_metrics(y, p, m.weights))
+    assert metrics_of(m, weights=False) == pytest.approx(classification_metrics(y, p))
+    other = np.linspace(0.5, 2, len(y))
+    assert metrics_of(m, weights=other) == pytest.approx(classification_metrics(y, p, other))
+    assert metrics_of(m, data) == pytest.approx(classification_metrics(y, p))
+    assert metrics_of(m, data, weights="w") == pytest.approx(
+        classification_metrics(y, p, data["w"].to_numpy()))
+    # rows dropped for NA on new data drop their weights too
+    holes = data.copy()
+    holes.loc[:9, "glucose"] = np.nan
+    yy, pp, ww, _ = observed_and_posterior(m, holes, weights=np.arange(len(holes), dtype=float))
+    assert len(yy) == len(ww) == len(holes) - 10 and ww[0] == 10
+    with pytest.raises(ValueError, match="one value per row of newdata"):
+        metrics_of(m, data, weights=np.ones(5))
+    with pytest.raises(ValueError, match="no weights column"):
+        metrics_of(m, data, weights="nope")

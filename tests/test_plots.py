@@ -146,9 +146,26 @@ def test_ax_none_makes_a_figure_and_available_lists_plots(model):
     assert plots.available(ThreeClasses()) == ["calibration", "roc", "margins"]
 
 
+HOSTILE = "$\\undefinedmacro{$"          # mathtext that fails to parse if not escaped
+
+
+def _hostile_data(n=160, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    g = rng.choice([HOSTILE, "plain"], size=n)
+    y = (rng.uniform(size=n) < 1 / (1 + np.exp(-(2 * x + (g == HOSTILE))))).astype(int)
+    return pd.DataFrame({"y": y, HOSTILE: x, "g": g})
+
+
+def _quoted(name):
+    return name.replace("\\", "\\\\")
+
+
 def test_user_strings_are_literal_text_not_mathtext():
     import matplotlib
     matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     import ubreg
     rng = np.random.default_rng(0)
     d = pd.DataFrame({"y": rng.integers(0, 2, 60), "cost $ in $US": rng.normal(size=60)})
@@ -157,3 +174,135 @@ def test_user_strings_are_literal_text_not_mathtext():
     label = ax.get_yticklabels()[0]
     assert label.get_text() == r"Q('cost \$ in \$US')"
     ax.figure.canvas.draw()      # renders without a mathtext parse of the user string
+    plt.close(ax.figure)
+    if "udt" not in ubreg.METHODS:
+        return
+    # a udt tree: `$` in a column name (the split), a factor level and a class label
+    d = _hostile_data()
+    d["y"] = np.where(d["y"] == 1, "$yes$", "no")
+    m = ubreg.fit(f'y ~ Q("{_quoted(HOSTILE)}") + g', d, method="udt", xval=0, cp=0.0,
+                  min_split=10)
+    ax = plots.tree(m, ax=_ax())
+    texts = [t for t, _ in _text_boxes(ax)]   # renders: a mathtext parse would raise
+    assert any("\\$\\\\" in t for t in texts)                  # the split on the column
+    assert "g = " + HOSTILE.replace("$", "\\$") in texts           # the level, escaped
+    assert any("\\$yes\\$" in t for t in texts)                  # the class label
+    ax = plots.tree(m)                                              # pyplot, ax=None
+    ax.figure.canvas.draw()
+    plt.close(ax.figure)
+
+
+def _text_boxes(ax):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    canvas = FigureCanvasAgg(ax.figure)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    return [(t.get_text(), t.get_window_extent(renderer)) for t in ax.texts]
+
+
+@pytest.mark.skipif("udt" not in ubreg.METHODS, reason="method udt is not registered")
+@pytest.mark.parametrize("size", [None, (5.0, 3.8)])
+def test_tree_labels_do_not_overlap_and_stay_in_the_figure(size):
+    """The pima tree of the demo: no two labels (splits, node and leaf boxes) overlap."""
+    import matplotlib.pyplot as plt
+    m = ubreg.fit("diabetes ~ pregnant + glucose + pressure + mass + pedigree + age",
+                  ubreg.datasets.load_pima(), method="udt")
+    ax = plots.tree(m) if size is None else plots.tree(m, ax=Figure(figsize=size).add_subplot())
+    boxes = _text_boxes(ax)
+    fig_box = ax.figure.bbox
+    for k, (text, a) in enumerate(boxes):
+        assert fig_box.x0 <= a.x0 and a.x1 <= fig_box.x1, text
+        assert fig_box.y0 <= a.y0 and a.y1 <= fig_box.y1, text
+        for other, b in boxes[k + 1:]:
+            assert not a.overlaps(b), (text, other)
+    if size is None:
+        plt.close(ax.figure)
+
+
+def test_every_plot_returns_its_axes_also_with_ax_none(model):
+    import matplotlib.pyplot as plt
+    for name in plots.available(model):
+        ax = getattr(plots, name)(model)
+        assert ax is not None and ax.figure is not None, name
+        plt.close(ax.figure)
+    if "udt" in ubreg.METHODS:
+        tree = ubreg.fit("diabetes ~ glucose + mass", ubreg.datasets.load_pima(),
+                         method="udt", xval=0)
+        ax = plots.tree(tree)                  # was None with ax=None
+        assert ax is not None and ax.texts
+        assert tuple(ax.figure.get_size_inches()) != (6.4, 4.8)   # sized to the tree
+        plt.close(ax.figure)
+
+
+def test_margins_ticks_are_not_crowded(model):
+    ax = plots.margins(model, ax=_ax())
+    ticks = [t for t in ax.get_xticks() if -1 <= t <= 1]
+    np.testing.assert_allclose(ticks, [-1, -0.5, 0, 0.5, 1])
+
+
+def test_calibration_weights(tmp_path):
+    data = ubreg.datasets.load_pima().dropna(subset=["glucose", "mass"]).reset_index(drop=True)
+    rng = np.random.default_rng(3)
+    data["w"] = rng.integers(1, 4, len(data)).astype(float)
+    m = ubreg.fit("diabetes ~ glucose + mass", data, weights="w")
+    y, p = m.y, m.predict().to_numpy()
+
+    def drawn(**kw):
+        line = plots.calibration(m, ax=_ax(), **kw).lines[1]        # [0]: the diagonal
+        return line.get_xdata(), line.get_ydata()
+
+    def table(w):
+        t = plots.calibration_table(y, p, w)
+        return t["mean_predicted"], t["observed"]
+
+    # default: the model's prior weights
+    np.testing.assert_allclose(drawn(), table(m.weights))
+    assert not np.allclose(drawn()[1], table(None)[1])
+    np.testing.assert_allclose(drawn(weights=False), table(None))
+    other = rng.uniform(0.5, 2, len(y))
+    np.testing.assert_allclose(drawn(weights=other), table(other))
+    # the Wilson intervals count the weights
+    t = plots.calibration_table(y, p, other)
+    lo, _ = plots.wilson_interval(t["observed"] * t["count"], t["count"])
+    ax = plots.calibration(m, ax=_ax(), weights=other)
+    seg = ax.containers[0].lines[2][0].get_segments()
+    np.testing.assert_allclose([s[0][1] for s in seg], lo)
+    # on new data: ones by default, or a column
+    np.testing.assert_allclose(drawn(newdata=data, weights="w"), table(data["w"].to_numpy()))
+    with pytest.raises(ValueError, match="one value per training row"):
+        plots.calibration(m, ax=_ax(), weights=np.ones(3))
+    with pytest.raises(ValueError, match="non-negative"):
+        plots.calibration(m, ax=_ax(), weights=-np.ones(len(y)))
+    with pytest.raises(ValueError, match="names a column"):
+        plots.calibration(m, ax=_ax(), weights="w")
+
+
+@pytest.mark.skipif("tboost" not in ubreg.METHODS, reason="method tboost is not registered")
+def test_tboost_loss_path_is_available():
+    m = ubreg.fit("diabetes ~ glucose + mass + age", ubreg.datasets.load_pima(),
+                  method="tboost", t=0.5, rounds=8)
+    assert "risk_path" in plots.available(m)
+    path = plots.path_of(m, "risk_path")
+    t = m.t
+    expected = np.r_[1.0, np.cumprod(m.rounds_table["Z"].to_numpy() ** (2 - t))]
+    np.testing.assert_allclose(path.to_numpy(), expected)
+    # the last value is the summary's "tempered exp. loss" Π Z^(2−t)
+    assert path.iloc[-1] == pytest.approx(float(np.prod(m.fit_info.Z ** (2 - t))))
+    ax = plots.risk_path(m, ax=_ax())
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), expected)
+    assert "tempered" in ax.get_ylabel() and ax.get_xlabel() == "round"
+
+
+def test_a_stored_cv_risk_path_is_available(model):
+    from ubreg.boosting.result import CVRisk
+    mean = pd.Series([0.7, 0.6, 0.55, 0.56], index=pd.RangeIndex(4, name="mstop"))
+    se = pd.Series([0.02] * 4, index=mean.index)
+    path = CVRisk(risk=pd.DataFrame(), mean=mean, se=se, mstop=2, mstop_1se=1, folds=5, seed=1)
+    holder = SimpleNamespace(cv_risk_path=path, method="x")
+    assert "cv_risk" in plots.available(holder)
+    ax = plots.cv_risk(holder, ax=_ax())
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "minimum at 2" in legend and "1-SE rule: 1" in legend
+    assert ax.get_title() == "CV risk path (5-fold)"
+    # a result with cv_risk() as a method: not listed (never computed by available)
+    assert "cv_risk" not in plots.available(SimpleNamespace(cv_risk=lambda: path))

@@ -117,3 +117,120 @@ def test_format_errors(tmp_path):
     with pytest.raises(ValueError, match="format"):
         ubreg.report(m, tmp_path / "r.txt")
     assert ubreg.report(m, tmp_path / "r.txt", format="html").exists()
+
+
+# ---------------------------------------------------------------------------
+# a `$` in user strings, failed figures, CV risk paths, the comparison table
+# ---------------------------------------------------------------------------
+MATHTEXT = "$\\undefinedmacro{$"      # matplotlib's mathtext cannot parse it
+
+
+@pytest.fixture(scope="module")
+def mathtext_data():
+    rng = np.random.default_rng(4)
+    n = 160
+    x = rng.normal(size=n)
+    g = rng.choice([MATHTEXT, "plain"], size=n)
+    y = (rng.uniform(size=n) < 1 / (1 + np.exp(-(2 * x + (g == MATHTEXT))))).astype(int)
+    return pd.DataFrame({"y": y, MATHTEXT: x, "g": g})
+
+
+@pytest.mark.parametrize("method", sorted(ubreg.METHODS))
+def test_mathtext_in_a_column_name_and_a_level_for_every_method(mathtext_data, method,
+                                                                 tmp_path):
+    from ubreg import plots
+    quoted = MATHTEXT.replace("\\", "\\\\")
+    m = ubreg.fit(f'y ~ Q("{quoted}") + g', mathtext_data, method=method)
+    html, pdf = ubreg.report({MATHTEXT: m}, [tmp_path / "r.html", tmp_path / "r.pdf"],
+                             title=MATHTEXT, data=mathtext_data)
+    text = html.read_text(encoding="utf-8")
+    assert "not drawn" not in text                        # every figure was drawn
+    assert len(_img_sources(text)) == len(plots.available(m))
+    assert MATHTEXT in text                                 # escaped HTML keeps it literal
+    if method == "udt":
+        assert 'id="model-1-tree"' in text
+    assert pdf.read_bytes().startswith(b"%PDF")
+
+
+def test_a_failing_figure_is_a_note_in_its_place(tmp_path, monkeypatch):
+    from ubreg import plots
+    data = ubreg.datasets.load_pima()
+    m = ubreg.fit("diabetes ~ glucose + mass", data)
+
+    def broken_roc(*args, **kwargs):
+        raise ValueError("\nQ(x)< 0.3\n   ^\nParseException: Expected end of text")
+
+    monkeypatch.setattr(plots, "roc", broken_roc)
+    html, pdf = ubreg.report(m, [tmp_path / "r.html", tmp_path / "r.pdf"])
+    text = html.read_text(encoding="utf-8")
+    figure = re.search(r'<figure id="model-1-roc" class="[^"]*failed[^"]*">(.*?)</figure>',
+                       text, re.S)
+    assert figure, "the failed ROC keeps its place"
+    assert ("ROC curve: not drawn (ValueError: Q(x)&lt; 0.3 | ParseException: Expected end "
+            "of text)") in figure.group(1)
+    assert "<img" not in figure.group(1)
+    assert len(_img_sources(text)) == len(plots.available(m)) - 1   # the others are drawn
+    assert pdf.read_bytes().startswith(b"%PDF")
+
+
+def test_a_figure_failing_while_rendered_is_a_note(tmp_path, monkeypatch):
+    """An error raised by savefig (as a mathtext parse error is) is caught too."""
+    from ubreg import plots
+    m = ubreg.fit("diabetes ~ glucose + mass", ubreg.datasets.load_pima())
+    original = plots.margins
+
+    def margins_with_bad_mathtext(result, ax=None, **kwargs):
+        ax = original(result, ax=ax, **kwargs)
+        ax.set_title("$\\undefinedmacro{$")           # fails only when drawn
+        return ax
+
+    monkeypatch.setattr(plots, "margins", margins_with_bad_mathtext)
+    text = ubreg.report(m, tmp_path / "r.html").read_text(encoding="utf-8")
+    assert re.search(r"Distribution of the normalised margins \(eq\. 42\): not drawn "
+                     r"\(ValueError: [^<\n]+\)", text)
+
+
+@pytest.mark.skipif("uboost" not in ubreg.METHODS, reason="method uboost is not registered")
+def test_cv_risk_path_of_uboost_on_request(tmp_path):
+    data = ubreg.datasets.load_pima()
+    m = ubreg.fit("diabetes ~ glucose + mass + age", data, method="uboost", mstop=30)
+    plain = ubreg.report(m, tmp_path / "a.html").read_text(encoding="utf-8")
+    assert 'id="model-1-cv_risk"' not in plain               # cv_risk() is not run unasked
+    html, pdf = ubreg.report(m, [tmp_path / "b.html", tmp_path / "b.pdf"], cv_risk=3)
+    text = html.read_text(encoding="utf-8")
+    assert 'id="model-1-cv_risk"' in text
+    assert re.search(r"CV risk path \(3-fold, seed 1\): least mean held-out risk at mstop = "
+                     r"\d+, 1-SE rule \d+; this model runs mstop = 30\.", text)
+    assert "cv_risk=3" in text                               # in the call it states
+    assert pdf.read_bytes().startswith(b"%PDF")
+    # a path the result holds (attribute cv_risk_path) is drawn without asking
+
+    class Holding:
+        def __init__(self, r, path):
+            self._r, self.cv_risk_path = r, path
+
+        def __getattr__(self, name):
+            return getattr(self._r, name)
+
+    held = Holding(m, m.cv_risk(folds=3, seed=2))
+    text = ubreg.report({"held": held}, tmp_path / "c.html").read_text(encoding="utf-8")
+    assert 'id="model-1-cv_risk"' in text
+
+
+@pytest.mark.skipif("tboost" not in ubreg.METHODS, reason="method tboost is not registered")
+def test_tboost_report_shows_its_loss_path(tmp_path):
+    m = ubreg.fit("diabetes ~ glucose + mass", ubreg.datasets.load_pima(), method="tboost",
+                  rounds=6)
+    text = ubreg.report(m, tmp_path / "t.html").read_text(encoding="utf-8")
+    for name in ("calibration", "roc", "margins", "risk_path"):
+        assert f'id="model-1-{name}"' in text, name
+
+
+def test_comparison_table_scrolls_inside_the_page(tmp_path):
+    data = ubreg.datasets.load_pima()
+    m = ubreg.fit("diabetes ~ glucose + mass", data)
+    html = ubreg.compare({f"model number {i} with a long name": m for i in range(10)}).html()
+    assert re.search(r'^<div class="table-scroll">\s*<table class="ubreg-comparison">', html)
+    text = ubreg.report(m, tmp_path / "w.html").read_text(encoding="utf-8")
+    assert '<div class="table-scroll">' in text
+    assert "div.table-scroll { overflow-x: auto;" in text

@@ -1,14 +1,20 @@
 """The ``ubreg`` command line: ``ubreg demo`` and ``ubreg fit``.
 
-Errors are one line on stderr and exit status 2, never a traceback.
+Errors are one line on stderr (``ubreg: error: ...``, a multi-line message
+joined) and exit status 2, never a traceback — unless ``--debug`` is given
+or the environment variable ``UBREG_DEBUG`` is set (to anything but ``0``
+or an empty string), when the traceback is printed too.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import pathlib
+import re
 import shlex
 import sys
 import time
+import traceback
 import warnings
 
 import pandas as pd
@@ -16,7 +22,7 @@ import pandas as pd
 from . import __version__
 from .errors import UbregError
 
-__all__ = ["main", "demo_models"]
+__all__ = ["main", "demo_models", "parse_option"]
 
 DEMO_FORMULA = "diabetes ~ pregnant + glucose + pressure + mass + pedigree + age"
 #: (label, method, family name, family parameters, fit options) of the demo
@@ -27,8 +33,12 @@ DEMO_SPECS = (
     ("uls · power v=0.3", "uls", "power", {"v": 0.3}, {}),
     ("uls · entropy, coordinate solver", "uls", "entropy", {}, {"solver": "coordinate"}),
 )
-#: other methods tried in the demo when they are registered, with their options
-DEMO_OTHER_METHODS = {"udt": {}, "uboost": {}, "tboost": {}}
+#: other methods tried in the demo when they are registered, with their options (each is
+#: labelled after fitting by what it fitted: method · family, e.g. "tboost · tempered
+#: exponential (t = 0.5)")
+DEMO_OTHER_METHODS = {"udt": {}, "uboost": {}, "tboost": {}, "gnnb": {}}
+#: folds of the U-Boost CV risk path drawn in the demo report
+DEMO_CV_RISK_FOLDS = 10
 _SLOW_FIT = 2.0   # seconds: a model slower than this is shown without cross-validation
 
 
@@ -40,18 +50,21 @@ def _command_line(argv) -> str:
 def demo_models(data, folds: int = 10, seed: int = 1, show_progress=None):
     """Fit the demo's models; return ({label: CVResult or Result}, notes)."""
     from . import METHODS, cv, fit
+    from .compare import model_label
     from .families import Permissible
     from .progress import progress
 
     specs = [s for s in DEMO_SPECS]
-    specs += [(f"{name} · entropy", name, "entropy", {}, opts)
+    # label None: named after the fit, by the family the method actually fitted
+    specs += [(None, name, "entropy", {}, opts)
               for name, opts in DEMO_OTHER_METHODS.items() if name in METHODS]
     models, notes = {}, []
     for label, method, fam, params, opts in progress(specs, desc="demo fits", show=show_progress):
+        shown = label or method
         try:
             family = Permissible(fam, **params)
         except (ValueError, TypeError) as exc:
-            notes.append(f"{label}: skipped ({exc})")
+            notes.append(f"{shown}: skipped ({exc})")
             continue
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -59,9 +72,11 @@ def demo_models(data, folds: int = 10, seed: int = 1, show_progress=None):
             try:
                 model = fit(DEMO_FORMULA, data, family=family, method=method, **opts)
             except Exception as exc:  # noqa: BLE001 — another method's failure must not stop the demo
-                notes.append(f"{label}: skipped ({type(exc).__name__}: {exc})")
+                notes.append(f"{shown}: skipped ({_one_line(exc)})")
                 continue
             elapsed = time.perf_counter() - start
+            if label is None:
+                label = model_label(model)
             if elapsed > _SLOW_FIT:
                 notes.append(f"{label}: fitted in {elapsed:.1f} s, shown without cross-validation")
                 models[label] = model
@@ -83,7 +98,8 @@ def _demo(args) -> int:
         raise UbregError("no demo model could be fitted")
     call = args.command_line
     html, pdf = report(models, [out / "report.html", out / "report.pdf"],
-                       title="ubreg demo: Pima Indians diabetes", call=call)
+                       title="ubreg demo: Pima Indians diabetes", call=call,
+                       cv_risk=DEMO_CV_RISK_FOLDS)
     stats = compare(models).statistics()
     print()
     width = max(len(n) for n in models)
@@ -95,6 +111,8 @@ def _demo(args) -> int:
         cv_auc = f"{s['cv_auc']:.3f} ± {s['cv_auc_se']:.3f}" if pd.notna(s["cv_auc"]) else ""
         aic = f"{s['aic']:.1f}" if pd.notna(s["aic"]) else ""
         print(f"{name:<{width}}  {aic:>8}  {cv_err:>15}  {cv_auc:>15}")
+    if stats.loc["aic"].isna().any():
+        print("(AIC only for the linear fits: see the note under the comparison table.)")
     for note in notes:
         print(f"note: {note}")
     print(f"\nHTML report: {html.resolve()}\nPDF report:  {pdf.resolve()}")
@@ -110,22 +128,66 @@ def _fit(args) -> int:
     except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise UbregError(f"cannot read {args.data!r}: {exc}") from None
     options = {}
+    for item in args.option or []:
+        key, value = parse_option(item)
+        if key in options:
+            raise UbregError(f"--option {key} is given twice")
+        options[key] = value
+    for key in ("family", "method", "data", "formula", "weights"):
+        if key in options:
+            raise UbregError(f"--option {key}=...: use the argument for {key}, not --option")
     if args.solver:
+        if options.get("solver", args.solver) != args.solver:
+            raise UbregError(f"--solver {args.solver} and --option solver={options['solver']} "
+                             "disagree")
         options["solver"] = args.solver
     model = fit(args.formula, data, family=resolve_family(args.family), method=args.method,
                 **options)
     print(model.summary())
     if args.report:
         path = report({"model": model}, args.report, title=f"ubreg fit: {args.formula}",
-                      call=args.command_line)
+                      call=args.command_line, cv_risk=args.cv_risk)
         print(f"report: {path.resolve()}")
     return 0
+
+
+_INT = re.compile(r"[+-]?\d+")
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_WORDS = {"true": True, "false": False, "none": None, "null": None}
+
+
+def parse_option(text: str) -> tuple[str, object]:
+    """``key=value`` of ``--option`` as (key, value), without evaluating anything.
+
+    The value is an int (``5``, ``-2``), a float (``0.1``, ``1e-3``, ``inf``),
+    a bool (``true``/``false``, any case), None (``none``/``null``), or else
+    the string itself (quotes around it are removed: ``'"5"'`` is the string
+    ``"5"``).
+    """
+    key, sep, raw = text.partition("=")
+    key = key.strip()
+    if not sep or not _KEY.fullmatch(key):
+        raise UbregError(f"--option expects key=value with a Python name as key, got {text!r}")
+    value = raw.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return key, value[1:-1]
+    low = value.lower()
+    if low in _WORDS:
+        return key, _WORDS[low]
+    if _INT.fullmatch(value):
+        return key, int(value)
+    try:
+        return key, float(value)
+    except ValueError:
+        return key, value
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ubreg", description="Classification by proper "
                                      "scoring rules and Bregman divergences.")
     parser.add_argument("--version", action="version", version=f"ubreg {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="print the traceback of an error (also: UBREG_DEBUG=1)")
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="compare methods and families on bundled data; write "
                           "an HTML and a PDF report")
@@ -139,9 +201,31 @@ def _parser() -> argparse.ArgumentParser:
     f.add_argument("--family", default="entropy")
     f.add_argument("--method", default="uls")
     f.add_argument("--solver", choices=["corrective", "coordinate"])
+    f.add_argument("--option", "-o", action="append", metavar="KEY=VALUE",
+                   help="an option of the method, repeatable (e.g. -o k=5 for gnnb, "
+                   "-o mstop=200 for uboost); ints, floats, true/false and none are "
+                   "converted, anything else is a string")
     f.add_argument("--report", metavar="FILE", help="also write a report (.html or .pdf)")
+    f.add_argument("--cv-risk", action="store_true",
+                   help="in the report, also cross-validate the risk path (uboost)")
     f.set_defaults(run=_fit)
     return parser
+
+
+def _one_line(exc: BaseException, limit: int = 500) -> str:
+    """The message of ``exc`` on one line: its non-blank lines joined (lines of
+    only punctuation, such as a parser's ``^`` marker, dropped).  Errors ubreg
+    raises on purpose (and ValueError, OSError) show their message; any other
+    exception is prefixed with its type."""
+    lines = [ln.strip() for ln in str(exc).splitlines()]
+    text = " | ".join(ln for ln in lines if any(ch.isalnum() for ch in ln))
+    if not isinstance(exc, (UbregError, ValueError, OSError)) or not text:
+        text = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _debug_env() -> bool:
+    return os.environ.get("UBREG_DEBUG", "") not in ("", "0")
 
 
 def main(argv=None) -> int:
@@ -154,8 +238,10 @@ def main(argv=None) -> int:
             warnings.simplefilter("default")
             warnings.formatwarning = _one_line_warning
             return args.run(args)
-    except (UbregError, ValueError, TypeError, OSError) as exc:
-        print(f"ubreg: error: {exc}", file=sys.stderr)
+    except Exception as exc:  # noqa: BLE001 — one line, exit 2, whatever went wrong
+        if args.debug or _debug_env():
+            traceback.print_exc(file=sys.stderr)
+        print(f"ubreg: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     finally:
         warnings.formatwarning = saved_format

@@ -7,6 +7,16 @@ DataFrame, text or HTML.  It is written against the
 :class:`~ubreg.results.base.Result` protocol only: a model without
 coefficients (a tree, a nearest-neighbour classifier) contributes its
 statistics and leaves its coefficient cells empty.
+
+AIC and BIC are shown for the linear fits only — the models with a
+coefficient table (``coef_table``), whose parameters are the coefficients
+of a fixed design fitted by minimising the loss.  A tree (udt), a boosted
+ensemble (uboost, tboost) or a nearest-neighbour rule (gnnb) chooses its
+structure adaptively: the count its ``df_model`` reports (leaves, the leaves
+of every base tree, rounds) is not a number of degrees of freedom, and an
+AIC built on it (U-Boost with 100 trees of depth 3 "has" ~800 parameters)
+would mislead.  Their AIC and BIC cells are blank, their parameter count is
+marked with † and a footnote says why.
 """
 from __future__ import annotations
 
@@ -17,7 +27,8 @@ from .metrics import METRIC_NAMES, metrics_of
 from .render import render_template
 from .summary import significance_stars
 
-__all__ = ["compare", "Comparison", "model_label", "as_model_and_cv", "format_number"]
+__all__ = ["compare", "Comparison", "model_label", "as_model_and_cv", "format_number",
+           "has_information_criteria"]
 
 #: fit statistics shown for every model, in order: key -> label
 FIT_STATISTICS = {"nobs": "n", "n_dropped": "Dropped (NA)", "df_model": "Parameters",
@@ -35,6 +46,12 @@ def format_number(v, digits: int = 4) -> str:
     if abs(v) >= 10 ** (digits - 1):
         return f"{v:.0f}"
     return f"{v:#.{digits}g}"
+
+
+def has_information_criteria(model) -> bool:
+    """Whether AIC and BIC are meaningful for ``model``: a linear fit, i.e. a
+    result with a coefficient table (see the module notes)."""
+    return callable(getattr(model, "coef_table", None))
 
 
 def _stat(value_fn) -> float:
@@ -117,6 +134,7 @@ class Comparison:
         self.cvs = {}
         for name, item in models.items():
             self.models[name], self.cvs[name] = as_model_and_cv(item)
+        self._ic = {name: has_information_criteria(m) for name, m in self.models.items()}
         self._coefficients = self._build_coefficients()
         self._statistics = self._build_statistics()
 
@@ -141,6 +159,8 @@ class Comparison:
         rows = {}
         for name, m in self.models.items():
             col = {key: _stat(lambda m=m, key=key: getattr(m, key)) for key in FIT_STATISTICS}
+            if not has_information_criteria(m):
+                col["aic"] = col["bic"] = float("nan")     # see the module notes
             try:
                 col.update(metrics_of(m))
             except Exception:  # noqa: BLE001 — a model whose posteriors cannot be scored
@@ -157,7 +177,10 @@ class Comparison:
         return self._coefficients.copy()
 
     def statistics(self) -> pd.DataFrame:
-        """Statistics × models: fit statistics, training metrics, CV mean and SE."""
+        """Statistics × models: fit statistics, training metrics, CV mean and SE.
+
+        ``aic`` and ``bic`` are NaN for the models without a coefficient
+        table (see :func:`has_information_criteria`)."""
         return self._statistics.copy()
 
     @property
@@ -184,8 +207,11 @@ class Comparison:
                 ("Family", [model_label(self.models[n]).split(" · ", 1)[1] for n in self.names])]
         for key, label in FIT_STATISTICS.items():
             vals = s.loc[key]
-            if key in ("nobs", "n_dropped", "df_model"):
+            if key in ("nobs", "n_dropped"):
                 cells = [f"{v:g}" if np.isfinite(v) else "" for v in vals]
+            elif key == "df_model":
+                cells = [(f"{v:g}" + ("" if self._ic[n] else "†")) if np.isfinite(v) else ""
+                         for n, v in zip(self.names, vals)]
             else:
                 cells = [f"{v:.2f}" if np.isfinite(v) else ("" if np.isnan(v) else
                                                             ("-Inf" if v < 0 else "Inf"))
@@ -207,6 +233,13 @@ class Comparison:
         note = (f"Estimates with {second} ({cov} covariance) in parentheses; "
                 "* p < 0.05, ** p < 0.01, *** p < 0.001, . p < 0.1. "
                 "Metrics on the training rows (frequency-weighted).")
+        others = sorted({str(getattr(self.models[n], "method", "?")) for n in self.names
+                         if not self._ic[n]})
+        if others:
+            note += (" † Not degrees of freedom: the count the method reports (leaves, leaves "
+                     "of the base trees, rounds) for a structure chosen adaptively; AIC and "
+                     f"BIC are therefore given for the linear fits only, not for "
+                     f"{', '.join(others)}.")
         n = self._statistics.loc["nobs"].dropna().unique()
         if len(n) > 1:
             note += (" The models were fitted on different numbers of rows "
@@ -252,10 +285,15 @@ class Comparison:
             line = "-" * total
             rows = [[""] + [cols[j][0] for j in block]]
             rows += [[labels[i]] + [cols[j][i + 1] for j in block] for i in range(len(labels))]
+            # coefficient rows (estimate + parenthesis) empty in every model of the block
+            coef_rows = []
+            for i in range(1, n_coef + 1, 2):
+                if any(c for c in rows[i][1:]) or any(c for c in rows[i + 1][1:]):
+                    coef_rows += [rows[i], rows[i + 1]]
             fmt = lambda r, block=block: "  ".join(  # noqa: E731
                 [r[0].ljust(first)] + [c.rjust(col_w[j]) for c, j in zip(r[1:], block)]).rstrip()
-            out += [line, fmt(rows[0]), line] + [fmt(r) for r in rows[1:n_coef + 1]]
-            if n_coef:
+            out += [line, fmt(rows[0]), line] + [fmt(r) for r in coef_rows]
+            if coef_rows:
                 out.append(line)
             out += [fmt(r) for r in rows[n_coef + 1:]] + [line, ""]
         out.append(self._note())

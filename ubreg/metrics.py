@@ -192,7 +192,31 @@ def observed_classes(result, newdata: pd.DataFrame, levels=None) -> pd.Series:
     return pd.Series(coded.astype(float), index=newdata.index)
 
 
-def observed_and_posterior(result, newdata=None):
+def _row_weights(result, newdata, n: int, weights) -> np.ndarray:
+    """The weights of the n evaluated rows (see :func:`observed_and_posterior`)."""
+    if weights is None:
+        w = getattr(result, "weights", None) if newdata is None else None
+        return np.ones(n) if w is None else np.asarray(w, dtype=float)
+    if weights is False:
+        return np.ones(n)
+    if isinstance(weights, str):
+        if newdata is None:
+            raise ValueError(f"weights={weights!r} names a column: pass newdata holding it, "
+                             f"or an array with one weight per training row ({n})")
+        if weights not in newdata.columns:
+            raise ValueError(f"newdata has no weights column {weights!r}")
+        w = newdata[weights].to_numpy(dtype=float)
+    else:
+        w = np.asarray(weights, dtype=float)
+    where = "training row the model used" if newdata is None else "row of newdata"
+    if w.shape != (n,):
+        raise ValueError(f"weights must have one value per {where} ({n}), got shape {w.shape}")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError("weights must be finite and non-negative")
+    return w
+
+
+def observed_and_posterior(result, newdata=None, weights=None):
     """Observed classes, posteriors and weights of a fitted model.
 
     Parameters
@@ -201,8 +225,12 @@ def observed_and_posterior(result, newdata=None):
         Any fitted ubreg model.
     newdata : DataFrame, optional
         Evaluate on these rows (which must hold the response); rows with NA in
-        the response or a predictor are left out.  Default: the training rows,
-        with their frequency weights.
+        the response or a predictor are left out.  Default: the training rows.
+    weights : array, str or False, optional
+        Frequency weights of the rows.  None (default): the model's prior
+        weights on the training rows, ones on ``newdata``.  An array: one
+        value per training row the model used (``len(result.y)``), or per row
+        of ``newdata``.  A string: a column of ``newdata``.  False: ones.
 
     Returns
     -------
@@ -211,7 +239,7 @@ def observed_and_posterior(result, newdata=None):
     p : ndarray
         P(y = 1) (binary, length n) or n×C per-class posteriors.
     w : ndarray
-        Frequency weights (ones on new data).
+        The weights of the rows kept.
     classes : list or None
         Class labels of the columns of ``p`` for a result with three or more
         classes.  Per-class posteriors of two classes are reduced to
@@ -220,13 +248,13 @@ def observed_and_posterior(result, newdata=None):
     post = posteriors(result, newdata)
     if newdata is None:
         y = training_classes(result)
-        w = getattr(result, "weights", None)
-        w = np.ones_like(y) if w is None else np.asarray(w, dtype=float)
+        w = _row_weights(result, None, len(y), weights)
+    else:
+        w = _row_weights(result, newdata, len(newdata), weights)
     if isinstance(post, pd.DataFrame):
         classes = list(post.columns)
         if newdata is not None:
             y = observed_classes(result, newdata, levels=classes).to_numpy()
-            w = np.ones_like(y)
         P = post.to_numpy(dtype=float)
         ok = np.isfinite(y) & np.all(np.isfinite(P), axis=1)
         if len(classes) == 2:
@@ -236,15 +264,15 @@ def observed_and_posterior(result, newdata=None):
     p = np.asarray(post, dtype=float)
     if newdata is not None:
         y = observed_classes(result, newdata).to_numpy()
-        w = np.ones_like(y)
     ok = np.isfinite(y) & np.isfinite(p)
     return y[ok], p[ok], w[ok], None
 
 
-def metrics_of(result, newdata=None) -> dict[str, float]:
+def metrics_of(result, newdata=None, weights=None) -> dict[str, float]:
     """Brier score, log loss, AUC and error rate of a fitted model.
 
-    On the training rows (default, frequency-weighted) or on ``newdata``.
+    On the training rows (default, with the model's prior weights) or on
+    ``newdata``; ``weights`` as for :func:`observed_and_posterior`.
     """
-    y, p, w, _ = observed_and_posterior(result, newdata)
+    y, p, w, _ = observed_and_posterior(result, newdata, weights=weights)
     return classification_metrics(y, p, w)

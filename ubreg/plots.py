@@ -105,11 +105,11 @@ def calibration_table(y, p, weights=None, bins: int = 10, strategy: str = "unifo
 
 
 def calibration(result, ax=None, bins: int = 10, strategy: str = "uniform",
-                level: float = 0.95, newdata=None, classes=None):
+                level: float = 0.95, newdata=None, classes=None, weights=None):
     """Reliability diagram: observed frequency against mean posterior, per bin.
 
     Vertical bars are Wilson intervals at ``level`` (binomial, with the
-    frequency weights as counts).  A result with per-class posteriors
+    weights as counts).  A result with per-class posteriors
     (``predict_proba``) is drawn one-vs-rest, one line per class (or the
     ``classes`` given).
 
@@ -123,9 +123,21 @@ def calibration(result, ax=None, bins: int = 10, strategy: str = "uniform",
     newdata : DataFrame, optional
         Evaluate on these rows (they must hold the response); default: the
         training rows.
+    classes : list, optional
+        Classes drawn for a multiclass result (default: all).
+    weights : array, str or False, optional
+        Frequency weights of the rows: default (None) the model's prior
+        weights on the training rows and ones on ``newdata``; an array with
+        one value per row (of the training rows the model used, or of
+        ``newdata``), or a column of ``newdata``; ``False`` for ones.  They
+        weight the bin means and are the counts of the Wilson intervals.
+
+    Returns
+    -------
+    matplotlib Axes
     """
     ax = _axes(ax)
-    y, p, w, labels = observed_and_posterior(result, newdata)
+    y, p, w, labels = observed_and_posterior(result, newdata, weights=weights)
     if labels is None:
         series = [(None, y, p)]
     else:
@@ -166,10 +178,13 @@ def roc_curve(y, score, weights=None):
         return np.r_[0.0, fp / N], np.r_[0.0, tp / P]
 
 
-def roc(result, ax=None, newdata=None):
-    """ROC curve with its AUC in the legend (one-vs-rest per class for multiclass)."""
+def roc(result, ax=None, newdata=None, weights=None):
+    """ROC curve with its AUC in the legend (one-vs-rest per class for multiclass).
+
+    ``weights`` as for :func:`calibration` (default: the model's prior weights).
+    """
     ax = _axes(ax)
-    y, p, w, labels = observed_and_posterior(result, newdata)
+    y, p, w, labels = observed_and_posterior(result, newdata, weights=weights)
     series = ([("model", y, p)] if labels is None else
               [(f"class {c} vs rest", (y == k).astype(float), p[:, k])
                for k, c in enumerate(labels)])
@@ -188,15 +203,17 @@ def roc(result, ax=None, newdata=None):
 # ---------------------------------------------------------------------------
 # margins (eq. 42-43)
 # ---------------------------------------------------------------------------
-def margins(result, ax=None, newdata=None, bins: int = 40):
+def margins(result, ax=None, newdata=None, bins: int = 40, weights=None):
     """Distribution of the normalised margins μ = y*(2p̂ − 1) ∈ [−1, 1] (eq. 42-43).
 
     μ < 0 is a misclassified row; the share of weight there is the error rate.
     For multiclass results μ uses the posterior of the observed class in the
-    one-vs-rest sense.
+    one-vs-rest sense.  ``weights`` as for :func:`calibration`.
     """
+    from matplotlib.ticker import MultipleLocator
+
     ax = _axes(ax)
-    y, p, w, labels = observed_and_posterior(result, newdata)
+    y, p, w, labels = observed_and_posterior(result, newdata, weights=weights)
     if labels is not None:
         p = p[np.arange(len(y)), y.astype(int)]
         y = np.ones_like(y)
@@ -204,9 +221,12 @@ def margins(result, ax=None, newdata=None, bins: int = 40):
     ax.hist(mu, bins=np.linspace(-1, 1, bins + 1), weights=w, color="C0", alpha=0.8)
     ax.axvline(0, color="C3", lw=1)
     wrong = float(w[mu < 0].sum() / w.sum())
+    ax.set_xlim(-1.04, 1.04)
+    ax.xaxis.set_major_locator(MultipleLocator(0.5))     # −1, −0.5, 0, 0.5, 1: never crowded
+    ax.xaxis.set_minor_locator(MultipleLocator(0.25))
     ax.set_xlabel("normalised margin μ = y*(2p̂ − 1)")
     ax.set_ylabel("weighted count")
-    ax.set_title(f"Margins (eq. 42): {wrong:.1%} of the weight has μ < 0")
+    ax.set_title(f"Margins (eq. 42): {wrong:.1%} of the weight has μ < 0", fontsize="medium")
     return ax
 
 
@@ -216,7 +236,11 @@ def margins(result, ax=None, newdata=None, bins: int = 40):
 def path_of(result, name: str):
     """The array ``name`` (``risk_path`` or ``edge_path``) of a result, or None.
 
-    Looks at the result itself, then at ``result.fit_info``.
+    Looks at the result itself, then at ``result.fit_info``.  A result with
+    per-round normalisers Z_j and a temperature t but no ``risk_path``
+    (t-AdaBoost: ``rounds_table["Z"]`` and ``t``) has as its risk path the
+    tempered exponential loss of H_j, Π_{k≤j} Z_k^(2−t) (TEMPERED.md §2.3),
+    1 at round 0.
     """
     for holder in (result, getattr(result, "fit_info", None)):
         value = getattr(holder, name, None) if holder is not None else None
@@ -224,30 +248,68 @@ def path_of(result, name: str):
             arr = np.asarray(value, dtype=float)
             if arr.ndim == 1 and arr.size:
                 return value if isinstance(value, pd.Series) else arr
+    if name == "risk_path":
+        return _tempered_loss_path(result)
     return None
 
 
+def _tempered_loss_path(result):
+    table = getattr(result, "rounds_table", None)
+    t = getattr(result, "t", None)
+    if not isinstance(table, pd.DataFrame) or "Z" not in table.columns or len(table) == 0:
+        return None
+    try:
+        t = float(t)
+    except (TypeError, ValueError):
+        return None
+    z = table["Z"].to_numpy(dtype=float)
+    loss = np.r_[1.0, np.cumprod(z ** (2.0 - t))]
+    out = pd.Series(loss, index=pd.RangeIndex(len(loss), name="round"),
+                    name="tempered exponential loss")
+    out.attrs.update(ylabel="tempered exp. loss = Π Z^(2−t)",
+                     title=f"Tempered exponential loss (t = {t:g})")
+    return out
+
+
+_AXIS_NAMES = {"mstop": "iterations (mstop)", "round": "round"}
+
+
 def _path(result, name, ax, ylabel, title, log):
+    from matplotlib.ticker import MaxNLocator
+
     ax = _axes(ax)
     values = result if isinstance(result, (np.ndarray, list, tuple)) else path_of(result, name)
     if values is None:
         raise TypeError(f"{type(result).__name__} has no {name} (neither .{name} nor "
                         f".fit_info.{name})")
-    it = (values.index.to_numpy() if isinstance(values, pd.Series)   # e.g. rounds from 1
-          else np.arange(len(values)))
-    values = np.asarray(values, dtype=float)
-    if log and np.all(values[np.isfinite(values)] > 0):
-        ax.semilogy(it, values, marker=".", lw=1.2)
+    xlabel = "iteration"
+    if isinstance(values, pd.Series):
+        it = values.index.to_numpy()                  # e.g. rounds from 1
+        xlabel = _AXIS_NAMES.get(values.index.name, xlabel)
+        ylabel = values.attrs.get("ylabel", ylabel)
+        title = values.attrs.get("title", title)
     else:
-        ax.plot(it, values, marker=".", lw=1.2)
-    ax.set_xlabel("iteration")
+        it = np.arange(len(values))
+    values = np.asarray(values, dtype=float)
+    marker = "." if len(values) <= 60 else None
+    if log and np.all(values[np.isfinite(values)] > 0):
+        ax.semilogy(it, values, marker=marker, lw=1.2)
+    else:
+        ax.plot(it, values, marker=marker, lw=1.2)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     return ax
 
 
 def risk_path(result, ax=None):
-    """Surrogate risk ε_φ = Σ wᵢ F_φ(y*ᵢHᵢ)/Σ wᵢ before each iteration and at the end."""
+    """Training risk before each iteration and at the end.
+
+    The surrogate risk ε_φ = Σ wᵢ F_φ(y*ᵢHᵢ)/Σ wᵢ of ULS, the U-risk of
+    U-Boost, or the tempered exponential loss of t-AdaBoost (see
+    :func:`path_of`).
+    """
     return _path(result, "risk_path", ax, "surrogate risk ε_φ", "Surrogate risk path", False)
 
 
@@ -292,9 +354,22 @@ def cv_risk(obj, ax=None, se=None, label: str = "CV risk"):
     se : array, optional
         Standard errors for a 1-d ``obj``.
     """
+    from matplotlib.ticker import MaxNLocator
+
     ax = _axes(ax)
+    holder = obj
+    for name in ("cv_risk", "cv_risk_path"):          # a result holding its CV path
+        inner = getattr(obj, name, None)
+        if inner is not None and not callable(inner):
+            holder = inner
+            break
     mean, s = _cv_arrays(obj, se)
-    it = mean.index.to_numpy() if isinstance(mean, pd.Series) else np.arange(len(mean))
+    xlabel = "iteration"
+    if isinstance(mean, pd.Series):
+        it = mean.index.to_numpy()
+        xlabel = _AXIS_NAMES.get(mean.index.name, xlabel)
+    else:
+        it = np.arange(len(mean))
     mean = np.asarray(mean, dtype=float)
     ax.plot(it, mean, lw=1.5, label=label)
     if s is not None:
@@ -302,9 +377,15 @@ def cv_risk(obj, ax=None, se=None, label: str = "CV risk"):
         ax.fill_between(it, mean - s, mean + s, alpha=0.25, label="± 1 SE")
     best = it[int(np.nanargmin(mean))]
     ax.axvline(best, color="C3", ls=":", lw=1, label=f"minimum at {best}")
-    ax.set_xlabel("iteration")
+    one_se = getattr(holder, "mstop_1se", None)
+    if one_se is not None and not callable(one_se) and one_se != best:
+        ax.axvline(one_se, color="C2", ls="--", lw=1, label=f"1-SE rule: {one_se}")
+    folds = getattr(holder, "folds", None)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("cross-validated risk")
-    ax.set_title("CV risk path")
+    ax.set_title("CV risk path" + (f" ({folds}-fold)" if isinstance(folds, (int, np.integer))
+                                    else ""))
     ax.legend(fontsize="small")
     return ax
 
@@ -342,22 +423,39 @@ def tree(result, ax=None, **options):
     :func:`ubreg.tree.plot_tree` with its class labels) is preferred; else
     :func:`ubreg.tree.plot_tree` is given ``result.tree``.
     """
-    if getattr(result, "method", "") in _TREE_METHODS and callable(getattr(result, "plot", None)):
-        out = result.plot(ax=_axes(ax), **options)
-        return out if out is not None else ax
+    own_plot = (getattr(result, "method", "") in _TREE_METHODS
+                and callable(getattr(result, "plot", None)))
     tree_obj = getattr(result, "tree", None)
-    if tree_obj is not None and not callable(tree_obj):
-        try:
-            from .tree import plot_tree  # written separately; optional
-        except ImportError:
-            plot_tree = None
-        if plot_tree is not None:
-            return plot_tree(tree_obj, ax=_axes(ax), **options)
-    raise TypeError(f"{type(result).__name__} is not a tree (no tree to draw)")
+    if tree_obj is not None and callable(tree_obj):
+        tree_obj = None
+    if not own_plot and tree_obj is None:
+        raise TypeError(f"{type(result).__name__} is not a tree (no tree to draw)")
+    if ax is None:
+        import matplotlib.pyplot as plt
+        size = None
+        if tree_obj is not None:
+            from .tree.plot import figure_size
+            try:
+                size = figure_size(tree_obj, options.get("max_depth"))
+            except Exception:  # noqa: BLE001 — a duck-typed tree: pyplot's default size
+                size = None
+        _, ax = plt.subplots(figsize=size)
+    if own_plot:
+        result.plot(ax=ax, **options)
+    else:
+        from .tree import plot_tree
+        plot_tree(tree_obj, ax=ax, **options)
+    return ax
 
 
 def available(result) -> list[str]:
-    """Names of the plots of this module that apply to ``result``."""
+    """Names of the plots of this module that apply to ``result``.
+
+    ``cv_risk`` is listed when the result holds a cross-validated risk path
+    as an attribute ``cv_risk`` or ``cv_risk_path`` (not a method: a
+    U-Boost result's ``cv_risk()`` refits K times and is only run on
+    request, e.g. ``ubreg.report(..., cv_risk=True)``).
+    """
     names = ["calibration", "roc", "margins"]
     if callable(getattr(result, "coef_table", None)):
         names.append("coefficients")
@@ -365,8 +463,8 @@ def available(result) -> list[str]:
         names.append("risk_path")
     if path_of(result, "edge_path") is not None:
         names.append("edge_path")
-    cvr = getattr(result, "cv_risk", None)
-    if cvr is not None and not callable(cvr):       # precomputed, never computed here
+    if any(getattr(result, n, None) is not None and not callable(getattr(result, n))
+           for n in ("cv_risk", "cv_risk_path")):   # precomputed, never computed here
         names.append("cv_risk")
     tree_obj = getattr(result, "tree", None)
     if getattr(result, "method", "") in _TREE_METHODS or (tree_obj is not None

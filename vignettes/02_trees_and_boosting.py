@@ -2,9 +2,10 @@
 # # Trees and boosting
 #
 # ubreg grows decision trees with any permissible φ as the split criterion (UDT, paper 000
-# Algorithm 3: gini gives CART, entropy C4.5, matsushita Kearns–Mansour) and boosts weak
-# learners with ULS or U-Boost.  This vignette uses whatever of these methods this build of
-# ubreg registers: a method that is missing is *said* to be missing and its part skipped.
+# Algorithm 3: gini gives CART, entropy C4.5, matsushita Kearns–Mansour), boosts weak
+# learners with ULS, U-Boost or tempered t-AdaBoost, and leverages nearest neighbours
+# (GNNB).  This vignette uses whatever of these methods this build of ubreg registers: a
+# method that is missing is *said* to be missing and its part skipped.
 
 # %%
 import matplotlib
@@ -31,8 +32,7 @@ if "udt" in ubreg.METHODS:
     tree = ubreg.fit(formula, pima, family="matsushita", method="udt", cp=0.02, xval=5)
     print(tree.summary())
     models["udt · matsushita"] = tree
-    ax = ubreg.plots.tree(tree)
-    ax.figure.set_size_inches(11, 5)
+    ubreg.plots.tree(tree)          # a figure sized to the tree
 else:
     print("SKIPPED: method 'udt' is not registered in ubreg.METHODS in this build.")
 
@@ -72,10 +72,41 @@ else:
     print("SKIPPED: method 'uboost' is not registered in ubreg.METHODS in this build.")
 
 # %% [markdown]
+# ## Tempered boosting (t-AdaBoost)
+#
+# `method="tboost"` (paper 004) boosts small trees under the tempered exponential loss;
+# `t` is the temperature (t = 1 is AdaBoost).  Its risk path is that loss,
+# Π Z_j^(2−t), after each round.
+
+# %%
+if "tboost" in ubreg.METHODS:
+    tb = ubreg.fit(formula, pima, method="tboost", t=0.5, rounds=20)
+    print(tb.summary())
+    models["tboost · t = 0.5"] = tb
+    ubreg.plots.risk_path(tb)
+else:
+    print("SKIPPED: method 'tboost' is not registered in ubreg.METHODS in this build.")
+
+# %% [markdown]
+# ## Leveraged nearest neighbours (GNNB)
+#
+# `method="gnnb"` (paper 001) learns a leveraging coefficient per training example for its
+# k nearest neighbours; `k` is the neighbourhood size.  Its calibration is drawn below.
+
+# %%
+if "gnnb" in ubreg.METHODS:
+    nn = ubreg.fit(formula, pima, method="gnnb", k=10)
+    print(nn.summary())
+    models["gnnb · k = 10"] = nn
+    ubreg.plots.calibration(nn)
+else:
+    print("SKIPPED: method 'gnnb' is not registered in ubreg.METHODS in this build.")
+
+# %% [markdown]
 # ## Side by side
 #
 # `ubreg.compare` shows every fitted model; models without coefficients contribute their
-# statistics and training metrics.
+# statistics and training metrics (AIC and BIC only for the linear fits).
 
 # %%
 ubreg.compare(models)

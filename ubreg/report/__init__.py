@@ -18,15 +18,17 @@ from .pdf import write_pdf
 __all__ = ["report", "versions", "render_vignette"]
 
 
-def _report_call(models: dict, path, title, data) -> str:
+def _report_call(models: dict, path, title, data, cv_risk=False) -> str:
     names = ", ".join(repr(n) for n in models)
     extra = ", data=<DataFrame>" if data is not None else ""
+    extra += f", cv_risk={cv_risk!r}" if cv_risk else ""
     where = [str(p) for p in path] if isinstance(path, (list, tuple)) else str(path)
     return f"ubreg.report([{names}], {where!r}, title={title!r}{extra})"
 
 
 def report(models, path, title: str = "ubreg report", data=None, *, names=None,
-           format: str | None = None, call: str | None = None) -> pathlib.Path:
+           format: str | None = None, call: str | None = None,
+           cv_risk: bool | int = False) -> pathlib.Path:
     """Write a report of one or more fitted models.
 
     Parameters
@@ -48,6 +50,12 @@ def report(models, path, title: str = "ubreg report", data=None, *, names=None,
         Overrides the file extension.
     call : str, optional
         How the report was produced, stated in it (default: this call).
+    cv_risk : bool or int
+        Also cross-validate the risk path of the models that can (a U-Boost
+        result's ``cv_risk()``: K refits, seed 1) and draw it with its ±1 SE
+        band, with the chosen mstop in a note; ``True`` is 10 folds, an int
+        gives the folds.  A result that already holds a CV risk path (an
+        attribute ``cv_risk`` or ``cv_risk_path``) has it drawn in any case.
 
     Returns
     -------
@@ -56,6 +64,10 @@ def report(models, path, title: str = "ubreg report", data=None, *, names=None,
 
     Notes
     -----
+    Every figure :func:`ubreg.plots.available` lists for a model is drawn;
+    one that fails (while drawing or rendering) is replaced by a note naming
+    it and the error, and the report is still written.
+
     The HTML is one self-contained file: inline CSS, figures as base64 PNG,
     no script, every user string escaped (Jinja2 ``autoescape=True``).  The
     PDF is written with matplotlib's PdfPages (text pages, then vector
@@ -66,8 +78,8 @@ def report(models, path, title: str = "ubreg report", data=None, *, names=None,
     paths = [pathlib.Path(p) for p in (path if many else [path])]
     formats = [_format_of(p, format) for p in paths]
     named = _named(models, names)
-    ctx = build_context(named, title=title, data=data,
-                        call=call or _report_call(named, path, title, data))
+    ctx = build_context(named, title=title, data=data, cv_risk=cv_risk,
+                        call=call or _report_call(named, path, title, data, cv_risk))
     for p, fmt in zip(paths, formats):
         p.parent.mkdir(parents=True, exist_ok=True)
         if fmt == "html":

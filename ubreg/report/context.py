@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
-from .. import __version__
+from .. import __version__, plots
 from ..compare import as_model_and_cv, compare, model_label
 from ..metrics import METRIC_NAMES, metrics_of
-from .figures import ReportFigure, model_figures
+from .figures import ReportFigure, error_text, model_figures
 
 __all__ = ["ModelSection", "ReportContext", "build_context", "versions"]
 
@@ -50,6 +50,7 @@ class ModelSection:
     cv_html: Markup | None = None
     result: object = None       # the model, for re-drawing figures (PDF)
     newdata: object = None
+    cv_path: object = None      # a CV risk path computed for the report
 
 
 @dataclass
@@ -68,11 +69,15 @@ class ReportContext:
 def _summary(result) -> tuple[Markup | None, str]:
     try:
         s = result.summary()
+        text = str(s)
     except Exception as exc:  # noqa: BLE001
-        return None, f"(no summary: {type(exc).__name__}: {exc})"
+        return None, f"(no summary: {error_text(exc)})"
     html = getattr(s, "html", None)
-    # summary.html() is rendered by ubreg's own autoescaping templates
-    return (Markup(html()) if callable(html) else None), str(s)
+    try:
+        # summary.html() is rendered by ubreg's own autoescaping templates
+        return (Markup(html()) if callable(html) else None), text
+    except Exception:  # noqa: BLE001 — the text form is shown instead
+        return None, text
 
 
 def _metric_rows(result, data) -> list[tuple[str, str, str]]:
@@ -82,25 +87,56 @@ def _metric_rows(result, data) -> list[tuple[str, str, str]]:
     return [(label, fmt(train.get(k)), fmt(held.get(k))) for k, label in METRIC_NAMES.items()]
 
 
-def build_context(models: dict, title: str, call: str, data=None) -> ReportContext:
+def _cv_risk_path(result, cv_risk, notes: list):
+    """The CV risk path computed for the report (``cv_risk`` truthy), or None.
+
+    Only for results with a ``cv_risk(folds, seed)`` method (U-Boost) that do
+    not already hold a path; failures become a note.
+    """
+    if not cv_risk or "cv_risk" in plots.available(result):
+        return None
+    method = getattr(result, "cv_risk", None)
+    if not callable(method):
+        return None
+    folds = 10 if cv_risk is True else int(cv_risk)
+    try:
+        path = method(folds=folds, seed=1)
+    except Exception as exc:  # noqa: BLE001 — the report goes on without it
+        notes.append(f"CV risk path: not computed ({error_text(exc)})")
+        return None
+    best, one_se = getattr(path, "mstop", None), getattr(path, "mstop_1se", None)
+    if best is not None:
+        used = getattr(result, "mstop", None)
+        notes.append(f"CV risk path ({folds}-fold, seed 1): least mean held-out risk at "
+                     f"mstop = {best}" + (f", 1-SE rule {one_se}" if one_se is not None else "")
+                     + (f"; this model runs mstop = {used}." if used is not None else "."))
+    return path
+
+
+def build_context(models: dict, title: str, call: str, data=None,
+                  cv_risk: bool | int = False) -> ReportContext:
     """Everything the HTML and PDF reports show, as plain data."""
     comparison = compare(models)
     sections, notes = [], []
     for i, (name, item) in enumerate(models.items()):
         result, cv = as_model_and_cv(item)
         summary_html, summary_text = _summary(result)
-        figures, fig_notes = model_figures(result, newdata=data)
+        path_notes: list[str] = []
+        cv_path = _cv_risk_path(result, cv_risk, path_notes)
+        figures, fig_notes = model_figures(result, newdata=data, cv_path=cv_path)
+        fig_notes = path_notes + fig_notes
         try:
             metrics = _metric_rows(result, data)
         except Exception as exc:  # noqa: BLE001
             metrics = []
-            fig_notes.append(f"metrics: not computed ({type(exc).__name__}: {exc})")
+            fig_notes.append(f"metrics: not computed ({error_text(exc)})")
         sections.append(ModelSection(
             name=name, anchor=f"model-{i + 1}", call=str(getattr(result, "call", "")),
             method=str(getattr(result, "method", "?")),
             family=model_label(result).split(" · ", 1)[1],
             summary_html=summary_html, summary_text=summary_text, metrics=metrics,
             figures=figures, notes=fig_notes, cv=cv, result=result, newdata=data,
+            cv_path=cv_path,
             cv_html=Markup(cv.html()) if cv is not None and callable(getattr(cv, "html", None))
             else None))
     data_note = None

@@ -1,7 +1,10 @@
 """Figures of a report: drawn on pyplot-free matplotlib Figures (Agg), encoded for HTML.
 
 Using :class:`matplotlib.figure.Figure` directly (not pyplot) keeps report
-rendering free of global state and of any interactive backend.
+rendering free of global state and of any interactive backend.  A figure
+that fails — while drawing or while rendering to PNG, e.g. a mathtext error
+— is kept as a :class:`ReportFigure` with its ``error``: the report shows a
+note in its place instead of failing.
 """
 from __future__ import annotations
 
@@ -11,28 +14,51 @@ from dataclasses import dataclass
 
 from .. import plots
 
-__all__ = ["ReportFigure", "model_figures", "figure_png_base64", "new_figure", "draw", "CAPTIONS"]
+__all__ = ["ReportFigure", "model_figures", "figure_png_base64", "new_figure", "draw", "CAPTIONS",
+           "error_text", "MAX_TREE_LEAVES"]
 
 CAPTIONS = {
     "coefficients": "Coefficients with 95% Wald confidence intervals",
     "calibration": "Calibration (reliability) with Wilson intervals",
     "roc": "ROC curve",
     "margins": "Distribution of the normalised margins (eq. 42)",
-    "risk_path": "Surrogate risk per iteration",
+    "risk_path": "Training risk per iteration",
     "edge_path": "Largest |edge| per iteration",
     "cv_risk": "Cross-validated risk path (± 1 SE)",
-    "tree": "Tree",
+    "tree": ("Tree: the condition under a node holds on its left branch; leaves show the "
+             "predicted class, p(y = 1) and n, coloured by p(y = 1)"),
 }
+
+#: a larger tree is drawn down to the depth that keeps at most this many leaves
+MAX_TREE_LEAVES = 28
+#: figures that take the full width of the HTML page and a page of their own in the PDF
+WIDE = ("tree",)
 
 
 @dataclass
 class ReportFigure:
-    """One figure: its caption, the matplotlib Figure, and its PNG as base64."""
+    """One figure: its caption, the matplotlib Figure and its PNG as base64,
+    or (when it failed) ``error``, the one-line reason."""
 
     name: str
     caption: str
     figure: object
-    png_base64: str
+    png_base64: str | None
+    error: str | None = None
+    options: dict | None = None      # passed to the plot function (again for the PDF)
+
+    @property
+    def wide(self) -> bool:
+        return self.name in WIDE
+
+
+def error_text(exc: BaseException, limit: int = 300) -> str:
+    """``Type: message`` on one line (multi-line messages, such as matplotlib's
+    mathtext parse errors, are joined; lines of only punctuation dropped)."""
+    lines = [ln.strip() for ln in str(exc).splitlines()]
+    lines = [ln for ln in lines if any(ch.isalnum() for ch in ln)]
+    text = f"{type(exc).__name__}: {' | '.join(lines)}" if lines else type(exc).__name__
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def new_figure(width: float = 5.0, height: float = 3.8, layout=None):
@@ -54,35 +80,81 @@ def figure_png_base64(fig, dpi: int = 100) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def draw(name, result, ax, newdata=None):
-    """Draw the plot ``name`` of :mod:`ubreg.plots` for ``result`` on ``ax``."""
-    fn = getattr(plots, name)
-    if name in ("calibration", "roc", "margins"):
-        return fn(result, ax=ax, newdata=newdata)
-    if name == "cv_risk":
-        return fn(result.cv_risk, ax=ax)
-    return fn(result, ax=ax)
+#: report figures have no top x axis: a fixed title position skips matplotlib's search
+#: for one (a tenth of the drawing time)
+RC = {"axes.titley": 1.0}
 
 
-def model_figures(result, newdata=None) -> tuple[list[ReportFigure], list[str]]:
-    """Every applicable diagnostic figure of ``result``, and notes on those that failed.
+def draw(name, result, ax, newdata=None, cv_path=None, **options):
+    """Draw the plot ``name`` of :mod:`ubreg.plots` for ``result`` on ``ax``.
 
-    A plot that raises is reported as a note instead of breaking the report.
+    ``cv_path`` is a cross-validated risk path computed for the report
+    (default: the one the result holds).
     """
-    figures, notes = [], []
-    for name in plots.available(result):
-        size = (7.0, 5.0) if name == "tree" else (5.0, 3.8)
-        if name == "coefficients":
-            n_terms = len(result.coef_table()) + 1
-            size = (5.0, max(2.2, 0.32 * n_terms + 1.2))
+    import matplotlib
+
+    fn = getattr(plots, name)
+    with matplotlib.rc_context(RC):
+        if name in ("calibration", "roc", "margins"):
+            return fn(result, ax=ax, newdata=newdata, **options)
+        if name == "cv_risk":
+            return fn(cv_path if cv_path is not None else result, ax=ax, **options)
+        return fn(result, ax=ax, **options)
+
+
+def _tree_layout(result):
+    """(figure size, plot options) of a tree: legible, at most MAX_TREE_LEAVES leaves."""
+    from ..tree.plot import depth_for_leaves, figure_size
+    tree = getattr(result, "tree", None)
+    if tree is None or callable(tree):
+        return (7.0, 5.0), {}
+    depth = depth_for_leaves(tree, MAX_TREE_LEAVES)
+    return figure_size(tree, depth), ({} if depth is None else {"max_depth": depth})
+
+
+def _prepare(name, result):
+    """A Figure and Axes with the size and margins of plot ``name``, and its options."""
+    options = {}
+    if name == "tree":
+        size, options = _tree_layout(result)
         fig = new_figure(*size)
         ax = fig.add_subplot()
-        labels = [str(t) for t in result.coef_table().index] if name == "coefficients" else []
-        _margins(fig, max([6, *map(len, labels)]))
+        w, h = size
+        fig.subplots_adjust(left=0.1 / w, right=1 - 0.1 / w, bottom=0.1 / h, top=1 - 0.4 / h)
+        return fig, ax, options
+    labels = []
+    size = (5.0, 3.8)
+    if name == "coefficients":
+        labels = [str(t) for t in result.coef_table().index]
+        size = (5.0, max(2.2, 0.32 * (len(labels) + 1) + 1.2))
+    fig = new_figure(*size)
+    ax = fig.add_subplot()
+    _margins(fig, max([6, *map(len, labels)]))
+    return fig, ax, options
+
+
+def model_figures(result, newdata=None, cv_path=None) -> tuple[list[ReportFigure], list[str]]:
+    """Every applicable diagnostic figure of ``result``, and notes.
+
+    A plot that raises while it is drawn or rendered is returned with its
+    ``error`` (and no image) instead of breaking the report.  ``cv_path`` (a
+    cross-validated risk path computed for the report) adds the CV risk figure.
+    """
+    figures, notes = [], []
+    names = plots.available(result)
+    if cv_path is not None and "cv_risk" not in names:
+        names.append("cv_risk")
+    for name in names:
+        caption = CAPTIONS.get(name, name)
+        options = {}
         try:
-            draw(name, result, ax, newdata)
+            fig, ax, options = _prepare(name, result)
+            draw(name, result, ax, newdata, cv_path=cv_path, **options)
+            png = figure_png_base64(fig)
         except Exception as exc:  # noqa: BLE001 — one failed figure must not sink the report
-            notes.append(f"{CAPTIONS.get(name, name)}: not drawn ({type(exc).__name__}: {exc})")
+            figures.append(ReportFigure(name, caption, None, None, error=error_text(exc)))
             continue
-        figures.append(ReportFigure(name, CAPTIONS.get(name, name), fig, figure_png_base64(fig)))
+        if options.get("max_depth") is not None:
+            caption += f" (drawn to depth {options['max_depth']}; dashed boxes are cut subtrees)"
+        figures.append(ReportFigure(name, caption, fig, png, options=options))
     return figures, notes

@@ -11,7 +11,7 @@ from __future__ import annotations
 import textwrap
 
 from .context import ReportContext
-from .figures import CAPTIONS, draw, new_figure
+from .figures import draw, error_text, new_figure
 
 __all__ = ["write_pdf"]
 
@@ -42,24 +42,59 @@ def _text_pages(pdf, heading: str, lines: list[str]):
         pdf.savefig(fig)
 
 
+_LANDSCAPE = (_PAGE[1], _PAGE[0])
+
+
+def _failed_panel(ax, f):
+    ax.axis("off")
+    ax.text(0.5, 0.5, "\n".join(textwrap.wrap(f"{f.caption}: not drawn ({f.error})", 48)),
+            ha="center", va="center", fontsize=8, color="#8a4b00", parse_math=False,
+            transform=ax.transAxes)
+
+
 def _figure_pages(pdf, section):
-    """The section's diagnostics re-drawn as vector graphics, six panels per A4 page."""
-    names = [f.name for f in section.figures]
-    for start in range(0, len(names), 6):
+    """The section's diagnostics re-drawn as vector graphics: six panels per
+    A4 page, a wide figure (the tree) on an A4 landscape page of its own.  A
+    figure that failed for the HTML is a note in its panel."""
+    small = [f for f in section.figures if not f.wide]
+    for start in range(0, len(small), 6):
+        chunk = small[start:start + 6]
         fig = new_figure(*_PAGE)     # fixed spacing: constrained layout is several times slower
         fig.suptitle(f"{section.name}: diagnostics", fontsize=11, weight="bold",
                      parse_math=False)
         grid = {"left": 0.1, "right": 0.96, "bottom": 0.05, "top": 0.92, "hspace": 0.38,
                 "wspace": 0.6}
         axes = fig.subplots(3, 2, gridspec_kw=grid).ravel()
-        for ax, name in zip(axes, names[start:start + 6]):
+        for ax, f in zip(axes, chunk):
+            if f.error is not None:
+                _failed_panel(ax, f)
+                continue
             try:
-                draw(name, section.result, ax, section.newdata)
+                draw(f.name, section.result, ax, section.newdata, cv_path=section.cv_path,
+                     **(f.options or {}))
             except Exception as exc:  # noqa: BLE001 — drawn once already for the HTML
-                ax.text(0.5, 0.5, f"{CAPTIONS.get(name, name)}: {exc}", ha="center",
-                        wrap=True, parse_math=False)
-        for ax in axes[len(names[start:start + 6]):]:
+                ax.clear()
+                _failed_panel(ax, type(f)(f.name, f.caption, None, None, error=error_text(exc)))
+        for ax in axes[len(chunk):]:
             ax.axis("off")
+        pdf.savefig(fig)
+    for f in section.figures:
+        if not f.wide:
+            continue
+        fig = new_figure(*_LANDSCAPE)
+        fig.suptitle(f"{section.name}: {f.name}", fontsize=11, weight="bold",
+                     parse_math=False)
+        fig.text(0.03, 0.02, "\n".join(textwrap.wrap(f.caption, 150)), fontsize=8,
+                 color="0.3", va="bottom", parse_math=False)
+        ax = fig.add_axes((0.03, 0.07, 0.94, 0.84))
+        if f.error is not None:
+            _failed_panel(ax, f)
+        else:
+            try:
+                draw(f.name, section.result, ax, section.newdata, **(f.options or {}))
+            except Exception as exc:  # noqa: BLE001
+                ax.clear()
+                _failed_panel(ax, type(f)(f.name, f.caption, None, None, error=error_text(exc)))
         pdf.savefig(fig)
 
 
