@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..progress import progress
 from .columns import TreeColumn, check_columns, check_response
 from .grow import grow_raw, node_risk
 from .criterion import make_criterion
@@ -144,7 +145,7 @@ def cp_table_cv(columns, y, weight, family, folds=10, seed=0, **controls) -> pd.
     xrisk = np.zeros(cps.shape[0])
     xsq = np.zeros(cps.shape[0])
     ystar = 2.0 * yv - 1.0
-    for k in range(folds):
+    for k in progress(range(folds), "udt xval", total=folds):
         train = np.flatnonzero(group != k)
         test = np.flatnonzero(group == k)
         w_train = w[train].sum()
