@@ -1,8 +1,11 @@
 """On-line learning, Algorithm 2 of paper 000 (MATH.md §9).
 
-Checks: q = 2 is the plain gradient step; Theorem 3's inequality on simulated
-streams (q = 2 and q close to 1); on a stationary stream the on-line predictor's
-loss approaches the batch ULS fit's; the design is fixed by the first batch.
+Checks: q = 2 is the plain gradient step and q = 1.5 the p-norm walk (against
+loops written here); Theorem 3's inequality on simulated streams (q = 2 and q
+close to 1), tight at low noise and broken by a rate far above eq. 98; on a
+stationary stream the on-line predictor's loss approaches the batch ULS fit's
+(averaged iterates; a vanishing gap with the η/√t rate); the design is fixed by
+the first batch and errors name the batch.
 """
 from __future__ import annotations
 
@@ -45,12 +48,54 @@ def test_q2_is_the_plain_gradient_step():
     links = feed(ol, df, 250)
     X = np.c_[np.ones(len(df)), df[[f"x{i}" for i in range(4)]].to_numpy()]
     w = np.zeros(5)
-    ref = []
+    ref, iterates = [], []
     for x, y in zip(X, df.y.to_numpy()):
         ref.append(x @ w)
         w = w - 0.3 * (float(fam.posterior(x @ w)) - y) * x
+        iterates.append(w)
     np.testing.assert_allclose(links, ref, rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(ol.coef_.to_numpy(), w, rtol=1e-12)
+    np.testing.assert_allclose(ol.walk_coef_.to_numpy(), w, rtol=1e-12)
+    # the default predictor is the average of the iterates w_1..w_T (Polyak–Ruppert)
+    assert ol.average
+    np.testing.assert_allclose(ol.coef_.to_numpy(), np.mean(iterates, axis=0), rtol=1e-10)
+    new = stream(40, 9)
+    Xn = np.c_[np.ones(len(new)), new[[f"x{i}" for i in range(4)]].to_numpy()]
+    np.testing.assert_allclose(ol.predict(new, type="link"), Xn @ np.mean(iterates, axis=0),
+                               rtol=1e-10, atol=1e-12)
+
+
+def p_norm_map(theta, p):
+    """∇ψ_p(θ)ᵢ = sign(θᵢ)|θᵢ|^{p−1}/‖θ‖_p^{p−2}, written out (no rescaling)."""
+    norm = np.sum(np.abs(theta) ** p) ** (1 / p)
+    if norm == 0:
+        return np.zeros_like(theta)
+    return np.sign(theta) * np.abs(theta) ** (p - 1) / norm ** (p - 2)
+
+
+@pytest.mark.parametrize("rate", ["constant", "sqrt"])
+def test_q_below_2_is_the_p_norm_walk(rate):
+    """q = 1.5 end to end against a loop written here: θ ← θ − η_t(p̂_t − y_t)x_t,
+    w = ∇ψ_p(θ) with p = q/(q − 1) = 3, p̂_t from w_{t−1} (eq. 93); η_t = η or
+    η/√t; the averaged predictor is the mean of w_1..w_T."""
+    df = stream(700, 4)
+    fam = Permissible("entropy")
+    q, eta = 1.5, 0.4
+    ol = OnlineLearner(FORMULA, family=fam, q=q, eta=eta, rate=rate, average=True)
+    links = feed(ol, df, 300)
+    X = np.c_[np.ones(len(df)), df[[f"x{i}" for i in range(4)]].to_numpy()]
+    theta, w = np.zeros(5), np.zeros(5)
+    ref, iterates = [], []
+    for t, (x, y) in enumerate(zip(X, df.y.to_numpy()), start=1):
+        a = x @ w
+        ref.append(a)
+        step = eta if rate == "constant" else eta / np.sqrt(t)
+        theta = theta - step * (1 / (1 + np.exp(-a)) - y) * x
+        w = p_norm_map(theta, 3.0)
+        iterates.append(w)
+    np.testing.assert_allclose(links, ref, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(ol.walk_coef_.to_numpy(), w, rtol=1e-10)
+    np.testing.assert_allclose(ol.coef_.to_numpy(), np.mean(iterates, axis=0), rtol=1e-10)
+    assert np.count_nonzero(np.abs(w) > 1e-3) == 5          # the walk really moved
 
 
 def test_q_norm_maps_are_inverse():
@@ -93,27 +138,91 @@ def test_theorem3_inequality(q, family):
         assert lhs <= rhs
 
 
+def _test_risk(fam, predictor, test):
+    return float(np.mean(fam.loss(test.y.to_numpy(), predictor.predict(test, type="link"))))
+
+
+LOW_NOISE = (0.3, 8.0, -6.0, 4.0, 0.0)
+
+
+def _theorem3_sides(df, fam, q, eta_factor=1.0):
+    """(Σ D_φ(p̂_t‖p_r,t), Σ D_φ(y_t‖p_r,t), penalty) for r = the batch fit,
+    with η = eta_factor × eq. 98's rate and λ_p the true sup ‖x‖_p."""
+    X = np.c_[np.ones(len(df)), df[[f"x{i}" for i in range(4)]].to_numpy()]
+    p = 2.0 if q == 2 else q / (q - 1)
+    lam_p = float(np.max(np.sum(np.abs(X) ** p, axis=1) ** (1 / p)))
+    lam = 1.0 / float(np.max(fam.hessian_eta(np.linspace(-50, 50, 2001))))
+    eta = eta_factor * lam / ((p - 1) * lam_p ** 2)
+    ol = OnlineLearner(FORMULA, family=fam, q=q, eta=eta, lambda_=lam, lambda_p=lam_p)
+    links = feed(ol, df, 1000)
+    r = ubreg.fit(FORMULA, df, family=Permissible("entropy"), method="uls").coef.to_numpy()
+    if fam.name == "gini":
+        r = r / (4 * np.abs(r).sum())         # keep the gini reference inside its link domain
+    pr = fam.posterior(X @ r)
+    y = df.y.to_numpy().astype(float)
+    return (float(np.sum(fam.D(fam.posterior(links), pr))), float(np.sum(fam.D(y, pr))),
+            ol.regret_bound_penalty(r))
+
+
+@pytest.mark.parametrize("family", ["entropy", "matsushita"])
+def test_theorem3_is_tight_at_low_noise(family):
+    """The test of Theorem 3 has power.  With nearly noiseless labels, q = 1.1 and
+    the batch fit as reference, the inequality holds with less slack than the
+    penalty term: without (p − 1)λ_p²‖r‖_q²/(2λ) it would fail."""
+    lhs, base, penalty = _theorem3_sides(stream(3000, 7, beta=LOW_NOISE), Permissible(family),
+                                         q=1.1)
+    assert lhs <= base + penalty
+    assert lhs > base                          # the penalty is needed
+    assert lhs > 0.3 * (base + penalty)
+
+
+def test_theorem3_fails_for_a_rate_far_above_eq98():
+    """η = 3× eq. 98's rate breaks the inequality (gini, q = 2): the check can
+    fail.  (For entropy and matsushita even 100× the rate does not break it on
+    these streams: eq. 98 is conservative there.)"""
+    df = stream(3000, 7, beta=LOW_NOISE)
+    fam = Permissible("gini")
+    lhs, base, penalty = _theorem3_sides(df, fam, q=2.0)
+    assert lhs <= base + penalty
+    lhs, base, penalty = _theorem3_sides(df, fam, q=2.0, eta_factor=3.0)
+    assert lhs > 1.5 * (base + penalty)
+
+
 def test_approaches_the_batch_fit_on_a_stationary_stream():
     """On a stationary stream the on-line predictor's risk on fresh data
-    approaches the batch ULS fit's.  With a constant rate the final w_t
-    fluctuates at a level set by η: within 1% for η = 0.02 on 80 000 rows;
-    Theorem 3's (conservative in the regret, not in the noise) η ≈ 0.15 stays
-    within 12%.  The prequential loss of later rows beats that of early rows."""
+    approaches the batch ULS fit's (risks relative to the batch fit of the same
+    rows, on 20 000 fresh rows):
+
+    * the default (Theorem 3's constant η, averaged iterates) is within 0.5%
+      at 20 000 and at 80 000 rows (about 0.1% here: a bias of order η stays);
+    * the constant-rate last iterate w_T is worse (it fluctuates at a level
+      set by η; see the OnlineLearner notes);
+    * rate="sqrt" (η/√t, last iterate): the gap shrinks as the stream grows —
+      at 4× the rows it is under a third of what it was, and under 0.1%.
+    With η/√t the prequential loss of later rows beats that of early rows."""
     train, test = stream(80000, 11, uniform=False), stream(20000, 12, uniform=False)
     fam = Permissible("entropy")
-    y = test.y.to_numpy()
-    batch = ubreg.fit(FORMULA, train, family=fam, method="uls")
-    risk_batch = float(np.mean(fam.loss(y, batch.predict(test, type="link"))))
-    small = OnlineLearner(FORMULA, family=fam, q=2.0, eta=0.02)
-    links = feed(small, train, 10000)
-    risk_small = float(np.mean(fam.loss(y, small.predict(test, type="link"))))
-    assert risk_batch <= risk_small <= 1.01 * risk_batch
+    gaps = {}
+    for n in (20000, 80000):
+        rows = train.iloc[:n]
+        batch = ubreg.fit(FORMULA, rows, family=fam, method="uls")
+        risk_batch = _test_risk(fam, batch, test)
+        default = OnlineLearner(FORMULA, family=fam, q=2.0)
+        feed(default, rows, 10000)
+        assert "Theorem 3" in default.eta_source and default.average
+        risk_avg = _test_risk(fam, default, test)
+        assert risk_avg <= 1.005 * risk_batch
+        walk = float(np.mean(fam.loss(test.y.to_numpy(), (np.c_[np.ones(len(test)), test[
+            [f"x{i}" for i in range(4)]].to_numpy()] @ default.walk_coef_.to_numpy()))))
+        assert walk > risk_avg
+        sqrt = OnlineLearner(FORMULA, family=fam, q=2.0, rate="sqrt")
+        links = feed(sqrt, rows, 10000)
+        assert not sqrt.average
+        gaps[n] = _test_risk(fam, sqrt, test) / risk_batch - 1
+    assert gaps[80000] < gaps[20000] / 3
+    assert abs(gaps[80000]) < 1e-3
     pre = fam.loss(train.y.to_numpy(), links)
     assert pre[40000:].mean() < pre[:2000].mean()
-    default = OnlineLearner(FORMULA, family=fam, q=2.0)
-    feed(default, train.iloc[:20000], 10000)
-    risk_default = float(np.mean(fam.loss(y, default.predict(test, type="link"))))
-    assert risk_default <= 1.12 * risk_batch
 
 
 def test_design_is_fixed_by_the_first_batch():
@@ -123,8 +232,16 @@ def test_design_is_fixed_by_the_first_batch():
     ol.partial_fit(df.iloc[:100])
     bad = df.iloc[100:].copy()
     bad.loc[bad.index[0], "g"] = "c"
-    with pytest.raises(ValueError, match="c"):
+    with pytest.raises(ValueError, match=r"batch 2: factor 'g' has new level\(s\) \['c'\]") \
+            as err:
         ol.partial_fit(bad)
+    assert "newdata" not in str(err.value) and "first batch" in str(err.value)
+    with pytest.raises(ValueError, match=r"batch 2 lacks column\(s\) \['g'\]"):
+        ol.partial_fit(df.iloc[100:].drop(columns="g"))
+    with pytest.raises(ValueError, match="batch 2: .*response"):
+        ol.partial_fit(df.iloc[100:].drop(columns="y"))
+    with pytest.raises(ValueError, match="batch 2: .*infinite"):
+        ol.partial_fit(df.iloc[100:].assign(x0=np.inf))
     extra = df.iloc[100:].assign(z=1.0)
     with pytest.raises(ValueError, match="columns"):
         ol.partial_fit(extra)
@@ -144,6 +261,7 @@ def test_design_is_fixed_by_the_first_batch():
 @pytest.mark.parametrize("kwargs, match", [
     ({"q": 1.0}, "1 < q <= 2"), ({"q": 2.5}, "1 < q <= 2"), ({"q": "x"}, "q"),
     ({"eta": -1.0}, "eta"), ({"lambda_p": 0.0}, "lambda_p"),
+    ({"rate": "linear"}, "rate"), ({"average": "yes"}, "average"),
     ({"family": ubreg.Exponential()}, "permissible"),
 ])
 def test_bad_arguments(kwargs, match):

@@ -338,3 +338,183 @@ def test_frequency_weights_equal_duplicated_rows(learner):
     np.testing.assert_allclose(a.predict(df, type="link"), b.predict(df, type="link"),
                                rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(a.rounds_table["Z"], b.rounds_table["Z"], rtol=1e-10)
+
+
+# --------------------------------------------------------------------------- clipping, result level
+def test_clipped_predictions_are_the_left_to_right_clipped_sum():
+    """With the exact μ (t = 0.5, δ = 2) |H| passes δ, so the clipping acts: the
+    clipped prediction is the poster's running sum S_j = clip(S_{j−1} + α_j h_j(x)),
+    which is neither H nor np.clip(H, −δ, δ) (§2.6)."""
+    df = make_data(n=200, seed=2, noise=0.0)
+    res = ubreg.fit(FORMULA, df, method="tboost", t=0.5, rounds=12, mu="exact")
+    assert res.delta == 2.0
+    new = make_data(n=300, seed=12, noise=0.0)
+    for data in (df, new):
+        H = res.predict(data, type="link").to_numpy()
+        Hc = res.predict(data, type="link", clipped=True).to_numpy()
+        # the running sum, written out here from the hypotheses and the α_j
+        X = np.c_[np.ones(len(data)), data[["a", "b", "c", "d"]].to_numpy()]
+        expected = []
+        for x in X:
+            S = 0.0
+            for a, h in zip(res.alpha, res.hypotheses):
+                S = min(2.0, max(-2.0, S + a * float(h.predict(x[None, :])[0])))
+            expected.append(S)
+        np.testing.assert_allclose(Hc, expected, rtol=1e-12, atol=1e-12)
+        assert np.max(np.abs(H)) > 2.0                       # the clipping acts ...
+        moved = np.abs(Hc - H) > 1e-9
+        assert moved.mean() > 0.1                             # ... on many rows,
+        assert np.any(np.abs(Hc - np.clip(H, -2.0, 2.0)) > 1e-6)   # and not as a final clip
+    np.testing.assert_allclose(res.predict(df, type="link", clipped=True), res.eta_clipped,
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_rounds_table_with_the_exact_mu_labels_the_closed_form_values():
+    df = make_data(n=160, seed=1, noise=0.0)
+    t = 0.5
+    ex = ubreg.fit(FORMULA, df, method="tboost", t=t, rounds=6, mu="exact")
+    tab = ex.rounds_table
+    assert {"mu", "mu_closed", "Z", "Z_closed", "rho", "K_t(rho)"} <= set(tab.columns)
+    assert not np.allclose(tab["mu"], tab["mu_closed"])
+    # K_t(ρ) bounds the closed-form Z; the exact μ minimises Z (§2.2b, §2.7)
+    assert np.all(tab["Z_closed"] ** (2 - t) <= tab["K_t(rho)"] * (1 + 1e-12))
+    assert np.all(tab["Z"] <= tab["Z_closed"] * (1 + 1e-12))
+    s = ex.summary()
+    assert "mu_closed" in str(s) and "closed form" in str(s) and "mu_closed" in s.html()
+    cl = ubreg.fit(FORMULA, df, method="tboost", t=t, rounds=6)
+    assert "mu_closed" not in cl.rounds_table and "Z_closed" not in cl.rounds_table
+
+
+def test_t_above_one_exact_mu_without_root_says_why():
+    """t > 1: the exact projection may have no root below the pole of exp_t; the
+    error says so (not "perfect weak hypothesis")."""
+    df = make_data(n=300, seed=3)
+    with pytest.raises(ubreg.errors.DataError, match="no root below the pole"):
+        ubreg.fit(FORMULA, df, method="tboost", t=1.5, rounds=3, mu="exact")
+
+
+# --------------------------------------------------------------------------- learner="udt"
+def rounded(n=200, seed=3, noise=0.15):
+    df = make_data(n=n, seed=seed, noise=noise)
+    df[["a", "b", "c", "d"]] = df[["a", "b", "c", "d"]].round(2)   # < 255 values: every cut
+    return df
+
+
+@pytest.mark.parametrize("t", [0.0, 0.5, 1.0, 1.1])
+def test_udt_learner_runs_and_reduces_the_tempered_loss(t):
+    df = rounded()
+    res = ubreg.fit(FORMULA, df, method="tboost", t=t, rounds=8, learner="udt", depth=2)
+    assert res.rounds >= 1 and res.options["depth"] == 2
+    assert np.all(np.isfinite(res.eta)) and np.all(np.isfinite(res.predict(df, type="link")))
+    assert all(h.kind == "tree" and h.hyp.n_leaves <= 4 for h in res.hypotheses)
+    # the first tree, fitted on the uniform weights, lowers the tempered exponential
+    # loss from 1 (H = 0): Z_1^{2−t} = (1/m) Σ exp_t^{2−t}(−y α_1 h_1) < 1 (§2.3)
+    ystar = 2.0 * res.y - 1
+    h1 = res.alpha[0] * np.asarray(res.fit_info.train_values[0])
+    loss1 = np.mean(A.exp_t(-ystar * h1, t) ** (2 - t))
+    assert loss1 == pytest.approx(res.fit_info.Z[0] ** (2 - t), rel=1e-10)
+    assert loss1 < 1.0
+    # the leaves hold η_t(p_leaf), p_leaf from Σq of the leaf's rows
+    from ubreg.families import Tempered
+    hyp = res.hypotheses[0].hyp
+    X = np.c_[df[["a", "b", "c", "d"]].to_numpy()]
+    leaf = hyp.tree.apply(X)
+    for k in np.unique(leaf):
+        p = np.mean(ystar[leaf == k] > 0)                    # q uniform in round 1
+        assert hyp.tree.value[k] == pytest.approx(float(Tempered(t).dphi(p)), rel=1e-10)
+    assert "leaf [" in "\n".join(res.hypotheses[0].describe(list(res.design.column_names)))
+
+
+@pytest.mark.parametrize("t", [0.0, 0.5, 1.0, 1.3])
+@pytest.mark.parametrize("depth", [1, 2])
+def test_udt_learner_is_the_section_3_3_tree_grown_to_the_same_depth(t, depth):
+    """The shared trees on the tempered weights make the same splits as the §3.3
+    tree grown to the same depth over every candidate (a separate implementation:
+    exact midpoints, its own admissibility and Δ), with the same η_t leaves."""
+    df = rounded()
+    a = ubreg.fit(FORMULA, df, method="tboost", t=t, rounds=8, learner="udt", depth=depth)
+    b = ubreg.fit(FORMULA, df, method="tboost", t=t, rounds=8, learner="trees", depth=depth,
+                  max_candidates=10 ** 6)
+    assert a.rounds == b.rounds
+    np.testing.assert_allclose(a.eta, b.eta, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(a.rounds_table["Z"], b.rounds_table["Z"], rtol=1e-10)
+
+
+def test_udt_t1_depth1_is_real_adaboost_with_the_matsushita_stump():
+    """t = 1, depth 1, one round, written out: the split of least
+    Σ_leaves √(W⁺W⁻) (Matsushita) over every midpoint, leaves
+    η_1(p) = (2p − 1)/√(p(1 − p)), μ = ½ ln((1 + ρ)/(1 − ρ))/r with
+    r = max|h|, ρ = Σ q y h/r (§2.2a at t = 1)."""
+    df = rounded(n=150, seed=6)
+    X = df[["a", "b", "c", "d"]].to_numpy()
+    y = 2.0 * df.y.to_numpy() - 1
+    m = len(y)
+    q = np.full(m, 1.0 / m)
+    best = None
+    for j in range(X.shape[1]):
+        vals = np.unique(X[:, j])
+        for c in 0.5 * (vals[:-1] + vals[1:]):
+            right = X[:, j] > c
+            score, ok = 0.0, True
+            for side in (~right, right):
+                wp, wn = q[side & (y > 0)].sum(), q[side & (y < 0)].sum()
+                ok &= wp > 0 and wn > 0
+                score += np.sqrt(wp * wn)
+            if ok and (best is None or score < best[0] - 1e-15):
+                best = (score, right)
+    right = best[1]
+    h = np.empty(m)
+    for side in (~right, right):
+        p = q[side & (y > 0)].sum() / q[side].sum()
+        h[side] = (2 * p - 1) / np.sqrt(p * (1 - p))
+    r = np.max(np.abs(h))
+    rho = np.sum(q * y * h) / r
+    mu = 0.5 * np.log((1 + rho) / (1 - rho)) / r
+    res = ubreg.fit(FORMULA, df, method="tboost", t=1.0, rounds=1, learner="udt", depth=1)
+    np.testing.assert_allclose(res.fit_info.train_values[0], h, rtol=1e-12)
+    assert res.alpha[0] == pytest.approx(mu, rel=1e-12)
+    np.testing.assert_allclose(res.eta, mu * h, rtol=1e-12)
+
+
+def test_udt_learner_row_order_and_frequency_weights():
+    df = rounded(n=150, seed=4)
+    opts = dict(method="tboost", t=0.5, rounds=5, learner="udt", depth=2)
+    a = ubreg.fit(FORMULA, df, **opts)
+    perm = np.random.default_rng(1).permutation(len(df))
+    b = ubreg.fit(FORMULA, df.iloc[perm], **opts)
+    np.testing.assert_allclose(a.predict(df, type="link"), b.predict(df, type="link"),
+                               rtol=1e-9, atol=1e-9)
+    w = np.random.default_rng(0).integers(0, 3, size=len(df))
+    c = ubreg.fit(FORMULA, df, weights=w, **opts)
+    d = ubreg.fit(FORMULA, df.loc[df.index.repeat(w)].reset_index(drop=True), **opts)
+    np.testing.assert_allclose(c.predict(df, type="link"), d.predict(df, type="link"),
+                               rtol=1e-9, atol=1e-9)
+    p = pickle.loads(pickle.dumps(a))
+    np.testing.assert_array_equal(p.predict(df), a.predict(df))
+    assert "udt" in str(a.summary())
+
+
+# --------------------------------------------------------------------------- family= ignored
+def test_a_family_the_method_ignores_warns():
+    """tboost's loss comes from t=, uboost's from U=: another family= warns (at
+    the caller's line); the default (no family, i.e. entropy) and a tempered
+    family for tboost do not."""
+    import warnings
+
+    df = make_data(n=80)
+    with pytest.warns(UserWarning, match=r'tboost.*family=Permissible\("gini"\) is ignored') as rec:
+        ubreg.fit(FORMULA, df, method="tboost", rounds=2, family=ubreg.Permissible("gini"))
+    assert rec[0].filename == __file__
+    with pytest.warns(UserWarning, match=r"'uboost' takes its loss from U=.*matsushita.*ignored") \
+            as rec:
+        ubreg.fit(FORMULA, df, method="uboost", mstop=3, family="matsushita")
+    assert rec[0].filename == __file__
+    with pytest.raises(ValueError, match="not a bag of families"):
+        ubreg.fit(FORMULA, df, method="tboost", rounds=2,
+                  family=[ubreg.Permissible("gini"), ubreg.Permissible("entropy")])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ubreg.fit(FORMULA, df, method="tboost", rounds=2)
+        ubreg.fit(FORMULA, df, method="tboost", rounds=2,
+                  family=ubreg.Permissible("tempered", t=0.3))
+        ubreg.fit(FORMULA, df, method="uboost", mstop=3)

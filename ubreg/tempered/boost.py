@@ -40,6 +40,10 @@ class TBoostFit:
     stopped: str = ""
     co_density_min: list = field(default_factory=list)
     co_density_max: list = field(default_factory=list)
+    #: the closed-form μ_j of §2.2(a) and the Z_j it would give (equal to mu
+    #: and Z when mu="closed"; for the record when mu="exact")
+    mu_closed: np.ndarray = None
+    Z_closed: np.ndarray = None
 
 
 def _w(w, q):
@@ -180,7 +184,7 @@ def tboost(X, ystar, t, rounds, weak, *, mu="closed", weights=None):
     gamma = np.zeros(X.shape[0])
     log_prod_Z = 0.0
     rec = {k: [] for k in ("alpha", "mu", "rho", "r", "Z", "K", "forg", "vals", "hyp",
-                           "cmin", "cmax")}
+                           "cmin", "cmax", "mu_c", "Z_c")}
     stopped = ""
     for _ in range(rounds):
         hyp, h = weak(q)
@@ -192,11 +196,21 @@ def tboost(X, ystar, t, rounds, weak, *, mu="closed", weights=None):
         if mu == "exact":
             mu_j = exact_mu(q, u, t, w=w)
             if mu_j is None:
-                stopped = "perfect weak hypothesis: the exact projection has no root"
+                ul = u[(q > 0) & (w > 0)]
+                if np.all(ul >= 0) or np.all(ul <= 0):
+                    stopped = "perfect weak hypothesis: the exact projection has no root"
+                else:
+                    stopped = ("the exact projection has no root below the pole of exp_t "
+                               "(t > 1: Z decreases up to the mu where some weight becomes "
+                               "infinite)")
                 break
+            # the closed-form values, for the record (rounds_table: mu_closed, Z_closed)
+            Z_c = tempered_update(q, u, mu_c, t, w)[1]
         else:
             mu_j = mu_c
         q_next, Z = tempered_update(q, u, mu_j, t, w)
+        if mu != "exact":
+            Z_c = Z
         if q_next is None:
             stopped = "every weight vanished after an update (|rho| = 1)"
             break
@@ -205,6 +219,8 @@ def tboost(X, ystar, t, rounds, weak, *, mu="closed", weights=None):
         log_prod_Z += math.log(Z)
         rec["alpha"].append(alpha)
         rec["mu"].append(mu_j)
+        rec["mu_c"].append(mu_c)
+        rec["Z_c"].append(Z_c)
         rec["rho"].append(rho)
         rec["r"].append(r)
         rec["Z"].append(Z)
@@ -217,11 +233,13 @@ def tboost(X, ystar, t, rounds, weak, *, mu="closed", weights=None):
         rec["cmax"].append(float(cd.max()))
         q = q_next
     if not rec["hyp"]:
-        raise DataError(f"t-AdaBoost could not take a single round: {stopped} (no predictor "
-                        "separates the classes in a single split)")
+        hint = (" (no admissible split: no predictor separates rows of both classes)"
+                if stopped.startswith("the weak learner") else "")
+        raise DataError(f"t-AdaBoost could not take a single round: {stopped}{hint}")
     return TBoostFit(t=t, hypotheses=rec["hyp"], alpha=np.array(rec["alpha"]),
                      mu=np.array(rec["mu"]), rho=np.array(rec["rho"]), r=np.array(rec["r"]),
                      Z=np.array(rec["Z"]), K=np.array(rec["K"]),
                      n_forgotten=np.array(rec["forg"]), train_values=rec["vals"], weights=q,
                      margin_clipped=gamma, stopped=stopped, co_density_min=rec["cmin"],
-                     co_density_max=rec["cmax"])
+                     co_density_max=rec["cmax"], mu_closed=np.array(rec["mu_c"]),
+                     Z_closed=np.array(rec["Z_c"]))

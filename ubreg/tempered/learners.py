@@ -9,12 +9,21 @@
   examples until the node count reaches ``max_size``; leaf value the
   canonical link η_t(p_leaf) (§3.2), ±100 for a pure leaf.  With ``depth``
   instead, every leaf is split (admissibly) down to that depth.
+* :func:`fit_udt_tree` — the shallow trees shared with the boosting methods
+  (:func:`ubreg.learners.trees.grow_tree` with :func:`~ubreg.learners.trees.udt_gain`,
+  level-wise to a fixed ``depth`` on binned columns) grown on the tempered
+  weights: the same node statistics (Σq), the same criterion (the drop of
+  Σ_leaves W_k L_t(p_k), i.e. W·Δ), the same admissibility (by counts of live
+  rows of each class) and the same leaves η_t(p_leaf) as the §3.3 tree.  It
+  differs from it in the growth (every leaf down to ``depth``, binned cuts,
+  no random candidate draw) and in taking only splits with a positive gain.
 * Sign stumps (±1): AdaBoost's weak learner, reused from
   :mod:`ubreg.learners.stumps` (the stump of largest |Σ q_i y*_i h(x_i)| over
   binned cuts), so that t = 1 reproduces ``method="uls"`` with Exponential().
 
-The tree is written here because ubreg's learners fit trees to gradients and
-do not take tempered weights with the §3.3 criterion and real-valued η_t leaves.
+The §3.3 tree is written here (rather than taken from ubreg.learners) because
+it is the authors' tree: exact midpoints, a random candidate draw, growth by
+the most populated leaf up to a node count.
 Design columns are numeric (patsy codes factors as 0/1 dummies), so nominal
 features are split as their dummy columns ("x ∈ S" with |S| = 1).
 """
@@ -26,7 +35,8 @@ import numpy as np
 
 from .algebra import bayes_risk
 
-__all__ = ["SignStumpHyp", "TemperedTree", "fit_stump", "fit_tempered_tree"]
+__all__ = ["SignStumpHyp", "TemperedTree", "UdtTreeHyp", "fit_stump", "fit_tempered_tree",
+           "fit_udt_tree"]
 
 #: value of a pure (or non-finite) leaf, as in [J]
 PURE_LEAF = 100.0
@@ -215,6 +225,70 @@ def fit_tempered_tree(X, ystar, q, t, *, max_size=5, depth=None, max_candidates=
         tree.right[node] = tree._add(_leaf_value(*stats(rrows), link))
         queue += [(tree.left[node], lrows, d + 1), (tree.right[node], rrows, d + 1)]
     return tree
+
+
+@dataclass
+class UdtTreeHyp:
+    """A shared shallow tree (:class:`ubreg.learners.trees.Tree`, heap order,
+    "x > cut" goes right) whose leaves hold η_t(p_leaf)."""
+
+    tree: object
+    kind: str = "tree"
+
+    def predict(self, X):
+        return self.tree.predict(np.asarray(X, dtype=np.float64))
+
+    @property
+    def n_leaves(self):
+        return int(self.tree.leaves.size)
+
+    def describe(self, names):
+        return [f"leaf [{self.tree.describe_node(int(k), names)}]: {self.tree.value[k]:.4g}"
+                for k in self.tree.leaves]
+
+
+def fit_udt_tree(binned, ystar, q, t, depth, w=None):
+    """A shared shallow tree (:func:`ubreg.learners.trees.grow_tree`) on the
+    tempered weights ``q``, leaves at η_t(p_leaf).  Returns (UdtTreeHyp,
+    training values) or (None, None) when the root has no admissible split.
+
+    Per row the histograms sum (W⁺, W⁻, live⁺, live⁻): the weights
+    w_i q_i of each class, rescaled to sum to 1 (the criterion and the leaves
+    only depend on ratios, and t close to 2 makes q tiny), and the 0/1
+    indicators of live rows (q_i > 0, w_i > 0) of each class.  A split is
+    admissible when each child holds at least one live row of each class:
+    counts are integers, exact in floating point, so admissibility does not
+    depend on the row order.  The criterion is udt_gain with φ = −L_t, the
+    drop of Σ_leaves W_k L_t(p_k) = W·Δ of §3.3; a split must gain more than
+    1e−12 of the total weight (the §3.3 tree also takes Δ = 0 splits).
+    """
+    from ..families.tempered import Tempered
+    from ..learners.trees import grow_tree, udt_gain
+
+    q = np.asarray(q, dtype=np.float64)
+    count = np.ones(q.size) if w is None else np.asarray(w, dtype=np.float64)
+    qw = q * count
+    total = float(qw.sum())
+    if not total > 0:
+        return None, None
+    qw = qw / total
+    pos = ystar > 0
+    live = (count > 0) & (q > 0)
+    stats = np.column_stack([np.where(pos, qw, 0.0), np.where(pos, 0.0, qw),
+                             (live & pos).astype(np.float64), (live & ~pos).astype(np.float64)])
+    gain = udt_gain(lambda p: -bayes_risk(p, t))
+    # grow_tree compares gains with min_gain × (Σ of every statistic) = 1 + live rows
+    min_gain = 1e-12 / (1.0 + float(live.sum()))
+    tree, node = grow_tree(binned, stats, gain, int(depth), min_leaf=1.0, leaf_col=(2, 3),
+                           min_gain=min_gain)
+    if tree.feature[0] < 0:
+        return None, None
+    size = tree.feature.size
+    Wp = np.bincount(node, weights=stats[:, 0], minlength=size)
+    Wn = np.bincount(node, weights=stats[:, 1], minlength=size)
+    link = Tempered(t).dphi
+    tree.value = np.array([_leaf_value(Wp[k], Wp[k] + Wn[k], link) for k in range(size)])
+    return UdtTreeHyp(tree), tree.value[node]
 
 
 @dataclass(frozen=True)

@@ -1,19 +1,24 @@
 """``ubreg.fit(..., method="tboost")``: t-AdaBoost (TEMPERED.md §2)."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
+from ..families import Entropy
 from ..families.tempered import Tempered
 from ..fit import FitSpec, register_method
 from ..formula import build_model_frame
 from .boost import tboost
-from .learners import fit_stump, fit_tempered_tree
+from .learners import fit_stump, fit_tempered_tree, fit_udt_tree
 from .loss import TemperedExponential
 from .result import TBoostResult
 
 __all__ = ["fit_tboost"]
 
-LEARNERS = ("trees", "stumps")
+LEARNERS = ("trees", "udt", "stumps")
+#: depth of the shared trees of learner="udt" when depth= is not given
+DEFAULT_UDT_DEPTH = 2
 #: t when neither t= nor a tempered family is given
 DEFAULT_T = 0.5
 
@@ -30,26 +35,49 @@ def fit_tboost(spec: FitSpec, *, t=None, rounds: int = 20, learner: str = "trees
         Temperature, t < 2 (t ∈ [0, 1] is the range of the convergence
         theorem; t > 1 is allowed as in the authors' code).  If omitted, the
         t of ``family=Permissible("tempered", t=...)``, else 0.5.  (Other
-        families are ignored: the loss is the tempered exponential loss.)
+        families are ignored, with a warning: the loss is the tempered
+        exponential loss.)
     rounds : int, default 20
         J, the number of weak hypotheses (≥ 1).
-    learner : {"trees", "stumps"}
-        ``"trees"``: the §3.3 tree (Σq statistics, L_t split score, leaves
-        η_t(p)); ``"stumps"``: AdaBoost's ±1 stumps (ubreg.learners.stumps,
-        ``max_bins`` cuts per column).
+    learner : {"trees", "udt", "stumps"}
+        ``"trees"`` (default): the authors' §3.3 tree (Σq statistics, L_t
+        split score, admissible splits, leaves η_t(p), grown by the most
+        populated leaf up to ``max_size`` nodes, at most ``max_candidates``
+        random candidate thresholds per node).  ``"udt"``: the shallow trees
+        shared with ``method="uls"``/``"uboost"`` (ubreg.learners.trees,
+        histogram split search on ``max_bins`` binned cuts per column, grown
+        level-wise to ``depth``, default 2) with the same statistics,
+        criterion, admissibility and η_t leaves as the §3.3 tree (see
+        :func:`ubreg.tempered.learners.fit_udt_tree`); ``max_size``,
+        ``max_candidates`` and ``seed`` do not apply.  ``"stumps"``:
+        AdaBoost's ±1 stumps (ubreg.learners.stumps, ``max_bins`` cuts per
+        column).
     mu : {"closed", "exact"}
         μ_j by the closed form §2.2(a) (default) or the exact projection
         §2.2(b), a 1-D root to 1e−10.
     max_size : int, default 5
         Tree size in nodes (internal + leaves), §3.3.
     depth : int, optional
-        Grow trees to this depth instead of ``max_size``.
+        ``"trees"``: grow to this depth instead of ``max_size``; ``"udt"``:
+        the tree depth (default 2).
     max_candidates : int, default 2000
         Candidate splits drawn per node (§3.3).
+    max_bins : int, default 255
+        ``"udt"`` and ``"stumps"``: at most this many bins per column (every
+        midpoint when a column has fewer distinct values).
     seed : int
-        Seed of the candidate draw.
+        Seed of the candidate draw (``"trees"``).
     """
     family = spec.family
+    if isinstance(family, list):
+        raise ValueError("method 'tboost' takes its loss from t=, not a bag of families")
+    if not isinstance(family, Tempered) and family != Entropy():
+        # fit() resolves family=None to Permissible("entropy"): only another
+        # family can be told apart from "no family given"
+        warnings.warn(f"method 'tboost' minimises the tempered exponential loss of t=: "
+                      f"family={family!r} is ignored; pass t= or "
+                      "family=Permissible(\"tempered\", t=...)", UserWarning,
+                      stacklevel=_outside_ubreg())
     if t is None:
         # the family's t when it is tempered; otherwise the middle of the
         # range [0, 1] of the convergence theorem
@@ -90,6 +118,18 @@ def fit_tboost(spec: FitSpec, *, t=None, rounds: int = 20, learner: str = "trees
                 return None, None
             return _OnColumns(tree, cols), tree.predict(Xw)
         desc = f"(depth {depth})" if depth is not None else f"(max_size {max_size} nodes)"
+    elif learner == "udt":
+        from ..learners.binning import bin_design
+        depth = DEFAULT_UDT_DEPTH if depth is None else int(depth)
+        # float64 histograms: tempered weights span many orders of magnitude
+        binned = bin_design(Xw, max_bins, weights=mf.weights, float32=False)
+
+        def weak(q):
+            hyp, values = fit_udt_tree(binned, ystar, q, t, depth, w)
+            if hyp is None:
+                return None, None
+            return _OnColumns(hyp, cols), values
+        desc = f"(shared trees of ubreg.learners, depth {depth}, {max_bins} bins)"
     else:
         from ..learners.binning import bin_design
         binned = bin_design(Xw, max_bins, weights=mf.weights)
@@ -109,6 +149,19 @@ def fit_tboost(spec: FitSpec, *, t=None, rounds: int = 20, learner: str = "trees
                         y=mf.y, weights=mf.weights, eta=eta, index=mf.index,
                         n_input=mf.n_input, dropped=mf.dropped, call=spec.call,
                         na_factors=mf.na_factors)
+
+
+def _outside_ubreg() -> int:
+    """The stacklevel of the first caller outside the ubreg package (fit() may
+    reach a method through wrappers, so the depth is not fixed)."""
+    import os
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    level, frame = 2, sys._getframe(2)      # 1: the warn call's function, 2: its caller
+    while frame is not None and frame.f_code.co_filename.startswith(root):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 class _OnColumns:

@@ -31,7 +31,13 @@ class TBoostResult(Result):
     rounds : int
         Rounds run (fewer than asked when boosting had to stop; ``stopped``).
     rounds_table : pandas.DataFrame
-        Per round: μ_j, α_j, ρ_j, r_j, Z_j, K_t(ρ_j), forgotten weights.
+        Per round: μ_j (the μ used), α_j, ρ_j, r_j, Z_j, K_t(ρ_j), forgotten
+        weights, min/max co-density.  ρ_j (the normalised edge of h_j) and
+        K_t(ρ_j) belong to the closed form §2.2(a): K_t(ρ_j) bounds the
+        Z_j^{2−t} of the closed-form μ (§2.7).  With ``mu="exact"`` the table
+        adds ``mu_closed`` (the closed-form μ_j) and ``Z_closed`` (the Z_j it
+        would have given): K_t(ρ_j) bounds Z_closed^{2−t}, and the exact μ,
+        which minimises Z_j, gives Z_j ≤ Z_closed.
     eta_clipped : ndarray
         H_J^(δ) on the training rows (``eta`` holds H_J).
     """
@@ -52,11 +58,18 @@ class TBoostResult(Result):
         self.stopped = fit.stopped
         terms = self.alpha[:, None] * np.asarray(fit.train_values)
         self.eta_clipped = clipped_sum(terms, self.delta)
-        self.rounds_table = pd.DataFrame({
-            "mu": fit.mu, "alpha": fit.alpha, "rho": fit.rho, "r": fit.r, "Z": fit.Z,
-            "K_t(rho)": fit.K, "forgotten": fit.n_forgotten,
-            "co_density_min": fit.co_density_min, "co_density_max": fit.co_density_max,
-        }, index=pd.RangeIndex(1, self.rounds + 1, name="round"))
+        cols = {"mu": fit.mu}
+        exact = self.options.get("mu") == "exact" and fit.mu_closed is not None
+        if exact:
+            cols["mu_closed"] = fit.mu_closed
+        cols.update({"alpha": fit.alpha, "rho": fit.rho, "r": fit.r, "Z": fit.Z})
+        if exact:
+            cols["Z_closed"] = fit.Z_closed
+        cols.update({"K_t(rho)": fit.K, "forgotten": fit.n_forgotten,
+                     "co_density_min": fit.co_density_min,
+                     "co_density_max": fit.co_density_max})
+        self.rounds_table = pd.DataFrame(
+            cols, index=pd.RangeIndex(1, self.rounds + 1, name="round"))
 
     @property
     def df_model(self) -> float:
@@ -169,16 +182,27 @@ class TBoostSummary:
         ]
         notes = []
         if r.max_forgotten and r.options.get("mu") == "closed":
-            notes.append("Weights were forgotten with the closed-form mu: some |rho_j| = 1.")
+            notes.append("Weights were forgotten with the closed-form mu: some |rho_j| = 1, "
+                         "or (t > 1) some weight became infinite and the infinite weights took "
+                         "all the mass.")
+        if "mu_closed" in r.rounds_table:
+            notes.append("mu = exact: mu is the exact projection (the mu used); rho_j and "
+                         "K_t(rho_j) are those of the closed form (2.2a), not of the exact mu. "
+                         "K_t(rho_j) bounds Z_closed^(2-t), the Z_j the closed-form mu_closed "
+                         "would give; the exact mu minimises Z_j, so Z_j <= Z_closed.")
         return {"lines": lines, "notes": notes}
+
+    def _table(self):
+        cols = ["mu", "mu_closed", "alpha", "rho", "Z", "Z_closed", "K_t(rho)", "forgotten"]
+        tab = self.frame()
+        return tab[[c for c in cols if c in tab]]
 
     def __str__(self):
         f = self.facts()
         out = [f"t-AdaBoost (paper 004): {self.result.formula}", ""]
         width = max(len(k) for k, _ in f["lines"])
         out += [f"{k.ljust(width)}  {v}" for k, v in f["lines"]]
-        out += ["", self.frame()[["mu", "alpha", "rho", "Z", "K_t(rho)", "forgotten"]]
-                .to_string(float_format=lambda v: f"{v:.5g}")]
+        out += ["", self._table().to_string(float_format=lambda v: f"{v:.5g}")]
         out += f["notes"]
         return "\n".join(out)
 
@@ -187,7 +211,7 @@ class TBoostSummary:
 
     def html(self) -> str:
         f = self.facts()
-        tab = self.frame()[["mu", "alpha", "rho", "Z", "K_t(rho)", "forgotten"]]
+        tab = self._table()
         rows = [[str(i)] + [f"{v:.5g}" for v in row] for i, row in zip(tab.index, tab.to_numpy())]
         return render_template("tboost_summary.html", call=self.result.call, lines=f["lines"],
                                table_title="Rounds", header=["round", *tab.columns], rows=rows,
