@@ -340,3 +340,38 @@ def test_interaction_with_an_empty_cell_is_aliased():
     base = ubreg.fit("y ~ a + b", d)
     np.testing.assert_allclose(m.coef.drop(inter), base.coef, rtol=1e-9)
     np.testing.assert_allclose(m.bse.drop(inter), base.bse, rtol=1e-8)
+
+
+# ---- method options ----------------------------------------------------------------------
+def test_unknown_uls_option_lists_the_options_of_the_chosen_learner(toy):
+    from ubreg.errors import OptionError
+    with pytest.raises(OptionError, match=r"method 'uls' has no option 'mstop'; it accepts: "
+                                          r"learner, solver, tol, maxiter, on_separation$"):
+        ubreg.fit("y ~ x1", toy, mstop=3)
+    with pytest.raises(OptionError, match=r"method 'uls' with learner='stumps' has no option "
+                                          r"'maxiter', 'on_separation'; it accepts: .*rounds"):
+        ubreg.fit("y ~ x1", toy, learner="stumps", maxiter=1, on_separation="raise")
+    with pytest.raises(ValueError, match="unknown learner 'nope'"):
+        ubreg.fit("y ~ x1", toy, learner="nope")
+
+
+def test_options_of_a_forwarding_method_are_checked_when_it_calls(toy, monkeypatch):
+    from ubreg.errors import OptionError
+    from ubreg.fit import METHODS
+
+    def inner(spec, *, depth=1):
+        return depth
+
+    def forwarding(spec, **options):          # declares nothing: checked at the call
+        return inner(spec, **options)
+
+    def broken(spec, *, depth=1):             # a TypeError of its own is not relabelled
+        return inner(spec, depth=depth, colour="red")
+
+    monkeypatch.setitem(METHODS, "fwd", forwarding)
+    monkeypatch.setitem(METHODS, "broken", broken)
+    assert ubreg.fit("y ~ x1", toy, method="fwd", depth=3) == 3
+    with pytest.raises(OptionError, match=r"^method 'fwd' has no option 'maxiter'$"):
+        ubreg.fit("y ~ x1", toy, method="fwd", maxiter=1)
+    with pytest.raises(TypeError, match="colour"):
+        ubreg.fit("y ~ x1", toy, method="broken")

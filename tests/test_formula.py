@@ -28,6 +28,18 @@ def test_dot_inside_numbers_and_calls_is_left_alone():
     assert expand_dot("y ~ I(x * 0.5)", ["y", "x"]) == "y ~ I(x * 0.5)"
 
 
+@pytest.mark.parametrize("formula", [
+    "y ~ Q('.')", 'y ~ Q(".")', "y ~ C(g, Treatment('.'))", "y ~ Q('a . b')",
+    "y ~ Q('it\\'s .')", "y ~ Q(\"'.'\")",
+])
+def test_dot_inside_a_string_literal_is_left_alone(formula):
+    assert expand_dot(formula, ["y", "x", "."]) == formula
+
+
+def test_dot_next_to_a_string_literal_still_expands():
+    assert expand_dot("y ~ Q('.') + .", ["y", "x", "."]) == "y ~ Q('.') + (x + Q('.'))"
+
+
 def test_multiclass_coding_keeps_sorted_levels(frame):
     mf = build_model_frame("g ~ x", frame, response="multiclass")
     assert mf.response.levels == ["u", "v", "w"]
@@ -73,3 +85,44 @@ def test_model_design_pickles_with_stateful_transforms(frame):
     # the stored centre is the training one, not the new data's
     X_head, _ = design.transform(frame.head(5))
     np.testing.assert_allclose(X_head, mf.X[:5])
+
+
+@pytest.mark.parametrize("build, kw", [
+    (build_model_frame, {}), (build_model_frame, {"response": "multiclass"}),
+    (build_raw_frame, {}),
+])
+def test_infinite_response_is_refused_with_its_rows(frame, build, kw):
+    d = frame.astype({"y": float})
+    d.loc[[3, 8], "y"] = [np.inf, -np.inf]
+    with pytest.raises(ResponseError, match=r"response 'y' has infinite values \(\+inf, -inf\) "
+                                            r"in 2 row\(s\) \[3, 8\]"):
+        build("y ~ x", d, **kw)
+
+
+def test_code_response_refuses_infinity_directly():
+    # the partitioned (dask) path codes the response without _prepare
+    from ubreg.formula import code_response, code_response_multiclass
+    values = pd.Series([0.0, 1.0, np.inf, np.nan])
+    with pytest.raises(ResponseError, match=r"infinite values \(\+inf\) in 1 row\(s\) \[2\]"):
+        code_response(values, "y")
+    with pytest.raises(ResponseError, match="infinite"):
+        code_response_multiclass(values, "y")
+    with pytest.raises(ResponseError, match="infinite"):      # floats held as objects
+        code_response(values.astype(object), "y")
+
+
+def test_wrong_dtype_at_predict_names_the_column(frame):
+    mf = build_model_frame("y ~ x + np.exp(x) + g", frame)
+    rf = build_raw_frame("y ~ x + np.exp(x) + g", frame)
+    bad = frame.head(3).assign(x=["1", "two", None])
+    with pytest.raises(PredictionError, match=r"column 'x' holds non-numeric values "
+                                              r"\(e\.g\. '1'.*as a number in 'x'"):
+        mf.design.transform(bad)
+    with pytest.raises(PredictionError, match=r"column 'x' holds non-numeric"):
+        rf.design.columns(bad, "newdata")
+    # numbers held as objects are numbers (None is NA)
+    objects = frame.head(3).assign(x=pd.Series([0.5, None, 2], dtype=object, index=[0, 1, 2]))
+    X, na = mf.design.transform(objects)
+    assert na.tolist() == [False, True, False] and X.shape == (2, 5)
+    cols = rf.design.columns(objects, "newdata")
+    assert np.isnan(cols[0].values[1]) and cols[0].values[2] == 2.0

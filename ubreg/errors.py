@@ -7,7 +7,7 @@ from __future__ import annotations
 
 __all__ = [
     "UbregError", "FormulaError", "DataError", "ResponseError", "PredictionError",
-    "ConvergenceWarning", "SeparationWarning", "PerfectFitWarning",
+    "OptionError", "ConvergenceWarning", "SeparationWarning", "PerfectFitWarning",
 ]
 
 
@@ -29,6 +29,10 @@ class ResponseError(DataError):
 
 class PredictionError(UbregError):
     """New data do not match the fitted design."""
+
+
+class OptionError(UbregError):
+    """A method option is not one the method accepts (``ubreg.fit(..., method=m, **options)``)."""
 
 
 class ConvergenceWarning(UserWarning):

@@ -6,14 +6,17 @@ common (family, method name, options) and dispatches.
 """
 from __future__ import annotations
 
+import inspect
 import json
+import re
 from dataclasses import dataclass
 from typing import Callable
 
+from .errors import OptionError
 from .families import resolve_family
 from .families.base import Family
 
-__all__ = ["fit", "register_method", "METHODS", "ULS_LEARNERS", "FitSpec"]
+__all__ = ["fit", "register_method", "METHODS", "ULS_LEARNERS", "FitSpec", "method_options"]
 
 #: fitting methods by name
 METHODS: dict[str, Callable] = {}
@@ -43,6 +46,43 @@ def register_method(name: str):
         METHODS[name] = func
         return func
     return deco
+
+
+def method_options(func) -> list[str] | None:
+    """The options a method function ``(spec, **options)`` accepts, from its signature.
+
+    ``None`` when the function forwards ``**options`` without declaring them.
+    A method that forwards (``uls`` dispatches to its learners) may provide
+    ``func.options_for(options) -> (label, names or None)`` instead; a
+    forwarding wrapper can also declare its options by ``__signature__`` or
+    ``__wrapped__`` (both honoured by :func:`inspect.signature`).
+    """
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):
+        return None
+    params = list(sig.parameters.values())[1:]          # after spec
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
+def _options_of(method: str, func, options: dict) -> tuple[str, list | None]:
+    hook = getattr(func, "options_for", None)
+    if hook is not None:
+        return hook(options)
+    return repr(method), method_options(func)
+
+
+def _unknown_options(label: str, unknown, accepted=None) -> OptionError:
+    names = ", ".join(map(repr, unknown))
+    msg = f"method {label} has no option {names}"
+    if accepted is not None:
+        msg += f"; it accepts: {', '.join(accepted) if accepted else '(no options)'}"
+    return OptionError(msg)
+
+
+_UNEXPECTED = re.compile(r"got an unexpected keyword argument '(\w+)'")
 
 
 def _literal(value) -> str:
@@ -90,7 +130,9 @@ def fit(formula: str, data, family=None, method: str = "uls", weights=None,
     **options
         Method options, e.g. for ``uls``: ``solver`` ("corrective" or
         "coordinate"), ``tol``, ``maxiter``, ``on_separation`` ("warn" or
-        "raise").
+        "raise").  An option the method does not take raises
+        :class:`~ubreg.errors.OptionError` (a ``ValueError``) naming it and
+        listing the method's options.
 
     Returns
     -------
@@ -106,7 +148,21 @@ def fit(formula: str, data, family=None, method: str = "uls", weights=None,
         family = resolve_family(family)
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; available: {sorted(METHODS)}")
+    func = METHODS[method]
+    label, accepted = _options_of(method, func, options)
+    if accepted is not None:
+        unknown = [k for k in options if k not in accepted]
+        if unknown:
+            raise _unknown_options(label, unknown, accepted)
     call = _call_string(formula, family, method, weights, options)
     spec = FitSpec(formula=formula, data=data, family=family, weights=weights,
                    na_action=na_action, positive=positive, call=call, trusted=bool(trusted))
-    return METHODS[method](spec, **options)
+    try:
+        return func(spec, **options)
+    except TypeError as exc:
+        # a method whose options could not be read from its signature: its
+        # forwarding call refused the keyword
+        match = _UNEXPECTED.search(str(exc)) if accepted is None else None
+        if match and match.group(1) in options:
+            raise _unknown_options(label, [match.group(1)]) from None
+        raise

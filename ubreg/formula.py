@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import builtins
 import io
+import numbers
 import pickle
 import re
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ import pandas as pd
 import patsy
 from patsy import EvalEnvironment, ModelDesc, NAAction, PatsyError
 
-from .errors import DataError, FormulaError, PredictionError, ResponseError
+from .errors import DataError, FormulaError, PredictionError, ResponseError, UbregError
 
 __all__ = ["Design", "Response", "ModelFrame", "build_model_frame", "FORMULA_NAMESPACE",
            "PartitionedFormula", "parse_partitioned", "partition_levels", "combine_levels",
@@ -158,6 +159,7 @@ class Design:
         data = _as_frame(data, "newdata")
         _check_columns(self.design_info, data, "newdata")
         _check_real(data, data.columns, "newdata")
+        data = _check_numeric_columns(self.design_info, data, self.label_levels, "newdata")
         data = _as_categoricals(data, self.label_levels, "newdata")
         na = _RecordingNAAction("drop")
         try:
@@ -165,6 +167,11 @@ class Design:
                                                return_type="matrix")
         except PatsyError as exc:
             raise _translate_patsy_error(exc, self, predicting=True) from None
+        except UbregError:
+            raise
+        except Exception as exc:  # patsy or a transform failed on the new values
+            raise PredictionError(f"newdata: cannot evaluate the formula's right-hand side "
+                                  f"{self.formula_rhs!r}: {type(exc).__name__}: {exc}") from None
         mask = na.mask if na.mask is not None else np.zeros(len(data), dtype=bool)
         X = np.asarray(X, dtype=np.float64)
         _check_finite(X, self.column_names, "newdata")
@@ -268,6 +275,35 @@ CALLS_ALLOWED = frozenset(FORMULA_NAMESPACE) | frozenset(
     {"C", "I", "Q", "center", "standardize", "scale", "bs", "cr", "cc", "te", "Treatment",
      "Sum", "Helmert", "Poly", "Diff"})
 _STRING_CALLS = frozenset({"Q", "C", "Treatment", "Sum", "Helmert", "Poly", "Diff"})
+#: numpy functions that are not ufuncs: (most positional arguments, keywords allowed);
+#: an ufunc takes exactly its ``nin`` inputs and no keyword (``out=`` and ``where=``
+#: would write into or mask the data)
+_NUMPY_SIGNATURES = {
+    "round": (2, frozenset({"decimals"})),
+    "clip": (3, frozenset({"a_min", "a_max", "min", "max"})),
+    "where": (3, frozenset()),
+}
+
+
+def _numpy_arguments_refusal(name: str, node: ast.Call) -> str | None:
+    """Why the call ``node`` of numpy function ``name`` is refused, or None."""
+    func = getattr(np, name, None)
+    label = f"np.{name}" if isinstance(node.func, ast.Attribute) else name
+    if isinstance(func, np.ufunc):
+        most, keywords = func.nin, frozenset()
+    elif name in _NUMPY_SIGNATURES:
+        most, keywords = _NUMPY_SIGNATURES[name]
+    else:
+        return f"{label} is not a function"
+    if len(node.args) > most:
+        hint = "" if name == "where" else " (a further argument would be numpy's out=)"
+        return (f"{label} takes at most {most} positional argument(s) here, got "
+                f"{len(node.args)}{hint}")
+    for kw in node.keywords:
+        if kw.arg not in keywords:
+            allowed = f" (allowed: {', '.join(sorted(keywords))})" if keywords else ""
+            return f"keyword argument {kw.arg}= of {label}{allowed}"
+    return None
 _NODES_ALLOWED = (
     ast.Expression, ast.Name, ast.Load, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Compare,
     ast.BoolOp, ast.Call, ast.keyword, ast.Attribute, ast.Tuple, ast.List,
@@ -282,8 +318,10 @@ def check_formula_code(code: str, columns) -> None:
     would run.  Allowed: column names, ``Q("odd name")``, numbers,
     arithmetic and comparisons, calls of :data:`CALLS_ALLOWED`, and
     ``np.<f>`` for f in :data:`NUMPY_ALLOWED`; strings only inside ``Q``,
-    ``C`` and contrast calls.  Everything else raises :class:`FormulaError`
-    before any evaluation.
+    ``C`` and contrast calls.  A numpy ufunc (``log``, ``np.exp``, ...) takes
+    exactly its inputs: no ``out=``/``where=`` or other keyword, no extra
+    positional argument (which numpy reads as ``out``).  Everything else
+    raises :class:`FormulaError` before any evaluation.
     """
     try:
         tree = ast.parse(code.strip(), mode="eval")
@@ -315,14 +353,22 @@ def check_formula_code(code: str, columns) -> None:
                 refuse(f"constant {node.value!r}")
         elif isinstance(node, ast.Call):
             func = node.func
+            numpy_name = None
             if isinstance(func, ast.Name):
-                if func.id not in CALLS_ALLOWED:
+                if func.id not in CALLS_ALLOWED or func.id == "np":
                     refuse(f"call of {func.id!r}")
                 in_string_call = in_string_call or func.id in _STRING_CALLS
+                if func.id in FORMULA_NAMESPACE:   # log, exp, ...: numpy ufuncs
+                    numpy_name = FORMULA_NAMESPACE[func.id].__name__
             elif isinstance(func, ast.Attribute):
                 visit(func)
+                numpy_name = func.attr
             else:
                 refuse("calls must name a function")
+            if numpy_name is not None:
+                why = _numpy_arguments_refusal(numpy_name, node)
+                if why:
+                    refuse(why)
             for arg in node.args:
                 visit(arg, in_string_call)
             for kw in node.keywords:
@@ -348,6 +394,37 @@ def _check_columns(design_info, data, what):
                 missing.append(name)
     if missing:
         raise PredictionError(f"{what} lacks column(s) {sorted(set(missing))} used by the model")
+
+
+def _check_numeric_columns(design_info, data: pd.DataFrame, label_levels: dict,
+                           what: str) -> pd.DataFrame:
+    """A column the model reads as a number must hold numbers in ``data``.
+
+    patsy would fail on a string in a numeric factor with an unrelated error
+    (an AttributeError inside its own message); name the column instead.  A
+    column of another dtype that holds only numbers (object dtype, e.g.) is
+    returned as float64.  Columns coded as labels in fitting
+    (``label_levels``) are checked against their levels elsewhere.
+    """
+    converted = {}
+    for factor, info in design_info.factor_infos.items():
+        if info.type != "numerical":
+            continue
+        for name in sorted(_formula_names(factor.name())):
+            if name in label_levels or name not in data.columns:
+                continue
+            col = data[name]
+            if col.dtype.kind in "iufb":
+                continue
+            values = col.dropna()
+            bad = [v for v in values.tolist() if not isinstance(v, numbers.Real)]
+            if bad:
+                raise PredictionError(
+                    f"{what}: column {name!r} holds non-numeric values (e.g. {bad[0]!r}; "
+                    f"dtype {col.dtype}) but the model uses it as a number in "
+                    f"{factor.name()!r}")
+            converted[name] = pd.to_numeric(col, errors="coerce").astype(np.float64)
+    return data.assign(**converted) if converted else data
 
 
 def _check_finite(X, names, what):
@@ -425,6 +502,30 @@ def _translate_patsy_error(exc: PatsyError, design: Design | None, predicting: b
 
 
 _DOT = re.compile(r"(?<![\w.\]])\.(?![\w.(])")
+_STRING_LITERAL = re.compile(r"'(?:[^'\\]|\\.)*'" r'|"(?:[^"\\]|\\.)*"')
+
+
+def _outside_strings(text: str):
+    """(start, end) spans of ``text`` that are not inside a string literal."""
+    pos = 0
+    for m in _STRING_LITERAL.finditer(text):
+        yield pos, m.start()
+        pos = m.end()
+    yield pos, len(text)
+
+
+def _sub_dot(rhs: str, replacement: str) -> tuple[str, int]:
+    """Replace every ``.`` term of ``rhs`` outside string literals
+    (``Q('a.b')``, ``Treatment('.')`` keep their dots)."""
+    pieces, count, last = [], 0, 0
+    for start, end in _outside_strings(rhs):
+        pieces.append(rhs[last:start])
+        new, k = _DOT.subn(lambda _: replacement, rhs[start:end])
+        pieces.append(new)
+        count += k
+        last = end
+    pieces.append(rhs[last:])
+    return "".join(pieces), count
 
 
 def expand_dot(formula: str, columns) -> str:
@@ -436,12 +537,12 @@ def expand_dot(formula: str, columns) -> str:
     if not isinstance(formula, str) or "~" not in formula:
         return formula
     lhs, rhs = formula.split("~", 1)
-    if not _DOT.search(rhs):
+    if _sub_dot(rhs, "")[1] == 0:
         return formula
     used = _formula_names(lhs) if lhs.strip() else set()
     others = [c for c in map(str, columns) if c not in used]
     terms = " + ".join(c if c.isidentifier() else f"Q({c!r})" for c in others)
-    return f"{lhs}~{_DOT.sub(lambda _: f'({terms})', rhs)}"
+    return f"{lhs}~{_sub_dot(rhs, f'({terms})')[0]}"
 
 
 def _parse(formula: str) -> ModelDesc:
@@ -492,6 +593,34 @@ def _is_na(values: pd.Series) -> np.ndarray:
     return np.asarray(pd.isna(values), dtype=bool)
 
 
+def _infinite(values) -> np.ndarray:
+    """Mask of ±inf entries of a 1-D column (numeric, or object holding floats)."""
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        return np.zeros(len(arr), dtype=bool)
+    if arr.dtype.kind == "f":
+        return np.isinf(arr)
+    if arr.dtype.kind == "O":
+        return np.fromiter((isinstance(v, (float, np.floating)) and bool(np.isinf(v))
+                            for v in arr), dtype=bool, count=len(arr))
+    return np.zeros(len(arr), dtype=bool)
+
+
+def check_response_finite(values, name: str) -> None:
+    """Refuse ±inf in the response: not a class label, for binary and multiclass
+    responses alike (it would otherwise be counted as a class of its own)."""
+    bad = _infinite(values)
+    if not bad.any():
+        return
+    rows = (list(values.index[bad]) if isinstance(values, pd.Series)
+            else np.flatnonzero(bad).tolist())
+    shown = rows[:10] + (["..."] if len(rows) > 10 else [])
+    signs = sorted({"+inf" if v > 0 else "-inf" for v in np.asarray(values)[bad].astype(float)})
+    raise ResponseError(f"response {name!r} has infinite values ({', '.join(signs)}) in "
+                        f"{int(bad.sum())} row(s) {shown}; a class label must be finite "
+                        "(use NaN for a missing label)")
+
+
 def code_response(values: pd.Series, name: str, positive=None) -> tuple[np.ndarray, Response]:
     """Code a binary response as 0/1; NA rows give NaN.
 
@@ -499,6 +628,7 @@ def code_response(values: pd.Series, name: str, positive=None) -> tuple[np.ndarr
     unless ``positive`` names it.  A pandas Categorical keeps its own level
     order, as an R factor does.
     """
+    check_response_finite(values, name)
     na = _is_na(values)
     present = values[~na]
     if isinstance(values.dtype, pd.CategoricalDtype):
@@ -539,6 +669,16 @@ def code_response(values: pd.Series, name: str, positive=None) -> tuple[np.ndarr
     return y, Response(name=name, levels=list(levels), positive=positive, kind=kind)
 
 
+def _check_weighted_classes(y: np.ndarray, w: np.ndarray, name: str) -> None:
+    """A row of weight 0 counts as a removed row: refuse a fit whose rows of
+    positive weight hold one class only, as :func:`code_response` refuses it
+    when the rows are removed (the optimum would be at infinity)."""
+    present = y[w > 0]
+    if present.size and np.unique(present).size < 2 and np.unique(y).size >= 2:
+        raise ResponseError(f"response {name!r} has only one class among the {present.size} "
+                            f"rows of positive weight ({int((w == 0).sum())} rows have weight 0)")
+
+
 def check_weights(weights, data: pd.DataFrame) -> np.ndarray | None:
     """Frequency weights: a column name or an array with one value per row."""
     if weights is None:
@@ -556,7 +696,7 @@ def check_weights(weights, data: pd.DataFrame) -> np.ndarray | None:
     if np.isnan(w).any():
         raise DataError(f"weights contain {int(np.isnan(w).sum())} NaN value(s)")
     if not np.isfinite(w).all():
-        raise DataError("weights contain infinite values")
+        raise DataError(f"weights contain {int(np.isinf(w).sum())} infinite value(s)")
     if (w < 0).any():
         raise DataError(f"weights contain {int((w < 0).sum())} negative value(s)")
     if w.sum() <= 0:
@@ -569,6 +709,7 @@ def code_response_multiclass(values: pd.Series, name: str) -> tuple[np.ndarray, 
 
     Levels are sorted (a pandas Categorical keeps its own order).
     """
+    check_response_finite(values, name)
     na = _is_na(values)
     present = values[~na]
     if isinstance(values.dtype, pd.CategoricalDtype):
@@ -612,6 +753,7 @@ def _prepare(formula, data, weights, na_action, trusted) -> tuple[pd.DataFrame, 
     _check_formula_names(desc, data, formula, trusted)
     w_full = check_weights(weights, data)
     name, yvals = _response_values(desc, data, formula)
+    check_response_finite(yvals, name)
     y_na = _is_na(yvals)
     if y_na.any() and na_action == "raise":
         raise DataError(f"missing values (NA) in response {name!r} ({int(y_na.sum())} rows) "
@@ -669,6 +811,7 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "drop",
     w = np.ones(len(y)) if w_full is None else w_full[keep]
     if w.sum() <= 0:
         raise DataError("weights are all zero on the rows left after removing missing values")
+    _check_weighted_classes(y, w, name)
     na_factors = list(na.na_factors)
     if y_na.any():
         na_factors.insert(0, (name, int(y_na.sum())))
@@ -720,8 +863,12 @@ class RawDesign:
 
     def columns(self, data, what="data") -> list[RawColumn]:
         data = _as_frame(data, what)
+        predicting = what != "data"
         _check_columns(self.design_info, data, what)
+        if predicting:
+            data = _check_numeric_columns(self.design_info, data, self.label_levels, what)
         data = _as_categoricals(data, self.label_levels, what)
+        error = PredictionError if predicting else FormulaError
         out = []
         for term in self._terms():
             factor = term.factors[0]
@@ -729,9 +876,9 @@ class RawDesign:
             try:
                 values = factor.eval(info.state, data)
             except PatsyError as exc:
-                raise _translate_patsy_error(exc, None, predicting=what != "data") from None
+                raise _translate_patsy_error(exc, None, predicting=predicting) from None
             except Exception as exc:  # the user's expression raised
-                raise FormulaError(f"cannot evaluate {factor.name()!r}: {exc}") from None
+                raise error(f"{what}: cannot evaluate {factor.name()!r}: {exc}") from None
             if info.type == "categorical":
                 na = NAAction(NA_types=["None", "NaN"])
                 try:
@@ -741,7 +888,10 @@ class RawDesign:
                 out.append(RawColumn(term.name(), "categorical", np.asarray(codes, np.int64),
                                      list(info.categories)))
                 continue
-            arr = np.asarray(values, dtype=np.float64)
+            try:
+                arr = np.asarray(values, dtype=np.float64)
+            except (TypeError, ValueError) as exc:
+                raise error(f"{what}: {factor.name()!r} is not numeric: {exc}") from None
             if arr.ndim == 2 and arr.shape[1] == 1:
                 arr = arr[:, 0]
             if arr.ndim == 1:
@@ -831,6 +981,7 @@ def build_raw_frame(formula: str, data, weights=None, na_action: str = "drop",
     w = np.ones(len(y)) if w_full is None else w_full[keep]
     if w.sum() <= 0:
         raise DataError("weights are all zero on the rows used")
+    _check_weighted_classes(y, w, name)
     return RawFrame(columns=columns, y=y, weights=w, design=design, response=response,
                     index=data.index[keep], n_input=len(data), dropped=data.index[~keep],
                     na_counts=na_counts)
@@ -1017,7 +1168,7 @@ def build_partition_frame(parsed: PartitionedFormula, design: Design, response: 
         if np.isnan(w).any():
             raise DataError(f"weights contain {int(np.isnan(w).sum())} NaN value(s)")
         if not np.isfinite(w).all():
-            raise DataError("weights contain infinite values")
+            raise DataError(f"weights contain {int(np.isinf(w).sum())} infinite value(s)")
         if (w < 0).any():
             raise DataError(f"weights contain {int((w < 0).sum())} negative value(s)")
         w = w[keep]

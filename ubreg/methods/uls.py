@@ -6,13 +6,14 @@ columns with glm-grade inference; other learners are looked up in
 """
 from __future__ import annotations
 
+import inspect
 import warnings
 
 import numpy as np
 
 from ..errors import ConvergenceWarning, DataError, SeparationWarning
 from ..families.base import Family
-from ..fit import ULS_LEARNERS, FitSpec, register_method
+from ..fit import ULS_LEARNERS, FitSpec, method_options, register_method
 from ..fitters.uls import fit_uls
 from ..formula import build_model_frame
 from ..inference import sandwich
@@ -43,6 +44,37 @@ def fit_uls_method(spec: FitSpec, *, learner: str = "linear", **options):
     return ULS_LEARNERS[learner](spec, **options)
 
 
+def _boosting_options() -> list[str] | None:
+    """Options of the boosting learners, whose registered functions forward
+    ``**options`` (ubreg.boosting.uls_boost); None if that cannot be read."""
+    try:
+        from ..boosting.uls_boost import _fit_boost
+        params = list(inspect.signature(_fit_boost).parameters.values())[2:]  # spec, learner
+    except (ImportError, AttributeError, TypeError, ValueError):
+        return None
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
+def _uls_options(options: dict) -> tuple[str, list | None]:
+    """What :func:`ubreg.fit` checks options against: the chosen learner's options."""
+    learner = options.get("learner", "linear")
+    if learner == "linear":
+        return "'uls'", ["learner", *method_options(fit_linear)]
+    func = ULS_LEARNERS.get(learner) if isinstance(learner, str) else None
+    if func is None:
+        return "'uls'", None                 # fit_uls_method names the unknown learner
+    names = method_options(func)
+    if names is None:
+        names = _boosting_options()
+    return (f"'uls' with learner={learner!r}",
+            None if names is None else ["learner", *names])
+
+
+fit_uls_method.options_for = _uls_options
+
+
 def fit_linear(spec: FitSpec, *, solver: str = "corrective", tol: float = 1e-10,
                maxiter: int | None = None, on_separation: str = "warn") -> LinearResult:
     """ULS over the design columns (paper 000 Algorithm 1, MATH.md §4)."""
@@ -54,6 +86,7 @@ def fit_linear(spec: FitSpec, *, solver: str = "corrective", tol: float = 1e-10,
     mf = build_model_frame(spec.formula, spec.data, weights=spec.weights,
                            na_action=spec.na_action, positive=spec.positive,
                            trusted=spec.trusted)
+    _check_magnitudes(mf.X, mf.weights, mf.design.column_names)
     family = spec.family
     result_fit = fit_uls(mf.X, mf.y, mf.weights, family, solver=solver, tol=tol, maxiter=maxiter)
     keep = ~result_fit.aliased
@@ -75,6 +108,21 @@ def fit_linear(spec: FitSpec, *, solver: str = "corrective", tol: float = 1e-10,
                           call=spec.call, na_factors=mf.na_factors)
     _warn_like_glm(result, on_separation, tol)
     return result
+
+
+def _check_magnitudes(X: np.ndarray, w: np.ndarray, names: list) -> None:
+    """Refuse finite values too large for X'WX (|x| ~ 1e155 and beyond): its
+    diagonal overflows, and by Cauchy-Schwarz a finite diagonal keeps every
+    entry finite.  Otherwise the fitter fails deep inside linear algebra."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        ss = np.einsum("ij,ij,i->j", X, X, w)
+    bad = ~np.isfinite(ss)
+    if bad.any():
+        cols = [names[j] for j in np.flatnonzero(bad)]
+        big = float(np.max(np.abs(X[:, bad])))
+        raise DataError(f"design column(s) {cols} hold values too large for a linear fit "
+                        f"(|x| up to {big:.3g}: their weighted sum of squares overflows); "
+                        "rescale them")
 
 
 def _warn_like_glm(result: LinearResult, on_separation: str, tol: float):
