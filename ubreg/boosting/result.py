@@ -36,6 +36,14 @@ class ULSBoostResult(Result):
     family_path : list of Family
         The family used at each round (constant unless ``strategy`` is
         ``"F."`` or ``"E."``).
+
+    Notes
+    -----
+    ``predict(type="response")`` is the family's posterior ∇φ⁻¹(H).  For gini
+    that is (1 + H)/2 (MATH.md §3), which leaves [0, 1] when |H| > 1, as the
+    fitted values of a linear probability model do; it is not clipped, so the
+    deviance and the surrogate risk stay those of the fit.  Within a bag of
+    families (``strategy=``) H is renormalised to [−1, 1] whenever gini reads it.
     """
 
     method = "uls"

@@ -23,6 +23,8 @@ risk, ``"E."`` the family whose weak hypothesis has the largest |edge|.
 """
 from __future__ import annotations
 
+import inspect
+
 import warnings
 from dataclasses import dataclass, field
 
@@ -223,7 +225,8 @@ def _fit_boost(spec: FitSpec, learner: str, *, rounds: int = 100, corrective: bo
     if not 0 < tol < 1:
         raise ValueError(f"tol must be in (0, 1), got {tol!r}")
     mf = build_model_frame(spec.formula, spec.data, weights=spec.weights,
-                           na_action=spec.na_action, positive=spec.positive)
+                           na_action=spec.na_action, positive=spec.positive,
+                           trusted=spec.trusted)
     binned = bin_design(mf.X, max_bins, weights=mf.weights)
     kw = dict(learner=learner, rounds=int(rounds), corrective=bool(corrective),
               literals=int(literals), depth=int(depth), max_bins=max_bins, tol=tol,
@@ -246,6 +249,9 @@ def _register(name):
         return _fit_boost(spec, name, **options)
     method.__name__ = f"fit_uls_{name}"
     method.__doc__ = f"ULS with weak learner {name!r} (see :mod:`ubreg.boosting.uls_boost`)."
+    # the options ubreg.fit checks against: _fit_boost's, without spec and learner
+    params = list(inspect.signature(_fit_boost).parameters.values())
+    method.__signature__ = inspect.Signature([params[0], *params[2:]])
     ULS_LEARNERS[name] = method
     return method
 

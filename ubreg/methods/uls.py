@@ -6,7 +6,6 @@ columns with glm-grade inference; other learners are looked up in
 """
 from __future__ import annotations
 
-import inspect
 import warnings
 
 import numpy as np
@@ -44,19 +43,6 @@ def fit_uls_method(spec: FitSpec, *, learner: str = "linear", **options):
     return ULS_LEARNERS[learner](spec, **options)
 
 
-def _boosting_options() -> list[str] | None:
-    """Options of the boosting learners, whose registered functions forward
-    ``**options`` (ubreg.boosting.uls_boost); None if that cannot be read."""
-    try:
-        from ..boosting.uls_boost import _fit_boost
-        params = list(inspect.signature(_fit_boost).parameters.values())[2:]  # spec, learner
-    except (ImportError, AttributeError, TypeError, ValueError):
-        return None
-    if any(p.kind is p.VAR_KEYWORD for p in params):
-        return None
-    return [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-
-
 def _uls_options(options: dict) -> tuple[str, list | None]:
     """What :func:`ubreg.fit` checks options against: the chosen learner's options."""
     learner = options.get("learner", "linear")
@@ -66,8 +52,6 @@ def _uls_options(options: dict) -> tuple[str, list | None]:
     if func is None:
         return "'uls'", None                 # fit_uls_method names the unknown learner
     names = method_options(func)
-    if names is None:
-        names = _boosting_options()
     return (f"'uls' with learner={learner!r}",
             None if names is None else ["learner", *names])
 
