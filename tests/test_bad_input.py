@@ -395,19 +395,11 @@ def test_aliased_column(method, frame):
 
 
 # ---- a factor with one level ----------------------------------------------------------
-#: gnnb/unn: ubreg/gnnb/preprocess.py (Preprocessor.__init__) takes cols[0] of a treatment
-#: term that has no design column (one level -> no dummy) and raises IndexError.  Fix
-#: there: ``if len(term.factors) == 1 and cols and _is_treatment(di, term):``.
-ONE_LEVEL_BUG = ("gnnb", "unn")
 
 
 @methods
 @pytest.mark.parametrize("term, column", [("k", "a"), ("C(z)", 3.0)])
-def test_one_level_factor_fits_as_if_absent(method, frame, request, term, column):
-    if method in ONE_LEVEL_BUG:
-        request.applymarker(pytest.mark.xfail(
-            raises=IndexError, strict=True,
-            reason="gnnb/preprocess.py indexes the columns of a term that has none"))
+def test_one_level_factor_fits_as_if_absent(method, frame, term, column):
     d = frame.assign(k=column) if term == "k" else frame.assign(z=column)
     m = _fit(method, f"y ~ x1 + x2 + {term}", d)
     base = _fit(method, "y ~ x1 + x2", d)

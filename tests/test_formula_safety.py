@@ -122,7 +122,7 @@ from test_bad_input import METHOD_NAMES, OPTIONS  # noqa: E402
 #: ignored and the allowlist still applies: safe, but the opt-out does not work):
 #: ubreg/boosting/uls_boost.py (_fit_boost), ubreg/boosting/uboost.py
 #: (fit_uboost_method), ubreg/gnnb/method.py (_fit) need ``trusted=spec.trusted``
-TRUSTED_IGNORED = {"uboost", "gnnb", "unn"}
+TRUSTED_IGNORED = {"uboost"}
 
 
 def _fit_method(method, formula, data, **kw):

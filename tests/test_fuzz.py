@@ -10,7 +10,6 @@ the trees), so that most examples reach a fit and a prediction; a minority is de
 bad (0-4 rows, one class, ±inf, weights of zero).  ``OUTCOMES`` counts what happened per
 method and ``ERRORS`` which documented errors (for a look at the spread after a run).
 """
-import traceback
 import warnings
 from collections import Counter
 
@@ -115,17 +114,6 @@ def cases(draw, method):
     return frame, "y ~ " + " + ".join(terms), family, weights, new
 
 
-def _known_bug(method, exc) -> bool:
-    """A failure already reported in a module this test does not own, narrowly matched.
-
-    ubreg/gnnb/preprocess.py raises IndexError on a categorical term with no design
-    column (a factor with one level); test_bad_input.test_one_level_factor_fits_as_if_absent
-    tracks it with a strict xfail.  Remove the entry when that test passes.
-    """
-    frames = traceback.extract_tb(exc.__traceback__)
-    where = frames[-1].filename.replace("\\", "/") if frames else ""
-    return (method in ("gnnb", "unn") and isinstance(exc, IndexError)
-            and where.endswith("ubreg/gnnb/preprocess.py"))
 
 
 def _options(method, n):
@@ -154,11 +142,6 @@ def test_fit_and_predict_succeed_finitely_or_raise_a_documented_error(method, da
         except UbregError as exc:
             OUTCOMES[method, "fit: documented error"] += 1
             ERRORS[method, f"{type(exc).__name__}: {str(exc)[:50]}"] += 1
-            return
-        except Exception as exc:
-            if not _known_bug(method, exc):
-                raise
-            OUTCOMES[method, "fit: known bug"] += 1
             return
         finally:
             pd.testing.assert_frame_equal(frame, before)

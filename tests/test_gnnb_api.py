@@ -155,3 +155,97 @@ def test_refuses_weights_and_non_permissible(three):
                   weights=np.ones(len(three)))
     with pytest.raises(ValueError, match="permissible"):
         ubreg.fit("Class ~ x1", three, family=ubreg.Exponential(), method="gnnb")
+
+
+# ---- Lemma 3 optimum in the summary: repeated rows, any row order ------------
+@pytest.fixture(scope="module")
+def repeated():
+    """Few distinct rows, each repeated with noisy labels: Lemma 3's optimum > 0."""
+    rng = np.random.default_rng(11)
+    base = pd.DataFrame({"x1": rng.integers(0, 4, 30).astype(float),
+                         "x2": rng.integers(0, 3, 30).astype(float) * 10.0})
+    rows = base.iloc[rng.integers(0, 30, 300)].reset_index(drop=True)
+    score = rows.x1 + rows.x2 / 10.0 + rng.normal(scale=1.2, size=300)
+    rows["Class"] = np.select([score < 1.5, score < 3.0], ["a", "b"], "c")
+    return rows[["Class", "x1", "x2"]]
+
+
+@pytest.mark.parametrize("method,opts", [("gnnb", {}), ("unn", {}), ("gnnb", {"blocks": 2})])
+def test_summary_optimum_is_lemma3_and_row_order_free(repeated, method, opts):
+    from ubreg.gnnb import lemma3_optimal_risk
+    fam = ubreg.Permissible("entropy")
+    m = ubreg.fit("Class ~ x1 + x2", repeated, family=fam, method=method, k=6, **opts)
+    # Lemma 3 on input-order data: the distance space of each block, the labels
+    X, _ = m.design.transform(repeated)
+    want = np.mean([lemma3_optimal_risk(fam, B, m.Y) for B in m.preprocessor.transform(X)],
+                   axis=0)
+    assert (want > 0.05).all()                  # repeated rows with mixed labels
+    got = m.summary().frame()["optimum"].to_numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+    # the same for any order of the rows
+    shuffled = repeated.sample(frac=1.0, random_state=3)
+    m2 = ubreg.fit("Class ~ x1 + x2", shuffled, family=fam, method=method, k=6, **opts)
+    np.testing.assert_allclose(m2.summary().frame()["optimum"].to_numpy(), got,
+                               rtol=1e-12, atol=1e-14)
+    text = str(m.summary())
+    assert "repeat" in text and "fall below the Lemma 3 optimum" in text
+
+
+def test_summary_updates_summed_over_blocks(three):
+    m = ubreg.fit("Class ~ x1 + x2", three, family="entropy", method="gnnb", k=5, blocks=2)
+    f = m.summary().frame()
+    per_block = [b.fit.n_updates for b in m.blocks]
+    assert (f["updates"].to_numpy() == np.sum(per_block, axis=0)).all()
+    assert (f["updates"] == 2 * m.nobs * 5).all()          # T = m in each block: m k each
+    assert "l(T,c) is the sum over the blocks" in str(m.summary())
+
+
+# ---- factors stay together -------------------------------------------------------
+def test_factor_indicators_adjacent_and_never_split():
+    rng = np.random.default_rng(4)
+    n = 120
+    df = pd.DataFrame({"y": rng.choice(["p", "q"], n), "x1": rng.normal(size=n),
+                       "g": rng.choice(["u", "v", "w"], n), "x2": rng.normal(size=n),
+                       "h": rng.choice(["r", "s"], n), "x3": rng.normal(size=n)})
+    units = 5                    # x1, g, x2, h, x3: a factor counts as one
+    for blocks in range(1, units + 1):
+        m = ubreg.fit("y ~ x1 + g + x2 + h + x3", df, family="entropy", method="gnnb", k=4,
+                      blocks=blocks)
+        pre = m.preprocessor
+        names = pre.column_names
+        for fac, levels in (("g", "uvw"), ("h", "rs")):
+            pos = [i for i, nm in enumerate(names) if nm.startswith(fac + "[")]
+            assert len(pos) == len(levels)
+            assert pos == list(range(pos[0], pos[0] + len(pos)))     # adjacent
+            assert names[pos[0]] == f"{fac}[{levels[0]}]"            # reference level first
+            owner = {b for b, cols in enumerate(pre.blocks) for c in cols if c in pos}
+            assert len(owner) == 1                                   # one block
+        assert sorted(np.concatenate(pre.blocks).tolist()) == list(range(len(names)))
+        # the indicators of the reference level are 1 exactly where g == "u"
+        Z = pre._raw(m.design.transform(df)[0])
+        np.testing.assert_array_equal(Z[:, names.index("g[u]")], (df.g == "u").to_numpy())
+    with pytest.raises(ValueError, match="blocks"):
+        ubreg.fit("y ~ x1 + g + x2 + h + x3", df, family="entropy", method="gnnb", k=4,
+                  blocks=units + 1)
+
+
+def test_numeric_blocks_are_array_split():
+    from ubreg.gnnb.preprocess import _split_units
+    for d in range(1, 12):
+        for n in range(1, d + 1):
+            got = [b.tolist() for b in _split_units([1] * d, n)]
+            assert got == [b.tolist() for b in np.array_split(np.arange(d), n)]
+
+
+# ---- UNN options ------------------------------------------------------------------
+@pytest.mark.parametrize("opts", [{"epsilon": 0.3}, {"chooser": "largest"}])
+def test_unn_refuses_epsilon_and_chooser(three, opts):
+    with pytest.raises(ValueError, match="method 'unn' solves δ exactly: epsilon/chooser "
+                                         "do not apply"):
+        ubreg.fit("Class ~ x1 + x2", three, family="entropy", method="unn", k=5, **opts)
+
+
+def test_unn_counts_capped_steps(three):
+    m = ubreg.fit("Class ~ x1 + x2", three, family="entropy", method="unn", k=5, delta_max=0.5)
+    assert m.n_capped > 0
+    assert f"UNN: {m.n_capped} step(s)" in str(m.summary())

@@ -7,8 +7,11 @@ Importing this package registers the methods ``"gnnb"`` and ``"unn"`` with
                   method="gnnb", k=10)
     m.predict(newdata, type="response")   # per-class posteriors
 
-Runtime dependency: scikit-learn (``NearestNeighbors``, brute force) for the
-k-NN search; see :mod:`ubreg.gnnb.neighbours` for the measurements behind it.
+The exact k-NN search is BLAS (numpy's matmul) plus numpy selection, with
+deterministic ties: no runtime dependency beyond numpy.  When ``threadpoolctl``
+is installed (it comes with scikit-learn) chunks of queries run on a thread
+per core with single-threaded BLAS inside each.  See :mod:`ubreg.gnnb.neighbours`
+for the measurements behind it.
 """
 from __future__ import annotations
 

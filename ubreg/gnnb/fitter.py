@@ -5,11 +5,11 @@ Arrays in, a fresh :class:`LeverageFit` out; inputs are never modified.
 Notation (MATH.md §8): ``Y`` (m, C) holds y_ic ∈ {−1, 1}; ``knn`` (m, k) the
 training neighbours of each example (itself excluded); the inverse
 neighbourhood of j is {i : j ∈ kNN(i)}, of size n_j.  The state is kept on the
-link scale, ``z[i, c] = −y_ic h_c(x_i)``, and the weights are
-w_ic = ∇φ⁻¹(z_ic)/b_φ.  The weight update (11),
+link scale, z[i, c] = −y_ic h_c(x_i) (the loop keeps h itself), and the weights
+are w_ic = ∇φ⁻¹(z_ic)/b_φ.  The weight update (11),
 w ← ∇φ⁻¹(−δ_j y_ic y_jc + ∇φ(b_φ w))/b_φ, is the same thing written on the
-probability scale, because ∇φ(b_φ w_ic) = z_ic (eq. 26); keeping z avoids the
-round trip ∇φ(∇φ⁻¹(·)) and its rounding.
+probability scale, because ∇φ(b_φ w_ic) = z_ic (eq. 26); keeping the link avoids
+the round trip ∇φ(∇φ⁻¹(·)) and its rounding.
 
 All C classes are updated together: Algorithm 1 runs one independent
 boosting per class, and with the sequential chooser every class leverages the
@@ -165,8 +165,9 @@ def leverage(knn: np.ndarray, Y: np.ndarray, family, *, epsilon: float = 0.5, T:
     indptr, indices = inverse_neighbourhoods(knn, m)
     if chooser == "largest":
         return _leverage_largest(knn, Y, family, indptr, indices, float(epsilon), int(T), hs, trace)
-    return _leverage_sequential(Y, family, indptr, indices, float(epsilon), int(T), hs, update,
-                                float(delta_max), tol, trace)
+    plan = _Plan(int(T), indptr, indices, m)
+    return _leverage_sequential(Y, family, plan, float(epsilon), hs, update, float(delta_max),
+                                tol, trace)
 
 
 # ---------------------------------------------------------------------------
@@ -192,31 +193,56 @@ def _levels(seq: np.ndarray, indptr: np.ndarray, indices: np.ndarray, m: int) ->
     return np.asarray(out, dtype=np.int64)
 
 
-def _leverage_sequential(Y, family, indptr, indices, epsilon, T, hs, update, delta_max, tol, trace):
-    m, C = Y.shape
-    b = family.b
-    n = np.diff(indptr)
-    seq = np.arange(T, dtype=np.int64) % m
-    levels = _levels(seq, indptr, indices, m)
-    active = np.flatnonzero(levels > 0)
-    order = active[np.argsort(levels[active], kind="stable")]   # steps, level by level
-    js = seq[order]
-    counts = n[js]
-    n_levels = int(levels.max()) if levels.size else 0
-    it_bounds = np.searchsorted(levels[order], np.arange(1, n_levels + 2))
-    pair_bounds = np.zeros(len(js) + 1, dtype=np.int64)
-    np.cumsum(counts, out=pair_bounds[1:])
-    # (i, step) pairs: the inverse neighbourhood of each step's example, step by step
-    pos = np.repeat(indptr[js] - pair_bounds[:-1], counts) + np.arange(pair_bounds[-1])
-    pair_i = indices[pos]
-    pair_step = np.repeat(np.arange(len(js)), counts)
-    del pos
+class _Plan:
+    """The steps of the sequential chooser, level by level (shared by all classes).
 
-    z = np.zeros((m, C))
-    w = np.full((m, C), float(family.posterior_pair(0.0)[0]) / b)
+    Steps t = 0..T−1 leverage example t mod m.  ``js``, ``counts``: the example
+    and n_j of each active step in level order (``order`` maps them back to t);
+    ``it_bounds``: the steps of each level; ``pair_i`` / ``pair_step`` and
+    ``pair_bounds``: the inverse neighbourhood of each step, step by step.
+    """
+
+    def __init__(self, T, indptr, indices, m):
+        self.m, self.T = m, T
+        self.n = n = np.diff(indptr)
+        self.seq = seq = np.arange(T, dtype=np.int64) % m
+        levels = _levels(seq, indptr, indices, m)
+        active = np.flatnonzero(levels > 0)
+        self.order = order = active[np.argsort(levels[active], kind="stable")]
+        self.js = js = seq[order]
+        self.counts = counts = n[js]
+        self.n_levels = n_levels = int(levels.max()) if levels.size else 0
+        self.it_bounds = np.searchsorted(levels[order], np.arange(1, n_levels + 2))
+        self.pair_bounds = pb = np.zeros(len(js) + 1, dtype=np.int64)
+        np.cumsum(counts, out=pb[1:])
+        pos = np.repeat(indptr[js] - pb[:-1], counts) + np.arange(pb[-1])
+        self.pair_i = indices[pos]
+        self.pair_step = np.repeat(np.arange(len(js)), counts)
+        self.n_pairs = int(pb[-1])
+
+
+def _leverage_sequential(Y, family, plan, epsilon, hs, update, delta_max, tol, trace):
+    m, C = Y.shape
+    T = plan.T
+    b = family.b
+    n, seq, order, js, counts = plan.n, plan.seq, plan.order, plan.js, plan.counts
+    n_levels, it_bounds, pair_bounds = plan.n_levels, plan.it_bounds, plan.pair_bounds
+    pair_i, pair_step = plan.pair_i, plan.pair_step
+
+    # State: the link h_c(x_i) and wy = b_φ w_ic y_ic.  The weight of i is
+    # ∇φ⁻¹(z_ic)/b_φ with z = −y h, i.e. ∇φ⁻¹(−h) for y = 1 and 1 − ∇φ⁻¹(−h) for
+    # y = −1 (φ is symmetric): both come, each to full precision, from one
+    # posterior_pair(−h).  The edge (9) is η(c, j) = y_jc Σ_{i: j∼i} w_ic y_ic and
+    # the update (11), z ← z − δ y_ic y_jc, is h ← h + δ y_jc: exactly the same
+    # floating-point numbers as on the z scale (y = ±1), with no per-pair y_ic y_jc.
+    pos_y = Y > 0
+    # state[:, :C] = h, state[:, C:] = b w y: one gather and one scatter per level
+    state = np.zeros((m, 2 * C))
+    p0, q0 = family.posterior_pair(np.zeros(1))
+    state[:, C:] = np.where(pos_y, p0[0], -q0[0])
     alpha = np.zeros((m, C))
     deltas = np.zeros((T, C))
-    coef = 2.0 * (1.0 - epsilon) / hs
+    coef = 2.0 * (1.0 - epsilon) / (hs * b)
     n_capped = 0
     if trace:
         risk_change = np.zeros((T, C))
@@ -232,29 +258,38 @@ def _leverage_sequential(Y, family, indptr, indices, epsilon, T, hs, update, del
         starts = pair_bounds[ia:ib] - pa
         jl = js[ia:ib]
         nj = counts[ia:ib, None].astype(np.float64)
-        s = Y[I] * Y[jl][seg]                  # y_ic y_jc
-        zI = z[I]
-        eta = np.add.reduceat(w[I] * s, starts, axis=0)          # eq. (9)
+        Yj = Y[jl]
+        cur = state[I]
+        hI, wI = cur[:, :C], cur[:, C:]
+        S = np.add.reduceat(wI, starts, axis=0)                  # b Σ w_i y_i
         if update == "gnnb":
-            delta = coef * eta / nj                               # eq. (10)
+            delta = coef * Yj * S / nj                            # eq. (10), η = y_j S / b
         else:
-            delta, capped = _zero_edge(family, zI, s, starts, seg, eta, hs, nj, delta_max, tol)
+            YI = Y[I]
+            s = YI * Yj[seg]                                      # y_ic y_jc
+            delta, capped = _zero_edge(family, -YI * hI, s, starts, seg, Yj * S / b, hs, nj,
+                                       delta_max, tol)
             n_capped += int(capped.sum())
-        znew = zI - delta[seg] * s                                # eq. (11) on the link scale
-        wnew = family.posterior_pair(znew)[0] / b
-        z[I] = znew
-        w[I] = wnew
+        if trace:
+            h_old = hI.copy()
+        hI += (delta * Yj)[seg]                                   # eq. (11) on the link scale
+        p, q = family.posterior_pair(-hI)
+        np.negative(q, out=wI)
+        np.copyto(wI, p, where=pos_y[I])
+        state[I] = cur
         alpha[jl] += delta                                        # step I.3
         steps = order[ia:ib]
         deltas[steps] = delta
         if trace:
-            dF = family.F(-znew) - family.F(-zI)
+            YI = Y[I]
+            dF = family.F(YI * hI) - family.F(YI * h_old)
             risk_change[steps] = np.add.reduceat(dF, starts, axis=0) / m
+            eta = Yj * S / b
             bound[steps] = -2.0 * epsilon * (1.0 - epsilon) * eta ** 2 / (hs * nj * m)
-            edge_after[steps] = np.add.reduceat(wnew * s, starts, axis=0)
+            edge_after[steps] = Yj * np.add.reduceat(wI, starts, axis=0) / b
     chosen = seq                      # the same example for every class
     n_updates = np.full(C, int(n[seq].sum()))
-    out = LeverageFit(alpha=alpha, z=z, deltas=deltas, chosen=chosen, n_updates=n_updates,
+    out = LeverageFit(alpha=alpha, z=-Y * state[:, :C], deltas=deltas, chosen=chosen, n_updates=n_updates,
                       h_star=hs, n_capped=n_capped, extra={"levels": n_levels})
     if trace:
         out.risk_trace = np.vstack([np.ones((1, C)) * family.F(0.0), risk_change]).cumsum(axis=0)

@@ -32,13 +32,18 @@ def fit_gnnb(spec: FitSpec, *, k: int = 10, epsilon: float = 0.5, T: int | None 
     epsilon : float in (0, 1)
         Step size of eq. (10): δ_j = 2(1 − ε) η(c, j)/(H* n_j).
     T : int, optional
-        Boosting steps per class; default m (each example leveraged once in turn).
+        Boosting steps per class; default m (each example leveraged once in
+        turn, cycling when T > m).  "In turn" follows a canonical order that
+        depends on the rows' contents only (:func:`canonical_order`), not on
+        the order of the rows in ``data``: shuffling the rows gives the same fit.
     chooser : {"sequential", "largest"}
         Examples in turn, or GNNB* (largest |δ_j| per class, Section 4.4).
     blocks : int
         Divide-and-conquer (Section 6.4): split the predictor columns into
         this many contiguous blocks, normalise each block per row (``norm``),
-        fit one GNNB per block and average the posteriors.
+        fit one GNNB per block and average the posteriors.  The indicator
+        columns of a factor stay together in one block; with ``blocks > 1``
+        the summary's ℓ(T, c) is summed over the blocks.
     norm : {"l2", "l1"}
         Block normalisation (only with ``blocks > 1``).
     standardize : bool
@@ -55,14 +60,30 @@ def fit_gnnb(spec: FitSpec, *, k: int = 10, epsilon: float = 0.5, T: int | None 
 @register_method("unn")
 def fit_unn(spec: FitSpec, *, k: int = 10, T: int | None = None, blocks: int = 1,
             norm: str = "l2", standardize: bool = True, categorical: str = "onehot",
-            delta_max: float = 10.0, tol: float = 1e-12, trace: bool = False) -> GNNBResult:
-    """UNN baseline: the GNNB loop with δ_j solved exactly from the zero-edge
-    condition (paper 000 eq. 70) on j's inverse neighbourhood, to ``tol``.
+            delta_max: float = 10.0, tol: float = 1e-12, trace: bool = False,
+            epsilon=None, chooser=None) -> GNNBResult:
+    """UNN baseline: the GNNB loop (sequential chooser) with δ_j solved exactly
+    from the zero-edge condition (paper 000 eq. 70) on j's inverse
+    neighbourhood, to ``tol``.
 
-    ``delta_max`` caps |δ_j| when the root is farther (every inverse neighbour
-    of j agrees with it on class c: the root is at infinity); the number of
-    capped steps is reported.  Other options as for ``gnnb``.
+    Parameters
+    ----------
+    delta_max : float
+        Cap on |δ_j|.  When the zero-edge root lies beyond ±``delta_max`` —
+        in particular when every inverse neighbour of j agrees with j on
+        class c, so that the edge never reaches zero and the root is at
+        infinity — the step is capped at ±``delta_max`` and counted; the
+        count is ``result.n_capped`` and is shown in ``summary()``.
+    epsilon, chooser
+        Not options of UNN (δ is exact, examples are visited in turn): passing
+        either raises a ``ValueError``.
+
+    Other options as for ``gnnb``.
     """
+    given = [name for name, v in (("epsilon", epsilon), ("chooser", chooser)) if v is not None]
+    if given:
+        raise ValueError(f"method 'unn' solves δ exactly: epsilon/chooser do not apply "
+                         f"(got {', '.join(given)}); use method='gnnb' for them")
     if not (np.isfinite(delta_max) and delta_max > 0):
         raise ValueError(f"delta_max must be a positive number, got {delta_max!r}")
     return _fit(spec, "unn", k=k, epsilon=0.5, T=T, chooser="sequential", blocks=blocks,
@@ -87,7 +108,7 @@ def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, st
     if chooser not in ("sequential", "largest"):
         raise ValueError(f"unknown chooser {chooser!r}; use 'sequential' or 'largest'")
     mf = build_model_frame(spec.formula, spec.data, weights=None, na_action=spec.na_action,
-                           response="multiclass")
+                           response="multiclass", trusted=spec.trusted)
     m = mf.X.shape[0]
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer, got {k!r}")
@@ -122,7 +143,7 @@ def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, st
         response=mf.response, preprocessor=pre, blocks=models, codes=codes, Y=Y, k=int(k),
         epsilon=float(epsilon), T=int(T if T is not None else m), chooser=chooser,
         index=mf.index, n_input=mf.n_input, dropped=mf.dropped, na_factors=mf.na_factors,
-        fit_seconds=seconds)
+        fit_seconds=seconds, order=order)   # index.X is in this order: Lemma 3 needs Y[order]
 
 
 def canonical_order(X: np.ndarray, codes: np.ndarray) -> np.ndarray:

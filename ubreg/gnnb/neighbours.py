@@ -1,31 +1,118 @@
-"""k-nearest-neighbour search with deterministic ties, and inverse neighbourhoods.
+"""Exact k-nearest-neighbour search with deterministic ties, and inverse neighbourhoods.
 
-The search itself is scikit-learn's ``NearestNeighbors(algorithm="brute")``
-(BLAS distances, multithreaded top-k).  Measured on this project's machine
-(2 cores), 16 000 self-queries of LetterRecognition (d = 16, k + 4 candidates):
-sklearn brute 0.5 s, scipy ``cKDTree`` 1.2 s (1 worker) / 0.6 s (2 workers),
-sklearn kd-tree 2.4 s, ball-tree 3.5 s.  Brute force also keeps its speed in the
-high dimensions of the paper's Fisher vectors, where trees degrade.
+The search is BLAS plus numpy selection, in two stages:
 
-Determinism.  BLAS distances carry rounding, so the library only proposes
-candidates (k plus a few extra); their squared distances are recomputed
-exactly as Σ (x − x')² and the k nearest are taken in the order
-(distance, training index).  A row whose k-th and last candidates are tied
-(tied points may lie outside the candidate set) is resolved exhaustively: every
-training point within the k-th distance (a BLAS screen with a slack for
-rounding, then exact distances), so ties are broken by index however many
-there are.  In training an example is not its own
-neighbour: its own index is removed (not "the first column", which a duplicate
-row could occupy).
+1. **Screen** (BLAS, float32).  For a chunk of query rows, one matrix product
+   per column group gives D'_ij = ‖x_j‖² − 2 q_i·x_j for every training point
+   j (the squared distance minus ‖q_i‖², on centred data).  The training
+   columns are split into g groups; the running minimum over the groups'
+   blocks gives, per query, the smallest D' in each of ``mg`` column classes,
+   and ``np.partition`` of those minima gives v_i, the k-th smallest (the
+   (k+1)-th in training, where the query itself is among them): k distinct
+   training points lie within v_i, so v_i bounds the k-th neighbour's
+   distance.  Every training point with D'_ij ≤ v_i + 2 E_i is a candidate,
+   where E_i is a rigorous bound on the float32 rounding of D' (inputs, the
+   product and ‖x_j‖²; standard inner-product error bound γ_{d+1}): no true
+   neighbour, and no point tied with the k-th, can be left out.  Only the
+   column classes whose minimum passes are opened (about k + a few per row).
+   A chunk whose float32 screen admits far more candidates than needed (data
+   whose scales make float32 too coarse) is screened again in float64, and so
+   is everything when float32 would overflow.
+2. **Exact ranking** (numpy).  Candidates get their squared distance
+   Σ (x − x')² in float64, by one fixed formula (:func:`_sq_dist`), and the k
+   nearest are taken in the order (distance, training index): ties, however
+   many, are broken by index, because every tied point is a candidate.  In
+   training an example is not its own neighbour: its own index is removed
+   (not "the first column", which a duplicate row could occupy).
+
+Chunks of query rows run on a thread per core (the BLAS calls and the large
+numpy passes release the GIL), with single-threaded BLAS inside each chunk
+(when threadpoolctl is installed; otherwise one after the other).
+
+Why not a library search?  scikit-learn's ``NearestNeighbors(algorithm=
+"brute")`` (which this module used before) returns approximate distances whose
+order among near-ties is arbitrary: a point tied with the k-th neighbour to
+the last bit could be left out of its candidates while a farther one was kept,
+and the tie check on the candidates then missed it (LetterRecognition: 3 of
+its first 16 000 rows got a larger-index tied neighbour; ``tests/test_gnnb_math.py``
+keeps a small case).  The screen above cannot lose a tied point, and it is
+faster: 16 000 LetterRecognition self-queries (d = 16, k = 10) on this
+project's 2-core machine take ~0.3 s of CPU against ~0.9 s for scikit-learn's
+brute ``kneighbors`` (k + 1 neighbours, no tie handling); see
+``benchmarks/bench_gnnb.py``.  Brute force also keeps its speed in the high
+dimensions of the paper's Fisher vectors, where trees degrade.  Memory: one
+chunk of ≤ 1 M screened distances (4 MB in float32) per thread, plus the
+candidates; never an m × m matrix.
 """
 from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 __all__ = ["NeighbourIndex", "inverse_neighbourhoods"]
 
-_EXTRA = 4           # candidates beyond k asked from the library
-_CHUNK_FLOATS = 1_000_000   # floats per chunk of exact distances (8 MB)
+_SCREEN_FLOATS = 1_000_000   # floats of screened distances per chunk (4 MB in float32: L2-sized)
+_PAIR_FLOATS = 2_000_000     # floats per batch of exact candidate distances (16 MB)
+_GROUPS = 32                 # column groups of the screen (at most)
+
+
+def _workers() -> int:
+    try:
+        n = len(os.sched_getaffinity(0))
+    except AttributeError:    # not on Linux
+        n = os.cpu_count() or 1
+    return max(1, n)
+
+
+def _blas_single_thread():
+    """A context keeping BLAS single-threaded (the chunk threads share the
+    cores), or None without ``threadpoolctl`` (installed with scikit-learn;
+    optional: without it the chunks run one after the other on BLAS's threads)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return None
+    return threadpool_limits(1, user_api="blas")
+
+
+def _sq_dist(X: np.ndarray, Q: np.ndarray, cols: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Squared distances between ``X[cols]`` and ``Q[rows]``, pair by pair, in
+    float64 by one fixed formula: the value of a pair depends on the two
+    vectors only (not on the batch), so ties are the same in every call."""
+    out = np.empty(len(cols), dtype=np.float64)
+    step = max(1, _PAIR_FLOATS // max(1, X.shape[1]))
+    for a in range(0, len(cols), step):
+        diff = X[cols[a:a + step]] - Q[rows[a:a + step]]
+        out[a:a + step] = np.einsum("ij,ij->i", diff, diff)
+    return out
+
+
+class _Screen:
+    """Centred copy of the training points in column groups, in ``dtype``
+    (float32, or float64 where float32's rounding would admit too many
+    candidates or its range is too small)."""
+
+    def __init__(self, X: np.ndarray, k_max: int, dtype):
+        m, d = X.shape
+        self.dtype = dtype
+        self.mu = X.mean(axis=0)
+        Xc = X - self.mu
+        sq = np.einsum("ij,ij->i", Xc, Xc)
+        self.R = float(np.sqrt(sq.max()))
+        # g groups of mg columns; at least k_max + 1 column classes
+        self.g = g = max(1, min(_GROUPS, m // max(1, 8 * (k_max + 1)), m // (k_max + 1)))
+        self.mg = mg = -(-m // g)
+        B = np.zeros((d + 1, g * mg), dtype=dtype)
+        B[:d, :m] = -2.0 * Xc.T
+        B[d, :m] = sq
+        B[d, m:] = np.finfo(dtype).max / 4     # padding columns: never candidates
+        self.B = np.ascontiguousarray(B.reshape(d + 1, g, mg).transpose(1, 0, 2))
+        # |D'(screen) + ‖q‖² − d̃²| ≤ c (‖q_c‖ + ‖x_c‖)²: rounded inputs, products and
+        # sums (γ_{d+1}), ‖x‖² rounded, and the float64 centring and exact formula
+        u = float(np.finfo(dtype).eps) / 2
+        self.c = 2.0 * (d + 6) * (u + 2.0 ** -53)
 
 
 class NeighbourIndex:
@@ -40,117 +127,110 @@ class NeighbourIndex:
 
     def __init__(self, X: np.ndarray):
         self.X = np.ascontiguousarray(X, dtype=np.float64)
-        self._nn = None
-
-    def _library(self):
-        if self._nn is None:
-            from sklearn.neighbors import NearestNeighbors
-            self._nn = NearestNeighbors(algorithm="brute", metric="euclidean").fit(self.X)
-        return self._nn
+        self._screens = {}
 
     def __getstate__(self):
-        # the library object is rebuilt on demand: pickles stay small and portable
+        # the screens are rebuilt on demand: pickles stay small
         return {"X": self.X}
 
     def __setstate__(self, state):
         self.X = state["X"]
-        self._nn = None
+        self._screens = {}
 
     @property
     def m(self) -> int:
         return self.X.shape[0]
 
+    def _get_screen(self, kk: int, dtype) -> _Screen:
+        s = self._screens.get(dtype)
+        if s is None or s.mg < kk + 1:
+            s = self._screens[dtype] = _Screen(self.X, max(kk, 10), dtype)
+        return s
+
     def query(self, Xq: np.ndarray | None, k: int) -> np.ndarray:
         """Indices (n_q, k) of the k nearest training points of each query row.
 
         ``Xq=None`` queries the training points themselves, each excluding itself.
-        Ordered by (exact squared distance, index).
+        Ordered by (squared distance, index), distances by :func:`_sq_dist`.
         """
         self_query = Xq is None
-        Xq = self.X if self_query else np.ascontiguousarray(Xq, dtype=np.float64)
+        Q = self.X if self_query else np.ascontiguousarray(Xq, dtype=np.float64)
         avail = self.m - 1 if self_query else self.m
         if not 1 <= k <= avail:
             raise ValueError(f"k = {k} neighbours requested but only {avail} training points "
                              f"are available")
-        rows = np.arange(Xq.shape[0])
-        n_cand = min(k + _EXTRA + (1 if self_query else 0), self.m)
-        out, dk, ambiguous = self._resolve(Xq, rows, k, n_cand, self_query)
-        if n_cand < self.m and ambiguous.any():
-            amb = rows[ambiguous]
-            out[amb] = self._exhaustive(Xq, amb, k, dk[amb], self_query)
+        if Q.ndim != 2 or Q.shape[1] != self.X.shape[1]:
+            raise ValueError(f"queries must have {self.X.shape[1]} columns, got shape {Q.shape}")
+        n = Q.shape[0]
+        out = np.empty((n, k), dtype=np.int64)
+        if n == 0:
+            return out
+        kk = k if self_query else k - 1          # order statistic of the group minima
+        scr = self._get_screen(kk, np.float32)
+        Qc = Q - scr.mu
+        qn = np.sqrt(np.einsum("ij,ij->i", Qc, Qc))
+        if scr.R + float(qn.max()) > 1e15:      # float32 squares would overflow
+            scr = self._get_screen(kk, np.float64)
+        ch = int(min(n, max(16, _SCREEN_FLOATS // (scr.g * scr.mg))))
+        starts = range(0, n, ch)
+
+        def work(a):
+            b = min(a + ch, n)
+            res = self._chunk(Q, Qc[a:b], qn[a:b], a, k, kk, scr, self_query)
+            if res is None:                      # float32 too coarse here: float64 screen
+                res = self._chunk(Q, Qc[a:b], qn[a:b], a, k, kk,
+                                  self._get_screen(kk, np.float64), self_query)
+            out[a:b] = res
+
+        workers = min(_workers(), len(starts))
+        limits = _blas_single_thread() if workers > 1 else None
+        if limits is None:          # one chunk, one core, or no threadpoolctl: BLAS threads
+            for a in starts:
+                work(a)
+            return out
+        with limits, ThreadPoolExecutor(workers) as ex:
+            list(ex.map(work, starts))
         return out
 
-    def _resolve(self, Xq, rows, k, n_cand, self_query):
-        """k nearest among the library's n_cand candidates; flags rows whose
-        farthest candidate ties the k-th (tied points may lie outside the set)."""
-        cand = self._library().kneighbors(Xq[rows], n_neighbors=n_cand, return_distance=False)
-        d2 = self._exact_sq_distances(Xq, rows, cand)
+    def _chunk(self, Q, Qc, qn, a, k, kk, scr, self_query):
+        """Neighbours of query rows a, a+1, ... (centred ``Qc``, norms ``qn``);
+        None when a float32 screen admits far more candidates than needed."""
+        n = Qc.shape[0]
+        g, mg, dt = scr.g, scr.mg, scr.dtype
+        A = np.empty((n, Qc.shape[1] + 1), dtype=dt)
+        A[:, :-1] = Qc
+        A[:, -1] = 1.0
+        E = scr.c * (qn + scr.R) ** 2
+        D = np.empty((g, n, mg), dtype=dt)
+        np.matmul(A, scr.B[0], out=D[0])
+        G = D[0].copy()
+        for q in range(1, g):
+            np.matmul(A, scr.B[q], out=D[q])
+            np.minimum(G, D[q], out=G)
+        v = np.partition(G, kk, axis=1)[:, kk].astype(np.float64)
+        thr = np.nextafter((v + 2.0 * E).astype(dt), dt(np.inf))
+        rr, pp = np.nonzero(G <= thr[:, None])          # column classes to open
+        del G
+        ok = D[:, rr, pp] <= thr[rr]                    # (g, groups): members within thr
+        del D
+        gi, hi = np.nonzero(ok)
+        if dt == np.float32 and len(gi) > 8 * n * (k + 1) + 1024:
+            return None
+        r = rr[hi]
+        c = pp[hi] + gi * mg
+        r += a
         if self_query:
-            d2[cand == rows[:, None]] = np.inf   # an example is not its own neighbour
-        # lexicographic (distance, index): sort by index, then stably by distance
-        o = np.argsort(cand, axis=1, kind="stable")
-        cand = np.take_along_axis(cand, o, axis=1)
-        d2 = np.take_along_axis(d2, o, axis=1)
-        o = np.argsort(d2, axis=1, kind="stable")
-        cand = np.take_along_axis(cand, o, axis=1)
-        d2 = np.take_along_axis(d2, o, axis=1)
-        finite = np.isfinite(d2)
-        last = np.where(finite[:, -1], d2[:, -1],
-                        d2[:, -2] if n_cand > 1 else np.inf)   # the self entry sorts last
-        dk = d2[:, k - 1]
-        return cand[:, :k], dk, last == dk
-
-    def _exhaustive(self, Xq, rows, k, dk, self_query):
-        """Rows with ties at the k-th distance: every training point within the
-        k-th distance, then exact distances sorted by (distance, index).
-
-        The screen is ‖x'‖² − 2x·x' ≤ d_k − ‖x‖² + slack with BLAS products,
-        the slack covering their rounding; survivors get exact distances.
-        Ties come mostly with repeated rows, so each distinct query vector is
-        screened once (repeated rows share d_k: the same distances, minus
-        themselves).  A numpy screen, because the library's radius search
-        costs ~20 ms per call.
-        """
-        X = self.X
-        sq = np.einsum("ij,ij->i", X, X)
-        sq_max = float(sq.max())
-        Qall = Xq[rows]
-        uniq, first, inv = np.unique(Qall, axis=0, return_index=True, return_inverse=True)
-        inv = inv.ravel()
-        du = dk[first]
-        keep_n = k + 1 if self_query else k
-        lists = []
-        step = max(1, _CHUNK_FLOATS // max(1, self.m))
-        for a in range(0, len(uniq), step):
-            Q = uniq[a:a + step]
-            qn = np.einsum("ij,ij->i", Q, Q)
-            thr = du[a:a + step] - qn + 1e-9 * (qn + sq_max) + 1e-12
-            screen = Q @ X.T
-            screen *= -2.0
-            screen += sq
-            keep = screen <= thr[:, None]
-            for r in range(len(Q)):
-                cand = np.flatnonzero(keep[r])
-                diff = X[cand] - Q[r]
-                d2 = np.einsum("ij,ij->i", diff, diff)
-                lists.append(cand[np.lexsort((cand, d2))[:keep_n]])
-        out = np.empty((len(rows), k), dtype=np.int64)
-        for r, row in enumerate(rows):
-            lst = lists[inv[r]]
-            if self_query:
-                lst = lst[lst != row]
-            out[r] = lst[:k]
-        return out
-
-    def _exact_sq_distances(self, Xq, rows, cand):
-        d = self.X.shape[1]
-        step = max(1, _CHUNK_FLOATS // max(1, cand.shape[1] * d))
-        out = np.empty(cand.shape, dtype=np.float64)
-        for a in range(0, len(rows), step):
-            b = min(a + step, len(rows))
-            diff = self.X[cand[a:b]] - Xq[rows[a:b]][:, None, :]
-            out[a:b] = np.einsum("ijk,ijk->ij", diff, diff)
-        return out
+            keep = c != r
+            r, c = r[keep], c[keep]
+        d2 = _sq_dist(self.X, Q, c, r)
+        o = np.lexsort((c, d2, r))                      # by row, then (distance, index)
+        r, c = r[o], c[o]
+        counts = np.bincount(r - a, minlength=n)
+        if counts.min() < k:                            # impossible by the screen's bound
+            raise RuntimeError("neighbour screen lost candidates; please report this")
+        first = np.zeros(n, dtype=np.int64)
+        np.cumsum(counts[:-1], out=first[1:])
+        return c[first[:, None] + np.arange(k)]
 
 
 def inverse_neighbourhoods(knn: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:

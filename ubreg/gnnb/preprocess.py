@@ -5,6 +5,8 @@
   ``categorical="onehot"`` the reference level's indicator (1 − Σ dummies) is
   added back for every main-effect term of one categorical factor, so that any
   two different levels are at the same distance √2; dummies are not scaled.
+  The reference indicator is placed just before the term's dummies, so a
+  factor's indicators are adjacent, in level order, at the term's position.
   ``categorical="refuse"`` raises instead.
 * Numeric columns are standardised with the training mean and standard
   deviation when ``standardize=True`` (the default), so that no predictor
@@ -12,7 +14,10 @@
   scale 1.
 * Divide-and-conquer (paper 002, Section 6.4): the final columns are split
   into ``blocks`` contiguous blocks, and each example's block vector is scaled
-  to unit L1 or L2 norm (a zero vector stays zero).
+  to unit L1 or L2 norm (a zero vector stays zero).  A factor's indicators are
+  never split between blocks (a factor counts as one predictor); the cuts are
+  the unit boundaries nearest to those of ``np.array_split`` over the columns,
+  which they equal when there is no factor.
 """
 from __future__ import annotations
 
@@ -35,6 +40,7 @@ class Preprocessor:
         di = design.design_info
         names = list(di.column_names)
         numeric = np.zeros(len(names), dtype=bool)
+        unit_of = {}          # design column -> its unit (a categorical term's columns: one)
         self.ref_groups: list[tuple[list[int], str]] = []
         categorical_terms = []
         for term in di.terms:
@@ -47,7 +53,8 @@ class Preprocessor:
                 numeric[cols] = True
                 continue
             categorical_terms.append(term.name())
-            if len(term.factors) == 1 and _is_treatment(di, term):
+            unit_of.update({c: ("term", term.name()) for c in cols})
+            if len(term.factors) == 1 and cols and _is_treatment(di, term):
                 factor = term.factors[0]
                 levels = list(di.factor_infos[factor].categories)
                 self.ref_groups.append((cols, f"{factor.name()}[{levels[0]}]"))
@@ -56,8 +63,29 @@ class Preprocessor:
                             f"'refuse'; use categorical='onehot' to code them as indicators")
         keep = [i for i, nm in enumerate(names) if nm != "Intercept"]
         self.keep = np.asarray(keep, dtype=np.int64)
-        self.numeric = numeric[self.keep]
-        self.column_names = [names[i] for i in keep] + [nm for _, nm in self.ref_groups]
+        # Final column order: the kept design columns, with each factor's
+        # reference indicator (which _raw appends at position len(keep) + g)
+        # moved just before the factor's dummies.  ``units`` are the sizes of
+        # the column groups that blocks never split: a categorical term's
+        # columns (with its reference indicator), or one numeric column.
+        ref_at = {cols[0]: g for g, (cols, _) in enumerate(self.ref_groups)}
+        perm, units, last_unit = [], [], None
+        for pos, i in enumerate(keep):
+            unit = unit_of.get(i, ("column", i))
+            size = 1
+            if i in ref_at:
+                perm.append(len(keep) + ref_at[i])
+                size = 2
+            perm.append(pos)
+            if unit == last_unit:
+                units[-1] += size
+            else:
+                units.append(size)
+            last_unit = unit
+        self.perm = np.asarray(perm, dtype=np.int64)
+        self.numeric = np.r_[numeric[self.keep], np.zeros(len(self.ref_groups), bool)][self.perm]
+        raw_names = [names[i] for i in keep] + [nm for _, nm in self.ref_groups]
+        self.column_names = [raw_names[j] for j in self.perm]
         Z = self._raw(X)
         if Z.shape[1] == 0:
             raise DataError("no predictors: method 'gnnb' needs at least one column to measure "
@@ -66,26 +94,28 @@ class Preprocessor:
         self.mean = np.zeros(Z.shape[1])
         self.scale = np.ones(Z.shape[1])
         if self.standardize:
-            num = np.flatnonzero(np.r_[self.numeric, np.zeros(len(self.ref_groups), bool)])
+            num = np.flatnonzero(self.numeric)
             self.mean[num] = Z[:, num].mean(axis=0)
             sd = Z[:, num].std(axis=0)
             self.scale[num] = np.where(sd > 0, sd, 1.0)
         d = Z.shape[1]
-        if not (isinstance(blocks, (int, np.integer)) and 1 <= blocks <= d):
-            raise ValueError(f"blocks must be an integer between 1 and the number of predictor "
-                             f"columns ({d}), got {blocks!r}")
+        if not (isinstance(blocks, (int, np.integer)) and not isinstance(blocks, bool)
+                and 1 <= blocks <= len(units)):
+            raise ValueError(f"blocks must be an integer between 1 and the number of predictors "
+                             f"({len(units)}; a factor's indicator columns count as one and are "
+                             f"never split), got {blocks!r}")
         if blocks > 1 and norm not in NORMS:
             raise ValueError(f"norm must be 'l1' or 'l2' when blocks > 1, got {norm!r}")
         if blocks == 1 and norm is not None and norm not in NORMS:
             raise ValueError(f"norm must be 'l1', 'l2' or None, got {norm!r}")
-        self.blocks = [np.asarray(a, dtype=np.int64) for a in np.array_split(np.arange(d), blocks)]
+        self.blocks = _split_units(units, int(blocks))
         self.norm = norm if blocks > 1 else None
 
     def _raw(self, X):
         Z = X[:, self.keep]
         if self.ref_groups:
             refs = [1.0 - X[:, cols].sum(axis=1) for cols, _ in self.ref_groups]
-            Z = np.column_stack([Z, *refs])
+            Z = np.column_stack([Z, *refs])[:, self.perm]
         return Z
 
     def transform(self, X: np.ndarray) -> list[np.ndarray]:
@@ -100,6 +130,25 @@ class Preprocessor:
                 B /= np.where(nrm > 0, nrm, 1.0)[:, None]
             out.append(B)
         return out
+
+
+def _split_units(units: list[int], blocks: int) -> list[np.ndarray]:
+    """Column indices of ``blocks`` contiguous blocks made of whole units
+    (sizes ``units``): cut b at the unit boundary nearest to np.array_split's
+    b-th cut over the columns (the lower one on a tie), leaving every block at
+    least one unit."""
+    d, U = int(sum(units)), len(units)
+    ends = np.cumsum(units)                     # column count after each unit
+    base, extra = divmod(d, blocks)
+    cuts, prev = [], 0                          # cuts as numbers of units
+    for b in range(1, blocks):
+        target = b * base + min(b, extra)
+        lo, hi = prev + 1, U - (blocks - b)
+        u = lo + int(np.argmin(np.abs(ends[lo - 1:hi] - target)))
+        cuts.append(u)
+        prev = u
+    bounds = [0] + [int(ends[u - 1]) for u in cuts] + [d]
+    return [np.arange(bounds[i], bounds[i + 1], dtype=np.int64) for i in range(blocks)]
 
 
 def _is_treatment(di, term) -> bool:

@@ -36,7 +36,8 @@ _PREDICT_TYPES = ("response", "link", "class")
 
 @dataclass
 class BlockModel:
-    """One leveraged k-NN rule: its training points and α∘y (m, C)."""
+    """One leveraged k-NN rule: its training points (in the fit's canonical
+    row order, ``GNNBResult.order``) and α∘y (m, C) in the same order."""
 
     index: NeighbourIndex
     leverage: np.ndarray
@@ -57,12 +58,15 @@ class GNNBResult:
     alpha : DataFrame (m, C)
         Leveraging coefficients α_jc (first block with ``blocks > 1``).
     n_updates : Series
-        ℓ(T, c), weight updates per class (Theorem 4).
+        ℓ(T, c), weight updates per class (Theorem 4), summed over the blocks
+        with ``blocks > 1``.
+    n_capped : int
+        UNN steps capped at ±delta_max (0 for GNNB), summed over blocks.
     """
 
     def __init__(self, *, method, formula, family, call, design, response, preprocessor, blocks,
                  codes, Y, k, epsilon, T, chooser, index, n_input, dropped, na_factors=(),
-                 fit_seconds=float("nan")):
+                 fit_seconds=float("nan"), order=None):
         self.method = method
         self.formula = formula
         self.family = family
@@ -82,6 +86,8 @@ class GNNBResult:
         self.dropped = dropped
         self.na_factors = list(na_factors)
         self.fit_seconds = fit_seconds
+        #: the canonical (content-determined) order in which the rows were fitted
+        self.order = order
         self.ubreg_version = __version__
 
     # ---- basic facts ------------------------------------------------------
@@ -103,7 +109,12 @@ class GNNBResult:
 
     @property
     def n_updates(self) -> pd.Series:
-        return pd.Series(self.blocks[0].fit.n_updates, index=self.classes, name="updates")
+        total = np.sum([b.fit.n_updates for b in self.blocks], axis=0)
+        return pd.Series(total, index=self.classes, name="updates")
+
+    @property
+    def n_capped(self) -> int:
+        return int(sum(b.fit.n_capped for b in self.blocks))
 
     # ---- prediction -------------------------------------------------------
     def _training_links(self) -> list[np.ndarray]:
@@ -174,7 +185,16 @@ class GNNBResult:
     def class_table(self) -> pd.DataFrame:
         """Per class: rows, ℓ(T, c), one-vs-rest training accuracy, precision,
         recall, F-measure (member iff h_c > 0), surrogate risk (2) and its
-        optimum (Lemma 3); averaged over blocks with ``blocks > 1``."""
+        optimum (Lemma 3).  With ``blocks > 1`` the figures are averages over
+        the blocks, except ℓ(T, c), which is summed over them.
+
+        The risk is that of the leave-self-out neighbourhoods; the optimum is
+        Lemma 3's on the distinct rows of the distance space, each row paired
+        with its own labels (the rows are stored in the fit's canonical order,
+        ``order``; the labels in input order).  When rows repeat, two
+        copies of a row can see each other (but not themselves), take
+        different h values, and the risk can fall below that optimum, which
+        only binds classifiers that are functions of x."""
         pos = self.Y > 0
         rows = {}
         acc, prec, rec, f1, risk, opt = ([] for _ in range(6))
@@ -191,9 +211,15 @@ class GNNBResult:
             prec.append(pr)
             rec.append(rc)
             risk.append(surrogate_risk(self.family, blk.fit.z))
-            opt.append(lemma3_optimal_risk(self.family, blk.index.X, self.Y))
+            # Lemma 3 pairs each row of the block's distance space with its own
+            # labels: index.X is in the canonical order, self.Y in input order
+            order = getattr(self, "order", None)
+            if order is not None:
+                opt.append(lemma3_optimal_risk(self.family, blk.index.X, self.Y[order]))
+            else:           # pickled before the order was kept: the pairing is unknown
+                opt.append(np.full(len(self.classes), np.nan))
         rows["n"] = pos.sum(axis=0)
-        rows["updates"] = self.blocks[0].fit.n_updates
+        rows["updates"] = self.n_updates.to_numpy()
         rows["accuracy"] = np.mean(acc, axis=0)
         rows["precision"] = np.mean(prec, axis=0)
         rows["recall"] = np.mean(rec, axis=0)

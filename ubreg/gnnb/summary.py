@@ -21,10 +21,12 @@ def _align(rows: list[list[str]], left_first: bool = True) -> list[str]:
 class GNNBSummary:
     """``str(s)`` for text, ``s.html()`` for HTML, ``s.frame()`` for the per-class table.
 
-    Per class: rows, weight updates ℓ(T, c) (Theorem 4), one-vs-rest training
-    accuracy, recall and F-measure, surrogate risk (2) and its optimum
-    (Lemma 3).  Also the distribution of the leveraging coefficients, the
-    Hamming risk (12) and the total surrogate risk (1).
+    Per class: rows, weight updates ℓ(T, c) (Theorem 4; summed over blocks
+    with ``blocks > 1``), one-vs-rest training accuracy, recall and F-measure,
+    surrogate risk (2) of the leave-self-out neighbourhoods and its optimum
+    (Lemma 3; see :attr:`GNNBResult.class_table` for why the risk can be
+    lower when rows repeat).  Also the distribution of the leveraging
+    coefficients, the Hamming risk (12) and the total surrogate risk (1).
     """
 
     def __init__(self, result):
@@ -50,7 +52,15 @@ class GNNBSummary:
                          f"|delta| <= delta_max (all inverse neighbours agree); delta was capped.")
         if len(r.blocks) > 1:
             notes.append("Divide-and-conquer (Section 6.4): posteriors averaged over "
-                         f"{len(r.blocks)} blocks; per-class figures are block averages.")
+                         f"{len(r.blocks)} blocks; l(T,c) is the sum over the blocks, the other "
+                         "per-class figures are block averages.")
+        repeated = max(r.nobs - len(np.unique(b.index.X, axis=0)) for b in r.blocks)
+        if repeated:
+            notes.append(f"{repeated} training row(s) repeat another in the distance space. The "
+                         "risk is that of the leave-self-out neighbourhoods (an example is not "
+                         "its own neighbour): copies of a row see each other and can get "
+                         "different h, so the risk can fall below the Lemma 3 optimum, which "
+                         "bounds classifiers that are functions of x.")
         pre = r.preprocessor
         return {
             "call": r.call, "algorithm": algorithm, "family": r.family.describe(),
