@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..progress import progress
 from .neighbours import inverse_neighbourhoods
 
 __all__ = ["LeverageFit", "h_star", "lemma3_optimal_risk", "leverage", "surrogate_risk"]
@@ -248,7 +249,7 @@ def _leverage_sequential(Y, family, plan, epsilon, hs, update, delta_max, tol, t
         risk_change = np.zeros((T, C))
         bound = np.zeros((T, C))
         edge_after = np.zeros((T, C))
-    for lev in range(n_levels):
+    for lev in progress(range(n_levels), "gnnb", total=n_levels):
         ia, ib = it_bounds[lev], it_bounds[lev + 1]
         if ia == ib:
             continue
@@ -380,7 +381,7 @@ def _leverage_largest(knn, Y, family, indptr, indices, epsilon, T, hs, trace):
         risk = [surrogate_risk(family, z.T)]
         bound = np.zeros((T, C))
         edge_after = np.zeros((T, C))
-    for t in range(T):
+    for t in progress(range(T), "gnnb*", total=T):
         if t and t % 1024 == 0:
             S = inverse_sums()          # refresh: no drift from the incremental sums
             score = np.abs(S) * inv_n
