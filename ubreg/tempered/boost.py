@@ -13,6 +13,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ..errors import DataError
+from ..progress import progress
 from .algebra import K_t, co_norm, exp_t, g_t, is_one, log_t, power_mean, tensor_t
 
 __all__ = ["TBoostFit", "closed_form_mu", "exact_mu", "tboost", "tempered_update"]
@@ -186,7 +187,8 @@ def tboost(X, ystar, t, rounds, weak, *, mu="closed", weights=None):
     rec = {k: [] for k in ("alpha", "mu", "rho", "r", "Z", "K", "forg", "vals", "hyp",
                            "cmin", "cmax", "mu_c", "Z_c")}
     stopped = ""
-    for _ in range(rounds):
+    bar = progress(range(rounds), "tboost", total=rounds)
+    for _ in bar:
         hyp, h = weak(q)
         if hyp is None:
             stopped = "the weak learner found no hypothesis"
@@ -232,6 +234,7 @@ def tboost(X, ystar, t, rounds, weak, *, mu="closed", weights=None):
         rec["cmin"].append(float(cd.min()))
         rec["cmax"].append(float(cd.max()))
         q = q_next
+    getattr(bar, "close", lambda: None)()        # the loop may stop early
     if not rec["hyp"]:
         hint = (" (no admissible split: no predictor separates rows of both classes)"
                 if stopped.startswith("the weak learner") else "")
