@@ -72,3 +72,88 @@ def test_tree_routes_rows_as_it_predicts(X):
         return g[mask].sum() ** 2 / h[mask].sum() + g[~mask].sum() ** 2 / h[~mask].sum()
     best = max(gain(X[:, j] > c) for j in range(X.shape[1]) for c in b.cuts[j])
     assert gain(X[:, stump.feature[0]] > stump.cut[0]) == pytest.approx(best, rel=1e-10)
+
+
+# --- compiled tree kernels (ubreg.learners._hist) ------------------------------------
+def _brute_histogram(b, stats, rows):
+    out = np.zeros((b.total_bins, stats.shape[1]))
+    for j in np.flatnonzero(b.nbins > 1):
+        for s in range(stats.shape[1]):
+            out[b.offsets[j]:b.offsets[j + 1], s] = np.bincount(
+                b.codes[j, rows], weights=stats[rows, s], minlength=b.nbins[j])
+    return out
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("max_bins", [16, 1024])       # uint8 and uint16 codes
+def test_histogram_kernels_sum_in_row_order(X, k, max_bins):
+    from ubreg.learners import _hist
+    b = bin_design(X, max_bins=max_bins)
+    assert b.codes.dtype == (np.uint8 if max_bins == 16 else np.uint16)
+    rng = np.random.default_rng(k)
+    stats = rng.normal(size=(X.shape[0], k))
+    feats = np.flatnonzero(b.nbins > 1)
+    allrows = np.arange(X.shape[0])
+    rows = np.sort(rng.choice(X.shape[0], 123, replace=False))
+    H = np.zeros((b.total_bins, k))
+    _hist.histogram_all(b.codes, feats, b.offsets, b.nbins, stats, H)
+    # bitwise: each bin sums its rows in increasing order, as np.bincount does
+    np.testing.assert_array_equal(H, _brute_histogram(b, stats, allrows))
+    H = np.zeros((b.total_bins, k))
+    _hist.histogram_rows(b.codes, feats, b.offsets, b.nbins, stats, rows, H)
+    np.testing.assert_array_equal(H, _brute_histogram(b, stats, rows))
+
+
+def test_compiled_newton_search_is_the_numpy_search(X):
+    # grow_tree runs newton_gain as one compiled pass; any other gain_fn runs
+    # the numpy path: the same arithmetic, so the same trees and gains, bit for bit
+    b = bin_design(X, max_bins=32)
+    rng = np.random.default_rng(8)
+    n = X.shape[0]
+    for depth in (1, 3, 5):
+        g, h, w = rng.normal(size=n), rng.uniform(0, 1, n), rng.integers(0, 3, n) * 1.0
+        for stats, ml, lc in ((np.column_stack([g, h]), 1e-3, 1),
+                              (np.column_stack([g, h, w]), (1e-3, 4.0), (1, 2))):
+            a, na = grow_tree(b, stats, newton_gain, depth, min_leaf=ml, leaf_col=lc)
+            c, nc = grow_tree(b, stats, lambda L, R, P: newton_gain(L, R, P), depth,
+                              min_leaf=ml, leaf_col=lc)
+            for f in ("feature", "cut", "gain"):
+                np.testing.assert_array_equal(getattr(a, f), getattr(c, f))
+            np.testing.assert_array_equal(na, nc)
+
+
+def test_ties_go_to_the_first_column_whatever_the_row_order(X):
+    # an exact copy and a rescaled copy of column 0 split the rows as column 0
+    # does: equal gains up to rounding, so the first column must win, and the
+    # tree must not depend on the order of the rows
+    Xd = np.column_stack([X[:, 0], X[:, 1], 3.0 * X[:, 0] + 1.0, X[:, 0]])
+    b = bin_design(Xd)
+    rng = np.random.default_rng(3)
+    g, h = rng.normal(size=500) + Xd[:, 0], rng.uniform(0.1, 1, 500)
+    tree, node = grow_tree(b, np.column_stack([g, h]), newton_gain, depth=3, min_leaf=1e-3,
+                           leaf_col=1)
+    assert set(tree.feature[tree.feature >= 0]) <= {0, 1}
+    perm = rng.permutation(500)
+    bp = bin_design(Xd[perm])
+    tp, nodep = grow_tree(bp, np.column_stack([g, h])[perm], newton_gain, depth=3,
+                          min_leaf=1e-3, leaf_col=1)
+    np.testing.assert_array_equal(tp.feature, tree.feature)
+    np.testing.assert_array_equal(tp.cut, tree.cut)
+    np.testing.assert_array_equal(nodep, node[perm])
+
+
+def test_cuts_and_codes_follow_their_definitions():
+    # cuts: np.quantile(method="lower") snapped to midpoints of distinct values;
+    # codes: np.searchsorted(cuts, x), though computed from one argsort per column
+    rng = np.random.default_rng(12)
+    x = np.concatenate([rng.normal(size=3000).round(2), np.full(400, 0.5)])
+    w = rng.integers(0, 3, x.size).astype(float)
+    for weights in (None, w):
+        b = bin_design(x[:, None], max_bins=64, weights=weights)
+        xc = x if weights is None else x[weights > 0]
+        values = np.unique(xc)
+        q = np.quantile(xc, np.linspace(0, 1, 65)[1:-1], method="lower")
+        pos = np.unique(np.searchsorted(values, q, side="left"))
+        pos = pos[pos < values.size - 1]
+        np.testing.assert_array_equal(b.cuts[0], 0.5 * (values[pos] + values[pos + 1]))
+        np.testing.assert_array_equal(b.codes[0], np.searchsorted(b.cuts[0], x, side="left"))

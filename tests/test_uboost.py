@@ -233,3 +233,29 @@ def test_min_samples_leaf_bounds_every_leaf(data):
         assert counts[counts > 0].min() >= 25
     with pytest.raises(ValueError, match="min_samples_leaf"):
         ubreg.fit("y ~ a", data, method="uboost", min_samples_leaf=-1)
+
+
+def test_trees_are_exact_and_deterministic(data):
+    # eta is F0 + ν Σ leaf values (the training leaves from the grower, not
+    # re-routed); the risk path is Σ w U(y*F)/Σ w; an aliased copy of a column
+    # is never chosen over it (ties go to the first column), so the copy gets
+    # no importance and the fit does not change; row order does not matter
+    m = ubreg.fit("y ~ a + b + c", data, method="uboost", learner="trees", depth=3, mstop=25,
+                  min_samples_leaf=5)
+    fit = m.fit_info
+    X = m.design.transform(data)[0]
+    F = fit.F0 + fit.nu * sum(t.predict(X) for t in fit.learners)
+    np.testing.assert_allclose(fit.eta, F, rtol=1e-13, atol=1e-13)
+    ystar = 2.0 * data["y"].to_numpy() - 1.0
+    risk = [np.mean(Logistic().U(ystar * f)) for f in np.asarray(m.staged_predict(data, type="link")).T]
+    np.testing.assert_allclose(m.risk_path.to_numpy(), risk, rtol=1e-12)
+    alias = ubreg.fit("y ~ a + b + c + I(2 * a)", data, method="uboost", learner="trees",
+                      depth=3, mstop=25, min_samples_leaf=5)
+    np.testing.assert_array_equal(alias.fit_info.eta, fit.eta)
+    assert not alias.fit_info.selected[:, -1].any()
+    perm = np.random.default_rng(1).permutation(len(data))
+    shuffled = ubreg.fit("y ~ a + b + c", data.iloc[perm], method="uboost", learner="trees",
+                         depth=3, mstop=25, min_samples_leaf=5)
+    np.testing.assert_allclose(shuffled.fit_info.eta, fit.eta[perm], rtol=1e-12, atol=1e-12)
+    for t, u in zip(fit.learners, shuffled.fit_info.learners):
+        np.testing.assert_array_equal(t.feature, u.feature)

@@ -31,10 +31,12 @@ pickle.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..families import Entropy
 from ..fit import FitSpec, register_method
 from ..formula import build_model_frame
 from ..learners.binning import bin_design
@@ -44,6 +46,8 @@ from .ulosses import ULoss, resolve_U
 __all__ = ["UBOOST_LEARNERS", "LinearStep", "UBoostFit", "boost_u", "fit_uboost_method"]
 
 UBOOST_LEARNERS = ("stumps", "trees", "linear")
+#: what ubreg.fit gives a method when no family= is passed
+_DEFAULT_FAMILY = Entropy()
 
 
 @dataclass
@@ -80,21 +84,23 @@ def _column_terms(term_slices: dict, p: int) -> tuple[list, np.ndarray]:
     return names, col_term
 
 
-def _tree_step(binned, g, h, w, depth, min_child_weight, min_samples_leaf):
-    if min_samples_leaf > 1:
+def _tree_step(binned, stats, depth, min_child_weight, min_samples_leaf):
+    """A Newton tree on ``stats`` (columns g, h and, when min_samples_leaf > 1,
+    the row weight) and its leaf values −Σg/Σh (sums in row order).
+    Returns (tree, heap index of each training row's leaf)."""
+    from ..learners import _hist
+
+    if stats.shape[1] == 3:
         # a third statistic, the row weight, bounds the leaf size (as HistGradientBoosting)
-        tree, node = grow_tree(binned, np.column_stack([g, h, w]), newton_gain, depth,
+        tree, node = grow_tree(binned, stats, newton_gain, depth,
                                min_leaf=(min_child_weight, min_samples_leaf), leaf_col=(1, 2))
     else:
-        tree, node = grow_tree(binned, np.column_stack([g, h]), newton_gain, depth,
+        tree, node = grow_tree(binned, stats, newton_gain, depth,
                                min_leaf=min_child_weight, leaf_col=1)
-    size = tree.feature.size
-    G = np.bincount(node, weights=g, minlength=size)
-    H = np.bincount(node, weights=h, minlength=size)
+    G, H = _hist.node_sums(node, stats, tree.feature.size)
     with np.errstate(divide="ignore", invalid="ignore"):
-        value = np.where(H > 0, -G / H, 0.0)
-    tree.value = value
-    return tree, value[node]
+        tree.value = np.where(H > 0, -G / H, 0.0)
+    return tree, node
 
 
 class _Componentwise:
@@ -188,26 +194,41 @@ def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
         binned = bin_design(X, max_bins, weights=w)
     comp = _Componentwise(X, w, term_slices, has_intercept) if learner == "linear" else None
     learners = []
-    Uv, d1, d2 = U.values(ystar * F)
-    risk = [float(w @ Uv) / wsum]
+    z = ystar * F
+    Uv, d1, d2 = U.values(z)
+    # Σ w U / Σ w by numpy's pairwise sum: a BLAS dot would wake (and leave
+    # spinning) OpenBLAS threads every iteration
+    risk = [float(np.sum(w * Uv)) / wsum]
     gains = np.zeros((mstop, len(names)))
     selected = np.zeros((mstop, len(names)), dtype=bool)
+    wy = w * ystar
+    if comp is None:
+        from ..learners import _hist
+
+        # per-row statistics of the trees, filled in place: g, h (and w)
+        stats = np.empty((n, 3 if min_samples_leaf > 1 else 2))
+        if stats.shape[1] == 3:
+            stats[:, 2] = w
     for m in range(mstop):
-        g = w * ystar * d1                     # ∂/∂F of wᵢ U(y*ᵢ Fᵢ)
-        h = w * U.newton_weight(ystar * F, F, d2)   # its curvature (MATH.md §6)
         if comp is not None:
+            g = wy * d1                            # ∂/∂F of wᵢ U(y*ᵢ Fᵢ)
+            h = w * U.newton_weight(z, F, d2)      # its curvature (MATH.md §6)
             base, fitted = comp.step(g, h)
             share = np.zeros(len(names))
             share[base.term] = 1.0
+            F = F + nu * fitted
         else:
-            base, fitted = _tree_step(binned, g, h, w, depth_used, min_child_weight,
-                                      min_samples_leaf)
+            np.multiply(wy, d1, out=stats[:, 0])
+            np.multiply(w, U.newton_weight(z, F, d2), out=stats[:, 1])
+            base, node = _tree_step(binned, stats, depth_used, min_child_weight,
+                                    min_samples_leaf)
+            _hist.add_leaf_values(F, node, base.value, float(nu))     # F ← F + ν f
             by_col = base.split_gains_by_column(p)
             share = np.bincount(col_term, weights=by_col, minlength=len(names))
             share = share / share.sum() if share.sum() > 0 else share
-        F = F + nu * fitted
-        Uv, d1, d2 = U.values(ystar * F)      # risk now, derivatives for the next step
-        risk.append(float(w @ Uv) / wsum)
+        z = ystar * F
+        Uv, d1, d2 = U.values(z)               # risk now, derivatives for the next step
+        risk.append(float(np.sum(w * Uv)) / wsum)
         gains[m] = (risk[-2] - risk[-1]) * share
         selected[m] = share > 0
         learners.append(base)
@@ -224,6 +245,19 @@ def staged_F(fit: UBoostFit, X) -> np.ndarray:
     return out
 
 
+def _outside_ubreg() -> int:
+    """The stacklevel of the first caller outside the ubreg package (fit() may
+    reach a method through wrappers, so the depth is not fixed)."""
+    import os
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    level, frame = 2, sys._getframe(2)      # 1: the warn call's function, 2: its caller
+    while frame is not None and frame.f_code.co_filename.startswith(root):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 @register_method("uboost")
 def fit_uboost_method(spec: FitSpec, *, U="logistic", learner: str = "trees", depth: int = 3,
                       mstop: int = 100, nu: float = 0.1, max_bins: int = 255,
@@ -234,6 +268,13 @@ def fit_uboost_method(spec: FitSpec, *, U="logistic", learner: str = "trees", de
 
     if isinstance(spec.family, list):
         raise ValueError("method 'uboost' takes its loss from U=, not a bag of families")
+    if spec.family != _DEFAULT_FAMILY:
+        # fit() resolves family=None to Permissible("entropy"), so only a family
+        # other than that default can be told apart from "no family given"
+        warnings.warn(f"method 'uboost' takes its loss from U=, not family=: "
+                      f"family={spec.family!r} is ignored (the loss is U={U!r}); pass U= "
+                      "instead (e.g. U=\"logistic\", \"exponential\")", UserWarning,
+                      stacklevel=_outside_ubreg())
     _check(mstop, nu, depth, learner, init)
     _check_leaf(min_child_weight, min_samples_leaf)
     U = resolve_U(U)

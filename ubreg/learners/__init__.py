@@ -2,7 +2,8 @@
 
 ``stumps``: ±1 decision stumps (ULS) — ``rules``: monomial rules (ULS) —
 ``trees``: shallow trees (UDT leaves for ULS; Newton regression trees and
-stumps for U-Boost) — ``linear``: componentwise linear base-learners (U-Boost).
+stumps for U-Boost; histograms by the numba kernels of ``_hist``) —
+``linear``: componentwise linear base-learners (U-Boost).
 """
 from .binning import BinnedDesign, bin_design
 

@@ -7,11 +7,13 @@ distinct values, the cuts are the midpoints between consecutive values, so the
 search is exact).  A split "x_j > c" is then "bin code > k".
 
 Histograms of per-row statistics over all (column, bin) pairs are one sparse
-matrix product ``onehot.T @ stats`` — no Python loop over rows or columns.
+matrix product ``onehot.T @ stats`` for stumps and rules — no Python loop over
+rows or columns — and compiled kernels for trees (:mod:`ubreg.learners._hist`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
@@ -19,17 +21,28 @@ import scipy.sparse as sp
 __all__ = ["BinnedDesign", "bin_design"]
 
 
-def _column_cuts(x: np.ndarray, max_bins: int) -> np.ndarray:
-    """Cut points of one column: bin b holds cuts[b−1] < x ≤ cuts[b]."""
-    values = np.unique(x)
+def _column_cuts(x: np.ndarray, max_bins: int, xs: np.ndarray | None = None) -> np.ndarray:
+    """Cut points of one column: bin b holds cuts[b−1] < x ≤ cuts[b].
+
+    ``xs`` is ``x`` sorted, when the caller has it.
+    """
+    xs = np.sort(x) if xs is None else xs
+    if xs.size == 0:
+        return np.zeros(0)
+    new = np.empty(xs.size, dtype=bool)
+    new[0] = True
+    np.not_equal(xs[1:], xs[:-1], out=new[1:])
+    values = xs[new]                            # np.unique(x)
     if values.size <= 1:
         return np.zeros(0)
     if values.size <= max_bins:
         return 0.5 * (values[:-1] + values[1:])
     # quantile cuts, snapped to midpoints between distinct values so that no
-    # training value sits on a cut
-    q = np.quantile(x, np.linspace(0.0, 1.0, max_bins + 1)[1:-1], method="lower")
-    pos = np.unique(np.searchsorted(values, q, side="left"))
+    # training value sits on a cut; xs[⌊(n − 1) q⌋] is np.quantile(x, q,
+    # method="lower")
+    q = np.linspace(0.0, 1.0, max_bins + 1)[1:-1]
+    lower = xs[np.floor((xs.size - 1) * q).astype(np.intp)]
+    pos = np.unique(np.searchsorted(values, lower, side="left"))
     pos = pos[pos < values.size - 1]
     return 0.5 * (values[pos] + values[pos + 1])
 
@@ -47,19 +60,27 @@ class BinnedDesign:
     nbins : (d,) int array
     offsets : (d + 1,) int array
         Start of each column's bins in the flat (column, bin) index.
-    onehot : sparse (n, total_bins) CSR
-        Row i has a 1 in the flat bin of each of its d values.  Histograms are
-        ``onehot.T @ stats`` (a CSC mat-vec, no transpose is formed).  Stored
-        in float32 for large n: sums of per-row statistics are only used to
-        rank splits (HistGradientBoosting does the same); leaf values and
-        leveraging coefficients are computed in float64 from the rows.
+    float32 : bool
+        Whether :attr:`onehot` (the histograms of stumps and rules) sums in
+        single precision.
+    onehot : sparse (n, total_bins) CSR, built on first use
+        Row i has a 1 in the flat bin of each of its d values.  Histograms of
+        stumps and rules are ``onehot.T @ stats`` (a CSC mat-vec, no transpose
+        is formed).  Stored in float32 for large n: sums of per-row statistics
+        are only used to rank splits (HistGradientBoosting does the same); leaf
+        values and leveraging coefficients are computed in float64 from the
+        rows.  Trees do not use it (:mod:`ubreg.learners._hist` sums in float64).
     """
 
     codes: np.ndarray
     cuts: list
     nbins: np.ndarray
     offsets: np.ndarray
-    onehot: sp.csr_matrix
+    float32: bool = False
+
+    @cached_property
+    def onehot(self) -> sp.csr_matrix:
+        return _onehot(self.codes, self.offsets, np.float32 if self.float32 else np.float64)
 
     @property
     def n(self) -> int:
@@ -84,24 +105,31 @@ class BinnedDesign:
         """Flat indices of the valid splits "code > k", with column and k.
 
         The last bin of a column is not a split (nothing would go right).
+        Computed once (read-only arrays).
         """
+        return self._candidates
+
+    @cached_property
+    def _candidates(self):
         flat = np.arange(self.total_bins)
         col = np.repeat(np.arange(self.d), self.nbins)
         k = flat - self.offsets[col]
         valid = k < self.nbins[col] - 1
-        return flat[valid], col[valid], k[valid]
+        out = flat[valid], col[valid], k[valid]
+        for a in out:
+            a.flags.writeable = False
+        return out
 
     def cut_value(self, col: int, k: int) -> float:
         return float(self.cuts[col][k])
 
     def subset(self, rows: np.ndarray) -> BinnedDesign:
         """The same bins restricted to some rows (for cross-validation)."""
-        codes = self.codes[:, rows]
-        return BinnedDesign(codes, self.cuts, self.nbins, self.offsets,
-                            _onehot(codes, self.offsets, self.onehot.dtype))
+        return BinnedDesign(self.codes[:, rows], self.cuts, self.nbins, self.offsets,
+                            self.float32)
 
 
-#: from this many rows on, histograms are summed in float32
+#: from this many rows on, histograms of stumps and rules are summed in float32
 FLOAT32_ROWS = 50_000
 
 
@@ -121,22 +149,35 @@ def bin_design(X: np.ndarray, max_bins: int = 255, float32: bool | None = None,
     Constant columns (e.g. the intercept) get one bin and no split.  With
     ``weights``, cuts come from the rows of positive weight only, so a row of
     weight 0 is exactly a removed row.
-    ``float32`` (default: n ≥ :data:`FLOAT32_ROWS`) sums histograms in single
-    precision, about twice as fast.
+    ``float32`` (default: n ≥ :data:`FLOAT32_ROWS`) sums the histograms of
+    stumps and rules in single precision, about twice as fast.
+    Cuts and codes come from one argsort per column.
     """
     if not 2 <= int(max_bins) <= 65535:
         raise ValueError(f"max_bins must be in [2, 65535], got {max_bins!r}")
     X = np.asarray(X, dtype=np.float64)
     n, d = X.shape
-    Xc = X if weights is None else X[np.asarray(weights) > 0]
-    cuts = [_column_cuts(Xc[:, j], int(max_bins)) for j in range(d)]
+    keep = None if weights is None else np.asarray(weights) > 0
+    if keep is not None and keep.all():
+        keep = None
+    cuts = []
+    codes = np.empty((d, n), dtype=np.uint16)
+    for j in range(d):   # a loop over columns; each is vectorised
+        x = np.ascontiguousarray(X[:, j])
+        order = np.argsort(x)
+        xs = x[order]
+        c = _column_cuts(x[keep] if keep is not None else x, int(max_bins),
+                         None if keep is not None else xs)
+        cuts.append(c)
+        # codes = np.searchsorted(c, x, side="left"), from the sort: rows from
+        # sorted position p_k on lie above cut k (a binary search per row costs more)
+        p = np.searchsorted(xs, c, side="right")
+        codes[j, order] = np.repeat(np.arange(c.size + 1, dtype=np.uint16),
+                                    np.diff(p, prepend=0, append=n))
     nbins = np.array([c.size + 1 for c in cuts], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(nbins)])
-    dtype = np.uint8 if nbins.max() <= 256 else np.uint16
-    codes = np.empty((d, n), dtype=dtype)
-    for j in range(d):   # a loop over columns; each is one vectorised searchsorted
-        codes[j] = np.searchsorted(cuts[j], X[:, j], side="left")
+    if nbins.max(initial=1) <= 256:
+        codes = codes.astype(np.uint8)
     if float32 is None:
         float32 = n >= FLOAT32_ROWS
-    dtype = np.float32 if float32 else np.float64
-    return BinnedDesign(codes, cuts, nbins, offsets, _onehot(codes, offsets, dtype))
+    return BinnedDesign(codes, cuts, nbins, offsets, bool(float32))

@@ -12,9 +12,14 @@ One grower serves two criteria:
   ``ubreg.tree`` is not used, so that the weak learner reads the current
   boosting weights directly).
 
-Split search is histogram based (one sparse product per tree level, sibling
-histograms by subtraction); rows are never looped over in Python.  Trees are
-stored in heap order (children of node i are 2i + 1 and 2i + 2).
+Split search is histogram based: compiled kernels (numba,
+:mod:`ubreg.learners._hist`) sum the statistics of the rows of the smaller
+child of each split (the rows of each node are kept as a contiguous segment of
+one permutation), its sibling's histogram is the parent's minus it, and every
+candidate of every node of a level is scored at once (the Newton criterion in
+one compiled pass, any other criterion in numpy); rows are never looped over
+in Python.  Trees are stored in heap order (children of node i are 2i + 1 and
+2i + 2).
 """
 from __future__ import annotations
 
@@ -23,7 +28,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .binning import BinnedDesign
-from .stumps import _left_cumsum
 
 __all__ = ["Tree", "grow_tree", "newton_gain", "udt_gain"]
 
@@ -127,71 +131,126 @@ def grow_tree(binned: BinnedDesign, stats: np.ndarray, gain_fn, depth: int,
         mass that ``min_leaf`` bounds below in each child (both may be
         sequences, one bound per column).
     gain_fn : callable (L, R, P) -> gain
-        Split criterion on summed statistics of the left/right child and parent.
+        Split criterion on summed statistics of the left/right child and parent
+        (arrays whose last axis holds the k statistics; it must broadcast over
+        leading axes: the nodes of a level are searched together).
     depth : int ≥ 1
     min_leaf : float
         Least total weight in a child.
+    min_gain : float
+        A split must gain more than ``min_gain`` × the Σ of the absolute
+        root-histogram entries of the first design column (every statistic).
 
     Returns
     -------
     (Tree, node)
         The tree (values unset) and the heap index of each training row's leaf.
+
+    Histograms are float64 sums in increasing row order, built by compiled
+    kernels (:mod:`ubreg.learners._hist`) over the rows of the smaller child
+    of each split; the larger child's is the parent's minus it.  Ties (gains
+    within :data:`TIE_RTOL` of the best) go to the first column, then to the
+    smallest threshold; a NaN gain is no candidate.
     """
+    from . import _hist
+
+    stats = np.ascontiguousarray(stats, dtype=np.float64)
     n, k = stats.shape
     size = 2 ** (depth + 1) - 1
     feature = np.full(size, -1, dtype=np.int64)
     cut = np.zeros(size)
     gain = np.zeros(size)
-    kcut = np.zeros(size, dtype=np.int64)
     node = np.zeros(n, dtype=np.int64)
+    tree = Tree(depth=depth, feature=feature, cut=cut, gain=gain)
     flat, col, kk = binned.candidates()
-    hist = {0: binned.histogram(stats)}
-    active = [0]
-    scale = float(np.abs(hist[0][binned.offsets[0]:binned.offsets[1]]).sum()) or 1.0
-    rows = np.arange(n)
+    if flat.size == 0 or n == 0:
+        return tree, node
+    codes, offsets, nbins = binned.codes, binned.offsets, binned.nbins
+    feats = np.flatnonzero(nbins > 1)
+    B = binned.total_bins
     lc = np.atleast_1d(leaf_col)
     ml = np.broadcast_to(np.asarray(min_leaf, dtype=np.float64), lc.shape)
+    order = np.arange(n, dtype=np.intp)
+    buf = np.empty(n, dtype=np.intp)
+    H = np.zeros((1, B, k))
+    _hist.histogram_all(codes, feats, offsets, nbins, stats, H[0])
+    if nbins[0] > 1:
+        scale = float(np.abs(H[0, offsets[0]:offsets[1]]).sum())
+    else:                                   # a one-bin first column holds the totals
+        scale = float(np.abs(_total(H[0], offsets, feats)).sum())
+    scale = scale or 1.0
+    active = [0]                            # heap indices of the nodes of H
+    seg = {0: (0, n)}                       # rows of a node: order[start:end]
+    newton = gain_fn is newton_gain and k >= 2
+    if newton:
+        # fresh writable arrays: one compiled signature whatever the caller passed
+        lc_arr = np.array(lc % k, dtype=np.intp)
+        ml_arr = np.array(ml, dtype=np.float64)
     for level in range(depth):
-        split_nodes = []
-        for nd in active:                     # ≤ 2^depth nodes per level
-            H = hist.pop(nd)
-            if flat.size == 0:
-                continue
-            P = H[binned.offsets[0]:binned.offsets[1]].sum(axis=0)
-            L = _left_cumsum(binned, H)[flat]
+        if newton:                          # one compiled pass, same arithmetic
+            best, best_gain = _hist.newton_split(H, offsets, nbins, feats, flat.size,
+                                                 lc_arr, ml_arr, TIE_RTOL)
+        else:
+            L, P = _hist.left_sums(H, offsets, nbins, feats, flat.size)
+            P = P[:, None, :]
             R = P - L
             g = gain_fn(L, R, P)
-            ok = np.all((L[:, lc] >= ml) & (R[:, lc] >= ml), axis=1)
-            g = np.where(ok, g, -np.inf)
-            best = int(np.argmax(g))
-            if not g[best] > min_gain * scale:
+            ok = np.all((L[..., lc] >= ml) & (R[..., lc] >= ml), axis=-1)
+            g = np.where(ok & ~np.isnan(g), g, -np.inf)
+            best, best_gain = _first_best(g)
+        split = []
+        for a, nd in enumerate(active):     # ≤ 2^depth nodes per level
+            if not best_gain[a] > min_gain * scale:
                 continue
-            feature[nd], kcut[nd], gain[nd] = col[best], kk[best], g[best]
-            cut[nd] = binned.cut_value(int(col[best]), int(kk[best]))
-            split_nodes.append((nd, H))
-        if not split_nodes:
+            b = int(best[a])
+            feature[nd], gain[nd] = col[b], best_gain[a]
+            cut[nd] = binned.cut_value(int(col[b]), int(kk[b]))
+            start, end = seg.pop(nd)
+            if level == depth - 1:          # the leaves need no segments (nor histograms)
+                _hist.route(codes, order[start:end], node, int(col[b]), int(kk[b]), nd)
+                continue
+            mid = _hist.partition(codes, order, node, start, end, int(col[b]), int(kk[b]),
+                                  nd, buf)
+            seg[2 * nd + 1], seg[2 * nd + 2] = (start, mid), (mid, end)
+            split.append((a, nd, start, mid, end))
+        if not split:
             break
-        # route the rows of split nodes to their children
-        f = feature[node]
-        go = binned.codes[np.maximum(f, 0), rows] > kcut[node]
-        node = np.where(f >= 0, 2 * node + 1 + go, node)
-        if level == depth - 1:
-            break                          # the leaves need no histograms
-        # left-child histograms, right ones by subtraction (sibling trick)
-        lefts = np.array([2 * nd + 1 for nd, _ in split_nodes])
-        slot = np.full(size, -1)
-        slot[lefts] = np.arange(lefts.size)
-        which = slot[node]
-        S = np.zeros((n, k * lefts.size), dtype=binned.onehot.dtype)
-        r = np.flatnonzero(which >= 0)
-        c = which[r] * k
-        for j in range(k):                   # k statistics (2 or 3)
-            S[r, c + j] = stats[r, j]
-        HL = binned.histogram(S)
+        # the smaller child's histogram from its rows, its sibling's by subtraction
+        child = np.zeros((2 * len(split), B, k))
         active = []
-        for i, (nd, H) in enumerate(split_nodes):
-            left = HL[:, i * k:(i + 1) * k]
-            hist[2 * nd + 1] = left
-            hist[2 * nd + 2] = H - left
+        for i, (a, nd, start, mid, end) in enumerate(split):
+            left_small = mid - start <= end - mid
+            small, big = (2 * i, 2 * i + 1) if left_small else (2 * i + 1, 2 * i)
+            lo, hi = (start, mid) if left_small else (mid, end)
+            _hist.histogram_rows(codes, feats, offsets, nbins, stats, order[lo:hi], child[small])
+            np.subtract(H[a], child[small], out=child[big])
             active += [2 * nd + 1, 2 * nd + 2]
-    return Tree(depth=depth, feature=feature, cut=cut, gain=gain), node
+        H = child
+    return tree, node
+
+
+#: gains within this relative distance of the best are ties (rounding noise)
+TIE_RTOL = 1e-11
+
+
+def _first_best(g):
+    """Per row of ``g``, the first candidate (first column, then smallest
+    threshold) whose gain ties the largest one, and its gain.
+
+    Candidates that split the rows of a node identically (aliased columns, a
+    small node) or into sides of equal statistics have equal gains, but sums
+    over different bins round differently: a tie is a gain within
+    ``TIE_RTOL`` of the largest, so that the choice does not depend on the
+    summation order (row order, sibling subtraction).
+    """
+    gmax = g.max(axis=1)
+    fin = np.isfinite(gmax)
+    thresh = np.where(fin, gmax - TIE_RTOL * np.abs(np.where(fin, gmax, 0.0)), gmax)
+    best = np.argmax(g >= thresh[:, None], axis=1)
+    return best, g[np.arange(g.shape[0]), best]
+
+
+def _total(H, offsets, feats):
+    """Totals of a node's statistics: the bins of its first splittable column."""
+    f = int(feats[0])
+    return H[offsets[f]:offsets[f + 1]].sum(axis=0)
