@@ -118,12 +118,6 @@ def test_trusted_opts_out(frame):
 # ---- every method ---------------------------------------------------------------------
 from test_bad_input import METHOD_NAMES, OPTIONS  # noqa: E402
 
-#: methods that do not pass spec.trusted on to build_model_frame (so trusted=True is
-#: ignored and the allowlist still applies: safe, but the opt-out does not work):
-#: ubreg/boosting/uls_boost.py (_fit_boost), ubreg/boosting/uboost.py
-#: (fit_uboost_method), ubreg/gnnb/method.py (_fit) need ``trusted=spec.trusted``
-TRUSTED_IGNORED = {"uboost"}
-
 
 def _fit_method(method, formula, data, **kw):
     return ubreg.fit(formula, data, method=method.split("-")[0],
@@ -141,10 +135,7 @@ def test_injection_is_rejected_for_every_method(frame, tmp_path, method):
 
 
 @pytest.mark.parametrize("method", METHOD_NAMES)
-def test_trusted_opts_out_for_every_method(frame, method, request):
-    if method in TRUSTED_IGNORED:
-        request.applymarker(pytest.mark.xfail(raises=FormulaError, strict=True,
-                                              reason="the method drops spec.trusted"))
+def test_trusted_opts_out_for_every_method(frame, method):
     with pytest.raises(FormulaError, match="not allowed"):
         _fit_method(method, "y ~ x + np.cumsum(z)", frame)
     m = _fit_method(method, "y ~ x + np.cumsum(z)", frame, trusted=True)

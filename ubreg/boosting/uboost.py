@@ -41,6 +41,7 @@ from ..fit import FitSpec, register_method
 from ..formula import build_model_frame
 from ..learners.binning import bin_design
 from ..learners.trees import grow_tree, newton_gain
+from ..progress import progress
 from .ulosses import ULoss, resolve_U
 
 __all__ = ["UBOOST_LEARNERS", "LinearStep", "UBoostFit", "boost_u", "fit_uboost_method"]
@@ -209,7 +210,7 @@ def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
         stats = np.empty((n, 3 if min_samples_leaf > 1 else 2))
         if stats.shape[1] == 3:
             stats[:, 2] = w
-    for m in range(mstop):
+    for m in progress(range(mstop), "uboost", total=mstop):
         if comp is not None:
             g = wy * d1                            # ∂/∂F of wᵢ U(y*ᵢ Fᵢ)
             h = w * U.newton_weight(z, F, d2)      # its curvature (MATH.md §6)
@@ -279,7 +280,8 @@ def fit_uboost_method(spec: FitSpec, *, U="logistic", learner: str = "trees", de
     _check_leaf(min_child_weight, min_samples_leaf)
     U = resolve_U(U)
     mf = build_model_frame(spec.formula, spec.data, weights=spec.weights,
-                           na_action=spec.na_action, positive=spec.positive)
+                           na_action=spec.na_action, positive=spec.positive,
+                           trusted=spec.trusted)
     options = dict(learner=learner, depth=int(depth), mstop=int(mstop), nu=float(nu),
                    max_bins=int(max_bins), init=init, min_child_weight=float(min_child_weight),
                    min_samples_leaf=float(min_samples_leaf))
