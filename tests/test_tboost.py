@@ -497,8 +497,8 @@ def test_udt_learner_row_order_and_frequency_weights():
 # --------------------------------------------------------------------------- family= ignored
 def test_a_family_the_method_ignores_warns():
     """tboost's loss comes from t=, uboost's from U=: another family= warns (at
-    the caller's line); the default (no family, i.e. entropy) and a tempered
-    family for tboost do not."""
+    the caller's line), even an explicit entropy; no family, and a tempered
+    family for tboost, do not."""
     import warnings
 
     df = make_data(n=80)
@@ -518,3 +518,8 @@ def test_a_family_the_method_ignores_warns():
         ubreg.fit(FORMULA, df, method="tboost", rounds=2,
                   family=ubreg.Permissible("tempered", t=0.3))
         ubreg.fit(FORMULA, df, method="uboost", mstop=3)
+        ubreg.cv(FORMULA, df, method="uboost", mstop=3, folds=2, seed=0)
+    # an explicitly named entropy is ignored too, and says so
+    with pytest.warns(UserWarning, match=r"'uboost' takes its loss from U="):
+        ubreg.fit(FORMULA, df, method="uboost", mstop=3, family="entropy")
+    assert "family=" not in ubreg.fit(FORMULA, df, method="tboost", rounds=2).call

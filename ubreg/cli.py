@@ -35,7 +35,9 @@ DEMO_SPECS = (
 #: other methods tried in the demo when they are registered, with their options (each is
 #: labelled after fitting by what it fitted: method · family, e.g. "tboost · tempered
 #: exponential (t = 0.5)")
-DEMO_OTHER_METHODS = {"udt": {}, "uboost": {}, "tboost": {}, "gnnb": {}}
+#: family None: the method takes its loss elsewhere (uboost: U="logistic"; tboost: t = 0.5)
+DEMO_OTHER_METHODS = {"udt": ("entropy", {}), "uboost": (None, {}), "tboost": (None, {}),
+                      "gnnb": ("entropy", {})}
 #: folds of the U-Boost CV risk path drawn in the demo report
 DEMO_CV_RISK_FOLDS = 10
 
@@ -54,13 +56,13 @@ def demo_models(data, folds: int = 10, seed: int = 1, show_progress=None):
 
     specs = [s for s in DEMO_SPECS]
     # label None: named after the fit, by the family the method actually fitted
-    specs += [(None, name, "entropy", {}, opts)
-              for name, opts in DEMO_OTHER_METHODS.items() if name in METHODS]
+    specs += [(None, name, fam, {}, opts)
+              for name, (fam, opts) in DEMO_OTHER_METHODS.items() if name in METHODS]
     models, notes = {}, []
     for label, method, fam, params, opts in progress(specs, desc="demo fits", show=show_progress):
         shown = label or method
         try:
-            family = Permissible(fam, **params)
+            family = None if fam is None else Permissible(fam, **params)
         except (ValueError, TypeError) as exc:
             notes.append(f"{shown}: skipped ({exc})")
             continue

@@ -194,7 +194,9 @@ def cv(formula: str, data, family=None, method: str = "uls", folds: int = 10,
     pos = np.asarray(mf.index, dtype=int)     # positions of the complete rows
     y, w = mf.y, mf.weights                   # y: for stratification
     fold = fold_assignment(y, folds, stratified, seed)
-    fit_kw = dict(family=fam, method=method, na_action=na_action, **fit_options)
+    # family=None stays None, so that each fit knows no family was named
+    fit_kw = dict(family=None if family is None else fam, method=method,
+                  na_action=na_action, **fit_options)
     if positive is not None:
         fit_kw["positive"] = positive
     records = []

@@ -38,6 +38,9 @@ class FitSpec:
     positive: object
     call: str
     trusted: bool = False
+    #: whether the caller named a family (``family=None`` resolves to entropy); methods
+    #: that take their loss from elsewhere (uboost's U=, tboost's t=) warn when it is ignored
+    family_given: bool = True
 
 
 def register_method(name: str):
@@ -89,9 +92,12 @@ def _literal(value) -> str:
     return json.dumps(value) if isinstance(value, str) else repr(value)
 
 
-def _call_string(formula, family, method, weights, options) -> str:
+def _call_string(formula, family, method, weights, options, family_given=True) -> str:
     fam = "[" + ", ".join(map(repr, family)) + "]" if isinstance(family, list) else repr(family)
-    parts = [_literal(formula), "data", f"family={fam}", f"method={_literal(method)}"]
+    parts = [_literal(formula), "data"]
+    if family_given:
+        parts.append(f"family={fam}")
+    parts.append(f"method={_literal(method)}")
     if weights is not None:
         parts.append("weights=" + (_literal(weights) if isinstance(weights, str) else "<array>"))
     parts += [f"{k}={_literal(v)}" for k, v in options.items()]
@@ -139,6 +145,7 @@ def fit(formula: str, data, family=None, method: str = "uls", weights=None,
     Result
         For ``uls`` a :class:`~ubreg.results.linear.LinearResult`.
     """
+    family_given = family is not None
     if isinstance(family, (list, tuple)):
         # a bag of families, for the adaptive strategies of boosting (paper 000 §7)
         family = [resolve_family(f) for f in family]
@@ -154,9 +161,10 @@ def fit(formula: str, data, family=None, method: str = "uls", weights=None,
         unknown = [k for k in options if k not in accepted]
         if unknown:
             raise _unknown_options(label, unknown, accepted)
-    call = _call_string(formula, family, method, weights, options)
+    call = _call_string(formula, family, method, weights, options, family_given)
     spec = FitSpec(formula=formula, data=data, family=family, weights=weights,
-                   na_action=na_action, positive=positive, call=call, trusted=bool(trusted))
+                   na_action=na_action, positive=positive, call=call, trusted=bool(trusted),
+                   family_given=family_given)
     try:
         return func(spec, **options)
     except TypeError as exc:

@@ -36,7 +36,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..families import Entropy
 from ..fit import FitSpec, register_method
 from ..formula import build_model_frame
 from ..learners.binning import bin_design
@@ -48,7 +47,6 @@ __all__ = ["UBOOST_LEARNERS", "LinearStep", "UBoostFit", "boost_u", "fit_uboost_
 
 UBOOST_LEARNERS = ("stumps", "trees", "linear")
 #: what ubreg.fit gives a method when no family= is passed
-_DEFAULT_FAMILY = Entropy()
 
 
 @dataclass
@@ -269,9 +267,7 @@ def fit_uboost_method(spec: FitSpec, *, U="logistic", learner: str = "trees", de
 
     if isinstance(spec.family, list):
         raise ValueError("method 'uboost' takes its loss from U=, not a bag of families")
-    if spec.family != _DEFAULT_FAMILY:
-        # fit() resolves family=None to Permissible("entropy"), so only a family
-        # other than that default can be told apart from "no family given"
+    if spec.family_given:
         warnings.warn(f"method 'uboost' takes its loss from U=, not family=: "
                       f"family={spec.family!r} is ignored (the loss is U={U!r}); pass U= "
                       "instead (e.g. U=\"logistic\", \"exponential\")", UserWarning,

@@ -5,7 +5,6 @@ import warnings
 
 import numpy as np
 
-from ..families import Entropy
 from ..families.tempered import Tempered
 from ..fit import FitSpec, register_method
 from ..formula import build_model_frame
@@ -71,9 +70,7 @@ def fit_tboost(spec: FitSpec, *, t=None, rounds: int = 20, learner: str = "trees
     family = spec.family
     if isinstance(family, list):
         raise ValueError("method 'tboost' takes its loss from t=, not a bag of families")
-    if not isinstance(family, Tempered) and family != Entropy():
-        # fit() resolves family=None to Permissible("entropy"): only another
-        # family can be told apart from "no family given"
+    if spec.family_given and not isinstance(family, Tempered):
         warnings.warn(f"method 'tboost' minimises the tempered exponential loss of t=: "
                       f"family={family!r} is ignored; pass t= or "
                       "family=Permissible(\"tempered\", t=...)", UserWarning,

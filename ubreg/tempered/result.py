@@ -167,9 +167,14 @@ class TBoostSummary:
     def facts(self) -> dict:
         r = self.result
         ystar = 2.0 * r.y - 1.0
-        err = float(np.mean(ystar * r.eta <= 0))
-        err_c = float(np.mean(ystar * r.eta_clipped <= 0))
+        w = r.weights
+        err = float(np.sum(w * (ystar * r.eta <= 0)) / np.sum(w))
+        err_c = float(np.sum(w * (ystar * r.eta_clipped <= 0)) / np.sum(w))
+        obs = f"{r.nobs:g}"
+        if r.n_dropped:
+            obs += f" ({r.n_dropped} observation(s) deleted due to missingness)"
         lines = [
+            ("Observations", obs),
             ("Temperature", f"t = {r.t:g} (t* = {1 / (2 - r.t):.4g})"),
             ("Weak learner", f"{r.learner} {r.options.get('learner_desc', '')}".strip()),
             ("mu", r.options.get("mu", "closed")),
@@ -199,7 +204,8 @@ class TBoostSummary:
 
     def __str__(self):
         f = self.facts()
-        out = [f"t-AdaBoost (paper 004): {self.result.formula}", ""]
+        out = [f"t-AdaBoost (paper 004): {self.result.formula}", "",
+               "Call:", str(self.result.call), ""]
         width = max(len(k) for k, _ in f["lines"])
         out += [f"{k.ljust(width)}  {v}" for k, v in f["lines"]]
         out += ["", self._table().to_string(float_format=lambda v: f"{v:.5g}")]
