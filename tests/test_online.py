@@ -295,3 +295,27 @@ def test_tempered_scalar_posterior_matches_the_family(t):
     eta = np.r_[eta[np.abs(eta) < 0.999 * hi], -1e3, 1e3] if np.isfinite(hi) else eta
     np.testing.assert_allclose([post(float(a)) for a in eta], fam.posterior(eta),
                                rtol=1e-11, atol=1e-12)
+
+
+def test_pickle_records_the_version_and_warns_on_another():
+    import pickle
+    import warnings
+
+    import ubreg.online as online
+
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"x": rng.normal(size=200)})
+    df["y"] = (df.x + rng.normal(size=200) > 0).astype(int)
+    ol = ubreg.OnlineLearner("y ~ x").partial_fit(df)
+    blob = pickle.dumps(ol)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        back = pickle.loads(blob)                      # same version: silent
+    np.testing.assert_array_equal(back.predict(df), ol.predict(df))
+    real = online.__version__
+    try:
+        online.__version__ = "0.0.0-other"
+        with pytest.warns(UserWarning, match=r"pickled by ubreg .* loaded by 0\.0\.0-other"):
+            pickle.loads(blob)
+    finally:
+        online.__version__ = real

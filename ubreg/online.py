@@ -24,10 +24,12 @@ columns, factor levels or response values.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
 
+from . import __version__
 from .errors import DataError, FormulaError, PredictionError, ResponseError
 from .families import resolve_family
 from .families.closed import Entropy, Entropy2, Gini, Matsushita
@@ -272,7 +274,17 @@ class OnlineLearner:
         self._w_sum = None           # Σ_{t≤T} w_t, for the average
         self.last_links_ = np.empty(0)
 
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["ubreg_version"] = __version__
+        return state
+
     def __setstate__(self, state):
+        saved = state.pop("ubreg_version", None)
+        if saved != __version__:
+            warnings.warn(f"this on-line learner was pickled by ubreg {saved}, loaded by "
+                          f"{__version__}; refit it if predictions matter", UserWarning,
+                          stacklevel=2)
         # pickles of versions without the rate/average options: the constant
         # rate and the last iterate, as they had
         self.__dict__.update(state)
