@@ -19,8 +19,11 @@ Measured, each in its own process so that each peak RSS is its own:
     python benchmarks/bench_dask.py --n 10000000 --memory-n 1000000
 
 Printed: the table, the ratios (time per row of dask at n vs in-memory at
-``--memory-n``; goals: ≤ 2x time per row, < 2 GB per worker at 1e7) and the
-largest |coefficient difference| when both fits ran on the same rows.
+``--memory-n``, by wall time and per core — the dask fit has ``--workers``
+cores, the in-memory one ``--blas-threads``; goals: ≤ 2x time per row,
+< 2 GB per worker at 1e7) and the largest |coefficient difference| when both
+fits ran on the same rows.  ``persist`` is ubreg's default ("auto") unless
+``--no-persist`` or ``--persist`` is given.
 """
 from __future__ import annotations
 
@@ -74,7 +77,7 @@ def generate(folder: str, n: int, rows_per_file: int) -> None:
         i += 1
 
 
-def task_dask(folder: str, workers: int, persist: bool = True) -> dict:
+def task_dask(folder: str, workers: int, persist="auto") -> dict:
     import dask.dataframe as dd
     from distributed import Client, LocalCluster
 
@@ -96,7 +99,8 @@ def task_dask(folder: str, workers: int, persist: bool = True) -> dict:
                "base_mb": base_mb, "worker_peak_mb": sorted(worker_mb.values()),
                "iterations": m.iterations, "passes": m.passes,
                "partitions": m._stats["partitions"], "coef": m.coef.tolist(),
-               "deviance": m.deviance}
+               "deviance": m.deviance, "persisted": bool(m._stats["persisted"]),
+               "cores": workers}
     finally:
         client.close()
         cluster.close()
@@ -114,7 +118,7 @@ def task_memory(folder: str) -> dict:
     seconds = time.perf_counter() - t0
     return {"task": "memory", "n": int(m.nobs), "seconds": seconds, "peak_mb": _peak_mb(),
             "base_mb": base_mb, "iterations": m.iterations, "coef": m.coef.tolist(),
-            "deviance": m.deviance}
+            "deviance": m.deviance, "cores": int(_blas_threads())}
 
 
 def _run(args: list[str]) -> dict:
@@ -137,7 +141,9 @@ def main():
     ap.add_argument("--blas-threads", default="1",
                     help="OPENBLAS/OMP/MKL_NUM_THREADS of the in-memory fit and the client")
     ap.add_argument("--no-persist", action="store_true",
-                    help="rebuild each partition's design at every pass (bounded memory)")
+                    help="persist=False: rebuild each partition's design at every pass")
+    ap.add_argument("--persist", action="store_true",
+                    help="persist=True: keep the designs in worker memory whatever their size")
     ap.add_argument("--keep", help="folder for the parquet files (kept; default: a temp dir)")
     ap.add_argument("--task", choices=["dask", "memory", "generate"], help=argparse.SUPPRESS)
     ap.add_argument("--folder", help=argparse.SUPPRESS)
@@ -147,7 +153,8 @@ def main():
         print(json.dumps({"task": "generate"}))
         return
     if args.task == "dask":
-        print(json.dumps(task_dask(args.folder, args.workers, not args.no_persist)))
+        persist = False if args.no_persist else True if args.persist else "auto"
+        print(json.dumps(task_dask(args.folder, args.workers, persist)))
         return
     if args.task == "memory":
         print(json.dumps(task_memory(args.folder)))
@@ -155,7 +162,9 @@ def main():
 
     if args.smoke:
         args.n, args.rows_per_file = 20_000, 5_000
-    persist = ["--no-persist"] if args.no_persist else []
+    persist = ["--no-persist"] if args.no_persist else ["--persist"] if args.persist else []
+    persist_label = ("persist=False" if args.no_persist else "persist=True" if args.persist
+                     else "persist='auto'")
     mem_n = args.memory_n or min(args.n, 1_000_000)
     root = args.keep or tempfile.mkdtemp(prefix="ubreg-bench-dask-")
     try:
@@ -180,25 +189,33 @@ def main():
             shutil.rmtree(root, ignore_errors=True)
 
     print(f"\n== uls entropy from parquet; dask: {args.workers} workers x 1 thread, "
-          f"{args.rows_per_file:,} rows per file{', persist=False' if args.no_persist else ''}; "
+          f"{args.rows_per_file:,} rows per file, {persist_label}; "
           f"in-memory: {args.blas_threads} BLAS thread(s) ==")
-    print(f"{'fit':12s} {'n':>11s} {'seconds':>9s} {'us/row':>7s} {'client MB':>10s} "
-          f"{'worker peak MB':>18s} {'iter':>5s} {'passes':>6s}")
+    print("(us/row: wall time per row; core-us/row: wall time x cores per row, cores = dask "
+          "workers x 1 thread, or the in-memory BLAS threads)")
+    print(f"{'fit':12s} {'n':>11s} {'seconds':>9s} {'us/row':>7s} {'cores':>5s} "
+          f"{'core-us/row':>11s} {'client MB':>10s} {'worker peak MB':>18s} {'iter':>5s} "
+          f"{'passes':>6s} {'persisted':>9s}")
     for name, r in res.items():
         workers = ",".join(f"{v:.0f}" for v in r.get("worker_peak_mb", [])) or "-"
         print(f"{name:12s} {r['n']:11,d} {r['seconds']:9.2f} {1e6 * r['seconds'] / r['n']:7.2f} "
+              f"{r['cores']:5d} {1e6 * r['seconds'] * r['cores'] / r['n']:11.2f} "
               f"{r['peak_mb']:10.0f} {workers:>18s} {r['iterations']:5d} "
-              f"{r.get('passes', ''):>6}")
+              f"{r.get('passes', ''):>6} {str(r.get('persisted', '-')):>9s}")
     d, m = res["dask"], res["memory"]
     per_row = (d["seconds"] / d["n"]) / (m["seconds"] / m["n"])
+    per_core = per_row * d["cores"] / m["cores"]
     print("\nratios (goal):")
-    print(f"  time per row, dask at n={d['n']:,} / in-memory at n={m['n']:,} = {per_row:.2f}  (<= 2)")
+    print(f"  time per row, dask at n={d['n']:,} / in-memory at n={m['n']:,} = {per_row:.2f}  "
+          "(<= 2)")
+    print(f"  time per row per core, dask ({d['cores']} cores) / in-memory ({m['cores']}) "
+          f"= {per_core:.2f}")
     if "dask_small" in res:
         s = res["dask_small"]
         print(f"  dask time growth n={d['n']:,} vs n={s['n']:,}: {d['seconds'] / s['seconds']:.2f} "
               f"for {d['n'] / s['n']:.0f}x the rows (linear = {d['n'] / s['n']:.0f})")
         print(f"  largest |coef diff| dask vs in-memory at n={s['n']:,}: "
-              f"{np.max(np.abs(np.array(s['coef']) - np.array(m['coef']))):.2e}")
+              f"{np.max(np.abs(np.array(s['coef']) - np.array(m['coef']))):.2e}  (<= 1e-8)")
     else:
         print(f"  largest |coef diff| dask vs in-memory: "
               f"{np.max(np.abs(np.array(d['coef']) - np.array(m['coef']))):.2e}  (<= 1e-8)")

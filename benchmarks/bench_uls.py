@@ -7,6 +7,13 @@ its own subprocess so that its peak resident memory (ru_maxrss) is its own.
     python benchmarks/bench_uls.py                 # n = 1e5 and 1e6
     python benchmarks/bench_uls.py --n 100000
     python benchmarks/bench_uls.py --smoke         # seconds; what CI runs
+    python benchmarks/bench_uls.py --blas-threads 2
+
+BLAS and OpenMP threads are pinned the same for every peer (as in
+bench_dask.py): OPENBLAS_NUM_THREADS, OMP_NUM_THREADS and MKL_NUM_THREADS are
+all set to ``--blas-threads`` (default: OPENBLAS_NUM_THREADS if set, else 1)
+before numpy loads, and passed to every task; each task reports the threads
+its BLAS/OpenMP pools really have (threadpoolctl), printed with the table.
 
 Printed: wall time of each task, peak RSS, the ratios the foundation issue
 sets goals for, and the largest |coefficient difference| between peers.
@@ -15,13 +22,28 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
 import time
 
-import numpy as np
-import pandas as pd
+_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _blas_threads() -> str:
+    argv = sys.argv
+    if "--blas-threads" in argv[:-1]:
+        return argv[argv.index("--blas-threads") + 1]
+    return os.environ.get("OPENBLAS_NUM_THREADS", "1")
+
+
+# every peer gets the same BLAS/OpenMP threads, set before numpy loads OpenBLAS
+for _var in _THREAD_VARS:
+    os.environ[_var] = _blas_threads()
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 
 FORMULA = "y ~ " + " + ".join(f"x{j}" for j in range(1, 21)) + " + c5 + c10"
 
@@ -48,6 +70,18 @@ def _peak_mb() -> float:
 def _design(data):
     import patsy
     return patsy.dmatrices(FORMULA, data, return_type="matrix")
+
+
+def _thread_pools() -> str:
+    """The threads of this process's BLAS/OpenMP pools, e.g. 'openblas 1, openmp 1'."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return "threadpoolctl not installed"
+    pools = {}
+    for info in threadpool_info():
+        pools.setdefault(info.get("internal_api", "?"), set()).add(info.get("num_threads"))
+    return ", ".join(f"{k} {'/'.join(map(str, sorted(v)))}" for k, v in sorted(pools.items()))
 
 
 def task(name: str, n: int) -> dict:
@@ -93,7 +127,8 @@ def task(name: str, n: int) -> dict:
         _, X = _design(data)
         X = np.asarray(X)[:, 1:]
         t0 = time.perf_counter()
-        lr = LogisticRegression(penalty=None, solver="newton-cholesky", max_iter=100)
+        # no penalty: C = inf (penalty=None is deprecated since scikit-learn 1.8)
+        lr = LogisticRegression(C=np.inf, solver="newton-cholesky", max_iter=100)
         lr.fit(X, data["y"].to_numpy())
         coef = np.r_[lr.intercept_, lr.coef_.ravel()].tolist()
         extra = {"iterations": int(lr.n_iter_[0])}
@@ -101,27 +136,50 @@ def task(name: str, n: int) -> dict:
         raise SystemExit(f"unknown task {name}")
     seconds = time.perf_counter() - t0
     out = {"task": name, "n": n, "seconds": seconds, "peak_mb": _peak_mb(),
-           "data_mb": base_mb, "coef": coef}
+           "data_mb": base_mb, "coef": coef, "threads": _thread_pools()}
     if coef is not None:
         out.update(extra)
     return out
 
 
 def run_task(name: str, n: int) -> dict:
+    env = dict(os.environ, **{v: _blas_threads() for v in _THREAD_VARS})
     proc = subprocess.run([sys.executable, __file__, "--task", name, "--n", str(n)],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         raise RuntimeError(f"task {name} failed:\n{proc.stderr}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def report(n: int, tasks: list[str]) -> None:
-    res = {t: run_task(t, n) for t in tasks}
+def report(n: int, tasks: list[str], rounds: int = 3, slow: float = 60.0) -> None:
+    """Run every task once per round (a fresh process each time), interleaved,
+    so that a burst of load on a shared machine hits every peer alike; a task
+    whose first run took more than ``slow`` seconds runs once.  The table
+    gives the fastest run of each task (and all of them), peak RSS the largest."""
+    res: dict = {}
+    for r in range(rounds):
+        for t in tasks:
+            if r and res[t]["runs"][0] > slow:
+                continue
+            out = run_task(t, n)
+            if t not in res:
+                res[t] = dict(out, runs=[out["seconds"]])
+                continue
+            res[t]["runs"].append(out["seconds"])
+            res[t]["peak_mb"] = max(res[t]["peak_mb"], out["peak_mb"])
+            if out["seconds"] < res[t]["seconds"]:
+                res[t]["seconds"] = out["seconds"]
     print(f"\n== n = {n:,} rows, 20 numeric + 2 categorical predictors (34 columns) ==")
-    print(f"{'task':26s} {'seconds':>9s} {'peak RSS MB':>12s} {'(data MB)':>10s} {'iter':>5s}")
+    pools = sorted({r.get("threads", "?") for r in res.values()})
+    print(f"BLAS/OpenMP threads, every task: {'='.join(_THREAD_VARS)}={_blas_threads()}; "
+          f"pools seen: {'; '.join(pools)}")
+    print(f"seconds: the fastest of up to {rounds} interleaved runs (tasks over {slow:.0f} s run "
+          "once); all runs listed")
+    print(f"{'task':26s} {'seconds':>9s} {'peak RSS MB':>12s} {'(data MB)':>10s} {'iter':>5s}  runs")
     for t, r in res.items():
+        runs = " ".join(f"{x:.3f}" for x in r["runs"])
         print(f"{t:26s} {r['seconds']:9.3f} {r['peak_mb']:12.0f} {r['data_mb']:10.0f} "
-              f"{r.get('iterations', ''):>5}")
+              f"{r.get('iterations', ''):>5}  {runs}")
 
     def ratio(a, b):
         if a in res and b in res:
@@ -142,6 +200,7 @@ def report(n: int, tasks: list[str]) -> None:
     print(f"  matsushita / entropy (whole fit)              = {ratio('ubreg_matsushita', 'ubreg_fit'):.3f}")
     print("largest |coef difference|:")
     print(f"  ubreg vs statsmodels                           = {coef_diff('ubreg_fit', 'statsmodels_glm'):.2e}  (<= 1e-8)")
+    print(f"  ULS fit only vs statsmodels                    = {coef_diff('ubreg_fit_only', 'statsmodels_glm'):.2e}  (<= 1e-8)")
     print(f"  sklearn newton-cholesky vs statsmodels         = {coef_diff('sklearn_newton_cholesky', 'statsmodels_glm'):.2e}")
     print(f"  coordinate vs corrective                       = {coef_diff('ubreg_coordinate', 'ubreg_fit'):.2e}")
     if "ubreg_fit" in res:
@@ -158,17 +217,22 @@ def main():
     ap.add_argument("--task")
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--skip", action="append", default=[], help="task to leave out")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="interleaved runs of every task (the fastest is reported)")
+    ap.add_argument("--blas-threads", default=None,
+                    help="OPENBLAS/OMP/MKL_NUM_THREADS of every task (default: "
+                         "OPENBLAS_NUM_THREADS if set, else 1)")
     args = ap.parse_args()
     if args.task:
         print(json.dumps(task(args.task, args.n[0])))
         return
     if args.smoke:
-        report(2000, ["ubreg_fit", "statsmodels_glm", "ubreg_coordinate"])
+        report(2000, ["ubreg_fit", "statsmodels_glm", "ubreg_coordinate"], rounds=1)
         return
     for n in args.n or [100_000, 1_000_000]:
         # the coordinate solver is timed at 1e5 only: it needs ~1000 one-column passes
         skip = set(args.skip) | ({"ubreg_coordinate"} if n > 200_000 else set())
-        report(n, [t for t in ALL if t not in skip])
+        report(n, [t for t in ALL if t not in skip], rounds=args.rounds)
 
 
 if __name__ == "__main__":

@@ -190,7 +190,8 @@ def test_clear_errors(client, frame, ddf):
         ubreg.fit("y ~ x1", ddf, weights=np.ones(len(frame)))
     with pytest.raises(ValueError, match="needs the data in memory"):
         ubreg.fit("y ~ x1", ddf, learner="stumps")
-    with pytest.raises(DataError, match="needs the data in memory"):
+    with pytest.raises(DataError, match="method 'udt' does not run on Dask frames.*only "
+                                        r"method='uls' \(linear\) does; call \.compute\(\)"):
         ubreg.fit("y ~ x1", ddf, method="udt")
     with pytest.raises(FormulaError, match="not in the data"):
         ubreg.fit("y ~ nope", ddf)
@@ -203,11 +204,125 @@ def test_clear_errors(client, frame, ddf):
         ubreg.fit("y ~ x1", one_class)
 
 
-def test_separation_symptom_warns(client):
+def _separated():
     x = np.linspace(-3, 3, 200)
-    data = pd.DataFrame({"x": x, "y": (x > 0).astype(int)})
+    return pd.DataFrame({"x": x, "y": (x > 0).astype(int)})
+
+
+def test_separation_symptom_warns(client):
     with pytest.warns(ubreg.errors.SeparationWarning):
-        ubreg.fit("y ~ x", dd.from_pandas(data, npartitions=2), maxiter=30)
+        ubreg.fit("y ~ x", dd.from_pandas(_separated(), npartitions=2), maxiter=30)
+
+
+def test_on_separation_raise_raises_on_the_symptom(client, ddf):
+    d = dd.from_pandas(_separated(), npartitions=2)
+    with pytest.raises(DataError, match="numerically 0 or 1.*on_separation='raise'"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ubreg.errors.ConvergenceWarning)
+            ubreg.fit("y ~ x", d, maxiter=30, on_separation="raise")
+    # in memory the same data raise too (the linear program confirms the separation)
+    with pytest.raises(DataError, match="separation"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ubreg.errors.ConvergenceWarning)
+            ubreg.fit("y ~ x", _separated(), maxiter=30, on_separation="raise")
+    # a fit without the symptom is not affected
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ubreg.fit("y ~ x1 + x2", ddf, on_separation="raise")
+    with pytest.raises(ValueError, match="on_separation must be"):
+        ubreg.fit("y ~ x1", ddf, on_separation="ignore")
+
+
+def test_every_other_method_refuses_a_dask_frame(client, ddf):
+    """Whatever was registered before or after ubreg.dask was imported."""
+    for name in sorted(ubreg.METHODS):
+        if name == "uls":
+            continue
+        with pytest.raises(DataError, match=f"method '{name}' does not run on Dask frames"):
+            ubreg.fit("y ~ x1", ddf, method=name)
+    assert "tboost" in ubreg.METHODS          # registered after ubreg.dask in ubreg/__init__
+
+
+def test_a_method_registered_later_refuses_a_dask_frame(ddf, frame):
+    import sys
+    from ubreg.fit import METHODS, register_method
+
+    calls = []
+
+    @register_method("later")
+    def later(spec, *, depth: int = 1):
+        calls.append(type(spec.data).__name__)
+        return depth
+
+    try:
+        assert sys.modules["ubreg.fit"].register_method is register_method
+        assert later.__name__ == "later" and METHODS["later"] is not later  # routed wrapper
+        assert ubreg.fit("y ~ x1", frame, method="later", depth=3) == 3
+        with pytest.raises(DataError, match="method 'later' does not run on Dask frames"):
+            ubreg.fit("y ~ x1", ddf, method="later")
+        with pytest.raises(ubreg.errors.OptionError, match="no option 'persist'"):
+            ubreg.fit("y ~ x1", frame, method="later", persist=False)
+        assert calls == ["DataFrame"]
+    finally:
+        METHODS.pop("later", None)
+
+
+def test_persist_is_a_dask_only_option(client, frame, ddf):
+    with pytest.raises(ubreg.errors.OptionError, match="'persist' applies to dask DataFrames "
+                                                       "only; the data is a pandas.DataFrame"):
+        ubreg.fit("y ~ x1", frame, persist=False)
+    with pytest.raises(ubreg.errors.OptionError, match="has no option 'nope'; it accepts: "
+                                                       "learner, solver"):
+        ubreg.fit("y ~ x1", ddf, nope=1)
+    with pytest.raises(ValueError, match="persist must be"):
+        ubreg.fit("y ~ x1", ddf, persist="sometimes")
+    mem = ubreg.fit("y ~ x1 + x2 + g", frame)
+    fits = {p: ubreg.fit("y ~ x1 + x2 + g", ddf, persist=p) for p in ("auto", True, False)}
+    for p, out in fits.items():
+        _assert_same_fit(mem, out)
+    assert fits["auto"].persisted                            # a small design: kept
+    assert fits[True].persisted and not fits[False].persisted
+
+
+def test_persist_auto_rule():
+    from ubreg.dask.frame import PERSIST_FRACTION, design_bytes, should_persist
+    gib = 2 ** 30
+    assert design_bytes(10_000_000, 34) == 10_000_000 * 8 * 36
+    # 1e7 rows x 34 columns on 2 workers of 12 GiB: 1.44 GB a worker, kept
+    assert should_persist(10_000_000, 34, 500_000, workers=2, memory_limit=12 * gib)
+    # ... not on 2 workers of 3 GiB (more than PERSIST_FRACTION of a worker)
+    assert not should_persist(10_000_000, 34, 500_000, workers=2, memory_limit=3 * gib)
+    # the largest partition bounds a worker's share from below
+    limit = design_bytes(4_000_000, 34) / PERSIST_FRACTION
+    assert should_persist(4_000_000, 34, 1_000_000, workers=1, memory_limit=limit)
+    assert not should_persist(4_000_000, 34, 4_000_001, workers=8, memory_limit=limit / 8)
+    # unknown memory: persist
+    assert should_persist(10 ** 9, 34, 10 ** 6, workers=1, memory_limit=0)
+
+
+def test_packed_design_is_lossless_and_smaller():
+    from ubreg.dask.packed import pack
+    rng = np.random.default_rng(0)
+    n = 5000
+    X = np.column_stack([np.ones(n), rng.normal(size=n), rng.integers(0, 2, n),
+                         rng.normal(size=n).astype(np.float32), rng.integers(-300, 300, n),
+                         rng.integers(0, 2, n) * 1e6, np.full(n, 2.0 ** 40), rng.uniform(size=n)])
+    y = rng.integers(0, 2, n).astype(float)
+    piece = pack(X, y, np.ones(n))
+    kinds = {np.dtype(g.dtype).name: g.shape[1] for g in piece.groups}
+    assert kinds == {"float64": 2, "float32": 3, "int16": 1, "int8": 2}, kinds
+    assert piece.w is None and piece.y.dtype == np.int8
+    assert piece.nbytes == n * (2 * 8 + 3 * 4 + 2 + 2 * 1 + 1)   # 33 bytes a row instead of 72
+    out = np.empty((1000, X.shape[1]))
+    for start in range(0, n, 1000):
+        block = piece.unpack(start, start + 1000, out)
+        np.testing.assert_array_equal(block, X[start:start + 1000][:, piece.order])
+    np.testing.assert_array_equal(piece.colmax(), np.abs(X).max(axis=0))
+    np.testing.assert_array_equal(piece.y_block(0, n), y)
+    w = rng.uniform(size=n)
+    assert pack(X, y, w).w is w
+    plain = pack(X, y, w, compact=False)
+    assert plain.groups[0] is X and plain.identity
 
 
 def test_cv_on_the_cluster_is_identical(client, frame):

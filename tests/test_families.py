@@ -532,6 +532,33 @@ def test_generator_at_the_ends_is_finite_and_silent(fam):
     np.testing.assert_allclose([losses[0][0], losses[1][1]], 0.0, atol=1e-12)
 
 
+def test_every_probability_scale_method_at_the_ends_is_silent(fam):
+    """Every method taking a probability, at p in {0, 1}, with warnings and
+    floating-point faults as errors: φ, ∇φ (= link), φ'' (whose limit at the
+    ends is +∞ for an unbounded link — returned as such, silently), and the
+    Bregman divergence D_φ(y‖v) with y at the ends (the label side)."""
+    ends = np.array([0.0, 1.0])
+    inner = np.array([1e-12, 0.3, 0.5, 0.9, 1.0 - 1e-9])
+    with no_warnings():
+        phi = fam.phi(ends)
+        dphi = fam.dphi(ends)
+        link = fam.link(ends)
+        d2 = fam.d2phi(ends)
+        scalars = [fam.d2phi(0.0), fam.d2phi(1.0), fam.phi(0.0), fam.dphi(1.0)]
+        div = [fam.D(y, inner) for y in (0.0, 1.0)]
+    assert np.all(np.isfinite(phi))
+    np.testing.assert_array_equal(dphi, link)
+    assert not np.any(np.isnan(dphi)) and dphi[0] < dphi[1]
+    # φ'' > 0 at the ends, symmetric, never NaN
+    assert not np.any(np.isnan(d2)) and np.all(d2 > 0) and d2[0] == d2[1]
+    assert float(scalars[0]) == d2[0] and float(scalars[1]) == d2[1]
+    if not _bounded(fam) and type(fam) in (Entropy, Entropy2, Matsushita, Mu):
+        # closed forms: the exact limit of φ''
+        assert np.all(np.isinf(d2))
+    for y, d in zip((0.0, 1.0), div):
+        assert np.all(np.isfinite(d)) and np.all(d >= -1e-12), (y, d)
+
+
 def test_methods_keep_the_shape(any_family):
     eta = np.linspace(-0.5, 0.5, 6).reshape(2, 3)
     for out in (any_family.posterior(eta), any_family.loss(1.0, eta),

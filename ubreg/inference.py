@@ -15,17 +15,22 @@ from scipy import stats
 from scipy.special import xlogy
 
 from .families.base import Family
-from .fitters.linear_algebra import inverse_spd, weighted_gram
+from .fitters.linear_algebra import inverse_spd, weighted_grams
 
 __all__ = ["sandwich", "deviance", "null_eta", "bernoulli_loglik", "wald_table"]
 
 
 def sandwich(X, y, w, eta, family: Family) -> dict[str, np.ndarray]:
-    """Model-based and robust (HC0) covariances of β̂ (MATH.md §3)."""
-    A = weighted_gram(X, w * family.hessian(y, eta))
+    """Model-based and robust (HC0) covariances of β̂ (MATH.md §3).
+
+    A, B_model and B_robust come from one blocked pass over X; when the
+    curvature equals the score variance row by row (``entropy``: both are
+    p̂(1 − p̂)), B_model is A.
+    """
+    A, B_model, B_robust = weighted_grams(X, [w * family.hessian(y, eta),
+                                              w * family.score_variance(eta),
+                                              w * family.gradient(y, eta) ** 2])
     A_inv = inverse_spd(A)
-    B_model = weighted_gram(X, w * family.score_variance(eta))
-    B_robust = weighted_gram(X, w * family.gradient(y, eta) ** 2)
     out = {}
     for kind, B in (("model", B_model), ("robust", B_robust)):
         V = A_inv @ B @ A_inv

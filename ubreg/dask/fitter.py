@@ -29,6 +29,7 @@ from ..fitters.uls import LinearFit, _accept
 from ..inference import bernoulli_loglik
 from ..methods.uls import _R_EPS, _SEPARATION_SYMPTOM, _separation_possible
 from .frame import prepare_partitions
+from .packed import BLOCK_ROWS
 from .reduce import reduce_sums
 
 __all__ = ["fit_linear_dask"]
@@ -37,63 +38,139 @@ __all__ = ["fit_linear_dask"]
 # ---------------------------------------------------------------------------
 # partition-wise sums (run on the workers)
 # ---------------------------------------------------------------------------
-_CHUNK = 65_536   # rows per block of a Gram matrix: bounds the scaled copy of X
+# A partition is a :class:`~ubreg.dask.packed.PackedPartition`; its rows are
+# read in blocks, unpacked into a reused float64 buffer (packed column order),
+# and every sum is accumulated in design order.  No array of the partition's
+# size is made: a pass holds two blocks (2 × 16 384 rows × p floats).
 
 
-def weighted_gram(X: np.ndarray, h: np.ndarray) -> np.ndarray:
-    """Xᵀ diag(h) X in blocks of rows (as ``fitters.linear_algebra.weighted_gram``,
-    whose scaled copy of the whole partition would cost a worker its size again)."""
-    p = X.shape[1]
-    out = np.zeros((p, p))
-    for start in range(0, X.shape[0], _CHUNK):
-        Xs = X[start:start + _CHUNK] * np.sqrt(h[start:start + _CHUNK])[:, None]
-        out += Xs.T @ Xs
+class _Accumulator:
+    """Sums over blocks: scalars, Xᵀv vectors and Xᵀdiag(h)X matrices, each
+    block's packed-order result added at its design-order place."""
+
+    def __init__(self, p: int):
+        self.p = p
+        self.vectors: dict = {}
+        self.grams: dict = {}
+
+    def vector(self, key, piece, value):
+        out = self.vectors.setdefault(key, np.zeros(self.p))
+        if piece.identity:
+            out += value
+        else:
+            out[piece.order] += value
+
+    def gram(self, key, piece, value):
+        out = self.grams.setdefault(key, np.zeros((self.p, self.p)))
+        if piece.identity:
+            out += value
+        else:
+            out[np.ix_(piece.order, piece.order)] += value
+
+    def result(self, keys_v=(), keys_g=()) -> dict:
+        out = {k: self.vectors.get(k, np.zeros(self.p)) for k in keys_v}
+        out.update({k: self.grams.get(k, np.zeros((self.p, self.p))) for k in keys_g})
+        return out
+
+
+def _buffers(part, n: int = 2):
+    rows = min(BLOCK_ROWS, max((s.n for s in part.slices), default=1))
+    return [np.empty((rows, part.n_columns)) for _ in range(n)]
+
+
+def _scaled_gram(block, h, out):
+    """blockᵀ diag(h) block through ``out`` (h = None: blockᵀ block)."""
+    if h is None:
+        return block.T @ block
+    scaled = out[:block.shape[0]]
+    np.multiply(block, np.sqrt(h)[:, None], out=scaled)
+    return scaled.T @ scaled
+
+
+def _setup_sums(part, family) -> dict:
+    """Σw, Σwy, XᵀWX, max|x_j|, counts, and risk, gradient and Hessian at β = 0."""
+    acc = _Accumulator(part.n_columns)
+    buf, scratch = _buffers(part)
+    n_pos = 0
+    wsum = wy = loss = 0.0
+    colmax = np.zeros(part.n_columns)
+    for piece in part.slices:
+        colmax = np.maximum(colmax, piece.colmax())
+    for piece, start, stop in part.blocks():
+        X = piece.unpack(start, stop, buf)
+        y, w = piece.y_block(start, stop), piece.w_block(start, stop)
+        ww = np.ones(len(y)) if w is None else w
+        eta = np.zeros(len(y))
+        n_pos += int(np.sum(y == 1))
+        wsum += float(ww.sum())
+        wy += float(ww @ y)
+        loss += float(ww @ family.loss(y, eta))
+        acc.vector("grad", piece, X.T @ (ww * family.gradient(y, eta)))
+        gram = _scaled_gram(X, w, scratch)
+        acc.gram("gram", piece, gram)
+        h = family.hessian(y, eta)
+        if h.size and np.all(h == h[0]):
+            acc.gram("hess", piece, h[0] * gram)          # constant curvature at β = 0
+        else:
+            acc.gram("hess", piece, _scaled_gram(X, ww * h, scratch))
+    out = acc.result(("grad",), ("gram", "hess"))
+    out.update({"n_input": part.n_input, "n_dropped": part.n_dropped,
+                "na_counts": part.na_counts, "n_used": part.n, "n_pos": n_pos,
+                "wsum": wsum, "wy": wy, "colmax": colmax, "loss": loss})
     return out
 
-def _setup_sums(mf: dict, family) -> dict:
-    X, y, w = mf["X"], mf["y"], mf["w"]
-    eta = np.zeros(len(y))
-    return {
-        "n_input": mf["n_input"], "n_dropped": mf["n_dropped"], "na_counts": mf["na_counts"],
-        "n_used": len(y), "n_pos": int(np.sum(y == 1)), "wsum": float(w.sum()),
-        "wy": float(w @ y), "gram": weighted_gram(X, w),
-        "colmax": np.max(np.abs(X), axis=0, initial=0.0),
-        "loss": float(w @ family.loss(y, eta)),
-        "grad": X.T @ (w * family.gradient(y, eta)),
-        "hess": weighted_gram(X, w * family.hessian(y, eta)),
-    }
+
+def _newton_sums(part, beta, family) -> dict:
+    """Risk, gradient and Hessian at β (one entry per design column; 0 where aliased)."""
+    acc = _Accumulator(part.n_columns)
+    buf, scratch = _buffers(part)
+    loss = 0.0
+    for piece, start, stop in part.blocks():
+        X = piece.unpack(start, stop, buf)
+        y, w = piece.y_block(start, stop), piece.w_block(start, stop)
+        eta = X @ beta[piece.order]
+        ww = np.ones(len(y)) if w is None else w
+        loss += float(ww @ family.loss(y, eta))
+        acc.vector("grad", piece, X.T @ (ww * family.gradient(y, eta)))
+        acc.gram("hess", piece, _scaled_gram(X, ww * family.hessian(y, eta), scratch))
+    out = acc.result(("grad",), ("hess",))
+    out["loss"] = loss
+    return out
 
 
-def _columns(X, keep):
-    return X if keep.all() else X[:, keep]
-
-
-def _newton_sums(mf: dict, keep, beta, family) -> dict:
-    X = _columns(mf["X"], keep)
-    y, w = mf["y"], mf["w"]
-    eta = X @ beta
-    return {"loss": float(w @ family.loss(y, eta)),
-            "grad": X.T @ (w * family.gradient(y, eta)),
-            "hess": weighted_gram(X, w * family.hessian(y, eta))}
-
-
-def _final_sums(mf: dict, keep, beta, family, eta0: float) -> dict:
-    X = _columns(mf["X"], keep)
-    y, w = mf["y"], mf["w"]
-    eta = X @ beta
-    p, q = family.posterior_pair(eta)
-    fitted = family.posterior(eta)
-    return {
-        "loss": float(w @ family.loss(y, eta)),
-        "null_loss": float(w @ family.loss(y, np.full(len(y), eta0))),
-        "loglik": bernoulli_loglik(family, y, eta, w),
-        "grad": X.T @ (w * family.gradient(y, eta)),
-        "A": weighted_gram(X, w * family.hessian(y, eta)),
-        "B_model": weighted_gram(X, w * family.score_variance(eta)),
-        "B_robust": weighted_gram(X, w * family.gradient(y, eta) ** 2),
-        "pq_min": float(np.min(np.minimum(p, q), initial=np.inf)),
-        "lpm_outside": int(np.sum((fitted < 0) | (fitted > 1))),
-    }
+def _final_sums(part, beta, family, eta0: float) -> dict:
+    """The sandwich pieces, deviances, log-likelihood and extremes of p̂ at β."""
+    acc = _Accumulator(part.n_columns)
+    buf, scratch = _buffers(part)
+    totals = {"loss": 0.0, "null_loss": 0.0, "loglik": 0.0}
+    pq_min, lpm_outside, n_extreme = np.inf, 0, 0
+    for piece, start, stop in part.blocks():
+        X = piece.unpack(start, stop, buf)
+        y, w = piece.y_block(start, stop), piece.w_block(start, stop)
+        eta = X @ beta[piece.order]
+        ww = np.ones(len(y)) if w is None else w
+        p, q = family.posterior_pair(eta)
+        fitted = family.posterior(eta)
+        extreme = np.minimum(p, q)
+        totals["loss"] += float(ww @ family.loss(y, eta))
+        totals["null_loss"] += float(ww @ family.loss(y, np.full(len(y), eta0)))
+        totals["loglik"] += bernoulli_loglik(family, y, eta, ww)
+        g = family.gradient(y, eta)
+        acc.vector("grad", piece, X.T @ (ww * g))
+        h_a = ww * family.hessian(y, eta)
+        h_model = ww * family.score_variance(eta)
+        gram_a = _scaled_gram(X, h_a, scratch)
+        acc.gram("A", piece, gram_a)
+        acc.gram("B_model", piece, gram_a if np.array_equal(h_model, h_a)
+                 else _scaled_gram(X, h_model, scratch))
+        acc.gram("B_robust", piece, _scaled_gram(X, ww * g ** 2, scratch))
+        pq_min = min(pq_min, float(np.min(extreme, initial=np.inf)))
+        n_extreme += int(np.sum(extreme < _SEPARATION_SYMPTOM))
+        lpm_outside += int(np.sum((fitted < 0) | (fitted > 1)))
+    out = acc.result(("grad",), ("A", "B_model", "B_robust"))
+    out.update(totals)
+    out.update({"pq_min": pq_min, "lpm_outside": lpm_outside, "n_extreme": n_extreme})
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -101,7 +178,7 @@ def _final_sums(mf: dict, keep, beta, family, eta0: float) -> dict:
 # ---------------------------------------------------------------------------
 def fit_linear_dask(spec: FitSpec, *, solver: str = "corrective", tol: float = 1e-10,
                     maxiter: int | None = None, on_separation: str = "warn",
-                    persist: bool = True):
+                    persist="auto"):
     """ULS over the design columns of a dask DataFrame (``ubreg.fit`` routes here).
 
     Parameters
@@ -112,14 +189,21 @@ def fit_linear_dask(spec: FitSpec, *, solver: str = "corrective", tol: float = 1
     solver : {"corrective"}
         Only the totally corrective (Newton) solver: one pass per iteration.
         The coordinate solver would need a pass per column update.
-    tol, maxiter, on_separation
-        As for the in-memory method.  The Lemma 8 linear program needs all
-        rows at once, so on a dask frame a fit with probabilities numerically
-        0 or 1 only warns (``SeparationWarning``), whatever ``on_separation``.
-    persist : bool, default True
-        Keep each partition's design matrix in (cluster) memory for the
-        Newton passes.  ``False`` rebuilds it from the source at every pass:
-        memory bounded by a few partitions, time a multiple.
+    tol, maxiter
+        As for the in-memory method.
+    on_separation : {"warn", "raise"}
+        What to do when fitted probabilities are numerically 0 or 1 (some
+        min(p̂, 1 − p̂) < 1e-8, the symptom of separation, Lemma 8).  The
+        linear program that confirms separation needs all rows at once and is
+        not run on a dask frame: ``"warn"`` warns (``SeparationWarning``),
+        ``"raise"`` raises :class:`~ubreg.errors.DataError` on the symptom
+        alone (in memory it raises only when the program confirms it).
+    persist : {"auto", True, False}, default "auto"
+        Keep each partition's design in (cluster) memory for the Newton
+        passes (packed losslessly, :mod:`ubreg.dask.packed`), or rebuild it
+        from the source at every pass (``False``: memory bounded by a few
+        partitions, time a multiple).  ``"auto"`` persists when the design
+        fits comfortably: see :func:`ubreg.dask.frame.should_persist`.
 
     Returns
     -------
@@ -135,6 +219,8 @@ def fit_linear_dask(spec: FitSpec, *, solver: str = "corrective", tol: float = 1
                          "solver='corrective' (one pass over the partitions per Newton step)")
     if on_separation not in ("warn", "raise"):
         raise ValueError(f"on_separation must be 'warn' or 'raise', got {on_separation!r}")
+    if persist not in ("auto", True, False):
+        raise ValueError(f"persist must be 'auto', True or False, got {persist!r}")
     maxiter = 100 if maxiter is None else maxiter
     family = spec.family
     parts = prepare_partitions(spec, persist=persist)
@@ -157,6 +243,11 @@ def fit_linear_dask(spec: FitSpec, *, solver: str = "corrective", tol: float = 1
     scale = np.where(scale > 0, scale, 1.0)
     b = getattr(family, "b", 1.0) if family.is_permissible else 1.0
 
+    def full(coef):
+        out = np.zeros(len(keep))          # aliased columns: 0 in the partition sums
+        out[keep] = coef
+        return out
+
     beta = np.zeros(int(keep.sum()))
     risk = setup["loss"] / wsum / b
     grad, hess = setup["grad"][keep], setup["hess"][sub]
@@ -177,7 +268,7 @@ def fit_linear_dask(spec: FitSpec, *, solver: str = "corrective", tol: float = 1
         t = 1.0
         while True:
             candidate = beta - t * step
-            sums = reduce_sums(frames, _newton_sums, keep, candidate, family)
+            sums = reduce_sums(frames, _newton_sums, full(candidate), family)
             passes += 1
             risk_new = sums["loss"] / wsum / b
             if np.isfinite(risk_new) and _accept(risk_new, risk, t * decrease):
@@ -190,20 +281,20 @@ def fit_linear_dask(spec: FitSpec, *, solver: str = "corrective", tol: float = 1
             stalled = True
             break
         beta, risk = candidate, risk_new
-        grad, hess = sums["grad"], sums["hess"]
+        grad, hess = sums["grad"][keep], sums["hess"][sub]
 
     ybar = setup["wy"] / wsum
     eta0 = family.intercept_only_eta(ybar) if parts.design.has_intercept else 0.0
-    final = reduce_sums(frames, _final_sums, keep, beta, family, eta0)
+    final = reduce_sums(frames, _final_sums, full(beta), family, eta0)
     passes += 2
-    A_inv = inverse_spd(final["A"])
+    A_inv = inverse_spd(final["A"][sub])
     covariance = {}
     for kind in ("model", "robust"):
-        V = A_inv @ final[f"B_{kind}"] @ A_inv
+        V = A_inv @ final[f"B_{kind}"][sub] @ A_inv
         covariance[kind] = (V + V.T) / 2.0
     coef = np.full(len(keep), np.nan)
     coef[keep] = beta
-    final_edges = -final["grad"] / (wsum * scale)
+    final_edges = -final["grad"][keep] / (wsum * scale)
     fit = LinearFit(coef=coef, aliased=aliased.copy(), eta=None, iterations=iterations,
                     converged=converged,
                     max_edge=float(np.max(np.abs(final_edges), initial=0.0)),
@@ -212,24 +303,30 @@ def fit_linear_dask(spec: FitSpec, *, solver: str = "corrective", tol: float = 1
     stats = {"wsum": wsum, "n_used": setup["n_used"], "n_input": setup["n_input"],
              "n_dropped": setup["n_dropped"], "deviance": 2.0 * final["loss"],
              "null_deviance": 2.0 * final["null_loss"], "loglik": final["loglik"],
-             "pq_min": final["pq_min"], "lpm_outside": final["lpm_outside"],
-             "passes": passes, "partitions": len(frames)}
+             "pq_min": final["pq_min"], "n_extreme": final["n_extreme"],
+             "lpm_outside": final["lpm_outside"], "passes": passes,
+             "partitions": len(frames), "persisted": parts.persisted,
+             "design_bytes": parts.design_bytes}
     na_factors = list(setup["na_counts"].items())
     result = DaskLinearResult(fit=fit, covariance=covariance, separation=None, stats=stats,
                               partitioned=parts, formula=spec.formula, family=family,
                               design=parts.design, response=parts.response, call=spec.call,
                               na_factors=na_factors)
-    _warn(result, family, tol)
+    _warn(result, family, tol, on_separation)
     return result
 
 
-def _warn(result, family, tol):
+def _warn(result, family, tol, on_separation="warn"):
     stats = result._stats
     if _separation_possible(family) and stats["pq_min"] < _SEPARATION_SYMPTOM:
-        warnings.warn("fitted probabilities numerically 0 or 1 occurred: the data may be "
-                      "separated (Lemma 8). The linear-program check needs all rows in memory "
-                      "and is not run on a dask DataFrame; fit a sample in memory to diagnose.",
-                      SeparationWarning, stacklevel=6)
+        msg = (f"fitted probabilities numerically 0 or 1 occurred ({stats['n_extreme']} rows "
+               f"with min(p, 1 - p) < {_SEPARATION_SYMPTOM:g}): the data may be separated "
+               "(Lemma 8). The linear-program check needs all rows in memory and is not run on "
+               "a dask DataFrame; fit a sample in memory to diagnose.")
+        if on_separation == "raise":
+            raise DataError(msg + " (on_separation='raise' raises on this symptom on a dask "
+                                  "DataFrame)")
+        warnings.warn(msg, SeparationWarning, stacklevel=6)
     elif not result.is_linear_probability_model and stats["pq_min"] < _R_EPS:
         warnings.warn("fitted probabilities numerically 0 or 1 occurred", SeparationWarning,
                       stacklevel=6)

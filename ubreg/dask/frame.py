@@ -10,24 +10,35 @@ same columns (patsy itself stays in :mod:`ubreg.formula`):
    reading only as many as it needs (all of them for the moments of
    ``center``/``standardize``, one otherwise);
 3. every partition is turned into ``(X, y, w)`` by
-   :func:`ubreg.formula.build_partition_frame`, lazily, and optionally
-   persisted for the Newton passes.
+   :func:`ubreg.formula.build_partition_frame`, slice by slice, lazily
+   (:func:`ubreg.dask.packed.build_packed_partition`), and persisted for the
+   Newton passes, packed losslessly, when :func:`should_persist` says so.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from ..errors import DataError
-from ..formula import (Design, PartitionedFormula, Response, build_partition_frame,
-                       combine_levels, learn_design, parse_partitioned, partition_levels)
+from ..formula import (Design, PartitionedFormula, Response, combine_levels, learn_design,
+                       parse_partitioned, partition_levels)
+from .packed import build_packed_partition
 
-__all__ = ["Partitioned", "prepare_partitions"]
+__all__ = ["Partitioned", "prepare_partitions", "should_persist", "design_bytes",
+           "PERSIST_FRACTION"]
+
+#: ``persist="auto"`` keeps the designs in memory when a worker's share, at
+#: 8 bytes per design column, response and weight (the unpacked size, an upper
+#: bound), is at most this fraction of the worker's memory limit: distributed
+#: starts spilling at 60 % of it, and a pass needs room for its blocks and for
+#: the build of a partition next to the persisted ones
+PERSIST_FRACTION = 0.4
 
 
 @dataclass
 class Partitioned:
     """A dask frame with its learned design; ``frames`` are the delayed
-    (or persisted) per-partition dicts of :func:`build_partition_frame`."""
+    (or persisted) :class:`~ubreg.dask.packed.PackedPartition` of every partition."""
 
     data: object          # the user's dask DataFrame (a new frame if categories were made known)
     parsed: PartitionedFormula
@@ -36,11 +47,13 @@ class Partitioned:
     weights: str | None
     na_action: str
     frames: list
+    persisted: bool = False
+    design_bytes: int = 0     # the upper bound of should_persist (unpacked float64)
 
     def without_frames(self) -> "Partitioned":
         """A copy that does not hold the (possibly persisted) design matrices."""
         return Partitioned(self.data, self.parsed, self.design, self.response, self.weights,
-                           self.na_action, [])
+                           self.na_action, [], self.persisted, self.design_bytes)
 
 
 def _known_categoricals(ddf):
@@ -55,7 +68,59 @@ def _known_categoricals(ddf):
     return ddf.assign(**{c: ddf[c].cat.as_known() for c in unknown})
 
 
-def prepare_partitions(spec, persist: bool = True) -> Partitioned:
+def design_bytes(rows: int, n_columns: int) -> int:
+    """Bytes of ``rows`` rows of a design with ``n_columns`` columns, response
+    and weights in float64: what persisting costs at most (packing only
+    shrinks it)."""
+    return int(rows) * 8 * (int(n_columns) + 2)
+
+
+def _physical_memory() -> int | None:
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _workers_memory() -> tuple[int, int | None]:
+    """(workers, smallest memory limit) of the scheduler dask.compute would use:
+    a distributed client's workers, else this process (physical memory)."""
+    try:
+        from dask.base import get_scheduler
+        scheduler = get_scheduler()
+        client = getattr(scheduler, "__self__", None)
+        from distributed import Client
+        if isinstance(client, Client):
+            workers = client.scheduler_info().get("workers", {})
+            if workers:
+                limits = [w.get("memory_limit") or _physical_memory() for w in workers.values()]
+                limits = [x for x in limits if x]
+                return len(workers), (min(limits) if limits else None)
+    except Exception:  # noqa: BLE001 - no cluster information: judge by this machine
+        pass
+    return 1, _physical_memory()
+
+
+def should_persist(rows: int, n_columns: int, largest_partition: int,
+                   workers: int | None = None, memory_limit: int | None = None) -> bool:
+    """The rule of ``persist="auto"``: persist when a worker's share of the
+    design — ``max(total / workers, largest partition)`` at
+    :func:`design_bytes` — is at most :data:`PERSIST_FRACTION` of the
+    smallest worker memory limit (a distributed client's workers; with a
+    local scheduler, this machine's physical memory).  Unknown memory:
+    persist."""
+    if workers is None or memory_limit is None:
+        found_workers, found_limit = _workers_memory()
+        workers = found_workers if workers is None else workers
+        memory_limit = found_limit if memory_limit is None else memory_limit
+    if not memory_limit:
+        return True
+    share = max(design_bytes(rows, n_columns) / max(workers, 1),
+                design_bytes(largest_partition, n_columns))
+    return share <= PERSIST_FRACTION * memory_limit
+
+
+def prepare_partitions(spec, persist="auto") -> Partitioned:
     """Check the formula, learn levels and design, and build the partitions."""
     import dask
     from dask import delayed
@@ -90,8 +155,15 @@ def prepare_partitions(spec, persist: bool = True) -> Partitioned:
         raise DataError(f"missing values (NA) in response {parsed.response_name!r} ({y_na} rows) "
                         "and na_action='raise'")
     design = learn_design(parsed, lambda: (p.compute() for p in parts), label_levels)
-    frames = [delayed(build_partition_frame)(parsed, design, response, p, weights,
-                                             spec.na_action) for p in parts]
+    rows = [p["rows"] for p in pieces]
+    n_columns = len(design.column_names)
+    if persist == "auto":
+        persist = should_persist(sum(rows), n_columns, max(rows))
+    persist = bool(persist)
+    # packing pays off only for designs that stay in memory
+    frames = [delayed(build_packed_partition)(parsed, design, response, p, weights,
+                                              spec.na_action, persist) for p in parts]
     if persist:
         frames = list(dask.persist(*frames))
-    return Partitioned(ddf, parsed, design, response, weights, spec.na_action, frames)
+    return Partitioned(ddf, parsed, design, response, weights, spec.na_action, frames,
+                       persist, design_bytes(sum(rows), n_columns))

@@ -35,6 +35,8 @@ class DaskLinearResult(LinearResult):
         Lazy, over the complete training rows.
     passes : int
         Passes over the partitions the fit made (setup, Newton, final).
+    persisted : bool
+        Whether the designs stayed in worker memory for those passes.
     """
 
     def __init__(self, *, stats: dict, partitioned, **kwargs):
@@ -74,6 +76,12 @@ class DaskLinearResult(LinearResult):
     @property
     def passes(self) -> int:
         return int(self._stats["passes"])
+
+    @property
+    def persisted(self) -> bool:
+        """Whether the partitions' designs were kept in worker memory
+        (``persist``; ``"auto"`` decides by :func:`ubreg.dask.frame.should_persist`)."""
+        return bool(self._stats.get("persisted", False))
 
     # ---- per-row quantities, lazily ---------------------------------------
     @property

@@ -87,7 +87,8 @@ class Entropy(PermissibleFamily):
 
     def d2phi(self, p):
         p = _as_float(p)
-        return 1.0 / (p * (1.0 - p))
+        with np.errstate(divide="ignore"):          # +inf at p = 0, 1: the limit
+            return 1.0 / (p * (1.0 - p))
 
     def posterior_pair(self, eta):
         eta = _as_float(eta)
@@ -185,7 +186,8 @@ class Matsushita(PermissibleFamily):
 
     def d2phi(self, p):
         p = _as_float(p)
-        return 0.25 * (p * (1.0 - p)) ** -1.5
+        with np.errstate(divide="ignore"):          # +inf at p = 0, 1: the limit
+            return 0.25 * (p * (1.0 - p)) ** -1.5
 
     def posterior_pair(self, eta):
         return _sqrt_posterior_pair(eta)
@@ -231,7 +233,8 @@ class Mu(PermissibleFamily):
 
     def d2phi(self, p):
         p = _as_float(p)
-        return 0.25 * (1.0 - self.mu) * (p * (1.0 - p)) ** -1.5
+        with np.errstate(divide="ignore"):          # +inf at p = 0, 1: the limit
+            return 0.25 * (1.0 - self.mu) * (p * (1.0 - p)) ** -1.5
 
     def posterior_pair(self, eta):
         return _sqrt_posterior_pair(_as_float(eta) / (1.0 - self.mu))

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..families.base import Family
-from .linear_algebra import aliased_columns, solve_spd, weighted_gram
+from .linear_algebra import (BLOCK_ROWS, aliased_columns, blocked_products, column_absmax,
+                             solve_spd)
 
 __all__ = ["LinearFit", "fit_uls", "edges", "surrogate_risk"]
 
@@ -69,7 +70,7 @@ def edges(family: Family, X, y, eta, w, wsum, col_scale) -> np.ndarray:
 
 
 def _column_scale(X):
-    s = np.max(np.abs(X), axis=0)
+    s = column_absmax(X)
     return np.where(s > 0, s, 1.0)
 
 
@@ -104,19 +105,27 @@ def fit_uls(X: np.ndarray, y: np.ndarray, w: np.ndarray, family: Family, *,
     w = np.asarray(w, dtype=np.float64)
     n, p = X.shape
     offset = np.zeros(n) if offset is None else np.asarray(offset, dtype=np.float64)
+    gram = None
     if aliased is None:
-        aliased = aliased_columns(weighted_gram(X, w))
+        # XᵀWX (XᵀX for unit weights: no scaling pass); reused below as the
+        # first Hessian when the curvature at the start is one constant
+        gram = blocked_products(X, [None if bool(np.all(w == 1.0)) else w])[0][0]
+        aliased = aliased_columns(gram)
     keep = ~aliased
     Xk = X if keep.all() else X[:, keep]
+    if gram is not None and not keep.all():
+        gram = gram[np.ix_(keep, keep)]
+    scale = _column_scale(Xk)
     if solver == "corrective":
-        run = _corrective(Xk, y, w, family, tol, 100 if maxiter is None else maxiter, offset)
+        run = _corrective(Xk, y, w, family, tol, 100 if maxiter is None else maxiter, offset,
+                          scale, gram)
     else:
         run = _coordinate(Xk, y, w, family, tol, 100_000 if maxiter is None else maxiter, offset)
     beta_k, eta, iterations, converged, risk_path, edge_path, column_path, stalled = run
     coef = np.full(p, np.nan)
     coef[keep] = beta_k
     wsum = float(w.sum())
-    final_edges = edges(family, Xk, y, eta, w, wsum, _column_scale(Xk))
+    final_edges = edges(family, Xk, y, eta, w, wsum, scale)
     return LinearFit(coef=coef, aliased=aliased.copy(), eta=eta, iterations=iterations,
                      converged=converged, max_edge=float(np.max(np.abs(final_edges), initial=0.0)),
                      solver=solver, risk_path=np.asarray(risk_path),
@@ -130,11 +139,20 @@ def _accept(risk_new, risk_old, decrease):
     return risk_new <= risk_old - 1e-4 * decrease + 8 * _EPS * abs(risk_old)
 
 
-def _corrective(X, y, w, family, tol, maxiter, offset):
-    """Totally corrective ULS: safeguarded Newton steps on all coefficients."""
+def _corrective(X, y, w, family, tol, maxiter, offset, scale=None, gram=None):
+    """Totally corrective ULS: safeguarded Newton steps on all coefficients.
+
+    Per iteration: the gradient Xᵀ(w·g) (one matrix-vector pass), the
+    Hessian Xᵀdiag(w·h)X by blocks of rows (:func:`blocked_products`, one
+    pass, no scaled copy of X), the step Xδ (one matrix-vector pass); the
+    line search works on η alone.  ``gram`` = XᵀWX, when the caller has it,
+    is the first Hessian times the curvature at the start if that curvature
+    is one constant (η = 0 for every permissible family).
+    """
     n, p = X.shape
     wsum = float(w.sum())
-    scale = _column_scale(X)
+    if scale is None:
+        scale = _column_scale(X)
     beta = np.zeros(p)
     eta = offset.copy()
     risk = surrogate_risk(family, y, eta, w, wsum)
@@ -142,6 +160,7 @@ def _corrective(X, y, w, family, tol, maxiter, offset):
     converged = stalled = False
     iterations = 0
     b = getattr(family, "b", 1.0) if family.is_permissible else 1.0
+    buffer = np.empty((min(n, BLOCK_ROWS), p))
     while True:
         grad = X.T @ (w * family.gradient(y, eta))
         max_edge = float(np.max(np.abs(grad / (wsum * scale)), initial=0.0))
@@ -152,7 +171,11 @@ def _corrective(X, y, w, family, tol, maxiter, offset):
             break
         if iterations >= maxiter:
             break
-        hess = weighted_gram(X, w * family.hessian(y, eta))
+        h = family.hessian(y, eta)
+        if iterations == 0 and gram is not None and h.size and np.all(h == h[0]):
+            hess = h[0] * gram
+        else:
+            hess = blocked_products(X, [w * h], buffer=buffer)[0][0]
         step = solve_spd(hess, grad)
         deta = X @ step
         decrease = float(grad @ step) / wsum / b
