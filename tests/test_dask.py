@@ -350,3 +350,20 @@ def test_no_warning_on_a_clean_fit(client, ddf):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ubreg.fit("y ~ x1 + x2", ddf)
+
+
+def test_a_method_put_into_METHODS_directly_refuses_a_dask_frame():
+    import dask.dataframe as dd
+
+    from ubreg.fit import METHODS
+
+    def raw(spec):                                  # not registered through register_method
+        raise AssertionError("must not be reached with a dask frame")
+
+    METHODS["_raw_for_test"] = raw
+    try:
+        ddf = dd.from_pandas(pd.DataFrame({"y": [0, 1] * 10, "x": range(20)}), npartitions=2)
+        with pytest.raises(DataError, match="does not run on Dask frames"):
+            ubreg.fit("y ~ x", ddf, method="_raw_for_test")
+    finally:
+        del METHODS["_raw_for_test"]

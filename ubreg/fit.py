@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from .errors import OptionError
+from .errors import DataError, OptionError
 from .families import resolve_family
 from .families.base import Family
 
@@ -165,6 +165,11 @@ def fit(formula: str, data, family=None, method: str = "uls", weights=None,
     spec = FitSpec(formula=formula, data=data, family=family, weights=weights,
                    na_action=na_action, positive=positive, call=call, trusted=bool(trusted),
                    family_given=family_given)
+    if not hasattr(func, "_ubreg_in_memory"):
+        # a method ubreg.dask has not wrapped (e.g. put into METHODS directly)
+        from .dask import NOT_ON_DASK, is_dask_frame
+        if is_dask_frame(data):
+            raise DataError(NOT_ON_DASK.format(name=method))
     try:
         return func(spec, **options)
     except TypeError as exc:
