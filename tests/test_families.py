@@ -47,6 +47,7 @@ PARAMS = {
     "mu": [{"mu": 0.2}, {"mu": 0.7}],
     "power": [{"v": 0.2}, {"v": 0.5}, {"v": 0.9}],
     "logcosh": [{"zeta": -1.0}, {"zeta": -4.0}, {"zeta": -12.0}],
+    "tempered": [{"t": 0.25}, {"t": 0.75}, {"t": 1.5}],
 }
 
 
@@ -259,7 +260,7 @@ def test_bounded_domain_saturates(make):
     F = 0 above the domain, −z/b_φ below it (base.F, eq. 30)."""
     fam = make()
     lo, hi = fam.link_domain
-    z = np.array([1.0001 * hi, 2.0, 50.0])
+    z = np.array([1.0001 * hi, 2.0 * hi, 50.0 * hi])
     np.testing.assert_array_equal(fam.posterior(z), 1.0)
     np.testing.assert_array_equal(fam.posterior(-z), 0.0)
     np.testing.assert_array_equal(fam.F(z), 0.0)

@@ -90,7 +90,7 @@ class Tempered(PermissibleFamily):
 
     name = "tempered"
 
-    def __init__(self, t: float = 1.5):
+    def __init__(self, t: float = 0.5):
         try:
             t = float(t)
         except (TypeError, ValueError):
