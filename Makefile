@@ -21,7 +21,11 @@ test: $(STAMP)
 
 bench-smoke: $(STAMP)
 	$(BIN)/python benchmarks/bench_uls.py --smoke
+	$(BIN)/python benchmarks/bench_udt.py --smoke
 	$(BIN)/python benchmarks/bench_boost.py --smoke
+	$(BIN)/python benchmarks/bench_gnnb.py --smoke
+	$(BIN)/python benchmarks/bench_online.py --smoke
+	$(BIN)/python benchmarks/bench_dask.py --smoke
 
 clean:
 	rm -rf $(VENV) build *.egg-info
