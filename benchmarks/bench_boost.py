@@ -76,8 +76,10 @@ def run(n: int, rounds: int, skip_gbc: bool) -> pd.DataFrame:
     Xte, yte = test[NAMES].to_numpy(), test["y"].to_numpy()
     rows = []
     warmup = {}
+    correct = {}
 
     def add(task, name, timing, pred_class):
+        correct[name] = np.asarray(pred_class) == yte
         rows.append({"task": task, "fit": name, "seconds": timing[0], "cpu_seconds": timing[1],
                      "test_accuracy": float(np.mean(np.asarray(pred_class) == yte))})
 
@@ -116,7 +118,22 @@ def run(n: int, rounds: int, skip_gbc: bool) -> pd.DataFrame:
         add("trees", f"sklearn GradientBoosting (depth 3, {rounds})", s, gbc.predict(Xte))
     out = pd.DataFrame(rows)
     out.attrs["warmup"] = warmup
+    out.attrs["correct"] = correct
     return out
+
+
+def paired_accuracy(a, b) -> str:
+    """Accuracy of ``a`` minus that of ``b`` on the same test rows (bool arrays of
+    correct predictions), its paired standard error, and McNemar's exact p-value."""
+    from scipy.stats import binomtest
+
+    n = a.size
+    only_a, only_b = int(np.sum(a & ~b)), int(np.sum(~a & b))
+    diff = (only_a - only_b) / n
+    se = np.sqrt(max(only_a + only_b - (only_a - only_b) ** 2 / n, 0.0)) / n
+    p = binomtest(min(only_a, only_b), only_a + only_b, 0.5).pvalue if only_a + only_b else 1.0
+    return (f"{diff:+.4f} ± {se:.4f} (paired SE; {only_a} vs {only_b} discordant rows, "
+            f"McNemar p = {p:.2f})")
 
 
 def _has_algorithm_param(cls) -> bool:
@@ -151,6 +168,8 @@ def main(argv=None):
     print(f"uboost / HistGradientBoosting time: {t[ub] / t[hgb]:.2f} wall-clock, "
           f"{cpu[ub] / cpu[hgb]:.2f} CPU   (goal ≤ 3), "
           f"accuracy {acc[ub]:.4f} vs {acc[hgb]:.4f}")
+    print(f"  accuracy uboost − HistGradientBoosting: "
+          f"{paired_accuracy(res.attrs['correct'][ub], res.attrs['correct'][hgb])}")
     if len(res) > 4:
         gbc = res.fit[4]
         print(f"uboost / GradientBoosting time: {t[ub] / t[gbc]:.3f}, "
