@@ -13,7 +13,10 @@ thresholds, node sizes, leaf probabilities); sklearn breaks exact ties
 between features at random, so when the trees differ the first difference is
 reported with the number of tied candidates our engine saw there.
 Matsushita (Kearns–Mansour) has no sklearn counterpart; its time is compared
-with ubreg's gini time.
+with ubreg's gini time.  In trees large enough (here at 10^6 rows) ubreg's
+Matsushita and entropy gains run in compiled kernels (ubreg.tree._kernels);
+their times and memory then include numba's start-up (about 0.4 s of CPU and
+100 MB, once per process).
 
 Usage::
 

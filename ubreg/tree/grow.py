@@ -299,6 +299,12 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
     if not splittable(root)[0]:
         return _finish(store, cat_blocks, lmax), info
 
+    # the compiled gains (Matsushita, entropy) when the tree is large enough to
+    # repay numba's start-up: cuts per level × levels (log2 of the rows, or
+    # max_depth), the rows mostly staying open that long
+    crit.plan_kernels(npos_all * len(numeric) * min(max_depth, max(npos_all.bit_length() - 1, 1)),
+                      unit)
+
     # presort every numeric predictor once (NaN sorts last)
     orders, has_dups = {}, {}
     for j in numeric:
