@@ -249,3 +249,33 @@ def test_unn_counts_capped_steps(three):
     m = ubreg.fit("Class ~ x1 + x2", three, family="entropy", method="unn", k=5, delta_max=0.5)
     assert m.n_capped > 0
     assert f"UNN: {m.n_capped} step(s)" in str(m.summary())
+
+
+def test_canonical_order_is_the_full_lexicographic_order():
+    # the order sorts by (hash, row) and falls back to the ranks only on a hash
+    # collision: the same permutation as sorting by (hash, class, ranks, row)
+    from ubreg.gnnb.method import canonical_order
+    rng = np.random.default_rng(5)
+    for n, d in ((1, 1), (30, 1), (400, 3), (2000, 2)):
+        X = rng.integers(0, 3, size=(n, d)).astype(float)       # many repeated rows
+        codes = rng.integers(0, 3, size=n)
+        ranks = [np.unique(X[:, j], return_inverse=True)[1].reshape(-1).astype(np.uint64)
+                 for j in range(d)]
+        h = np.full(n, np.uint64(0x9E3779B97F4A7C15))
+        with np.errstate(over="ignore"):
+            for col in [codes.astype(np.uint64)] + ranks:
+                h = (h ^ col) * np.uint64(0xBF58476D1CE4E5B9)
+                h ^= h >> np.uint64(31)
+        ref = np.lexsort(ranks[::-1] + [codes, h])
+        np.testing.assert_array_equal(canonical_order(X, codes), ref)
+
+
+def test_canonical_order_on_hash_collisions():
+    from ubreg.gnnb.method import _sort_keys
+    rng = np.random.default_rng(6)
+    for n in (1, 2, 50, 300):
+        codes = rng.integers(0, 2, size=n)
+        ranks = [rng.integers(0, 3, size=n).astype(np.uint64) for _ in range(2)]
+        h = rng.integers(0, 4, size=n).astype(np.uint64)       # colliding hashes
+        np.testing.assert_array_equal(_sort_keys(h, codes, ranks),
+                                      np.lexsort(ranks[::-1] + [codes, h]))

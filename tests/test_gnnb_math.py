@@ -344,3 +344,79 @@ def test_neighbours_exact_on_near_ties(case):
     for k in ks:
         assert np.array_equal(index.query(None, k), _brute_knn(X, X, k, True))
         assert np.array_equal(index.query(Q, k), _brute_knn(X, Q, k, False))
+
+
+# ---- compiled loops (numba) -------------------------------------------------------
+COMPILED_FAMILIES = FAMILIES[:5]          # closed-form posteriors: gini ... mu
+
+
+def _fit_fields(fit):
+    return {f: getattr(fit, f) for f in ("alpha", "z", "deltas", "chosen", "n_updates")}
+
+
+@pytest.mark.parametrize("name,params", COMPILED_FAMILIES, ids=IDS[:5])
+@pytest.mark.parametrize("threads", [False, True], ids=["one_thread", "class_blocks"])
+def test_compiled_loops_equal_numpy_loops(name, params, threads, monkeypatch):
+    # the kernels are the numpy loops' arithmetic, step for step: equal to the last bit,
+    # also when the classes are split into blocks run in threads
+    from ubreg.gnnb import fitter, neighbours
+    if threads:
+        monkeypatch.setattr(fitter, "_THREAD_WORK", 0)
+        monkeypatch.setattr(neighbours, "_workers", lambda: 3)
+    fam = _family(name, params)
+    _, Y, knn = _problem(m=130, C=5, k=6, seed=4)
+    runs = [dict(), dict(T=300, epsilon=0.2), dict(chooser="largest", T=60),
+            dict(chooser="largest", T=1100, epsilon=0.3)]      # T > 1024: a refresh of S
+    for opts in runs:
+        fast = leverage(knn, Y, fam, **opts)
+        assert fast.extra.get("compiled")
+        monkeypatch.setattr(fitter, "COMPILED", False)
+        slow = leverage(knn, Y, fam, **opts)
+        monkeypatch.setattr(fitter, "COMPILED", True)
+        for key, value in _fit_fields(slow).items():
+            np.testing.assert_array_equal(_fit_fields(fast)[key], value, err_msg=f"{opts} {key}")
+
+
+def test_compiled_loop_only_for_closed_forms():
+    _, Y, knn = _problem(m=60)
+    assert leverage(knn, Y, Permissible("entropy")).extra.get("compiled")
+    assert not leverage(knn, Y, Permissible("power", v=0.5)).extra.get("compiled")
+    # trace and UNN keep the numpy loop, with the same numbers
+    fam = Permissible("matsushita")
+    a = leverage(knn, Y, fam)
+    b = leverage(knn, Y, fam, trace=True)
+    assert not b.extra.get("compiled")
+    np.testing.assert_array_equal(a.alpha, b.alpha)
+
+
+def test_inverse_neighbourhoods_are_stable():
+    rng = np.random.default_rng(3)
+    for m, n, k in ((50, 50, 4), (40_000, 3_000, 3)):      # 16-bit keys, and beyond
+        knn = rng.integers(0, m, size=(n, k))
+        indptr, indices = inverse_neighbourhoods(knn, m)
+        order = np.argsort(knn.ravel(), kind="stable")
+        np.testing.assert_array_equal(indices, order // k)
+        np.testing.assert_array_equal(indptr, np.r_[0, np.cumsum(np.bincount(knn.ravel(),
+                                                                             minlength=m))])
+
+
+@pytest.mark.parametrize("chunks", [(1, 10**9, 62), (3, 10**9, 62), (3, 50, 62), (8, 1, 62),
+                                    (3, 10**9, 0)],
+                         ids=["one_per_task", "three_per_task", "flush_on_ties", "flush_always",
+                              "lexsort"])
+def test_neighbours_same_for_any_chunking(chunks, monkeypatch):
+    # screened chunks are ranked in batches (several per task, fewer when they hold
+    # many tied candidates): the neighbours never depend on the batching
+    from ubreg.gnnb import neighbours
+    rng = np.random.default_rng(13)
+    X = np.vstack([np.repeat(rng.normal(size=(20, 3)), 12, axis=0),
+                   rng.integers(0, 3, size=(260, 3)).astype(float)])
+    Q = X[rng.integers(0, len(X), 70)] + rng.integers(0, 2, (70, 1)) * 1e-3
+    monkeypatch.setattr(neighbours, "_SCREEN_FLOATS", 2000)       # many small chunks
+    monkeypatch.setattr(neighbours, "_SUPER", chunks[0])
+    monkeypatch.setattr(neighbours, "_RANK_PAIRS", chunks[1])
+    monkeypatch.setattr(neighbours, "_KEY_BITS", chunks[2])       # 0: np.lexsort instead
+    index = NeighbourIndex(X)
+    for k in (1, 9):
+        assert np.array_equal(index.query(None, k), _brute_knn(X, X, k, True))
+        assert np.array_equal(index.query(Q, k), _brute_knn(X, Q, k, False))

@@ -164,7 +164,26 @@ def canonical_order(X: np.ndarray, codes: np.ndarray) -> np.ndarray:
         for col in [codes.astype(np.uint64)] + ranks:
             h = (h ^ col) * mult
             h ^= h >> np.uint64(31)
-    return np.lexsort(ranks[::-1] + [codes, h])
+    return _sort_keys(h, codes, ranks)
+
+
+def _sort_keys(h, codes, ranks):
+    """``np.lexsort(ranks[::-1] + [codes, h])``: by hash, class, ranks, then row.
+
+    Sorted by (hash, row) first, which is that order whenever rows with equal
+    hashes are identical (equal class and ranks: the row order decides either
+    way); the full sort runs only on a hash collision.
+    """
+    order = np.lexsort((np.arange(h.shape[0]), h))
+    tied = np.flatnonzero(h[order[1:]] == h[order[:-1]])
+    if tied.size:
+        a, b = order[tied], order[tied + 1]
+        same = codes[a] == codes[b]
+        for r in ranks:
+            same &= r[a] == r[b]
+        if not same.all():          # a hash collision: the ranks decide
+            order = np.lexsort(ranks[::-1] + [codes, h])
+    return order
 
 
 def _in_input_order(fit, order: np.ndarray):

@@ -23,11 +23,15 @@ The search is BLAS plus numpy selection, in two stages:
    nearest are taken in the order (distance, training index): ties, however
    many, are broken by index, because every tied point is a candidate.  In
    training an example is not its own neighbour: its own index is removed
-   (not "the first column", which a duplicate row could occupy).
+   (not "the first column", which a duplicate row could occupy).  The order
+   is one sort of a unique int64 key (row, rank of the distance among the
+   batch's distinct distances, index): the order of ``np.lexsort``, faster.
 
-Chunks of query rows run on a thread per core (the BLAS calls and the large
-numpy passes release the GIL), with single-threaded BLAS inside each chunk
-(when threadpoolctl is installed; otherwise one after the other).
+A task screens ``_SUPER`` chunks one after the other (each chunk's distances
+stay cache-sized) and ranks their candidates together (fewer, larger numpy
+calls).  Tasks run on a thread per core (the BLAS calls and the large numpy
+passes release the GIL), with single-threaded BLAS inside each task (when
+threadpoolctl is installed; otherwise one after the other).
 
 Why not a library search?  scikit-learn's ``NearestNeighbors(algorithm=
 "brute")`` (which this module used before) returns approximate distances whose
@@ -37,8 +41,9 @@ and the tie check on the candidates then missed it (LetterRecognition: 3 of
 its first 16 000 rows got a larger-index tied neighbour; ``tests/test_gnnb_math.py``
 keeps a small case).  The screen above cannot lose a tied point, and it is
 faster: 16 000 LetterRecognition self-queries (d = 16, k = 10) on this
-project's 2-core machine take ~0.3 s of CPU against ~0.9 s for scikit-learn's
-brute ``kneighbors`` (k + 1 neighbours, no tie handling); see
+project's 2-core machine take ~0.22 s of CPU (half of it the float32 products
+and their minimum) against ~0.9 s for scikit-learn's brute ``kneighbors``
+(k + 1 neighbours, no tie handling); see
 ``benchmarks/bench_gnnb.py``.  Brute force also keeps its speed in the high
 dimensions of the paper's Fisher vectors, where trees degrade.  Memory: one
 chunk of ≤ 1 M screened distances (4 MB in float32) per thread, plus the
@@ -56,6 +61,9 @@ __all__ = ["NeighbourIndex", "inverse_neighbourhoods"]
 _SCREEN_FLOATS = 1_000_000   # floats of screened distances per chunk (4 MB in float32: L2-sized)
 _PAIR_FLOATS = 2_000_000     # floats per batch of exact candidate distances (16 MB)
 _GROUPS = 32                 # column groups of the screen (at most)
+_SUPER = 8                   # screened chunks per task: their candidates are ranked together
+_RANK_PAIRS = 500_000        # ... unless they hold more candidates (ties): rank them then
+_KEY_BITS = 62               # the ranking's sort key (row, distance rank, index) fits in int64
 
 
 def _workers() -> int:
@@ -66,15 +74,20 @@ def _workers() -> int:
     return max(1, n)
 
 
+_CONTROLLER = []     # threadpoolctl's controller, made once: finding the libraries is slow
+
+
 def _blas_single_thread():
     """A context keeping BLAS single-threaded (the chunk threads share the
     cores), or None without ``threadpoolctl`` (installed with scikit-learn;
     optional: without it the chunks run one after the other on BLAS's threads)."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return None
-    return threadpool_limits(1, user_api="blas")
+    if not _CONTROLLER:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:
+            return None
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0].limit(limits=1, user_api="blas")
 
 
 def _sq_dist(X: np.ndarray, Q: np.ndarray, cols: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -172,15 +185,25 @@ class NeighbourIndex:
         if scr.R + float(qn.max()) > 1e15:      # float32 squares would overflow
             scr = self._get_screen(kk, np.float64)
         ch = int(min(n, max(16, _SCREEN_FLOATS // (scr.g * scr.mg))))
-        starts = range(0, n, ch)
+        big = ch * _SUPER
+        starts = range(0, n, big)
 
-        def work(a):
-            b = min(a + ch, n)
-            res = self._chunk(Q, Qc[a:b], qn[a:b], a, k, kk, scr, self_query)
-            if res is None:                      # float32 too coarse here: float64 screen
-                res = self._chunk(Q, Qc[a:b], qn[a:b], a, k, kk,
-                                  self._get_screen(kk, np.float64), self_query)
-            out[a:b] = res
+        def work(a0):
+            b0 = min(a0 + big, n)
+            rows, cols, first, held = [], [], a0, 0
+            for a in range(a0, b0, ch):
+                b = min(a + ch, b0)
+                res = self._screen(Qc[a:b], qn[a:b], a, k, kk, scr, self_query)
+                if res is None:                  # float32 too coarse here: float64 screen
+                    res = self._screen(Qc[a:b], qn[a:b], a, k, kk,
+                                       self._get_screen(kk, np.float64), self_query)
+                rows.append(res[0])
+                cols.append(res[1])
+                held += len(res[0])
+                if held >= _RANK_PAIRS or b == b0:   # many ties: rank before holding more
+                    out[first:b] = self._rank(Q, np.concatenate(rows), np.concatenate(cols),
+                                              first, b, k)
+                    rows, cols, first, held = [], [], b, 0
 
         workers = min(_workers(), len(starts))
         limits = _blas_single_thread() if workers > 1 else None
@@ -192,9 +215,11 @@ class NeighbourIndex:
             list(ex.map(work, starts))
         return out
 
-    def _chunk(self, Q, Qc, qn, a, k, kk, scr, self_query):
-        """Neighbours of query rows a, a+1, ... (centred ``Qc``, norms ``qn``);
-        None when a float32 screen admits far more candidates than needed."""
+    def _screen(self, Qc, qn, a, k, kk, scr, self_query):
+        """Candidates (query row, training index) of query rows a, a+1, ...
+        (centred ``Qc``, norms ``qn``), each query row's candidates in increasing
+        training index; None when a float32 screen admits far more candidates
+        than needed."""
         n = Qc.shape[0]
         g, mg, dt = scr.g, scr.mg, scr.dtype
         A = np.empty((n, Qc.shape[1] + 1), dtype=dt)
@@ -209,23 +234,41 @@ class NeighbourIndex:
             np.minimum(G, D[q], out=G)
         v = np.partition(G, kk, axis=1)[:, kk].astype(np.float64)
         thr = np.nextafter((v + 2.0 * E).astype(dt), dt(np.inf))
-        rr, pp = np.nonzero(G <= thr[:, None])          # column classes to open
+        opened = np.flatnonzero(G <= thr[:, None])      # column classes to open: row * mg + class
         del G
-        ok = D[:, rr, pp] <= thr[rr]                    # (g, groups): members within thr
+        rr = opened // mg
+        ok = D.reshape(g, n * mg)[:, opened] <= thr[rr]  # (g, opened): members within thr
         del D
-        gi, hi = np.nonzero(ok)
-        if dt == np.float32 and len(gi) > 8 * n * (k + 1) + 1024:
+        hit = np.flatnonzero(ok)                        # group-major: by group, then row
+        if dt == np.float32 and len(hit) > 8 * n * (k + 1) + 1024:
             return None
+        gi, hi = np.divmod(hit, len(opened))
         r = rr[hi]
-        c = pp[hi] + gi * mg
+        c = (opened[hi] - r * mg) + gi * mg             # increasing within each row
         r += a
         if self_query:
             keep = c != r
             r, c = r[keep], c[keep]
+        return r, c
+
+    def _rank(self, Q, r, c, a, b, k):
+        """The k nearest of the candidates ``c`` of query rows ``r`` in [a, b),
+        in the order (row, exact squared distance, index)."""
+        n = b - a
         d2 = _sq_dist(self.X, Q, c, r)
-        o = np.lexsort((c, d2, r))                      # by row, then (distance, index)
+        r = r - a
+        # one sort on a unique int64 key (row, rank of the distance, index) when it
+        # fits: the same order as np.lexsort((c, d2, r)), several times faster
+        _, rank = np.unique(d2, return_inverse=True)
+        cb = max(1, int(self.m - 1).bit_length())
+        db = max(1, int(len(d2)).bit_length())
+        if cb + db + max(1, int(n).bit_length()) <= _KEY_BITS:
+            key = (r << (db + cb)) | (rank.reshape(-1).astype(np.int64) << cb) | c
+            o = np.argsort(key)
+        else:
+            o = np.lexsort((c, d2, r))
         r, c = r[o], c[o]
-        counts = np.bincount(r - a, minlength=n)
+        counts = np.bincount(r, minlength=n)
         if counts.min() < k:                            # impossible by the screen's bound
             raise RuntimeError("neighbour screen lost candidates; please report this")
         first = np.zeros(n, dtype=np.int64)
@@ -240,7 +283,15 @@ def inverse_neighbourhoods(knn: np.ndarray, m: int) -> tuple[np.ndarray, np.ndar
     ``indices[indptr[j]:indptr[j + 1]]`` in increasing i, and n_j = ``diff(indptr)``.
     """
     flat = knn.ravel()
-    order = np.argsort(flat, kind="stable")          # stable: i increasing within each j
+    # stable: i increasing within each j (numpy's radix sort for 16-bit keys, else a
+    # unique key j·mk + position, whose sort is the stable sort of j)
+    size = flat.size
+    if m <= np.iinfo(np.int16).max:
+        order = np.argsort(flat.astype(np.int16), kind="stable")
+    elif m * size < 2 ** 62:
+        order = np.argsort(flat * size + np.arange(size))
+    else:
+        order = np.argsort(flat, kind="stable")
     indices = (order // knn.shape[1]).astype(np.int64)
     counts = np.bincount(flat, minlength=m)
     indptr = np.zeros(m + 1, dtype=np.int64)

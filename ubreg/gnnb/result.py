@@ -165,7 +165,10 @@ class GNNBResult:
             X, na = self.design.transform(newdata)
             index = newdata.index
             links = self._links_for(X) if X.shape[0] else [np.zeros((0, len(self.classes)))]
-        h, p, cls = self._scales(links)
+        if type == "class" and len(links) == 1:      # the largest h_c: no posterior needed
+            h, p, cls = links[0], None, np.argmax(links[0], axis=1)
+        else:
+            h, p, cls = self._scales(links)
         n, C = len(index), len(self.classes)
         if type == "class":
             labels = np.empty(n, dtype=object)
