@@ -5,7 +5,10 @@ vectorised splitter, routes the rows of the split nodes to their children and
 stably partitions each predictor's presorted row order by child, so that the
 next level again sees every open node as a contiguous, sorted segment.  Rows
 whose node closes (a leaf) leave the orderings; the work per level is linear
-in the rows still open.
+in the rows still open.  Once few rows remain open (``BATCH_ROWS``) the
+orderings become the rows of one array, partitioned and searched for all
+predictors at once, so that the deep, narrow levels of an unbounded tree do
+not each pay numpy's per-call overhead once per predictor.
 
 Controls follow rpart (``rpart.control``):
 
@@ -45,13 +48,22 @@ import numpy as np
 
 from .columns import CATEGORICAL, check_columns, check_response
 from .criterion import make_criterion, misclass_risk
-from .splitter import (RowData, Workspace, categorical_best, make_layout, numeric_best,
-                       weight_floor)
+from .splitter import (Candidates, RowData, Workspace, categorical_best, make_layout,
+                       numeric_best, numeric_best_batch, weight_floor)
 
 __all__ = ["grow_raw", "check_controls", "RawTree", "MAX_DEPTH"]
 
 #: deepest level rpart's node numbering (2k, 2k + 1) fits in an int64
 MAX_DEPTH = 62
+
+#: levels of at most this many open rows keep the numeric orderings in one
+#: (p, m) array, partitioned in one pass, and (unit weights, no missing
+#: values, closed-form criterion) search all predictors' cuts at once: deep,
+#: narrow levels then cost a few dozen numpy calls instead of a few dozen per
+#: predictor
+BATCH_ROWS = 1 << 14
+#: elements (predictors × rows) per batched call of the splitter
+BATCH_BLOCK = 1 << 17
 
 
 class NodeStore:
@@ -144,6 +156,20 @@ def _partition(order, go_left, A, C, m_new, ibuf, bbuf):
     return new[:m_new]
 
 
+def _partition_rows(orders, go_left, A, C, m_new):
+    """:func:`_partition` of every row of ``orders`` (g, m) at once."""
+    g, m = orders.shape
+    gl = np.take(go_left, orders)
+    cl = np.cumsum(gl, axis=1)
+    t = np.subtract(C, cl)
+    cl += A
+    np.copyto(t, cl, where=gl)
+    t += (np.arange(g, dtype=np.intp) * m)[:, None]
+    new = np.empty(g * m, dtype=orders.dtype)
+    new[t.ravel()] = orders.ravel()
+    return new.reshape(g, m)[:, :m_new]
+
+
 @dataclass
 class _Best:
     """Best split of every segment over all predictors (column order breaks ties)."""
@@ -158,10 +184,41 @@ class _Best:
     side: np.ndarray | None
 
 
-def _best_splits(specs, values, orders, base, rowdata, lay, crit, ws, has_nan, has_dups, lmax):
+def _batch_candidates(batch, values, orders2, row_of, rowdata, lay, crit, has_dups):
+    """Candidates of the predictors ``batch`` (numeric, no missing values,
+    unit weights) from :func:`numeric_best_batch`, in groups of at most
+    ``BATCH_BLOCK`` elements."""
+    g = max(1, BATCH_BLOCK // max(lay.m, 1))
+    out = {}
+    for i in range(0, len(batch), g):
+        js = batch[i:i + g]
+        rr = [row_of[j] for j in js]
+        sub = orders2[rr[0]:rr[-1] + 1] if rr == list(range(rr[0], rr[-1] + 1)) else orders2[rr]
+        res = numeric_best_batch([values[j] for j in js], sub, [has_dups[j] for j in js],
+                                 rowdata, lay, crit)
+        for q, j in enumerate(js):
+            improve, n_tied, thr, lw, rw, low = (r[q] for r in res)
+            out[j] = Candidates(improve=improve, n_tied=n_tied, threshold=thr, lw=lw, rw=rw,
+                                low_left=low)
+    return out
+
+
+def _best_splits(specs, values, orders, base, rowdata, lay, crit, ws, has_nan, has_dups, lmax,
+                 orders2=None, row_of=None):
     """Scan the predictors in column order; a later one must be better by more
-    than the tie tolerance (rpart keeps the earlier variable)."""
+    than the tie tolerance (rpart keeps the earlier variable).
+
+    With ``orders2`` (the numeric orderings as rows of one array, predictor
+    j in row ``row_of[j]``), the numeric predictors without missing values are
+    searched in batches when weights are unit and the criterion has a closed
+    form."""
     S = lay.S
+    batched = {}
+    if orders2 is not None and rowdata.unit and crit.kind != "generic":
+        batch = [j for j in row_of if not has_nan[j]]
+        if batch:
+            batched = _batch_candidates(batch, values, orders2, row_of, rowdata, lay, crit,
+                                        has_dups)
     best = _Best(improve=np.full(S, -np.inf), var=np.full(S, -1, dtype=np.intp),
                  n_tied=np.zeros(S, dtype=np.int64), threshold=np.full(S, np.nan),
                  low_left=np.ones(S, dtype=bool), lw=np.zeros(S), rw=np.zeros(S),
@@ -173,6 +230,8 @@ def _best_splits(specs, values, orders, base, rowdata, lay, crit, ws, has_nan, h
                 wy_base, w_base = rowdata.wy[base], rowdata.w[base]
                 best.side = np.zeros((S, lmax), dtype=np.int8)
             c = categorical_best(values[j][base], len(spec.levels), wy_base, w_base, lay, crit)
+        elif j in batched:
+            c = batched[j]
         else:
             c = numeric_best(values[j], orders[j], rowdata, lay, crit, ws, has_nan[j],
                              has_dups[j])
@@ -317,7 +376,13 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
         orders[j] = o if unit else pos_rows[o]
     rowdata = RowData(y8=y.astype(np.uint8), wy=wy_row, w=w, unit=unit)
     base = pos_rows.copy()                    # the open rows, by segment, any order
-    seg_of_row = np.zeros(n, dtype=np.intp)   # open segment of every row, -1 if closed
+    # every row has a positive weight: the rows to route are those of ``base``
+    # (each segment's rows stay in row order, so sums over a child add in the
+    # same order); else zero-weight rows are routed too, through seg_of_row
+    dense = npos_all == n
+    seg_of_row = None if dense else np.zeros(n, dtype=np.intp)  # open segment, -1 if closed
+    orders2 = None                            # small levels: the orderings, base last, as rows
+    row_of = {j: i for i, j in enumerate(numeric)}
     go_left = np.ones(n, dtype=bool)
     seg_node = root.copy()
     seg_len = np.array([npos_all], dtype=np.intp)
@@ -329,7 +394,7 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
         lay = make_layout(seg_len, a["wy"][seg_node], a["weight"][seg_node], crit, min_leaf, unit,
                           leaf_w)
         best = _best_splits(specs, values, orders, base, rowdata, lay, crit, ws, has_nan,
-                            has_dups, lmax)
+                            has_dups, lmax, orders2, row_of)
         ks = np.flatnonzero(best.improve > lay.tol)
         K = ks.shape[0]
         if K == 0:
@@ -356,13 +421,24 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
         # route every row of the split nodes (any weight, missing values too)
         rank_of_seg = np.full(S + 1, -1, dtype=np.intp)
         rank_of_seg[ks] = np.arange(K)
-        r_rank = rank_of_seg[seg_of_row]        # seg_of_row = -1 hits the trailing -1
-        rows = np.flatnonzero(r_rank >= 0)
-        rk = r_rank[rows]
+        if dense:
+            r_pos = rank_of_seg[lay.seg]        # per position of base; unsplit: -1
+            sel = np.flatnonzero(r_pos >= 0)
+            rows = base[sel]
+            rk = r_pos[sel]
+        else:
+            r_rank = rank_of_seg[seg_of_row]    # seg_of_row = -1 hits the trailing -1
+            rows = np.flatnonzero(r_rank >= 0)
+            rk = r_rank[rows]
         left = _route(specs, values, rows, rk, var_k, thr_k, low_k, na_left_k,
                       cat_blocks[0] if cat_blocks else None, a["cat_row"][ids])
-        go_left[:] = True
-        go_left[rows] = left
+        if dense:                               # rows of unsplit segments count as left
+            gl_pos = np.ones(lay.m, dtype=bool)
+            gl_pos[sel] = left
+            go_left[base] = gl_pos
+        else:
+            go_left[:] = True
+            go_left[rows] = left
         slot = 2 * rk + (~left)               # child slot: 2k left, 2k + 1 right
 
         # the children's statistics
@@ -388,14 +464,22 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
         keep = splittable(kids)
         new_seg_of_slot = np.full(2 * K + 1, -1, dtype=np.intp)
         new_seg_of_slot[np.flatnonzero(keep)] = np.arange(int(keep.sum()))
-        seg_of_row = np.full(n, -1, dtype=np.intp)
-        seg_of_row[rows] = new_seg_of_slot[slot]
+        if not dense:
+            seg_of_row = np.full(n, -1, dtype=np.intp)
+            seg_of_row[rows] = new_seg_of_slot[slot]
         len_slot = cnp.astype(np.intp)
         A, C, m_new = _relayout(lay, seg_len, ks, len_slot, keep)
         if m_new:
-            for j in numeric:
-                orders[j] = _partition(orders[j], go_left, A, C, m_new, ibuf, ws.b[0])
-            base = _partition(base, go_left, A, C, m_new, ibuf, ws.b[0])
+            if orders2 is None and m_new <= BATCH_ROWS:
+                orders2 = np.stack([orders[j] for j in numeric] + [base])
+            if orders2 is not None:
+                orders2 = _partition_rows(orders2, go_left, A, C, m_new)
+                orders = {j: orders2[i] for i, j in enumerate(numeric)}
+                base = orders2[-1]
+            else:
+                for j in numeric:
+                    orders[j] = _partition(orders[j], go_left, A, C, m_new, ibuf, ws.b[0])
+                base = _partition(base, go_left, A, C, m_new, ibuf, ws.b[0])
         seg_node = kids[keep]
         seg_len = len_slot[keep]
         del lay, A, C
