@@ -2,6 +2,8 @@
 
 Fixtures: tests/fixtures/glm_*.json, computed by R 4.2.2 with
 glm.control(epsilon = 1e-14); the R code is in each file's ``r_code``.
+tests/fixtures/glm_*_fitted.csv hold every fitted value and residual of the
+same fits (tests/fixtures/glm_fitted_all.R).
 Coefficient names: R's "(Intercept)" is patsy's "Intercept".
 """
 import json
@@ -92,6 +94,26 @@ def test_fitted_values_and_deviance_residuals(case):
     rng = ref["fitted_range"]
     np.testing.assert_allclose([m.fitted_values.min(), m.fitted_values.max()],
                                [rng["min"], rng["max"]], rtol=RTOL)
+
+
+@pytest.mark.parametrize("solver", ["corrective", "coordinate"])
+def test_every_fitted_value_and_residual(case, solver):
+    ref, _, fits = case
+    m = fits[solver]
+    r = pd.read_csv(FIXTURES / f"{ref['case_id']}_fitted.csv")
+    rows = r["row"].to_numpy() - 1
+    assert len(rows) == m.nobs
+    np.testing.assert_array_equal(m.fitted_values.index, rows)
+    np.testing.assert_allclose(m.fitted_values.loc[rows], r["fitted"], rtol=RTOL)
+    # η crosses 0, where a relative tolerance means nothing: absolute 1e-7 there
+    np.testing.assert_allclose(m.predict(type="link").loc[rows], r["linear_predictor"],
+                               rtol=RTOL, atol=1e-7)
+    for kind in ("deviance", "pearson"):
+        np.testing.assert_allclose(m.residuals(kind).loc[rows], r[f"{kind}_residual"],
+                                   rtol=RTOL, err_msg=kind)
+    np.testing.assert_allclose(m.residuals("response").loc[rows],
+                               pd.Series(m.y, index=m.index).loc[rows] - r["fitted"].to_numpy(),
+                               rtol=RTOL, atol=1e-12)
 
 
 def test_response_coding_matches_r(case):
