@@ -346,6 +346,24 @@ def test_neighbours_exact_on_near_ties(case):
         assert np.array_equal(index.query(Q, k), _brute_knn(X, Q, k, False))
 
 
+@pytest.mark.parametrize("m,d,k", [(2000, 16, 10), (500, 3, 1), (800, 40, 25)])
+def test_neighbours_equal_scipy_kdtree_without_ties(m, d, k):
+    # on continuous data (no ties) the search must return exactly what a
+    # well-kept library returns: scipy's cKDTree, exact float64 distances
+    from scipy.spatial import cKDTree
+    rng = np.random.default_rng(m + d)
+    X = rng.normal(size=(m, d)) * rng.uniform(0.5, 3.0, size=d)
+    Q = rng.normal(size=(300, d))
+    tree = cKDTree(X)
+    _, ref_self = tree.query(X, k=k + 1)
+    ref_self = np.asarray(ref_self).reshape(m, k + 1)
+    assert np.array_equal(ref_self[:, 0], np.arange(m))            # each point is its nearest
+    index = NeighbourIndex(X)
+    assert np.array_equal(index.query(None, k), ref_self[:, 1:])
+    _, ref_q = tree.query(Q, k=k)
+    assert np.array_equal(index.query(Q, k), np.asarray(ref_q).reshape(len(Q), k))
+
+
 # ---- compiled loops (numba) -------------------------------------------------------
 COMPILED_FAMILIES = FAMILIES[:5]          # closed-form posteriors: gini ... mu
 
