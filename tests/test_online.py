@@ -301,7 +301,7 @@ def test_pickle_records_the_version_and_warns_on_another():
     import pickle
     import warnings
 
-    import ubreg.online as online
+    import ubreg._pickling as online
 
     rng = np.random.default_rng(3)
     df = pd.DataFrame({"x": rng.normal(size=200)})

@@ -24,12 +24,12 @@ columns, factor levels or response values.
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pandas as pd
 
 from . import __version__
+from ._pickling import warn_if_other_version
 from .errors import DataError, FormulaError, PredictionError, ResponseError
 from .families import resolve_family
 from .families.closed import Entropy, Entropy2, Gini, Matsushita
@@ -280,11 +280,7 @@ class OnlineLearner:
         return state
 
     def __setstate__(self, state):
-        saved = state.pop("ubreg_version", None)
-        if saved != __version__:
-            warnings.warn(f"this on-line learner was pickled by ubreg {saved}, loaded by "
-                          f"{__version__}; refit it if predictions matter", UserWarning,
-                          stacklevel=2)
+        warn_if_other_version(state.pop("ubreg_version", None), what="on-line learner")
         # pickles of versions without the rate/average options: the constant
         # rate and the last iterate, as they had
         self.__dict__.update(state)

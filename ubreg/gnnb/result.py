@@ -17,7 +17,6 @@ nearest neighbour.
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -25,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
+from .._pickling import warn_if_other_version
 from ..formula import _as_frame
 from .fitter import LeverageFit, lemma3_optimal_risk, surrogate_risk
 from .neighbours import NeighbourIndex
@@ -254,10 +254,7 @@ class GNNBResult:
         return state
 
     def __setstate__(self, state):
-        saved = state.get("ubreg_version")
-        if saved != __version__:
-            warnings.warn(f"this model was pickled by ubreg {saved}, loaded by {__version__}; "
-                          f"refit it if predictions matter", UserWarning, stacklevel=2)
+        warn_if_other_version(state.get("ubreg_version"))
         self.__dict__.update(state)
 
     def __repr__(self):

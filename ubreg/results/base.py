@@ -9,13 +9,13 @@ lazily, and identically for every method.
 from __future__ import annotations
 
 import abc
-import warnings
 from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
 from .. import __version__
+from .._pickling import warn_if_other_version
 from ..families.base import Family
 from ..formula import Design, Response, _as_frame
 from ..inference import bernoulli_loglik, deviance, null_eta
@@ -188,10 +188,7 @@ class Result(abc.ABC):
         return state
 
     def __setstate__(self, state):
-        saved = state.get("ubreg_version")
-        if saved != __version__:
-            warnings.warn(f"this model was pickled by ubreg {saved}, loaded by {__version__}; "
-                          f"refit it if predictions matter", UserWarning, stacklevel=2)
+        warn_if_other_version(state.get("ubreg_version"))
         self.__dict__.update(state)
 
     def __repr__(self):
