@@ -523,3 +523,14 @@ def test_a_family_the_method_ignores_warns():
     with pytest.warns(UserWarning, match=r"'uboost' takes its loss from U="):
         ubreg.fit(FORMULA, df, method="uboost", mstop=3, family="entropy")
     assert "family=" not in ubreg.fit(FORMULA, df, method="tboost", rounds=2).call
+
+
+@pytest.mark.parametrize("learner", ["trees", "udt", "stumps"])
+def test_perfectly_separated_data_give_a_clear_error(learner):
+    # one predictor that separates the classes: every tree split leaves a pure
+    # child (inadmissible, TEMPERED.md §3.3) and a perfect stump sends every
+    # weight to 0: no round can be taken, and the error says why
+    x = np.arange(40.0)
+    d = pd.DataFrame({"x": x, "y": (x > 19.5).astype(int)})
+    with pytest.raises(ubreg.errors.DataError, match="separated"):
+        ubreg.fit("y ~ x", d, method="tboost", learner=learner, rounds=3)

@@ -679,6 +679,20 @@ def _check_weighted_classes(y: np.ndarray, w: np.ndarray, name: str) -> None:
                             f"rows of positive weight ({int((w == 0).sum())} rows have weight 0)")
 
 
+def _finite_nonnegative_weights(w: np.ndarray) -> np.ndarray:
+    """float64 weights, or a DataError naming the NaN, infinite or negative ones."""
+    if w.dtype.kind not in "iufb":
+        raise DataError(f"weights must be numeric, got dtype {w.dtype}")
+    w = w.astype(np.float64)
+    if np.isnan(w).any():
+        raise DataError(f"weights contain {int(np.isnan(w).sum())} NaN value(s)")
+    if not np.isfinite(w).all():
+        raise DataError(f"weights contain {int(np.isinf(w).sum())} infinite value(s)")
+    if (w < 0).any():
+        raise DataError(f"weights contain {int((w < 0).sum())} negative value(s)")
+    return w
+
+
 def check_weights(weights, data: pd.DataFrame) -> np.ndarray | None:
     """Frequency weights: a column name or an array with one value per row."""
     if weights is None:
@@ -690,15 +704,7 @@ def check_weights(weights, data: pd.DataFrame) -> np.ndarray | None:
     w = np.asarray(weights)
     if w.ndim != 1 or len(w) != len(data):
         raise DataError(f"weights has {w.size} values but the data have {len(data)} rows")
-    if w.dtype.kind not in "iufb":
-        raise DataError(f"weights must be numeric, got dtype {w.dtype}")
-    w = w.astype(np.float64)
-    if np.isnan(w).any():
-        raise DataError(f"weights contain {int(np.isnan(w).sum())} NaN value(s)")
-    if not np.isfinite(w).all():
-        raise DataError(f"weights contain {int(np.isinf(w).sum())} infinite value(s)")
-    if (w < 0).any():
-        raise DataError(f"weights contain {int((w < 0).sum())} negative value(s)")
+    w = _finite_nonnegative_weights(w)
     if w.sum() <= 0:
         raise DataError("weights are all zero")
     return w
@@ -1161,17 +1167,7 @@ def build_partition_frame(parsed: PartitionedFormula, design: Design, response: 
     if weights is None:
         w = np.ones(len(y))
     else:
-        w = np.asarray(frame[weights])
-        if w.dtype.kind not in "iufb":
-            raise DataError(f"weights must be numeric, got dtype {w.dtype}")
-        w = w.astype(np.float64)
-        if np.isnan(w).any():
-            raise DataError(f"weights contain {int(np.isnan(w).sum())} NaN value(s)")
-        if not np.isfinite(w).all():
-            raise DataError(f"weights contain {int(np.isinf(w).sum())} infinite value(s)")
-        if (w < 0).any():
-            raise DataError(f"weights contain {int((w < 0).sum())} negative value(s)")
-        w = w[keep]
+        w = _finite_nonnegative_weights(np.asarray(frame[weights]))[keep]
     counts = {}
     if y_na.any():
         counts[parsed.response_name] = int(y_na.sum())

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import user_stacklevel
 from ..fit import FitSpec, register_method
 from ..formula import build_model_frame
 from ..learners.binning import bin_design
@@ -244,19 +245,6 @@ def staged_F(fit: UBoostFit, X) -> np.ndarray:
     return out
 
 
-def _outside_ubreg() -> int:
-    """The stacklevel of the first caller outside the ubreg package (fit() may
-    reach a method through wrappers, so the depth is not fixed)."""
-    import os
-    import sys
-
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-    level, frame = 2, sys._getframe(2)      # 1: the warn call's function, 2: its caller
-    while frame is not None and frame.f_code.co_filename.startswith(root):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
 @register_method("uboost")
 def fit_uboost_method(spec: FitSpec, *, U="logistic", learner: str = "trees", depth: int = 3,
                       mstop: int = 100, nu: float = 0.1, max_bins: int = 255,
@@ -271,7 +259,7 @@ def fit_uboost_method(spec: FitSpec, *, U="logistic", learner: str = "trees", de
         warnings.warn(f"method 'uboost' takes its loss from U=, not family=: "
                       f"family={spec.family!r} is ignored (the loss is U={U!r}); pass U= "
                       "instead (e.g. U=\"logistic\", \"exponential\")", UserWarning,
-                      stacklevel=_outside_ubreg())
+                      stacklevel=user_stacklevel())
     _check(mstop, nu, depth, learner, init)
     _check_leaf(min_child_weight, min_samples_leaf)
     U = resolve_U(U)

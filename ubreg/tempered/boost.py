@@ -236,8 +236,14 @@ def tboost(X, ystar, t, rounds, weak, *, mu="closed", weights=None):
         q = q_next
     getattr(bar, "close", lambda: None)()        # the loop may stop early
     if not rec["hyp"]:
-        hint = (" (no admissible split: no predictor separates rows of both classes)"
-                if stopped.startswith("the weak learner") else "")
+        if stopped.startswith("the weak learner"):
+            hint = (" (no admissible split: every candidate leaves a child holding one class "
+                    "only, as on perfectly separated data; TEMPERED.md §3.3)")
+        elif stopped.startswith("every weight vanished"):
+            hint = (" (the first weak hypothesis classifies every training row correctly: "
+                    "the data are separated and the step would be unbounded)")
+        else:
+            hint = ""
         raise DataError(f"t-AdaBoost could not take a single round: {stopped}{hint}")
     return TBoostFit(t=t, hypotheses=rec["hyp"], alpha=np.array(rec["alpha"]),
                      mu=np.array(rec["mu"]), rho=np.array(rec["rho"]), r=np.array(rec["r"]),

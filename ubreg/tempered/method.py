@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 
 from ..families.tempered import Tempered
+from ..errors import user_stacklevel
 from ..fit import FitSpec, register_method
 from ..formula import build_model_frame
 from .boost import tboost
@@ -74,7 +75,7 @@ def fit_tboost(spec: FitSpec, *, t=None, rounds: int = 20, learner: str = "trees
         warnings.warn(f"method 'tboost' minimises the tempered exponential loss of t=: "
                       f"family={family!r} is ignored; pass t= or "
                       "family=Permissible(\"tempered\", t=...)", UserWarning,
-                      stacklevel=_outside_ubreg())
+                      stacklevel=user_stacklevel())
     if t is None:
         # the family's t when it is tempered; otherwise the middle of the
         # range [0, 1] of the convergence theorem
@@ -146,19 +147,6 @@ def fit_tboost(spec: FitSpec, *, t=None, rounds: int = 20, learner: str = "trees
                         y=mf.y, weights=mf.weights, eta=eta, index=mf.index,
                         n_input=mf.n_input, dropped=mf.dropped, call=spec.call,
                         na_factors=mf.na_factors)
-
-
-def _outside_ubreg() -> int:
-    """The stacklevel of the first caller outside the ubreg package (fit() may
-    reach a method through wrappers, so the depth is not fixed)."""
-    import os
-    import sys
-
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-    level, frame = 2, sys._getframe(2)      # 1: the warn call's function, 2: its caller
-    while frame is not None and frame.f_code.co_filename.startswith(root):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 class _OnColumns:
