@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.ubreg-installed
 
-.PHONY: demo test bench-smoke clean
+.PHONY: demo test bench-smoke reports-html clean
 
 $(STAMP): setup.cfg setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,10 @@ bench-smoke: $(STAMP)
 	$(BIN)/python benchmarks/bench_gnnb.py --smoke
 	$(BIN)/python benchmarks/bench_online.py --smoke
 	$(BIN)/python benchmarks/bench_dask.py --smoke
+
+# the replication reports as HTML pages, from their stored .md/.csv (nothing is re-run)
+reports-html: $(STAMP)
+	$(BIN)/python reports/render_html.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

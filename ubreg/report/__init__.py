@@ -4,7 +4,8 @@ The report is built in three steps, one module each: :mod:`.context` turns
 the models into plain data (summaries, metrics, the comparison table),
 :mod:`.figures` draws the diagnostics on pyplot-free matplotlib figures, and
 :mod:`.html` / :mod:`.pdf` render them (Jinja2 with autoescaping for HTML,
-matplotlib's PdfPages for PDF).
+matplotlib's PdfPages for PDF).  :mod:`.vignette` runs and renders vignettes;
+:mod:`.markdown` renders a Markdown file (the replication reports) as a page.
 """
 from __future__ import annotations
 
@@ -13,9 +14,10 @@ import pathlib
 from ..compare import _named
 from .context import build_context, versions
 from .html import render_html
+from .markdown import render_markdown
 from .pdf import write_pdf
 
-__all__ = ["report", "versions", "render_vignette"]
+__all__ = ["report", "versions", "render_vignette", "render_markdown"]
 
 
 def _report_call(models: dict, path, title, data, cv_risk=False) -> str:

@@ -60,11 +60,22 @@ def parse_cells(text: str) -> list[Cell]:
 
 
 def _inline(text: str) -> Markup:
-    """Escape, then `code`, **bold**, *emphasis*."""
-    s = str(escape(text))
-    s = re.sub(r"`([^`]+)`", r"<code>\1</code>", s)
-    s = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", s)
+    """Escape, then `code`, **bold**, *emphasis*.
+
+    Code spans are set aside while bold and emphasis are marked, so that a
+    ``*`` inside code stays literal; bold may contain a lone ``*`` ("F*").
+    """
+    codes = []
+
+    def keep(m):
+        codes.append(m.group(1))
+        return f"\x00{len(codes) - 1}\x00"
+
+    s = str(escape(text.replace("\x00", "")))
+    s = re.sub(r"`([^`]+)`", keep, s)
+    s = re.sub(r"\*\*(?=\S)(.+?)(?<=\S)\*\*", r"<strong>\1</strong>", s)
     s = re.sub(r"(?<![\w*])\*([^*]+)\*(?![\w*])", r"<em>\1</em>", s)
+    s = re.sub(r"\x00(\d+)\x00", lambda m: f"<code>{codes[int(m.group(1))]}</code>", s)
     return Markup(s)
 
 
