@@ -25,9 +25,9 @@ from . import plots  # noqa: E402
 from .anova import anova  # noqa: E402
 from .compare import compare  # noqa: E402
 from .cv import cv  # noqa: E402
-from .report import render_vignette, report  # noqa: E402
+from .report import render_markdown, render_vignette, report  # noqa: E402
 
-__all__ += ["compare", "cv", "anova", "report", "render_vignette", "plots"]
+__all__ += ["compare", "cv", "anova", "report", "render_vignette", "render_markdown", "plots"]
 from . import gnnb  # noqa: E402,F401
 from . import boosting  # noqa: E402,F401  (registers boosting methods)
 from .boosting import U_alpha, U_custom  # noqa: E402
