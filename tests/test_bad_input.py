@@ -17,18 +17,18 @@ from ubreg.errors import (ConvergenceWarning, DataError, FormulaError, OptionErr
                           PredictionError, ResponseError, SeparationWarning)
 
 # small, fast settings per method:
-# (options, binary only, drops rows with NA predictors, takes frequency weights)
+# (options, binary only, drops rows with NA predictors); every method takes
+# frequency weights (gnnb/unn: integer ones, which repeat rows)
 OPTIONS = {
-    "uls": ({}, True, True, True),
-    "uls-stumps": ({"learner": "stumps", "rounds": 5}, True, True, True),
-    "uls-rules": ({"learner": "rules", "rounds": 3, "literals": 2}, True, True, True),
-    "uls-trees": ({"learner": "trees", "rounds": 3, "depth": 2}, True, True, True),
-    "udt": ({"xval": 0}, True, False, True),
-    "uboost": ({"mstop": 5}, True, True, True),
-    # GNNB's Algorithm 1 has no example weights: it refuses them by name
-    "gnnb": ({"k": 3}, False, True, False),
-    "unn": ({"k": 3}, False, True, False),
-    "tboost": ({"rounds": 3}, True, True, True),
+    "uls": ({}, True, True),
+    "uls-stumps": ({"learner": "stumps", "rounds": 5}, True, True),
+    "uls-rules": ({"learner": "rules", "rounds": 3, "literals": 2}, True, True),
+    "uls-trees": ({"learner": "trees", "rounds": 3, "depth": 2}, True, True),
+    "udt": ({"xval": 0}, True, False),
+    "uboost": ({"mstop": 5}, True, True),
+    "gnnb": ({"k": 3}, False, True),
+    "unn": ({"k": 3}, False, True),
+    "tboost": ({"rounds": 3}, True, True),
 }
 
 
@@ -198,8 +198,6 @@ def test_duplicated_column(method, frame):
     (lambda n: np.r_[np.ones(n - 2), -np.inf, np.inf], "weights contain 2 infinite"),
 ])
 def test_bad_weights(method, frame, weights, match):
-    if not OPTIONS[method][3]:
-        match = "does not take weights"
     with pytest.raises(ValueError, match=match):
         _fit(method, "y ~ x1", frame, weights=weights(len(frame)))
 
@@ -222,7 +220,7 @@ def test_missing_column_at_predict(method, frame):
 def test_user_data_is_not_modified(method, frame):
     before = frame.copy(deep=True)
     w = np.ones(len(frame))
-    m = _fit(method, "y ~ x1 + g", frame, weights=w if OPTIONS[method][3] else None)
+    m = _fit(method, "y ~ x1 + g", frame, weights=w)
     m.predict(frame)
     pd.testing.assert_frame_equal(frame, before)
     assert np.all(w == 1)

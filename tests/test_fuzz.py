@@ -104,7 +104,7 @@ def cases(draw, method):
     family = draw(st.sampled_from(["entropy", "gini", "matsushita", "mu", "power", "exponential"]
                                   if method == "uls" else ["entropy", "gini", "matsushita"]))
     weights = None
-    if OPTIONS[method][3] and draw(st.integers(0, 2)) == 0:
+    if draw(st.integers(0, 2)) == 0:
         weights = np.asarray(draw(st.lists(st.sampled_from([1.0, 2.0, 0.5, 3.0, 0.0]),
                                            min_size=n, max_size=n)))
     m_new = draw(st.integers(1, 12))

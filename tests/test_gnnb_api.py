@@ -149,10 +149,22 @@ def test_errors(three, opts, match):
         ubreg.fit("Class ~ x1 + x2", three, family="entropy", method="gnnb", **opts)
 
 
-def test_refuses_weights_and_non_permissible(three):
-    with pytest.raises(ValueError, match="weights"):
+def test_weights_repeat_rows_and_must_be_integers(three):
+    w = np.arange(len(three)) % 3                     # 0, 1, 2: removed, once, twice
+    m = ubreg.fit("Class ~ x1 + x2", three, family="entropy", method="gnnb", k=4, weights=w)
+    rep = three.loc[three.index.repeat(w)]
+    r = ubreg.fit("Class ~ x1 + x2", rep, family="entropy", method="gnnb", k=4)
+    np.testing.assert_array_equal(m.predict(three, type="link").to_numpy(),
+                                  r.predict(three, type="link").to_numpy())
+    assert m.nobs == int(w.sum()) and m.weighted_rows == len(three)
+    assert m.alpha.index.equals(rep.index)            # one row per copy, the row's label
+    assert f"Frequency weights: {len(three)} data rows" in str(m.summary())
+    with pytest.raises(ubreg.errors.DataError, match="integer frequency weights only.*1 weight"):
         ubreg.fit("Class ~ x1", three, family="entropy", method="gnnb",
-                  weights=np.ones(len(three)))
+                  weights=np.r_[0.5, np.ones(len(three) - 1)])
+
+
+def test_refuses_non_permissible(three):
     with pytest.raises(ValueError, match="permissible"):
         ubreg.fit("Class ~ x1", three, family=ubreg.Exponential(), method="gnnb")
 

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from test_bad_input import METHOD_NAMES, OPTIONS, _fit
+from test_bad_input import METHOD_NAMES, _fit
 
 methods = pytest.mark.parametrize("method", METHOD_NAMES)
 FORMULA = "y ~ x1 + x2 + g"
@@ -34,8 +34,6 @@ def _response(m, data):
 
 @methods
 def test_integer_weights_equal_repeated_rows(method, frame):
-    if not OPTIONS[method][3]:
-        pytest.skip(f"{method} takes no weights (documented)")
     w = np.ones(len(frame), dtype=int)
     w[::7] = 2
     w[::11] = 3
@@ -47,8 +45,6 @@ def test_integer_weights_equal_repeated_rows(method, frame):
 
 @methods
 def test_zero_weights_equal_removed_rows(method, frame):
-    if not OPTIONS[method][3]:
-        pytest.skip(f"{method} takes no weights (documented)")
     w = np.ones(len(frame))
     w[:15] = 0
     a = _fit(method, FORMULA, frame, weights=w)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import pandas as pd
 
 from ..errors import DataError
 from ..families.base import PermissibleFamily
@@ -98,18 +99,16 @@ def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, st
         # a ValueError, as every user error in ubreg (errors.py)
         raise ValueError(  # noqa: TRY004
             f"method {update!r} needs one permissible family (φ), got {family!r}")
-    if spec.weights is not None:
-        raise ValueError(f"method {update!r} does not take weights: Algorithm 1 has none "
-                         "(duplicate rows instead)")
     if spec.positive is not None:
         raise ValueError(f"method {update!r} is multiclass: 'positive' does not apply")
     if not (isinstance(epsilon, (int, float, np.floating)) and 0.0 < epsilon < 1.0):
         raise ValueError(f"epsilon must lie in (0, 1) (eq. 10), got {epsilon!r}")
     if chooser not in ("sequential", "largest"):
         raise ValueError(f"unknown chooser {chooser!r}; use 'sequential' or 'largest'")
-    mf = build_model_frame(spec.formula, spec.data, weights=None, na_action=spec.na_action,
-                           response="multiclass", trusted=spec.trusted)
-    m = mf.X.shape[0]
+    mf = build_model_frame(spec.formula, spec.data, weights=spec.weights,
+                           na_action=spec.na_action, response="multiclass", trusted=spec.trusted)
+    X_in, codes, row_index = _replicate_by_weights(mf, spec.weights is not None, update)
+    m = X_in.shape[0]
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer, got {k!r}")
     if k >= m:
@@ -117,11 +116,10 @@ def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, st
                         f"of rows (an example is not its own neighbour)")
     if T is not None and (isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1):
         raise ValueError(f"T must be a positive integer, got {T!r}")
-    codes = mf.y.astype(np.int64)
     # fit on the rows in a canonical order, so that the user's row order changes
     # neither the visiting order of the sequential chooser nor distance ties
-    order = canonical_order(mf.X, codes)
-    X, codes_c = mf.X[order], codes[order]
+    order = canonical_order(X_in, codes)
+    X, codes_c = X_in[order], codes[order]
     pre = Preprocessor(mf.design, X, standardize=standardize, categorical=categorical,
                        blocks=blocks, norm=norm)
     C = len(mf.response.levels)
@@ -142,8 +140,31 @@ def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, st
         method=update, formula=spec.formula, family=family, call=spec.call, design=mf.design,
         response=mf.response, preprocessor=pre, blocks=models, codes=codes, Y=Y, k=int(k),
         epsilon=float(epsilon), T=int(T if T is not None else m), chooser=chooser,
-        index=mf.index, n_input=mf.n_input, dropped=mf.dropped, na_factors=mf.na_factors,
-        fit_seconds=seconds, order=order)   # index.X is in this order: Lemma 3 needs Y[order]
+        index=row_index, n_input=mf.n_input, dropped=mf.dropped, na_factors=mf.na_factors,
+        fit_seconds=seconds, order=order,
+        weighted_rows=len(mf.index) if spec.weights is not None else None)   # index.X is in this order: Lemma 3 needs Y[order]
+
+
+def _replicate_by_weights(mf, weighted: bool, update: str):
+    """(design, class codes, row labels) with each row repeated by its weight.
+
+    Algorithm 1 has no example weights, and a k-NN rule sees a duplicated row
+    as a neighbour of its twin: frequency weights can only mean the rows
+    themselves, repeated (weight 0 removes a row).  So they must be integers.
+    Training-time outputs (``alpha``, ``predict()`` without newdata) then have
+    one row per copy, labelled with the row's index label.
+    """
+    codes = mf.y.astype(np.int64)
+    if not weighted:
+        return mf.X, codes, mf.index
+    w = mf.weights
+    if not np.all(w == np.round(w)):
+        bad = int(np.sum(w != np.round(w)))
+        raise DataError(f"method {update!r} takes integer frequency weights only (a row of "
+                        f"weight k is k copies of it); {bad} weight(s) are not integers")
+    reps = w.astype(np.int64)
+    return (np.repeat(mf.X, reps, axis=0), np.repeat(codes, reps),
+            pd.Index(np.repeat(np.asarray(mf.index), reps), name=mf.index.name))
 
 
 def canonical_order(X: np.ndarray, codes: np.ndarray) -> np.ndarray:

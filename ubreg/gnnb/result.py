@@ -54,7 +54,10 @@ class GNNBResult:
         Class levels; the columns of ``predict(type="response")``.
     k, epsilon, T, chooser : the options of Algorithm 1
     nobs : int
-        Training rows used.  ``n_dropped``: rows dropped for NA.
+        Training rows used (with frequency weights: rows repeated by their
+        integer weights, so Σ w).  ``n_dropped``: rows dropped for NA.
+    weighted_rows : int or None
+        With frequency weights, the number of data rows before repetition.
     alpha : DataFrame (m, C)
         Leveraging coefficients α_jc (first block with ``blocks > 1``).
     n_updates : Series
@@ -66,7 +69,7 @@ class GNNBResult:
 
     def __init__(self, *, method, formula, family, call, design, response, preprocessor, blocks,
                  codes, Y, k, epsilon, T, chooser, index, n_input, dropped, na_factors=(),
-                 fit_seconds=float("nan"), order=None):
+                 fit_seconds=float("nan"), order=None, weighted_rows=None):
         self.method = method
         self.formula = formula
         self.family = family
@@ -88,6 +91,9 @@ class GNNBResult:
         self.fit_seconds = fit_seconds
         #: the canonical (content-determined) order in which the rows were fitted
         self.order = order
+        #: with frequency weights: the number of data rows before each was
+        #: repeated by its weight (None without weights)
+        self.weighted_rows = weighted_rows
         self.ubreg_version = __version__
 
     # ---- basic facts ------------------------------------------------------

@@ -61,6 +61,10 @@ class GNNBSummary:
                          "its own neighbour): copies of a row see each other and can get "
                          "different h, so the risk can fall below the Lemma 3 optimum, which "
                          "bounds classifiers that are functions of x.")
+        if getattr(r, "weighted_rows", None) is not None:
+            notes.append(f"Frequency weights: {r.weighted_rows} data rows, each repeated by its "
+                         f"weight, give the {r.nobs} training rows (Algorithm 1 has no example "
+                         "weights; weight 0 removes a row).")
         pre = r.preprocessor
         return {
             "call": r.call, "algorithm": algorithm, "family": r.family.describe(),
