@@ -23,6 +23,8 @@ exponents capped).
 """
 from __future__ import annotations
 
+import abc
+
 import numpy as np
 from scipy.integrate import cumulative_trapezoid
 from scipy.special import expit
@@ -36,7 +38,7 @@ def _f(z):
     return np.asarray(z, dtype=np.float64)
 
 
-class ULoss:
+class ULoss(abc.ABC):
     """A U function: ``U(z)``, ``d1(z)`` = U'(z) < 0, ``d2(z)`` = U''(z).
 
     ``newton_weight(z, F)`` is the curvature used by the Newton step: U''(z)
@@ -46,14 +48,17 @@ class ULoss:
 
     name = "U"
 
+    @abc.abstractmethod
     def U(self, z):
-        raise NotImplementedError
+        """U(z)."""
 
+    @abc.abstractmethod
     def d1(self, z):
-        raise NotImplementedError
+        """U'(z) < 0."""
 
+    @abc.abstractmethod
     def d2(self, z):
-        raise NotImplementedError
+        """U''(z)."""
 
     def values(self, z):
         """(U(z), U'(z), U''(z)) in one pass (subclasses share the exponentials)."""

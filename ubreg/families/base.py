@@ -159,7 +159,9 @@ class PermissibleFamily(Family):
         return p, q
 
     def _posterior_extended(self, eta):
-        raise NotImplementedError
+        """p(η) past the link domain; required when ``extends_past_domain`` is True."""
+        raise NotImplementedError(f"{type(self).__name__} sets extends_past_domain but does not "
+                                  "define _posterior_extended")
 
     def _clip_eta(self, eta):
         lo, hi = self.link_domain
