@@ -1,4 +1,4 @@
-"""Property tests of every family (MATH.md §2-3, paper 000 eq. 26-37, 107, Table 2).
+"""Property tests of every family (docs/math.md §2-3, paper 000 eq. 26-37, 107, Table 2).
 
 One registry parametrises the tests: every entry of ``ubreg.families.FAMILIES``
 (with several parameter values where it has parameters), custom families
@@ -153,7 +153,7 @@ def test_registry_covers_every_family():
 
 
 # ---------------------------------------------------------------------------
-# MATH.md §2: the generator
+# docs/math.md §2: the generator
 # ---------------------------------------------------------------------------
 def test_generator_constants(fam):
     """φ(0) = φ(1) = −a_φ ≤ 0 and b_φ = −φ(½) − a_φ > 0."""
@@ -204,7 +204,7 @@ def test_bregman_divergence_is_the_loss_eq37(fam):
 
 @pytest.mark.parametrize("eta_true", [0.1, 0.35, 0.5, 0.8])
 def test_proper_scoring(fam, eta_true):
-    """argmin_q η D_φ(1‖q) + (1 − η) D_φ(0‖q) = η (MATH.md §2)."""
+    """argmin_q η D_φ(1‖q) + (1 − η) D_φ(0‖q) = η (docs/math.md §2)."""
     risk = lambda q: float(eta_true * fam.D(1.0, q) + (1 - eta_true) * fam.D(0.0, q))
     res = minimize_scalar(risk, bounds=(1e-6, 1 - 1e-6), method="bounded",
                           options={"xatol": 1e-11})
@@ -314,7 +314,7 @@ def test_hessian_is_the_derivative_of_the_gradient(any_family):
 
 
 def test_hessian_eta_is_one_over_d2phi(fam):
-    """d²ℓ/dη² = 1/φ''(∇φ⁻¹(η)) (MATH.md §3): closed forms vs φ''."""
+    """d²ℓ/dη² = 1/φ''(∇φ⁻¹(η)) (docs/math.md §3): closed forms vs φ''."""
     eta = inner_etas(fam)
     np.testing.assert_allclose(fam.hessian_eta(eta), 1.0 / fam.d2phi(fam.posterior(eta)),
                                rtol=1e-9)
@@ -455,7 +455,7 @@ def test_logcosh_against_high_precision(zeta):
 
 
 def test_logcosh_matches_the_paper_formulas():
-    """eq. (35) and MATH.md's table row, written directly."""
+    """eq. (35) and docs/math.md's table row, written directly."""
     zeta = -3.0
     family = LogCosh(zeta)
     x = np.linspace(0, 1, 11)

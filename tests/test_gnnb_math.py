@@ -1,5 +1,5 @@
 """GNNB / UNN against the mathematics of paper 002 (Algorithm 1, eq. 9-11, Table 1,
-Lemma 3, Theorem 4) and MATH.md §8."""
+Lemma 3, Theorem 4) and docs/math.md §8."""
 import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
@@ -94,7 +94,7 @@ def test_table1_weight_update_is_eq11(name):
 
 
 def test_h_star_values():
-    # H* = 1/(b φ''(1/2)) (MATH.md §8); π* = b² H*/2 of eq. (43) as in Table 1
+    # H* = 1/(b φ''(1/2)) (docs/math.md §8); π* = b² H*/2 of eq. (43) as in Table 1
     assert h_star(Permissible("gini")) == pytest.approx(2.0)
     assert h_star(Permissible("matsushita")) == pytest.approx(1.0)
     fam = Permissible("entropy")

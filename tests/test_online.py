@@ -1,4 +1,4 @@
-"""On-line learning, Algorithm 2 of paper 000 (MATH.md §9).
+"""On-line learning, Algorithm 2 of paper 000 (docs/math.md §9).
 
 Checks: q = 2 is the plain gradient step and q = 1.5 the p-norm walk (against
 loops written here); Theorem 3's inequality on simulated streams (q = 2 and q

@@ -1,4 +1,4 @@
-"""t-AdaBoost (paper 004; TEMPERED.md §1, §2, §4, §7).
+"""t-AdaBoost (paper 004; docs/tempered.md §1, §2, §4, §7).
 
 The tempered algebra, the closed-form and exact μ_j, the co-simplex, the
 per-round bound Z_j^{2−t} ≤ K_t(ρ_j), Π Z^{2−t} = tempered exponential loss,
@@ -528,7 +528,7 @@ def test_a_family_the_method_ignores_warns():
 @pytest.mark.parametrize("learner", ["trees", "udt", "stumps"])
 def test_perfectly_separated_data_give_a_clear_error(learner):
     # one predictor that separates the classes: every tree split leaves a pure
-    # child (inadmissible, TEMPERED.md §3.3) and a perfect stump sends every
+    # child (inadmissible, docs/tempered.md §3.3) and a perfect stump sends every
     # weight to 0: no round can be taken, and the error says why
     x = np.arange(40.0)
     d = pd.DataFrame({"x": x, "y": (x > 19.5).astype(int)})

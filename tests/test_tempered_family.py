@@ -1,7 +1,7 @@
-"""Property tests of the tempered family (TEMPERED.md §3, MATH.md §2 and §7).
+"""Property tests of the tempered family (docs/tempered.md §3, docs/math.md §2 and §7).
 
 Parametrised over several temperatures t (bounded links for t < 1, a_φ > 0
-for t > 1, t near 1) with the identities of MATH.md §2: eq. 32, eq. 37,
+for t > 1, t near 1) with the identities of docs/math.md §2: eq. 32, eq. 37,
 properness, symmetry, F(0) = 1, finite differences, posterior∘link = id;
 plus the special cases t = 0 (4 × Gini), t = 1 (2 × Matsushita), the limits
 t → −∞ and t → 2, and numerics at |η| = 1e3 and p ∈ {0, 1}.
@@ -28,7 +28,7 @@ def fam(request):
 
 
 def naive_L(u, t):
-    """L_t(u) = 2u(1 − u)/M_{1−t}(u, 1 − u), straight from TEMPERED.md §3.1."""
+    """L_t(u) = 2u(1 − u)/M_{1−t}(u, 1 − u), straight from docs/tempered.md §3.1."""
     s = 1.0 - t
     if abs(s) < 1e-6:       # the naive power mean loses digits here: use its limit
         M = np.sqrt(u * (1 - u))
@@ -75,7 +75,7 @@ def test_bad_t_raises(bad):
 
 # --------------------------------------------------------------------------- generator
 def test_phi_is_minus_the_bayes_risk(fam):
-    """φ = −L_t on (0, 1) (TEMPERED.md §3.1), and L = uℓ₁ + (1 − u)ℓ₋₁."""
+    """φ = −L_t on (0, 1) (docs/tempered.md §3.1), and L = uℓ₁ + (1 − u)ℓ₋₁."""
     tol = rtol_naive(fam.t)
     np.testing.assert_allclose(-fam.phi(U), naive_L(U, fam.t), rtol=tol)
     l1, lm1 = naive_partial(U, fam.t)
@@ -108,7 +108,7 @@ def test_symmetry_and_convexity(fam):
 
 
 def test_link_is_the_canonical_link(fam):
-    """∇φ = η_t = ℓ₋₁ − ℓ₁ = (p^{2−t} − (1−p)^{2−t})/M_{1−t}^{2−t} (TEMPERED.md §3.2)."""
+    """∇φ = η_t = ℓ₋₁ − ℓ₁ = (p^{2−t} − (1−p)^{2−t})/M_{1−t}^{2−t} (docs/tempered.md §3.2)."""
     l1, lm1 = naive_partial(U, fam.t)
     np.testing.assert_allclose(fam.dphi(U), lm1 - l1, rtol=10 * rtol_naive(fam.t), atol=1e-15)
 
@@ -129,7 +129,7 @@ def test_finite_differences(fam):
         np.testing.assert_allclose(fam.hessian(y, eta), fd2, rtol=1e-6, atol=1e-8)
 
 
-# --------------------------------------------------------------------------- MATH.md §2 identities
+# --------------------------------------------------------------------------- docs/math.md §2 identities
 def test_F_at_zero_is_one(fam):
     assert float(fam.F(0.0)) == pytest.approx(1.0, rel=1e-13)
 
@@ -165,7 +165,7 @@ def test_F_is_the_legendre_conjugate(fam):
 
 @pytest.mark.parametrize("eta_true", [0.1, 0.35, 0.5, 0.8])
 def test_proper(fam, eta_true):
-    """argmin_q η ℓ₁(q) + (1 − η) ℓ₋₁(q) = η for every t < 2 (TEMPERED.md §3.1)."""
+    """argmin_q η ℓ₁(q) + (1 − η) ℓ₋₁(q) = η for every t < 2 (docs/tempered.md §3.1)."""
     risk = lambda q: float(eta_true * fam.D(1.0, q) + (1 - eta_true) * fam.D(0.0, q))
     res = minimize_scalar(risk, bounds=(1e-6, 1 - 1e-6), method="bounded",
                           options={"xatol": 1e-11})
@@ -222,7 +222,7 @@ def test_extremes_are_finite_and_silent(fam):
 # --------------------------------------------------------------------------- special t
 def test_t0_is_four_gini():
     """L_0 = 4u(1 − u): φ_0 = 4 φ_gini, η_0 = 4 η_gini; inside the link
-    domain the loss is 4 × gini's at η/4 (TEMPERED.md §3.1 table)."""
+    domain the loss is 4 × gini's at η/4 (docs/tempered.md §3.1 table)."""
     fam, gini = Tempered(0.0), Gini()
     x = np.linspace(0, 1, 17)
     np.testing.assert_array_equal(fam.phi(x), 4 * gini.phi(x))
@@ -264,7 +264,7 @@ def test_near_one_is_stable():
 
 
 def test_limit_t_to_minus_infinity():
-    """L_t → 2 min(u, 1 − u) as t → −∞ (twice the 0/1 Bayes risk, TEMPERED.md §3.1)."""
+    """L_t → 2 min(u, 1 − u) as t → −∞ (twice the 0/1 Bayes risk, docs/tempered.md §3.1)."""
     u = np.linspace(0.01, 0.99, 25)
     err = [np.max(np.abs(-Tempered(t).phi(u) - 2 * np.minimum(u, 1 - u))) for t in (-10, -100, -1e4)]
     assert err[0] > err[1] > err[2] and err[2] < 2e-4

@@ -53,7 +53,7 @@ def test_theorem4_surrogate_of_tree(name, params):
     rhs = np.sum(leaves["weight"] * -fam.phi(leaves["yprob"])) / fam.b - w.sum() * fam.a / fam.b
     assert lhs == pytest.approx(rhs, rel=1e-9)
     assert tree.surrogate_risk == pytest.approx(rhs, rel=1e-9)
-    # deviance 2 Σ w D_φ(y‖p) (MATH.md §3), and the root's for the null deviance
+    # deviance 2 Σ w D_φ(y‖p) (docs/math.md §3), and the root's for the null deviance
     assert tree.deviance == pytest.approx(2 * np.sum(w * fam.D(y, p)), rel=1e-9)
     pbar = np.sum(w * y) / w.sum()
     assert tree.null_deviance == pytest.approx(2 * np.sum(w * fam.D(y, pbar)), rel=1e-9)

@@ -1,4 +1,4 @@
-"""U-Boost (method="uboost", paper 003 §4.4, MATH.md §6)."""
+"""U-Boost (method="uboost", paper 003 §4.4, docs/math.md §6)."""
 import pickle
 
 import numpy as np

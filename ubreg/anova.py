@@ -7,7 +7,7 @@ difference is the likelihood-ratio statistic with its χ² reference, as R's
 difference 2 Σ wᵢ [D_φ(yᵢ‖p̂₀ᵢ) − D_φ(yᵢ‖p̂₁ᵢ)] is a difference of surrogate
 risks, not of log-likelihoods: it is reported under that name, without a
 p-value, and the added terms are tested by a Wald test with the robust (HC0)
-covariance, which is valid for every family (MATH.md §3).
+covariance, which is valid for every family (docs/math.md §3).
 """
 from __future__ import annotations
 

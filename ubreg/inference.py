@@ -1,6 +1,6 @@
 """Likelihood reading of a fit: deviance, log-likelihood, sandwich covariances.
 
-MATH.md §3.  With η = xᵀβ and p̂ = ∇φ⁻¹(η), per observation the loss is
+docs/math.md §3.  With η = xᵀβ and p̂ = ∇φ⁻¹(η), per observation the loss is
 ℓ = D_φ(y‖p̂) = b_φ F_φ(y*η), with dℓ/dη = p̂ − y and d²ℓ/dη² = 1/φ''(p̂).
 
 - A = Σ wᵢ xᵢxᵢᵀ ℓ''ᵢ (the Hessian),
@@ -21,7 +21,7 @@ __all__ = ["sandwich", "deviance", "null_eta", "bernoulli_loglik", "wald_table"]
 
 
 def sandwich(X, y, w, eta, family: Family) -> dict[str, np.ndarray]:
-    """Model-based and robust (HC0) covariances of β̂ (MATH.md §3).
+    """Model-based and robust (HC0) covariances of β̂ (docs/math.md §3).
 
     A, B_model and B_robust come from one blocked pass over X; when the
     curvature equals the score variance row by row (``entropy``: both are

@@ -114,7 +114,7 @@ def auc(y, p, weights=None) -> float:
 def error_rate(y, p, weights=None, threshold: float = 0.5) -> float:
     """Weighted misclassification rate of the Bayes rule.
 
-    Two classes: predicted class 1 iff p̂ ≥ ``threshold`` (MATH.md §1); C
+    Two classes: predicted class 1 iff p̂ ≥ ``threshold`` (docs/math.md §1); C
     classes: the class of largest posterior.
     """
     y, p, w = _prepare(y, p, weights)

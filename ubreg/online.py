@@ -1,4 +1,4 @@
-"""On-line learning of a linear separator: Algorithm 2 of paper 000 (MATH.md §9).
+"""On-line learning of a linear separator: Algorithm 2 of paper 000 (docs/math.md §9).
 
 A stream of batches (data frames) is learned row by row with the q-norm
 geodesic walk (eq. 93)::
@@ -126,7 +126,7 @@ def _tempered_scalar_posterior(family):
 # the q-norm potential
 # ---------------------------------------------------------------------------
 def grad_psi(w, q):
-    """∇ψ_q(w)ᵢ = sign(wᵢ)|wᵢ|^{q−1}/‖w‖_q^{q−2} (MATH.md §9), 0 at w = 0.
+    """∇ψ_q(w)ᵢ = sign(wᵢ)|wᵢ|^{q−1}/‖w‖_q^{q−2} (docs/math.md §9), 0 at w = 0.
 
     Computed on w/max|w| (scale-free: ∇ψ_q is 1-homogeneous), so no power
     overflows for large p.

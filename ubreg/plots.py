@@ -239,7 +239,7 @@ def path_of(result, name: str):
     Looks at the result itself, then at ``result.fit_info``.  A result with
     per-round normalisers Z_j and a temperature t but no ``risk_path``
     (t-AdaBoost: ``rounds_table["Z"]`` and ``t``) has as its risk path the
-    tempered exponential loss of H_j, Π_{k≤j} Z_k^(2−t) (TEMPERED.md §2.3),
+    tempered exponential loss of H_j, Π_{k≤j} Z_k^(2−t) (docs/tempered.md §2.3),
     1 at round 0.
     """
     for holder in (result, getattr(result, "fit_info", None)):

@@ -111,7 +111,7 @@ class LinearSummary:
         if not r.fit_info.converged:
             notes.append(f"The fit did not converge in {r.iterations} iterations "
                          f"(max |edge| {r.fit_info.max_edge:.2e}).")
-        cov_label = {"model": "model-based (A⁻¹ B A⁻¹, MATH.md §3)",
+        cov_label = {"model": "model-based (A⁻¹ B A⁻¹, docs/math.md §3)",
                      "robust": "robust sandwich (HC0)"}[self.cov]
         if self.cov == "model" and fam.name == "entropy":
             cov_label = "model-based (inverse Fisher information, as glm)"

@@ -1,4 +1,4 @@
-"""Adaptive choice of the loss out of a bag (paper 000 §7; MATH.md §6).
+"""Adaptive choice of the loss out of a bag (paper 000 §7; docs/math.md §6).
 
 ``"F."`` and ``"E."`` choose a family at each round inside
 :func:`~ubreg.boosting.uls_boost.boost_uls`.  ``"F*"`` chooses once per fit

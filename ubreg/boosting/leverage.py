@@ -2,7 +2,7 @@
 
 For a feature h and current link values η, δ solves
 Σᵢ wᵢ ∂ℓ(yᵢ, ηᵢ + δ hᵢ)/∂η · hᵢ = 0, i.e. the updated weights have zero edge
-on h (paper 000 eq. 70, MATH.md §4).  The left side is non-decreasing in δ
+on h (paper 000 eq. 70, docs/math.md §4).  The left side is non-decreasing in δ
 (ℓ is convex), so a safeguarded Newton iteration inside a shrinking bracket
 finds the root to a relative edge of 1e-10.  With the exponential loss and a
 feature valued in {−1, +1} or {0, 1} the root is AdaBoost's closed form

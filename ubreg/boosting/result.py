@@ -30,7 +30,7 @@ class ULSBoostResult(Result):
         Rounds run (fewer than asked when no hypothesis had an edge).
     risk_path : pandas.Series
         Training surrogate risk ε = Σ wᵢ F(y*ᵢ H(xᵢ))/Σ wᵢ at H = 0 (round 0)
-        and after each round (MATH.md §4).
+        and after each round (docs/math.md §4).
     edge_path : pandas.Series
         |normalised edge| Σ vᵢ h(xᵢ)/Σ |vᵢ| of the hypothesis of each round.
     family_path : list of Family
@@ -40,7 +40,7 @@ class ULSBoostResult(Result):
     Notes
     -----
     ``predict(type="response")`` is the family's posterior ∇φ⁻¹(H).  For gini
-    that is (1 + H)/2 (MATH.md §3), which leaves [0, 1] when |H| > 1, as the
+    that is (1 + H)/2 (docs/math.md §3), which leaves [0, 1] when |H| > 1, as the
     fitted values of a linear probability model do; it is not clipped, so the
     deviance and the surrogate risk stay those of the fit.  Within a bag of
     families (``strategy=``) H is renormalised to [−1, 1] whenever gini reads it.

@@ -1,4 +1,4 @@
-"""U-Boost (paper 003 §4.4) in its Newton form (MATH.md §6).
+"""U-Boost (paper 003 §4.4) in its Newton form (docs/math.md §6).
 
 ``ubreg.fit(formula, data, method="uboost", U="logistic", learner="trees",
 depth=3, mstop=200, nu=0.1)``.  With y*ᵢ ∈ {−1, +1} and the current F, each
@@ -212,7 +212,7 @@ def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
     for m in progress(range(mstop), "uboost", total=mstop):
         if comp is not None:
             g = wy * d1                            # ∂/∂F of wᵢ U(y*ᵢ Fᵢ)
-            h = w * U.newton_weight(z, F, d2)      # its curvature (MATH.md §6)
+            h = w * U.newton_weight(z, F, d2)      # its curvature (docs/math.md §6)
             base, fitted = comp.step(g, h)
             share = np.zeros(len(names))
             share[base.term] = 1.0

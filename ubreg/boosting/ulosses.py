@@ -1,4 +1,4 @@
-"""U functions of U-Boost (paper 003 §4.2; MATH.md §6).
+"""U functions of U-Boost (paper 003 §4.2; docs/math.md §6).
 
 A U function is decreasing with U'(−z) = e^z U'(z) (eq. 4.3): then the
 minimiser of E U(Y F(X)) is the log-odds Λ = ln P(Y=+1|x)/P(Y=−1|x)

@@ -1,4 +1,4 @@
-"""ULS with weak learners (paper 000, Algorithm 1 and Section 7; MATH.md §4, §6).
+"""ULS with weak learners (paper 000, Algorithm 1 and Section 7; docs/math.md §4, §6).
 
 ``ubreg.fit(f, d, method="uls", learner="stumps"|"rules"|"trees", rounds=r)``.
 Each round the weak learner returns the hypothesis of largest |edge| under the
@@ -116,7 +116,7 @@ def boost_uls(X, y, w, bag: list, *, learner: str, rounds: int, corrective: bool
     for _ in range(rounds):
         options = []
         for fam in bag:
-            v = -w * fam.gradient(y, eta)     # wᵢ ωᵢ y*ᵢ  (MATH.md §4)
+            v = -w * fam.gradient(y, eta)     # wᵢ ωᵢ y*ᵢ  (docs/math.md §4)
             prop = propose(learner, binned, v, y, w, fam, literals=literals, depth=depth,
                            min_leaf=min_leaf)
             if prop is not None:

@@ -3,7 +3,7 @@
 A hypothesis maps a design matrix to one or more features (columns of
 ``transform(X)``): a ±1 stump, a ±1 monomial rule, or the leaf indicators of
 a shallow UDT tree.  ``v`` holds the signed example weights wᵢ ωᵢ y*ᵢ of the
-current family (MATH.md §4); the learner maximises the |edge| Σᵢ vᵢ h(xᵢ).
+current family (docs/math.md §4); the learner maximises the |edge| Σᵢ vᵢ h(xᵢ).
 """
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ def propose(kind: str, binned: BinnedDesign, v: np.ndarray, y: np.ndarray, w: np
 
 
 def _fit_tree(binned, v, y, w, family, depth, min_leaf):
-    # UDT criterion of the family at hand (MATH.md §5) on the boosting weights;
+    # UDT criterion of the family at hand (docs/math.md §5) on the boosting weights;
     # for the exponential loss the Matsushita criterion, which is exactly the
     # loss after solving (70) on each leaf (Kearns–Mansour, real AdaBoost)
     phi = family.phi if family.is_permissible else Matsushita().phi

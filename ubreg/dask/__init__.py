@@ -5,7 +5,7 @@ fits the linear ULS model partition by partition: every Newton iteration is
 one pass of partition-wise sums (Xᵀ diag(w·ℓ'') X, Xᵀ(w·(p̂ − y)), the risk),
 and the coefficient update happens on the client.  Standard errors, deviances,
 n and the dropped-row count come out of the same sums, so the result equals
-the in-memory fit (MATH.md §3-4).  See ``docs/dask.md``.
+the in-memory fit (docs/math.md §3-4).  See ``docs/dask.md``.
 
 How ``ubreg.fit`` reaches this package: importing it (from
 ``ubreg/__init__.py``) wraps every entry of :data:`ubreg.fit.METHODS`, and

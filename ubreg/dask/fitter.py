@@ -1,4 +1,4 @@
-"""Totally corrective ULS on partitioned data (paper 000 Algorithm 1, MATH.md §4).
+"""Totally corrective ULS on partitioned data (paper 000 Algorithm 1, docs/math.md §4).
 
 The same Newton iteration as :func:`ubreg.fitters.uls.fit_uls` with
 ``solver="corrective"``, with every sum over rows split into partition-wise

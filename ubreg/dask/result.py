@@ -168,7 +168,7 @@ class DaskLinearSummary(LinearSummary):
                          f"(max |edge| {r.fit_info.max_edge:.2e}).")
         notes.append(f"Fitted out of core: {stats['partitions']} partitions, "
                      f"{stats['passes']} passes; residual quantiles are approximate.")
-        cov_label = {"model": "model-based (A⁻¹ B A⁻¹, MATH.md §3)",
+        cov_label = {"model": "model-based (A⁻¹ B A⁻¹, docs/math.md §3)",
                      "robust": "robust sandwich (HC0)"}[self.cov]
         if self.cov == "model" and r.family.name == "entropy":
             cov_label = "model-based (inverse Fisher information, as glm)"

@@ -1,4 +1,4 @@
-"""Families: permissible functions φ and the losses they generate (MATH.md §2).
+"""Families: permissible functions φ and the losses they generate (docs/math.md §2).
 
 ``Permissible(name, **params)`` builds a registered family by name; the
 registry is :data:`FAMILIES`.  ``Exponential()`` is AdaBoost's loss and

@@ -1,4 +1,4 @@
-"""Permissible families with closed forms (MATH.md §2, Table 2 of paper 000)."""
+"""Permissible families with closed forms (docs/math.md §2, Table 2 of paper 000)."""
 from __future__ import annotations
 
 import numpy as np
@@ -22,7 +22,7 @@ class Gini(PermissibleFamily):
 
     With a linear model this is the linear probability model: the loss keeps
     its closed form past the link domain [−1, 1], so the posterior (1 + η)/2
-    may leave [0, 1] (MATH.md §3).  It is clipped only for display, class and
+    may leave [0, 1] (docs/math.md §3).  It is clipped only for display, class and
     likelihood.
     """
 

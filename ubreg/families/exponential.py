@@ -13,7 +13,7 @@ _EXP_CAP = 700.0
 
 
 class Exponential(Family):
-    """ψ(z) = exp(−z) of AdaBoost (MATH.md §4).
+    """ψ(z) = exp(−z) of AdaBoost (docs/math.md §4).
 
     It is strictly convex with domain ℝ but not a balanced convex loss:
     F(0) = 1 holds, yet no permissible φ gives it with the canonical link.

@@ -56,7 +56,7 @@ class LogCosh(PermissibleFamily):
     """φ(x) = −(2/ζ) ln cosh(ζ(x − ½)/2) + c, eq. (35), with c such that
     φ(0) = φ(1) = 0.
 
-    With k = −ζ/2 > 0 and T = tanh(k/2) = tanh(|ζ|/4) (MATH.md §2):
+    With k = −ζ/2 > 0 and T = tanh(k/2) = tanh(|ζ|/4) (docs/math.md §2):
     ∇φ(x) = −tanh(ζ(x − ½)/2) = tanh(k(x − ½)),
     ∇φ⁻¹(η) = ½ + (2/ζ) artanh(−η) = ½ + artanh(η)/k on (−T, T),
     φ''(x) = k sech²(k(x − ½)), a_φ = 0, b_φ = −(2/ζ) ln cosh(ζ/4).

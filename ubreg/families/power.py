@@ -1,7 +1,7 @@
 """The power family φ_v(x) = −(x(1 − x))^v, v ∈ (0, 1): eq. (107) of paper 000.
 
 The paper prints φ_v without the minus sign; (x(1 − x))^v is concave, so the
-permissible (convex) function is its opposite (MATH.md §2).  v = 1/2 gives
+permissible (convex) function is its opposite (docs/math.md §2).  v = 1/2 gives
 Matsushita's φ (eq. 28); v → 1 tends to Gini's (eq. 26).
 
 ∇φ has no closed-form inverse, so the posterior is found by Newton's method,
@@ -245,7 +245,7 @@ class Power(PermissibleFamily):
         return np.where(z > 0, pos, neg) / self.b
 
     def hessian_eta(self, eta):
-        """1/φ''(∇φ⁻¹(η)) = u^(2−v) / (v(2u + (1 − v)(1 − 4u))), MATH.md §3."""
+        """1/φ''(∇φ⁻¹(η)) = u^(2−v) / (v(2u + (1 − v)(1 − 4u))), docs/math.md §3."""
         _, u, r2 = self._small_side(np.abs(_as_float(eta)))
         # u^(2−v) as u·(u/u^v): 2 − v may round, u/u^v does not lose accuracy
         with np.errstate(invalid="ignore"):

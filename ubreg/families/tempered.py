@@ -1,10 +1,10 @@
 """The tempered family of paper 004: φ = −L_t, the Bayes risk of the tempered loss.
 
-TEMPERED.md §3.1-3.2, MATH.md §7.  With s = 1 − t and c = 2 − t = 1 + s:
+docs/tempered.md §3.1-3.2, docs/math.md §7.  With s = 1 − t and c = 2 − t = 1 + s:
 
 * partial losses ℓ₁(u) = ((1 − u)/M_s(u, 1 − u))^c, ℓ₋₁(u) = ℓ₁(1 − u);
 * Bayes risk L_t(u) = u ℓ₁(u) + (1 − u) ℓ₋₁(u) = 2u(1 − u)/M_s(u, 1 − u);
-* canonical link η_t(p) = −L_t′(p) = ℓ₋₁(p) − ℓ₁(p) (TEMPERED.md §3.2).
+* canonical link η_t(p) = −L_t′(p) = ℓ₋₁(p) − ℓ₁(p) (docs/tempered.md §3.2).
 
 t = 0 gives L_0 = 4u(1 − u) (4 × Gini's −φ), t = 1 gives L_1 = 2√(u(1 − u))
 (2 × Matsushita's −φ); t → −∞ tends to 2 min(u, 1 − u), t → 2 to 1 on (0, 1).
@@ -28,7 +28,7 @@ permissible φ must satisfy φ(0) = φ(1) = −a_φ with φ continuous, so this
 family takes a_φ = L_t(0⁺) and b_φ = L_t(½) − a_φ = 1 − a_φ for t > 1: the
 loss D_φ(y‖p) is the tempered partial loss minus its infimum, ℓ_y(p) − a_φ,
 which vanishes for a certain, correct prediction.  For t ≤ 1, a_φ = 0 and
-b_φ = 1 exactly as TEMPERED.md states (there L_t(0) = 0).  Trees and
+b_φ = 1 exactly as docs/tempered.md states (there L_t(0) = 0).  Trees and
 posteriors do not depend on a_φ.
 """
 from __future__ import annotations
@@ -43,7 +43,7 @@ from .custom import _chandrupatla
 __all__ = ["Tempered"]
 
 _LN2 = math.log(2.0)
-#: below this |1 − t| the family is t = 1 exactly (TEMPERED.md §1)
+#: below this |1 − t| the family is t = 1 exactly (docs/tempered.md §1)
 _T_ONE = 1e-12
 #: ζ = ln(x/(1 − x)) below which x underflows to 0 (expit(−746) = 0)
 _ZETA_MIN = -746.0
@@ -56,7 +56,7 @@ def _log_odds_small(x):
 
 
 class Tempered(PermissibleFamily):
-    """φ_t(u) = −L_t(u) = −2u(1 − u)/M_{1−t}(u, 1 − u), t < 2 (paper 004; TEMPERED.md §3).
+    """φ_t(u) = −L_t(u) = −2u(1 − u)/M_{1−t}(u, 1 − u), t < 2 (paper 004; docs/tempered.md §3).
 
     Parameters
     ----------
@@ -69,7 +69,7 @@ class Tempered(PermissibleFamily):
     -----
     * a_φ = 0, b_φ = L_t(½) = 1 for t ≤ 1; for 1 < t < 2, a_φ = L_t(0⁺) =
       2^{−(2−t)/(t−1)} and b_φ = 1 − a_φ (see the module docstring).
-    * Link: the canonical η_t = ∇φ = −L_t′ (TEMPERED.md §3.2).  For t < 1 it is
+    * Link: the canonical η_t = ∇φ = −L_t′ (docs/tempered.md §3.2).  For t < 1 it is
       bounded, |η_t| < 2^{(2−t)/(1−t)} (8 at t = ½, 4 at t = 0); past that
       domain the posterior saturates at 0 or 1 and the loss is affine.  For
       t ≥ 1 it is unbounded.
@@ -205,7 +205,7 @@ class Tempered(PermissibleFamily):
 
     # ---- the generator --------------------------------------------------------
     def phi(self, p):
-        """φ(p) = −L_t(p) = −2x(1 − x)/M_s(x, 1 − x) (TEMPERED.md §3.1); −a_φ at 0, 1."""
+        """φ(p) = −L_t(p) = −2x(1 − x)/M_s(x, 1 − x) (docs/tempered.md §3.1); −a_φ at 0, 1."""
         p = _as_float(p)
         x = np.minimum(p, 1.0 - p)
         if self.t == 0.0:
@@ -219,7 +219,7 @@ class Tempered(PermissibleFamily):
 
     def dphi(self, p):
         """∇φ(p) = η_t(p) = (p^{2−t} − (1 − p)^{2−t})/M_s(p, 1 − p)^{2−t}
-        (TEMPERED.md §3.2); the ends of ``link_domain`` at p = 0, 1."""
+        (docs/tempered.md §3.2); the ends of ``link_domain`` at p = 0, 1."""
         p = _as_float(p)
         if self.t == 0.0:
             return 4.0 * (2.0 * p - 1.0)
@@ -253,7 +253,7 @@ class Tempered(PermissibleFamily):
             return np.exp(self._log_d2phi(p))
 
     def hessian_eta(self, eta):
-        """1/φ''(∇φ⁻¹(η)) (MATH.md §3), the boundary value past a bounded domain.
+        """1/φ''(∇φ⁻¹(η)) (docs/math.md §3), the boundary value past a bounded domain.
 
         For t < 0, φ'' vanishes at p ∈ {0, 1} and the curvature in η is
         unbounded at the ends of the link domain; it is capped at e^{700}.
@@ -283,7 +283,7 @@ class Tempered(PermissibleFamily):
         return (np.maximum(-z, 0.0) + r) / self.b
 
     def partial_losses(self, p):
-        """(ℓ₁(p), ℓ₋₁(p)), the tempered partial losses of TEMPERED.md §3.1
+        """(ℓ₁(p), ℓ₋₁(p)), the tempered partial losses of docs/tempered.md §3.1
         (without the shift a_φ)."""
         p = _as_float(p)
         x = np.minimum(p, 1.0 - p)

@@ -1,4 +1,4 @@
-"""ULS over the columns of a design matrix (paper 000, Algorithm 1; MATH.md §4).
+"""ULS over the columns of a design matrix (paper 000, Algorithm 1; docs/math.md §4).
 
 The features h_t are the design columns; the leveraging coefficients β are
 updated so that the weights have zero edge on the updated features (eq. 70).
@@ -61,7 +61,7 @@ def surrogate_risk(family: Family, y, eta, w, wsum) -> float:
 def edges(family: Family, X, y, eta, w, wsum, col_scale) -> np.ndarray:
     """Normalised edges of the design columns under the current weights.
 
-    edge_t = Σᵢ ωᵢ y*ᵢ h_t(xᵢ) with ωᵢ = −ψ'(y*ᵢηᵢ) (MATH.md §4), i.e. minus the
+    edge_t = Σᵢ ωᵢ y*ᵢ h_t(xᵢ) with ωᵢ = −ψ'(y*ᵢηᵢ) (docs/math.md §4), i.e. minus the
     gradient of the risk in β_t, divided by Σ wᵢ · max|h_t| so it lies in
     [−1, 1] for ±1-valued features.
     """

@@ -1,8 +1,8 @@
-"""The leveraging loop of GNNB and UNN (paper 002, Algorithm 1; MATH.md §8).
+"""The leveraging loop of GNNB and UNN (paper 002, Algorithm 1; docs/math.md §8).
 
 Arrays in, a fresh :class:`LeverageFit` out; inputs are never modified.
 
-Notation (MATH.md §8): ``Y`` (m, C) holds y_ic ∈ {−1, 1}; ``knn`` (m, k) the
+Notation (docs/math.md §8): ``Y`` (m, C) holds y_ic ∈ {−1, 1}; ``knn`` (m, k) the
 training neighbours of each example (itself excluded); the inverse
 neighbourhood of j is {i : j ∈ kNN(i)}, of size n_j.  The state is kept on the
 link scale, z[i, c] = −y_ic h_c(x_i) (the loop keeps h itself), and the weights
@@ -96,7 +96,7 @@ class LeverageFit:
 def h_star(family) -> float:
     """H*_ψ = sup_z 1/(b_φ φ''(∇φ⁻¹(z))) = 1/(b_φ min_{(0,1)} φ''), eq. (8).
 
-    It is 1/(b_φ φ''(1/2)) for the families of Table 1 (MATH.md §8); the
+    It is 1/(b_φ φ''(1/2)) for the families of Table 1 (docs/math.md §8); the
     minimum is taken on a grid so that families whose φ'' is smallest at the
     ends (``logcosh``) are covered too.
     """

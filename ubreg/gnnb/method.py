@@ -23,7 +23,7 @@ def fit_gnnb(spec: FitSpec, *, k: int = 10, epsilon: float = 0.5, T: int | None 
              chooser: str = "sequential", blocks: int = 1, norm: str = "l2",
              standardize: bool = True, categorical: str = "onehot",
              trace: bool = False) -> GNNBResult:
-    """Gentle nearest-neighbour boosting (paper 002, Algorithm 1; MATH.md §8).
+    """Gentle nearest-neighbour boosting (paper 002, Algorithm 1; docs/math.md §8).
 
     Parameters
     ----------

@@ -3,7 +3,7 @@
 A stump on design column j at cut c is h(x) = +1 if x_j > c else −1 (the
 paper's rules with outputs ±1; the sign of the chosen stump is carried by its
 leveraging coefficient).  The weak learner picks the stump of largest
-|edge| Σᵢ vᵢ h(xᵢ), vᵢ = wᵢ ωᵢ y*ᵢ (MATH.md §4, §6), over every column and
+|edge| Σᵢ vᵢ h(xᵢ), vᵢ = wᵢ ωᵢ y*ᵢ (docs/math.md §4, §6), over every column and
 every bin cut of a :class:`~ubreg.learners.binning.BinnedDesign`: one
 histogram, one cumulative sum, one argmax.
 """

@@ -2,11 +2,11 @@
 
 One grower serves two criteria:
 
-* **Newton regression trees** for U-Boost (MATH.md §6): per-row gradient gᵢ
+* **Newton regression trees** for U-Boost (docs/math.md §6): per-row gradient gᵢ
   and curvature hᵢ; a split scores G_L²/H_L + G_R²/H_R − G²/H and a leaf takes
   the Newton value −G/H, i.e. the weighted least-squares fit of the working
   response zᵢ = −gᵢ/hᵢ with weights hᵢ.  Depth 1 is a regression stump.
-* **UDT trees** for ULS (MATH.md §5, paper 000 Algorithm 3): per-row
+* **UDT trees** for ULS (docs/math.md §5, paper 000 Algorithm 3): per-row
   weighted class masses; a split scores the drop of Σ_leaves |S_k|(−φ(p_k)).
   This is a self-contained weighted split search (the UDT engine of
   ``ubreg.tree`` is not used, so that the weak learner reads the current

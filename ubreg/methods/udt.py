@@ -1,6 +1,6 @@
 """Method ``udt``: top-down decision trees for any permissible φ (paper 000 Algorithm 3).
 
-gini gives CART, entropy C4.5, matsushita Kearns–Mansour (MATH.md §5).
+gini gives CART, entropy C4.5, matsushita Kearns–Mansour (docs/math.md §5).
 Controls keep rpart's meaning and defaults.
 """
 from __future__ import annotations

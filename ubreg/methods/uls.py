@@ -1,4 +1,4 @@
-"""Method ``uls``: ULS over the design columns (paper 000 Algorithm 1, MATH.md §4).
+"""Method ``uls``: ULS over the design columns (paper 000 Algorithm 1, docs/math.md §4).
 
 ``learner="linear"`` (the default) fits a linear separator over the design
 columns with glm-grade inference; other learners are looked up in
@@ -61,7 +61,7 @@ fit_uls_method.options_for = _uls_options
 
 def fit_linear(spec: FitSpec, *, solver: str = "corrective", tol: float = 1e-10,
                maxiter: int | None = None, on_separation: str = "warn") -> LinearResult:
-    """ULS over the design columns (paper 000 Algorithm 1, MATH.md §4)."""
+    """ULS over the design columns (paper 000 Algorithm 1, docs/math.md §4)."""
     if isinstance(spec.family, list):
         raise ValueError("a bag of families (family=[...]) needs weak learners: "
                          "learner='stumps', 'rules' or 'trees'")

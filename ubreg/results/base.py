@@ -94,7 +94,7 @@ class Result(abc.ABC):
 
     @cached_property
     def deviance(self) -> float:
-        """2 Σ wᵢ D_φ(yᵢ‖p̂ᵢ) (MATH.md §3)."""
+        """2 Σ wᵢ D_φ(yᵢ‖p̂ᵢ) (docs/math.md §3)."""
         return deviance(self.family, self.y, self.eta, self.weights)
 
     @cached_property

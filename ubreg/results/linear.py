@@ -59,7 +59,7 @@ class LinearResult(Result):
     def vcov(self, kind: str = "model") -> pd.DataFrame:
         """Covariance of β̂: ``"model"`` A⁻¹B_model A⁻¹ or ``"robust"`` (HC0).
 
-        MATH.md §3.  For ``entropy`` the model covariance is glm's; the robust
+        docs/math.md §3.  For ``entropy`` the model covariance is glm's; the robust
         one is ``sandwich::vcovHC(type = "HC0")``.
         """
         if kind not in self._cov:

@@ -1,4 +1,4 @@
-"""t-AdaBoost and the tempered algebra (paper 004; TEMPERED.md).
+"""t-AdaBoost and the tempered algebra (paper 004; docs/tempered.md).
 
 Importing this package registers ``method="tboost"`` with :func:`ubreg.fit`.
 The tempered *family* (φ = −L_t) lives in :mod:`ubreg.families.tempered`.

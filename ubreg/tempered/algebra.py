@@ -1,8 +1,8 @@
-"""Tempered algebra of paper 004 (TEMPERED.md §1, §2.2, §2.6, §3, §4).
+"""Tempered algebra of paper 004 (docs/tempered.md §1, §2.2, §2.6, §3, §4).
 
 Every function is vectorised over its array arguments and takes the
 temperature t as a scalar.  |1 − t| < 1e−12 is t = 1 exactly; near t = 1
-the stable forms of TEMPERED.md §1 are used (expm1/log1p).
+the stable forms of docs/tempered.md §1 are used (expm1/log1p).
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ __all__ = [
     "tensor_t",
 ]
 
-#: below this |1 − t| the algebra is that of t = 1 (TEMPERED.md §1)
+#: below this |1 − t| the algebra is that of t = 1 (docs/tempered.md §1)
 T_ONE = 1e-12
 
 

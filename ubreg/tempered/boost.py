@@ -1,4 +1,4 @@
-"""t-AdaBoost on arrays (TEMPERED.md §2): the loop, μ_j, α_j, forgetting.
+"""t-AdaBoost on arrays (docs/tempered.md §2): the loop, μ_j, α_j, forgetting.
 
 :func:`tboost` takes a design X, labels ±1 and a weak-learner callable and
 returns a :class:`TBoostFit` holding the hypotheses, the coefficients and the
@@ -52,7 +52,7 @@ def _w(w, q):
 
 
 def closed_form_mu(q, u, t, w=None):
-    """μ_j of TEMPERED.md §2.2(a): r_j, ε_j, ρ_j and μ_j = g_t((1 + ρ_j)/2)/r_j.
+    """μ_j of docs/tempered.md §2.2(a): r_j, ε_j, ρ_j and μ_j = g_t((1 + ρ_j)/2)/r_j.
 
     ``w`` are frequency weights (a row of weight 2 counts as two rows; rows of
     weight 0 are ignored).  Returns (μ, ρ, r).  r = 0 gives μ = 0.
@@ -162,7 +162,7 @@ def exact_mu(q, u, t, xtol=1e-10, w=None):
 
 
 def tboost(X, ystar, t, rounds, weak, *, mu="closed", weights=None):
-    """Run t-AdaBoost (TEMPERED.md §2.1).
+    """Run t-AdaBoost (docs/tempered.md §2.1).
 
     Parameters
     ----------
@@ -238,7 +238,7 @@ def tboost(X, ystar, t, rounds, weak, *, mu="closed", weights=None):
     if not rec["hyp"]:
         if stopped.startswith("the weak learner"):
             hint = (" (no admissible split: every candidate leaves a child holding one class "
-                    "only, as on perfectly separated data; TEMPERED.md §3.3)")
+                    "only, as on perfectly separated data; docs/tempered.md §3.3)")
         elif stopped.startswith("every weight vanished"):
             hint = (" (the first weak hypothesis classifies every training row correctly: "
                     "the data are separated and the step would be unbounded)")

@@ -1,4 +1,4 @@
-"""Weak learners of t-AdaBoost (TEMPERED.md §2.1, §3.3).
+"""Weak learners of t-AdaBoost (docs/tempered.md §2.1, §3.3).
 
 * :func:`fit_tempered_tree` — the tree of the authors' code [J] (§3.3): node
   statistics with the tempered weights q (Σq, not the co-density), split score
@@ -174,7 +174,7 @@ def _best_split(X, rows, q, pos, t, max_candidates, rng):
 
 def fit_tempered_tree(X, ystar, q, t, *, max_size=5, depth=None, max_candidates=2000, rng=None,
                       w=None):
-    """Grow a §3.3 tree on tempered weights ``q`` (TEMPERED.md §3.3).
+    """Grow a §3.3 tree on tempered weights ``q`` (docs/tempered.md §3.3).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""The tempered exponential loss as a ubreg Family (TEMPERED.md §2.3, §2.6).
+"""The tempered exponential loss as a ubreg Family (docs/tempered.md §2.3, §2.6).
 
 ℓ(y, H) = exp_t(−y*H)^{2−t}: what t-AdaBoost minimises (Π Z_j^{2−t}, §2.3);
 the exponential loss at t = 1 and the squared hinge [1 − y*H]₊² at t = 0.
@@ -17,7 +17,7 @@ __all__ = ["TemperedExponential"]
 
 
 class TemperedExponential(Family):
-    """ℓ(y, H) = exp_t(−y*H)^{2−t}, t < 2 (TEMPERED.md §2.3)."""
+    """ℓ(y, H) = exp_t(−y*H)^{2−t}, t < 2 (docs/tempered.md §2.3)."""
 
     name = "tempered-exponential"
     is_permissible = False

@@ -1,4 +1,4 @@
-"""``ubreg.fit(..., method="tboost")``: t-AdaBoost (TEMPERED.md §2)."""
+"""``ubreg.fit(..., method="tboost")``: t-AdaBoost (docs/tempered.md §2)."""
 from __future__ import annotations
 
 import warnings
@@ -27,7 +27,7 @@ DEFAULT_T = 0.5
 def fit_tboost(spec: FitSpec, *, t=None, rounds: int = 20, learner: str = "trees",
                mu: str = "closed", max_size: int = 5, depth=None, max_candidates: int = 2000,
                max_bins: int = 255, seed=0) -> TBoostResult:
-    """t-AdaBoost with stumps or §3.3 trees (TEMPERED.md §2, §3.3).
+    """t-AdaBoost with stumps or §3.3 trees (docs/tempered.md §2, §3.3).
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 """The result of ``method="tboost"``: H_J, the clipped H_J^(δ), margins, summary.
 
-TEMPERED.md §2.6 (final classifiers), §2.7 (guarantee), §4 (t-margins).
+docs/tempered.md §2.6 (final classifiers), §2.7 (guarantee), §4 (t-margins).
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ class TBoostResult(Result):
         Temperature.
     delta : float
         Clipping level δ of H_J^(δ): 1/(1 − t) for t < 1, 1/|1 − t| for t > 1,
-        ∞ at t = 1 (TEMPERED.md §2.6).
+        ∞ at t = 1 (docs/tempered.md §2.6).
     rounds : int
         Rounds run (fewer than asked when boosting had to stop; ``stopped``).
     rounds_table : pandas.DataFrame
@@ -78,7 +78,7 @@ class TBoostResult(Result):
 
     @property
     def n_forgotten(self) -> int:
-        """Weights at 0 after the last round (TEMPERED.md §2.5)."""
+        """Weights at 0 after the last round (docs/tempered.md §2.5)."""
         return int(self.fit_info.n_forgotten[-1])
 
     @property
@@ -114,7 +114,7 @@ class TBoostResult(Result):
 
     # ---- margins (§4) -------------------------------------------------------------
     def margins(self, clipped: bool = False) -> pd.Series:
-        """t-margins ν_t = tanh_t(y*H/2) of the training rows (TEMPERED.md §4),
+        """t-margins ν_t = tanh_t(y*H/2) of the training rows (docs/tempered.md §4),
         with the training labels; in (−1, 1] for t < 1."""
         ystar = 2.0 * self.y - 1.0
         H = self.eta_clipped if clipped else self.eta
@@ -134,7 +134,7 @@ class TBoostResult(Result):
 
 
 def plot_margins(result: TBoostResult, ax=None, clipped: bool = False):
-    """Cumulative distribution of the t-margins (TEMPERED.md §4) with the
+    """Cumulative distribution of the t-margins (docs/tempered.md §4) with the
     bound of §2.7; returns the axes.  matplotlib is imported here only."""
     import matplotlib.pyplot as plt
 

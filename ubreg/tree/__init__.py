@@ -33,7 +33,7 @@ Conventions and documented choices:
   (ties: left).  They are never dropped.
 - Leaves carry p_k and ∇φ(p_k) (eq. 106); at pure leaves the link is capped at
   ∇φ(1e-12) / −∇φ(1e-12), or at the bound of a bounded link domain (gini ±1).
-- Class: 1 iff p ≥ 1/2 (MATH.md §1; rpart picks the first class at p = 1/2).
+- Class: 1 iff p ≥ 1/2 (docs/math.md §1; rpart picks the first class at p = 1/2).
 """
 from .columns import TreeColumn
 from .engine import cp_table_cv, grow_tree

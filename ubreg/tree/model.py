@@ -219,7 +219,7 @@ class Tree:
 
     @property
     def deviance(self) -> float:
-        """2 Σ_i w_i D_φ(y_i ‖ p_leaf(i)) = 2 b_φ × :attr:`surrogate_risk` (MATH.md §3)."""
+        """2 Σ_i w_i D_φ(y_i ‖ p_leaf(i)) = 2 b_φ × :attr:`surrogate_risk` (docs/math.md §3)."""
         return 2.0 * self.family.b * self.surrogate_risk
 
     @property
