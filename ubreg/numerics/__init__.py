@@ -1,0 +1,1 @@
+"""Numerical pieces shared across methods (resource limits, ...)."""
