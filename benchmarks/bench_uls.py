@@ -98,7 +98,7 @@ def task(name: str, n: int) -> dict:
     if name == "patsy_design":
         _design(data)
     elif name == "ubreg_design":
-        from ubreg.formula import build_model_frame
+        from ubreg.design import build_model_frame
         build_model_frame(FORMULA, data)
     elif name in ("ubreg_fit", "ubreg_coordinate", "ubreg_matsushita"):
         import ubreg
@@ -110,7 +110,7 @@ def task(name: str, n: int) -> dict:
     elif name == "ubreg_fit_only":
         import ubreg
         from ubreg.fitters.uls import fit_uls
-        from ubreg.formula import build_model_frame
+        from ubreg.design import build_model_frame
         mf = build_model_frame(FORMULA, data)
         t0 = time.perf_counter()
         f = fit_uls(mf.X, mf.y, mf.weights, ubreg.Permissible("entropy"))

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from ubreg.errors import DataError, FormulaError, PredictionError, ResponseError
-from ubreg.formula import build_model_frame, build_raw_frame, expand_dot
+from ubreg.design import build_model_frame, build_raw_frame, expand_dot
 
 
 @pytest.fixture
@@ -101,7 +101,7 @@ def test_infinite_response_is_refused_with_its_rows(frame, build, kw):
 
 def test_code_response_refuses_infinity_directly():
     # the partitioned (dask) path codes the response without _prepare
-    from ubreg.formula import code_response, code_response_multiclass
+    from ubreg.design import code_response, code_response_multiclass
     values = pd.Series([0.0, 1.0, np.inf, np.nan])
     with pytest.raises(ResponseError, match=r"infinite values \(\+inf\) in 1 row\(s\) \[2\]"):
         code_response(values, "y")

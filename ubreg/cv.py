@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import ResponseError
-from .formula import _as_frame, build_model_frame
+from .design import as_frame, build_model_frame
 from .metrics import METRIC_NAMES, classification_metrics, observed_classes, posteriors
 from .progress import progress
 from .render import render_template
@@ -181,7 +181,7 @@ def cv(formula: str, data, family=None, method: str = "uls", folds: int = 10,
     from .fit import fit  # late: ubreg.fit imports the method registry
     from .families import resolve_family
 
-    data = _as_frame(data, "data")
+    data = as_frame(data, "data")
     fam = ([resolve_family(f) for f in family] if isinstance(family, (list, tuple))
            else resolve_family(family))
     frame = data.reset_index(drop=True)       # a new frame: positions as labels

@@ -30,19 +30,19 @@ import pandas as pd
 
 from . import __version__
 from ._pickling import warn_if_other_version
+from .design import (
+    as_frame,
+    build_model_frame,
+    code_response_as,
+    expand_dot,
+    is_na,
+    parse_formula,
+    response_values,
+)
 from .errors import DataError, FormulaError, PredictionError, ResponseError
 from .families import resolve_family
 from .families.closed import Entropy, Entropy2, Gini, Matsushita
 from .families.tempered import Tempered
-from .formula import (
-    _as_frame,
-    _is_na,
-    _parse,
-    _response_values,
-    build_model_frame,
-    code_response_as,
-    expand_dot,
-)
 from .render import render_template
 
 __all__ = ["OnlineLearner"]
@@ -346,11 +346,11 @@ class OnlineLearner:
         try:
             X, na = self.design.transform(batch)      # raises on new factor levels
             # the parsed formula is not stored: patsy's ModelDesc does not pickle
-            _, yvals = _response_values(_parse(self._formula), batch, self._formula)
+            _, yvals = response_values(parse_formula(self._formula), batch, self._formula)
         except (DataError, FormulaError, PredictionError) as exc:
             raise _in_batch(exc, k) from None
         yvals = pd.Series(np.asarray(yvals), index=batch.index)
-        y_na = _is_na(yvals)
+        y_na = is_na(yvals)
         present = set(pd.unique(yvals[~y_na]).tolist())
         new = present - set(self.response.levels)
         if new:
@@ -369,7 +369,7 @@ class OnlineLearner:
         Rows with NA are dropped (counted in ``n_dropped``).  ``batch`` is not
         modified.
         """
-        batch = _as_frame(batch, "batch")
+        batch = as_frame(batch, "batch")
         if len(batch) == 0:
             return self
         if self.design is None:
@@ -476,7 +476,7 @@ class OnlineLearner:
         if type not in _PREDICT_TYPES:
             raise ValueError(f"type must be one of {_PREDICT_TYPES}, got {type!r}")
         self._check_started()
-        newdata = _as_frame(newdata, "newdata")
+        newdata = as_frame(newdata, "newdata")
         X, na = self.design.transform(newdata)
         eta = np.full(len(newdata), np.nan)
         eta[~na] = X @ self._coef()

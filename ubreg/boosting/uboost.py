@@ -38,7 +38,7 @@ import numpy as np
 
 from ..errors import user_stacklevel
 from ..fit import FitSpec, register_method
-from ..formula import build_model_frame
+from ..design import build_model_frame
 from ..learners.binning import bin_design
 from ..learners.trees import grow_tree, newton_gain
 from ..progress import progress

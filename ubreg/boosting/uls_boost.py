@@ -34,7 +34,7 @@ from ..errors import ConvergenceWarning
 from ..families.base import Family
 from ..fit import ULS_LEARNERS, FitSpec
 from ..fitters.uls import fit_uls, surrogate_risk
-from ..formula import build_model_frame
+from ..design import build_model_frame
 from ..learners.binning import bin_design
 from .leverage import MAX_DELTA, solve_leverage
 from .weak import LEARNERS, propose

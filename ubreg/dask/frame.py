@@ -1,7 +1,7 @@
 """From a dask DataFrame to partition-wise design matrices (dask side only).
 
 The design is learned once, before fitting, so that every partition codes the
-same columns (patsy itself stays in :mod:`ubreg.formula`):
+same columns (patsy itself stays in :mod:`ubreg.design`):
 
 1. one full pass collects, per partition, the distinct values of the response
    and of every label column (rows with NA in the response left out, as in
@@ -10,7 +10,7 @@ same columns (patsy itself stays in :mod:`ubreg.formula`):
    reading only as many as it needs (all of them for the moments of
    ``center``/``standardize``, one otherwise);
 3. every partition is turned into ``(X, y, w)`` by
-   :func:`ubreg.formula.build_partition_frame`, slice by slice, lazily
+   :func:`ubreg.design.build_partition_frame`, slice by slice, lazily
    (:func:`ubreg.dask.packed.build_packed_partition`), and persisted for the
    Newton passes, packed losslessly, when :func:`should_persist` says so.
 """
@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass
 
 from ..errors import DataError
-from ..formula import (Design, PartitionedFormula, Response, combine_levels, learn_design,
+from ..design import (Design, PartitionedFormula, Response, combine_levels, learn_design,
                        parse_partitioned, partition_levels)
 from .packed import build_packed_partition
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..formula import build_partition_frame
+from ..design import build_partition_frame
 
 __all__ = ["PackedSlice", "PackedPartition", "pack", "build_packed_partition", "SLICE_ROWS",
            "BLOCK_ROWS"]
@@ -150,7 +150,7 @@ class PackedPartition:
 
 def build_packed_partition(parsed, design, response, frame, weights, na_action: str,
                            compact: bool = True, slice_rows: int = SLICE_ROWS) -> PackedPartition:
-    """:func:`ubreg.formula.build_partition_frame` of ``frame`` slice by slice,
+    """:func:`ubreg.design.build_partition_frame` of ``frame`` slice by slice,
     each slice packed (:func:`pack`)."""
     slices, counts = [], {}
     n_input = n_dropped = 0

@@ -2,7 +2,7 @@
 
 Every function here returns a dask Series built by ``map_partitions``; the
 partition function goes through exactly the code of the in-memory result
-(the stored :class:`~ubreg.formula.Design`, then ``Result._on_scale``), so a
+(the stored :class:`~ubreg.design.Design`, then ``Result._on_scale``), so a
 computed prediction equals ``result.predict(ddf.compute())``.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ import uuid
 import numpy as np
 import pandas as pd
 
-from ..formula import _check_columns, build_partition_frame
+from ..design import build_partition_frame, check_columns
 from ..results.base import _PREDICT_TYPES
 
 __all__ = ["predict_lazy", "training_lazy", "TRAINING_QUANTITIES"]
@@ -53,7 +53,7 @@ def predict_lazy(model, ddf, type: str = "response"):
     aligned with ``ddf``'s index (NaN / None for rows with NA)."""
     if type not in _PREDICT_TYPES:
         raise ValueError(f"type must be one of {_PREDICT_TYPES}, got {type!r}")
-    _check_columns(model.design.design_info, ddf._meta, "newdata")   # fail now, not at compute
+    check_columns(model.design.design_info, ddf._meta, "newdata")   # fail now, not at compute
     meta = _meta(type, "object" if type == "class" else "float")
     return ddf.map_partitions(_predict_partition, _Payload(model=model), type, meta=meta)
 

@@ -9,7 +9,7 @@ import pandas as pd
 from ..errors import DataError
 from ..families.base import PermissibleFamily
 from ..fit import FitSpec, register_method
-from ..formula import build_model_frame
+from ..design import build_model_frame
 from .fitter import leverage
 from .neighbours import NeighbourIndex
 from .preprocess import Preprocessor

@@ -25,7 +25,7 @@ import pandas as pd
 
 from .. import __version__
 from .._pickling import warn_if_other_version
-from ..formula import _as_frame
+from ..design import as_frame
 from .fitter import LeverageFit, lemma3_optimal_risk, surrogate_risk
 from .neighbours import NeighbourIndex
 
@@ -167,7 +167,7 @@ class GNNBResult:
             links, index = self._training_links(), self.index
             na = np.zeros(len(index), dtype=bool)
         else:
-            newdata = _as_frame(newdata, "newdata")
+            newdata = as_frame(newdata, "newdata")
             X, na = self.design.transform(newdata)
             index = newdata.index
             links = self._links_for(X) if X.shape[0] else [np.zeros((0, len(self.classes)))]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..fit import FitSpec, register_method
-from ..formula import build_raw_frame
+from ..design import build_raw_frame
 from ..results.tree import TreeResult, to_tree_columns
 from ..tree import cp_table_cv, grow_tree
 

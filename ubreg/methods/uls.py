@@ -14,7 +14,7 @@ from ..errors import ConvergenceWarning, DataError, SeparationWarning
 from ..families.base import Family
 from ..fit import ULS_LEARNERS, FitSpec, method_options, register_method
 from ..fitters.uls import fit_uls
-from ..formula import build_model_frame
+from ..design import build_model_frame
 from ..inference import sandwich
 from ..results.linear import LinearResult
 from ..separation import detect_separation

@@ -17,7 +17,7 @@ import pandas as pd
 from .. import __version__
 from .._pickling import warn_if_other_version
 from ..families.base import Family
-from ..formula import Design, Response, _as_frame
+from ..design import Design, Response, as_frame
 from ..inference import bernoulli_loglik, deviance, null_eta
 
 __all__ = ["Result"]
@@ -142,7 +142,7 @@ class Result(abc.ABC):
         if newdata is None:
             eta, index, na = self.eta, self.index, np.zeros(len(self.eta), dtype=bool)
         else:
-            newdata = _as_frame(newdata, "newdata")
+            newdata = as_frame(newdata, "newdata")
             eta_ok, na = self._link_for(newdata)
             index = newdata.index
             eta = np.full(len(newdata), np.nan)

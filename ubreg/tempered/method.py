@@ -8,7 +8,7 @@ import numpy as np
 from ..families.tempered import Tempered
 from ..errors import user_stacklevel
 from ..fit import FitSpec, register_method
-from ..formula import build_model_frame
+from ..design import build_model_frame
 from .boost import tboost
 from .learners import fit_stump, fit_tempered_tree, fit_udt_tree
 from .loss import TemperedExponential

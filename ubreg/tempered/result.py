@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..formula import _as_frame
+from ..design import as_frame
 from ..render import render_template
 from ..results.base import Result
 from .algebra import clip_level, clipped_sum, is_one, tanh_t
@@ -106,7 +106,7 @@ class TBoostResult(Result):
         if newdata is None:
             eta = self.eta_clipped if clipped else self.eta
             return self._on_scale(eta, np.zeros(len(eta), dtype=bool), self.index, type)
-        newdata = _as_frame(newdata, "newdata")
+        newdata = as_frame(newdata, "newdata")
         eta_ok, na = self._link_for(newdata, clipped=clipped)
         eta = np.full(len(newdata), np.nan)
         eta[~na] = eta_ok

@@ -1,0 +1,43 @@
+"""Formulas to design matrices: the only part of ubreg that knows patsy.
+
+``build_model_frame`` turns ``(formula, data, weights)`` into arrays for a
+fitter plus a :class:`Design` that rebuilds the same columns from new data;
+``build_raw_frame`` keeps the predictors as raw columns (trees); the
+``partitioned`` functions learn one design over partitions (Dask).  Every
+formula term passes the allowlist of :func:`check_formula_code` before patsy
+evaluates it, in the fixed namespace :data:`FORMULA_NAMESPACE`.
+"""
+from __future__ import annotations
+
+from .checks import as_frame, check_columns
+from .design import Design
+from .frame import ModelFrame, build_model_frame
+from .namespace import FORMULA_NAMESPACE
+from .parse import expand_dot, parse_formula, response_values
+from .partitioned import (
+                          PartitionedFormula,
+                          build_partition_frame,
+                          combine_levels,
+                          learn_design,
+                          parse_partitioned,
+                          partition_levels,
+)
+from .raw import RawColumn, RawDesign, RawFrame, build_raw_frame
+from .response import (
+                          Response,
+                          check_response_finite,
+                          check_weights,
+                          code_response,
+                          code_response_as,
+                          code_response_multiclass,
+                          is_na,
+)
+from .safety import CALLS_ALLOWED, NUMPY_ALLOWED, check_formula_code
+
+__all__ = ["Design", "Response", "ModelFrame", "build_model_frame", "build_raw_frame",
+           "RawColumn", "RawDesign", "RawFrame", "FORMULA_NAMESPACE", "CALLS_ALLOWED",
+           "NUMPY_ALLOWED", "check_formula_code", "expand_dot", "parse_formula",
+           "response_values", "as_frame", "check_columns", "is_na", "check_weights",
+           "check_response_finite", "code_response", "code_response_multiclass",
+           "code_response_as", "PartitionedFormula", "parse_partitioned", "partition_levels",
+           "combine_levels", "learn_design", "build_partition_frame"]

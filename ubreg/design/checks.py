@@ -1,0 +1,155 @@
+"""Checks of the data a formula reads: frame, column types, levels, finiteness.
+"""
+from __future__ import annotations
+
+import numbers
+import re
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+from patsy import PatsyError
+
+from ..errors import DataError, FormulaError, PredictionError
+from .namespace import _known_names
+from .safety import _formula_names
+
+if TYPE_CHECKING:
+    from .design import Design
+
+__all__ = ['as_frame', 'check_columns']
+
+
+def as_frame(data, what) -> pd.DataFrame:
+    if isinstance(data, dict):
+        data = pd.DataFrame(data)
+    if not isinstance(data, pd.DataFrame):
+        raise DataError(f"{what} must be a pandas DataFrame or a dict of columns, "
+                        f"got {type(data).__name__}")
+    dup = data.columns[data.columns.duplicated()]
+    if len(dup):
+        raise DataError(f"{what} has duplicated column names: {sorted(set(map(str, dup)))}")
+    return data
+
+
+def _check_real(data: pd.DataFrame, names, what="data"):
+    """Complex columns would lose their imaginary part silently in the design."""
+    for name in names:
+        if name in data.columns and data[name].dtype.kind == "c":
+            raise DataError(f"{what}: column {name!r} holds complex numbers; ubreg needs real "
+                            "numbers")
+
+
+def check_columns(design_info, data, what):
+    missing = []
+    for factor in design_info.factor_infos:
+        for name in _formula_names(factor.name()):
+            if name not in data.columns and name not in _known_names():
+                missing.append(name)
+    if missing:
+        raise PredictionError(f"{what} lacks column(s) {sorted(set(missing))} used by the model")
+
+
+def _check_numeric_columns(design_info, data: pd.DataFrame, label_levels: dict,
+                           what: str) -> pd.DataFrame:
+    """A column the model reads as a number must hold numbers in ``data``.
+
+    patsy would fail on a string in a numeric factor with an unrelated error
+    (an AttributeError inside its own message); name the column instead.  A
+    column of another dtype that holds only numbers (object dtype, e.g.) is
+    returned as float64.  Columns coded as labels in fitting
+    (``label_levels``) are checked against their levels elsewhere.
+    """
+    converted = {}
+    for factor, info in design_info.factor_infos.items():
+        if info.type != "numerical":
+            continue
+        for name in sorted(_formula_names(factor.name())):
+            if name in label_levels or name not in data.columns:
+                continue
+            col = data[name]
+            if col.dtype.kind in "iufb":
+                continue
+            values = col.dropna()
+            bad = [v for v in values.tolist() if not isinstance(v, numbers.Real)]
+            if bad:
+                raise PredictionError(
+                    f"{what}: column {name!r} holds non-numeric values (e.g. {bad[0]!r}; "
+                    f"dtype {col.dtype}) but the model uses it as a number in "
+                    f"{factor.name()!r}")
+            converted[name] = pd.to_numeric(col, errors="coerce").astype(np.float64)
+    return data.assign(**converted) if converted else data
+
+
+def _check_finite(X, names, what):
+    bad = ~np.isfinite(X)
+    if bad.any():
+        cols = [names[j] for j in np.flatnonzero(bad.any(axis=0))]
+        raise DataError(f"{what}: infinite values in design column(s) {cols} "
+                        f"({int(bad.any(axis=1).sum())} rows)")
+
+
+def _is_label_column(col: pd.Series) -> bool:
+    return (pd.api.types.is_object_dtype(col) or pd.api.types.is_string_dtype(col)
+            or pd.api.types.is_bool_dtype(col)) and not isinstance(col.dtype, pd.CategoricalDtype)
+
+
+def _label_levels(data: pd.DataFrame, names) -> dict[str, list]:
+    """Sorted levels of the string/bool columns a formula uses.
+
+    patsy codes such columns value by value in Python; handing it a pandas
+    Categorical with the same (sorted) levels lets it use the codes directly,
+    which is what makes the design fast at 1e6 rows.
+    """
+    out = {}
+    for name in names:
+        if name in data.columns and _is_label_column(data[name]):
+            values = data[name].dropna().unique()
+            if len(values) == 0:
+                raise DataError(f"column {name!r} has only missing values ({len(data)} rows)")
+            try:
+                out[name] = sorted(values.tolist())
+            except TypeError:  # mixed types: leave the column to patsy
+                continue
+    return out
+
+
+def _as_categoricals(data: pd.DataFrame, levels: dict[str, list], what: str) -> pd.DataFrame:
+    """A new frame whose label columns are Categoricals with the given levels."""
+    if not levels:
+        return data
+    converted = {}
+    for name, lv in levels.items():
+        if name not in data.columns:
+            continue
+        col = data[name]
+        new = ~np.asarray(col.isin(lv) | col.isna(), dtype=bool)
+        if new.any():
+            unseen = pd.unique(np.asarray(col)[new])[:5].tolist()
+            raise PredictionError(f"{what}: factor {name!r} has new level(s) {unseen} not seen "
+                                  f"in fitting (levels: {lv})")
+        converted[name] = pd.Categorical(col, categories=lv)
+    return data.assign(**converted)
+
+
+_LEVEL_RE = re.compile(r"observation with value (.+?) does not match any of the expected levels")
+
+
+def _translate_patsy_error(exc: PatsyError, design: Design | None, predicting: bool) -> Exception:
+    msg = str(exc).split("\n")[0]
+    code = None
+    if exc.origin is not None:
+        code = exc.origin.code[exc.origin.start:exc.origin.end]
+    m = _LEVEL_RE.search(msg)
+    if m:
+        level = m.group(1)
+        known = ""
+        if design is not None and code is not None:
+            for name, levels in design.levels().items():
+                if code in name or name in code:
+                    known = f"; levels seen in fitting: {levels}"
+                    break
+        return PredictionError(f"factor {code!r} has a new level {level} not seen in fitting{known}")
+    where = f" in {code!r}" if code else ""
+    cls = PredictionError if predicting else FormulaError
+    return cls(f"cannot evaluate the formula{where}: {msg}")

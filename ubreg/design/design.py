@@ -1,0 +1,122 @@
+"""The right-hand side of a fitted formula: :class:`Design` rebuilds its columns on new data.
+"""
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import patsy
+from patsy import NAAction, PatsyError
+
+from ..errors import DataError, PredictionError, UbregError
+from .checks import (
+    _as_categoricals,
+    _check_finite,
+    _check_numeric_columns,
+    _check_real,
+    _translate_patsy_error,
+    as_frame,
+    check_columns,
+)
+from .namespace import _dumps_design_info
+
+__all__ = ['Design']
+
+
+class _RecordingNAAction(NAAction):
+    """patsy's NA handler that remembers which rows had NA, and where."""
+
+    def __init__(self, on_NA="drop"):
+        super().__init__(on_NA="drop", NA_types=["None", "NaN"])
+        self.mode = on_NA
+        self.mask = None
+        self.na_factors = []
+
+    def handle_NA(self, values, is_NAs, origins):
+        n = len(is_NAs[0]) if is_NAs else 0
+        mask = np.zeros(n, dtype=bool)
+        for is_na, origin in zip(is_NAs, origins):
+            if np.any(is_na):
+                name = origin.code[origin.start:origin.end] if origin is not None else "?"
+                self.na_factors.append((name, int(np.sum(is_na))))
+            mask |= is_na
+        self.mask = mask
+        if self.mode == "raise" and mask.any():
+            detail = ", ".join(f"{name!r} ({k} rows)" for name, k in self.na_factors)
+            raise DataError(f"missing values (NA) in {detail} and na_action='raise'")
+        return super().handle_NA(values, is_NAs, origins)
+
+
+class Design:
+    """The right-hand side of a fitted formula: rebuilds its columns on new data.
+
+    Wraps patsy's DesignInfo; pickles (see :class:`_DesignPickler`).
+    """
+
+    def __init__(self, design_info, formula_rhs: str, label_levels: dict | None = None):
+        self.design_info = design_info
+        self.formula_rhs = formula_rhs
+        self.label_levels = dict(label_levels or {})
+
+    @property
+    def column_names(self) -> list[str]:
+        return list(self.design_info.column_names)
+
+    @property
+    def term_names(self) -> list[str]:
+        return list(self.design_info.term_names)
+
+    @property
+    def term_slices(self) -> dict[str, slice]:
+        return dict(self.design_info.term_name_slices)
+
+    @property
+    def has_intercept(self) -> bool:
+        return "Intercept" in self.design_info.column_names
+
+    @property
+    def factor_names(self) -> list[str]:
+        return sorted({f.name() for t in self.design_info.terms for f in t.factors})
+
+    def levels(self) -> dict[str, list]:
+        """Levels of every categorical factor, as learned from training data."""
+        out = {}
+        for factor, info in self.design_info.factor_infos.items():
+            if info.type == "categorical":
+                out[factor.name()] = list(info.categories)
+        return out
+
+    def transform(self, data) -> tuple[np.ndarray, np.ndarray]:
+        """Design matrix of ``data``'s complete rows and the mask of NA rows."""
+        data = as_frame(data, "newdata")
+        check_columns(self.design_info, data, "newdata")
+        _check_real(data, data.columns, "newdata")
+        data = _check_numeric_columns(self.design_info, data, self.label_levels, "newdata")
+        data = _as_categoricals(data, self.label_levels, "newdata")
+        na = _RecordingNAAction("drop")
+        try:
+            (X,) = patsy.build_design_matrices([self.design_info], data, NA_action=na,
+                                               return_type="matrix")
+        except PatsyError as exc:
+            raise _translate_patsy_error(exc, self, predicting=True) from None
+        except UbregError:
+            raise
+        except Exception as exc:  # patsy or a transform failed on the new values
+            raise PredictionError(f"newdata: cannot evaluate the formula's right-hand side "
+                                  f"{self.formula_rhs!r}: {type(exc).__name__}: {exc}") from None
+        mask = na.mask if na.mask is not None else np.zeros(len(data), dtype=bool)
+        X = np.asarray(X, dtype=np.float64)
+        _check_finite(X, self.column_names, "newdata")
+        return X, mask
+
+    def __getstate__(self):
+        return {"design_info": _dumps_design_info(self.design_info),
+                "formula_rhs": self.formula_rhs, "label_levels": self.label_levels}
+
+    def __setstate__(self, state):
+        self.design_info = pickle.loads(state["design_info"])
+        self.formula_rhs = state["formula_rhs"]
+        self.label_levels = state.get("label_levels", {})
+
+    def __repr__(self):
+        return f"Design({self.formula_rhs!r}, columns={self.column_names})"

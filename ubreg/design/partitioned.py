@@ -1,0 +1,204 @@
+"""Partitioned data (``ubreg.dask``): one design learned before fitting, then applied
+partition by partition.  The dask side never sees patsy.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import patsy
+from patsy import ModelDesc, NAAction, PatsyError
+
+from ..errors import DataError, FormulaError, PredictionError, ResponseError
+from .checks import (
+    _as_categoricals,
+    _check_finite,
+    _check_real,
+    _is_label_column,
+    _translate_patsy_error,
+    as_frame,
+)
+from .design import Design, _RecordingNAAction
+from .namespace import _environment
+from .parse import _check_formula_names, expand_dot, parse_formula, response_values
+from .response import (
+    Response,
+    _finite_nonnegative_weights,
+    code_response,
+    code_response_as,
+    is_na,
+)
+from .safety import _formula_names
+
+__all__ = ['PartitionedFormula', 'parse_partitioned', 'partition_levels', 'combine_levels', 'learn_design', 'build_partition_frame']
+
+
+@dataclass
+class PartitionedFormula:
+    """A checked formula for data that arrive in partitions.
+
+    ``meta`` is an empty frame with the data's columns and dtypes (a dask
+    frame's ``_meta``); ``used`` are the columns the right-hand side reads and
+    ``label_columns`` those of them coded as labels (strings, bools), whose
+    levels must come from a full pass over the data.
+    """
+
+    formula: str
+    desc: ModelDesc
+    response_name: str
+    used: list
+    label_columns: list
+    response_columns: list = field(default_factory=list)
+
+    def columns(self, available, weights=None) -> list:
+        """The columns of ``available`` the model reads (response, right-hand
+        side, weights), in ``available``'s order: what a reader must load."""
+        needed = set(self.used) | set(self.response_columns) | ({weights} if weights else set())
+        return [c for c in available if c in needed]
+
+    @property
+    def rhs(self) -> ModelDesc:
+        return ModelDesc([], self.desc.rhs_termlist)
+
+    # patsy refuses to pickle a ModelDesc; partitions are built in other
+    # processes, so the formula travels as text and is parsed again there
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        del state["desc"]
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.desc = parse_formula(state["formula"])
+
+
+def parse_partitioned(formula: str, meta: pd.DataFrame, trusted: bool = False) -> PartitionedFormula:
+    """Check ``formula`` against the columns of ``meta`` (no rows needed).
+
+    The same checks as :func:`build_model_frame`: ``.`` expansion, parsing,
+    unknown names, and the allowlist of :func:`check_formula_code` unless
+    ``trusted``.
+    """
+    meta = as_frame(meta, "data")
+    formula = expand_dot(formula, meta.columns)
+    desc = parse_formula(formula)
+    _check_formula_names(desc, meta, formula, trusted)
+    if len(desc.lhs_termlist) != 1 or len(desc.lhs_termlist[0].factors) != 1:
+        raise FormulaError(f"formula {formula!r} needs exactly one response on the left of '~'")
+    used = sorted(set().union(*[_formula_names(f.code) for t in desc.rhs_termlist
+                                for f in t.factors]))
+    _check_real(meta, used)
+    labels = [n for n in used if n in meta.columns and _is_label_column(meta[n])]
+    code = desc.lhs_termlist[0].factors[0].code
+    response_columns = [code] if code in meta.columns else sorted(
+        n for n in _formula_names(code) if n in meta.columns)
+    return PartitionedFormula(formula, desc, code, used, labels, response_columns)
+
+
+def partition_levels(parsed: PartitionedFormula, frame: pd.DataFrame) -> dict:
+    """What one partition contributes to the levels: the distinct response
+    values and, among rows whose response is not NA, the distinct values of
+    every label column (as :func:`build_model_frame` learns them)."""
+    _, yvals = response_values(parsed.desc, frame, parsed.formula)
+    y_na = is_na(yvals)
+    values = pd.Series(yvals)[~y_na] if not isinstance(yvals, pd.Series) else yvals[~y_na]
+    kept = frame if not y_na.any() else frame.loc[~y_na]
+    levels = {n: set(kept[n].dropna().unique().tolist()) for n in parsed.label_columns}
+    return {"response": values.drop_duplicates(), "levels": levels,
+            "response_na": int(y_na.sum()), "rows": len(frame)}
+
+
+def combine_levels(parsed: PartitionedFormula, pieces: list, positive=None) -> tuple[dict, Response]:
+    """Label levels and response coding from every partition's
+    :func:`partition_levels` (sorted levels, the positive class as in R)."""
+    label_levels = {}
+    for name in parsed.label_columns:
+        values = set().union(*[p["levels"][name] for p in pieces])
+        if not values:
+            raise DataError(f"column {name!r} has only missing values")
+        try:
+            label_levels[name] = sorted(values)
+        except TypeError:  # mixed types: leave the column to patsy, as in memory
+            continue
+    response_values = pd.concat([p["response"] for p in pieces]).drop_duplicates()
+    if len(response_values) == 0:
+        raise ResponseError(f"response {parsed.response_name!r} is NA in every row")
+    _, response = code_response(response_values.reset_index(drop=True),
+                                parsed.response_name, positive)
+    return label_levels, response
+
+
+def learn_design(parsed: PartitionedFormula, frames, label_levels: dict) -> Design:
+    """The right-hand side's :class:`Design`, learned over partitions.
+
+    ``frames`` is a callable returning a fresh iterator of pandas frames (the
+    partitions, in order).  patsy's incremental builder reads only as many
+    partitions as it needs: one for the column types when every label column
+    has known levels, every partition for the moments of stateful transforms
+    (``center``, ``standardize``) and for the levels of ``C(x)`` on numbers.
+    Rows with NA in the response are left out, as in :func:`build_model_frame`.
+    """
+    def prepared():
+        for frame in frames():
+            _, yvals = response_values(parsed.desc, frame, parsed.formula)
+            y_na = is_na(yvals)
+            kept = frame if not y_na.any() else frame.loc[~y_na]
+            yield _as_categoricals(kept, label_levels, "data")
+
+    try:
+        (info,) = patsy.design_matrix_builders([parsed.desc.rhs_termlist], prepared,
+                                               _environment(),
+                                               NA_action=NAAction(NA_types=["None", "NaN"]))
+    except PatsyError as exc:
+        raise _translate_patsy_error(exc, None, predicting=False) from None
+    except (DataError, PredictionError):
+        raise
+    except Exception as exc:  # anything else patsy or a user transform raised
+        raise FormulaError(f"cannot build the design of {parsed.formula!r}: "
+                           f"{type(exc).__name__}: {exc}") from None
+    if len(info.column_names) == 0:
+        raise FormulaError(f"formula {parsed.formula!r} has no terms on the right-hand side")
+    return Design(info, parsed.rhs.describe(), label_levels)
+
+
+def build_partition_frame(parsed: PartitionedFormula, design: Design, response: Response,
+                          frame: pd.DataFrame, weights=None, na_action: str = "drop") -> dict:
+    """One partition's arrays, as :func:`build_model_frame` makes them.
+
+    Returns a dict: ``X``, ``y``, ``w`` (complete rows), ``index`` (their
+    labels), ``n_input``, ``n_dropped`` and ``na_counts`` (name → rows, the
+    response first, in the order of :attr:`ModelFrame.na_factors`).
+    ``weights`` is ``None`` or the name of a column.
+    """
+    _, yvals = response_values(parsed.desc, frame, parsed.formula)
+    y_na = is_na(yvals)
+    if y_na.any() and na_action == "raise":
+        raise DataError(f"missing values (NA) in response {parsed.response_name!r} "
+                        f"({int(y_na.sum())} rows) and na_action='raise'")
+    kept = frame if not y_na.any() else frame.loc[~y_na]
+    kept = _as_categoricals(kept, design.label_levels, "data")
+    na = _RecordingNAAction(na_action)
+    try:
+        (X,) = patsy.build_design_matrices([design.design_info], kept, NA_action=na,
+                                           return_type="matrix")
+    except PatsyError as exc:
+        raise _translate_patsy_error(exc, design, predicting=False) from None
+    X = np.asarray(X, dtype=np.float64)
+    _check_finite(X, design.column_names, "data")
+    rhs_na = na.mask if na.mask is not None else np.zeros(len(kept), dtype=bool)
+    keep = ~y_na
+    keep[np.flatnonzero(keep)[rhs_na]] = False
+    yk = yvals[keep] if isinstance(yvals, pd.Series) else np.asarray(yvals)[keep]
+    y = code_response_as(yk, response)
+    if weights is None:
+        w = np.ones(len(y))
+    else:
+        w = _finite_nonnegative_weights(np.asarray(frame[weights]))[keep]
+    counts = {}
+    if y_na.any():
+        counts[parsed.response_name] = int(y_na.sum())
+    for name, k in na.na_factors:
+        counts[name] = counts.get(name, 0) + k
+    return {"X": X, "y": y, "w": w, "index": frame.index[keep], "n_input": len(frame),
+            "n_dropped": int((~keep).sum()), "na_counts": counts}
