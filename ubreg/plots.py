@@ -17,6 +17,7 @@ import pandas as pd
 from scipy import stats
 
 from .metrics import auc, observed_and_posterior
+from .render import visible_text
 
 __all__ = ["calibration", "roc", "margins", "risk_path", "edge_path", "cv_risk",
            "coefficients", "tree", "wilson_interval", "calibration_table", "roc_curve",
@@ -27,8 +28,10 @@ _TREE_METHODS = ("udt", "tree")
 
 
 def plain_text(label) -> str:
-    """A user string as literal matplotlib text: ``$`` would start mathtext."""
-    return str(label).replace("$", r"\$")
+    """A user string as literal matplotlib text: hidden characters (bidirectional
+    overrides, zero-width and control characters) shown as ``<U+XXXX>`` (see
+    :mod:`ubreg.render`), ``$`` escaped (it would start mathtext)."""
+    return visible_text(str(label), newlines=False).replace("$", r"\$")
 
 
 def _axes(ax):

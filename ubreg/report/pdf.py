@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import textwrap
 
+from ..render import visible_text
 from .context import ReportContext
 from .figures import draw, error_text, new_figure
 
@@ -31,7 +32,9 @@ def _wrap(lines):
 
 
 def _text_pages(pdf, heading: str, lines: list[str]):
-    lines = list(_wrap(lines))
+    """Monospaced text pages; every line and the heading shown by :func:`visible_text`."""
+    heading = visible_text(heading, newlines=False)
+    lines = list(_wrap([visible_text(line, newlines=False) for line in lines]))
     chunks = [lines[i:i + _LINES_PER_PAGE] for i in range(0, max(len(lines), 1), _LINES_PER_PAGE)]
     for k, chunk in enumerate(chunks):
         fig = new_figure(*_PAGE)
@@ -47,7 +50,8 @@ _LANDSCAPE = (_PAGE[1], _PAGE[0])
 
 def _failed_panel(ax, f):
     ax.axis("off")
-    ax.text(0.5, 0.5, "\n".join(textwrap.wrap(f"{f.caption}: not drawn ({f.error})", 48)),
+    note = visible_text(f"{f.caption}: not drawn ({f.error})", newlines=False)
+    ax.text(0.5, 0.5, "\n".join(textwrap.wrap(note, 48)),
             ha="center", va="center", fontsize=8, color="#8a4b00", parse_math=False,
             transform=ax.transAxes)
 
@@ -60,8 +64,8 @@ def _figure_pages(pdf, section):
     for start in range(0, len(small), 6):
         chunk = small[start:start + 6]
         fig = new_figure(*_PAGE)     # fixed spacing: constrained layout is several times slower
-        fig.suptitle(f"{section.name}: diagnostics", fontsize=11, weight="bold",
-                     parse_math=False)
+        fig.suptitle(visible_text(f"{section.name}: diagnostics", newlines=False), fontsize=11,
+                     weight="bold", parse_math=False)
         grid = {"left": 0.1, "right": 0.96, "bottom": 0.05, "top": 0.92, "hspace": 0.38,
                 "wspace": 0.6}
         axes = fig.subplots(3, 2, gridspec_kw=grid).ravel()
@@ -82,8 +86,8 @@ def _figure_pages(pdf, section):
         if not f.wide:
             continue
         fig = new_figure(*_LANDSCAPE)
-        fig.suptitle(f"{section.name}: {f.name}", fontsize=11, weight="bold",
-                     parse_math=False)
+        fig.suptitle(visible_text(f"{section.name}: {f.name}", newlines=False), fontsize=11,
+                     weight="bold", parse_math=False)
         fig.text(0.03, 0.02, "\n".join(textwrap.wrap(f.caption, 150)), fontsize=8,
                  color="0.3", va="bottom", parse_math=False)
         ax = fig.add_axes((0.03, 0.07, 0.94, 0.84))
@@ -103,7 +107,7 @@ def write_pdf(ctx: ReportContext, path) -> None:
     its summary text, metrics and diagnostic figures."""
     from matplotlib.backends.backend_pdf import PdfPages
 
-    meta = {"Title": ctx.title, "Creator": f"ubreg {ctx.versions['ubreg']}"}
+    meta = {"Title": visible_text(ctx.title, newlines=False), "Creator": f"ubreg {ctx.versions['ubreg']}"}
     with PdfPages(path, metadata=meta) as pdf:
         head = [f"Generated {ctx.generated}", "", "Produced by:", f"  {ctx.call}", "",
                 "Versions: " + ", ".join(f"{k} {v}" for k, v in ctx.versions.items()), ""]
