@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError
+from ..numerics.limits import check_allocation, format_bytes
 from ..families.base import PermissibleFamily
 from ..fit import FitSpec, register_method
 from ..design import build_model_frame
@@ -107,10 +108,10 @@ def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, st
         raise ValueError(f"unknown chooser {chooser!r}; use 'sequential' or 'largest'")
     mf = build_model_frame(spec.formula, spec.data, weights=spec.weights,
                            na_action=spec.na_action, response="multiclass", trusted=spec.trusted)
-    X_in, codes, row_index = _replicate_by_weights(mf, spec.weights is not None, update)
-    m = X_in.shape[0]
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer, got {k!r}")
+    X_in, codes, row_index = _replicate_by_weights(mf, spec.weights is not None, update, k)
+    m = X_in.shape[0]
     if k >= m:
         raise DataError(f"k = {k} but only {m} training rows: k must be smaller than the number "
                         f"of rows (an example is not its own neighbour)")
@@ -145,7 +146,19 @@ def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, st
         weighted_rows=len(mf.index) if spec.weights is not None else None)   # index.X is in this order: Lemma 3 needs Y[order]
 
 
-def _replicate_by_weights(mf, weighted: bool, update: str):
+#: a 64-bit process cannot address more bytes than this (a hard limit under any cap)
+_ADDRESSABLE = 2.0 ** 62
+
+
+def _bytes_per_row(d: int, C: int, k: int) -> int:
+    """Bytes a GNNB fit holds per training row: the design and its copies (repeated,
+    canonical order, standardised, the index's), class codes, labels and order,
+    Y twice, the neighbour lists and their inverse with its sort, and the
+    leveraging state (h, α, z, b w y, per class)."""
+    return 8 * (5 * (d + 1) + 10 * C + 4 * k + 6)
+
+
+def _replicate_by_weights(mf, weighted: bool, update: str, k: int):
     """(design, class codes, row labels) with each row repeated by its weight.
 
     Algorithm 1 has no example weights, and a k-NN rule sees a duplicated row
@@ -153,6 +166,11 @@ def _replicate_by_weights(mf, weighted: bool, update: str):
     themselves, repeated (weight 0 removes a row).  So they must be integers.
     Training-time outputs (``alpha``, ``predict()`` without newdata) then have
     one row per copy, labelled with the row's index label.
+
+    The number of rows Σ w is checked against the memory cap
+    (:func:`ubreg.numerics.limits.check_allocation`) before anything is
+    repeated: a large weight would otherwise exhaust the machine, and a total
+    past 2^63 would wrap around in ``np.repeat``'s count.
     """
     codes = mf.y.astype(np.int64)
     if not weighted:
@@ -162,6 +180,14 @@ def _replicate_by_weights(mf, weighted: bool, update: str):
         bad = int(np.sum(w != np.round(w)))
         raise DataError(f"method {update!r} takes integer frequency weights only (a row of "
                         f"weight k is k copies of it); {bad} weight(s) are not integers")
+    total = float(np.sum(w))                   # float: no wrap-around, exact below 2^53
+    nbytes = total * _bytes_per_row(mf.X.shape[1], len(mf.response.levels), k)
+    what = (f"method {update!r}: the integer weights repeat the {w.size} rows into "
+            f"{total:.6g} rows (a row of weight k is k copies); its fit")
+    if nbytes >= _ADDRESSABLE:
+        raise DataError(f"{what} would need about {format_bytes(nbytes)}, more than a "
+                        f"64-bit machine can address; use smaller weights")
+    check_allocation(nbytes, what)
     reps = w.astype(np.int64)
     return (np.repeat(mf.X, reps, axis=0), np.repeat(codes, reps),
             pd.Index(np.repeat(np.asarray(mf.index), reps), name=mf.index.name))

@@ -64,6 +64,9 @@ _GROUPS = 32                 # column groups of the screen (at most)
 _SUPER = 8                   # screened chunks per task: their candidates are ranked together
 _RANK_PAIRS = 500_000        # ... unless they hold more candidates (ties): rank them then
 _KEY_BITS = 62               # the ranking's sort key (row, distance rank, index) fits in int64
+#: coordinates beyond 2^_RANGE_EXP (or all below 2^−_RANGE_EXP) are searched rescaled by a
+#: power of two: their squared distances would overflow (underflow) in float64
+_RANGE_EXP = 480
 
 
 def _workers() -> int:
@@ -141,6 +144,7 @@ class NeighbourIndex:
     def __init__(self, X: np.ndarray):
         self.X = np.ascontiguousarray(X, dtype=np.float64)
         self._screens = {}
+        self._rescaled = {}
 
     def __getstate__(self):
         # the screens are rebuilt on demand: pickles stay small
@@ -149,6 +153,7 @@ class NeighbourIndex:
     def __setstate__(self, state):
         self.X = state["X"]
         self._screens = {}
+        self._rescaled = {}
 
     @property
     def m(self) -> int:
@@ -174,6 +179,9 @@ class NeighbourIndex:
                              f"are available")
         if Q.ndim != 2 or Q.shape[1] != self.X.shape[1]:
             raise ValueError(f"queries must have {self.X.shape[1]} columns, got shape {Q.shape}")
+        e = self._range_exponent(Q)
+        if e:
+            return self._rescaled_index(e).query(None if self_query else np.ldexp(Q, -e), k)
         n = Q.shape[0]
         out = np.empty((n, k), dtype=np.int64)
         if n == 0:
@@ -214,6 +222,33 @@ class NeighbourIndex:
         with limits, ThreadPoolExecutor(workers) as ex:
             list(ex.map(work, starts))
         return out
+
+    def _range_exponent(self, Q) -> int:
+        """0, or e such that the search must run on X / 2^e and Q / 2^e.
+
+        Distances are squares of coordinate differences: past about 2^511 they
+        overflow, below about 2^−511 they underflow (every distance 0, ties
+        everywhere).  Multiplying every coordinate by one power of two changes
+        no neighbour (each squared distance is multiplied by 4^−e exactly, as
+        long as nothing underflows), so such data are searched at the scale of
+        their largest |coordinate|: the neighbours are those of the data at an
+        ordinary scale.
+        """
+        amax = getattr(self, "_amax", None)
+        if amax is None:
+            amax = self._amax = float(np.abs(self.X).max(initial=0.0))
+        if Q is not self.X:
+            amax = max(amax, float(np.abs(Q).max(initial=0.0)))
+        if amax == 0.0 or 2.0 ** -_RANGE_EXP <= amax <= 2.0 ** _RANGE_EXP:
+            return 0
+        return int(np.frexp(amax)[1])
+
+    def _rescaled_index(self, e: int) -> NeighbourIndex:
+        idx = getattr(self, "_rescaled", {}).get(e)
+        if idx is None:
+            idx = NeighbourIndex(np.ldexp(self.X, -e))
+            self._rescaled = {e: idx}                 # the last scale only
+        return idx
 
     def _screen(self, Qc, qn, a, k, kk, scr, self_query):
         """Candidates (query row, training index) of query rows a, a+1, ...

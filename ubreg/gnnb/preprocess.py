@@ -11,7 +11,11 @@
 * Numeric columns are standardised with the training mean and standard
   deviation when ``standardize=True`` (the default), so that no predictor
   dominates the Euclidean distance by its unit; a constant column keeps
-  scale 1.
+  scale 1.  The moments are taken, and the map applied, on each column
+  divided by a power of two 2^e (e from its largest |value|): exact for
+  ordinary values (the same bits as without it), and free of overflow and
+  underflow at any magnitude (a column × 1e300 or × 1e-300 standardises to the
+  same values as the column itself, up to rounding).
 * Divide-and-conquer (paper 002, Section 6.4): the final columns are split
   into ``blocks`` contiguous blocks, and each example's block vector is scaled
   to unit L1 or L2 norm (a zero vector stays zero).  A factor's indicators are
@@ -93,11 +97,15 @@ class Preprocessor:
         self.standardize = bool(standardize)
         self.mean = np.zeros(Z.shape[1])
         self.scale = np.ones(Z.shape[1])
+        self.shift = np.zeros(Z.shape[1], dtype=np.int64)    # column j is used as Z_j / 2^shift_j
         if self.standardize:
             num = np.flatnonzero(self.numeric)
-            self.mean[num] = Z[:, num].mean(axis=0)
-            sd = Z[:, num].std(axis=0)
-            self.scale[num] = np.where(sd > 0, sd, 1.0)
+            amax = np.abs(Z[:, num]).max(axis=0, initial=0.0)
+            self.shift[num] = np.frexp(amax)[1]
+            Zs = np.ldexp(Z[:, num], -self.shift[num])
+            mean, sd = Zs.mean(axis=0), Zs.std(axis=0)
+            self.mean[num] = np.ldexp(mean, self.shift[num])
+            self.scale[num] = np.where(sd > 0, np.ldexp(sd, self.shift[num]), 1.0)
         d = Z.shape[1]
         if not (isinstance(blocks, (int, np.integer)) and not isinstance(blocks, bool)
                 and 1 <= blocks <= len(units)):
@@ -120,7 +128,13 @@ class Preprocessor:
 
     def transform(self, X: np.ndarray) -> list[np.ndarray]:
         """One matrix per block (a single one without divide-and-conquer)."""
-        Z = (self._raw(np.asarray(X, dtype=np.float64)) - self.mean) / self.scale
+        Z = self._raw(np.asarray(X, dtype=np.float64))
+        shift = getattr(self, "shift", None)       # None: pickled before the shift existed
+        if shift is None:
+            Z = (Z - self.mean) / self.scale
+        else:                                      # (Z − mean)/scale, computed on Z / 2^shift
+            Z = ((np.ldexp(Z, -shift) - np.ldexp(self.mean, -shift))
+                 / np.ldexp(self.scale, -shift))
         out = []
         for cols in self.blocks:
             B = np.array(Z[:, cols], dtype=np.float64, order="C")
