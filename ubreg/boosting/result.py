@@ -18,6 +18,14 @@ from .uls_boost import ULSBoostFit, feature_matrix
 __all__ = ["CVRisk", "UBoostResult", "ULSBoostResult"]
 
 
+def weighted_mean(w, v):
+    """Σ w v / Σ w (over the first axis of ``v``) with w divided by the power of two
+    nearest its largest value: the same bits as without it, and no overflow of Σ w."""
+    w = np.ldexp(w, -int(np.frexp(np.max(w))[1]))
+    out = (w @ np.asarray(v, dtype=np.float64)) / w.sum()
+    return float(out) if np.ndim(out) == 0 else out
+
+
 class ULSBoostResult(Result):
     """H(x) = Σ_t α_t h_t(x) over weak hypotheses, fitted by ULS.
 
@@ -150,8 +158,7 @@ class ULSBoostResult(Result):
 
     @property
     def training_error(self) -> float:
-        w = self.weights
-        return float(w @ ((self.eta >= 0) != (self.y == 1)) / w.sum())
+        return weighted_mean(self.weights, (self.eta >= 0) != (self.y == 1))
 
     def summary(self, top: int = 10):
         """Rounds, training risk, deviance and the top features."""
@@ -355,8 +362,7 @@ class UBoostResult(Result):
                         term_slices=self.design.term_slices,
                         has_intercept=self.design.has_intercept, **opts)
             S = staged_F(f, self.X[te])
-            w = self.weights[te]
-            cols[k + 1] = (w @ self.U.U(ystar[te, None] * S)) / w.sum()
+            cols[k + 1] = weighted_mean(self.weights[te], self.U.U(ystar[te, None] * S))
         risk = pd.DataFrame(cols, index=pd.RangeIndex(self.mstop + 1, name="mstop"))
         risk.columns.name = "fold"
         mean = risk.mean(axis=1).rename("mean")
@@ -368,8 +374,7 @@ class UBoostResult(Result):
 
     @property
     def training_error(self) -> float:
-        w = self.weights
-        return float(w @ ((self.eta >= 0) != (self.y == 1)) / w.sum())
+        return weighted_mean(self.weights, (self.eta >= 0) != (self.y == 1))
 
     def summary(self, top: int = 10):
         """Iterations, U-risk, deviance, variable importance and selection frequencies."""

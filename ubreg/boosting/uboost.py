@@ -157,6 +157,14 @@ def _check_leaf(min_child_weight, min_samples_leaf):
         raise ValueError(f"min_samples_leaf must be ≥ 0, got {min_samples_leaf!r}")
 
 
+def _unit_weights(w, min_child_weight, min_samples_leaf):
+    """(w, bounds) divided by 2^e, e the binary exponent of max w (see :func:`boost_u`)."""
+    w = np.asarray(w, dtype=np.float64)
+    e = int(np.frexp(w.max())[1]) if w.size else 0
+    return (np.ldexp(w, -e), float(np.ldexp(min_child_weight, -e)),
+            float(np.ldexp(min_samples_leaf, -e)))
+
+
 def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
             max_bins=255, init="mean", min_child_weight=1e-3, min_samples_leaf=1,
             term_slices=None,
@@ -174,8 +182,17 @@ def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
         Least Σ of frequency weights in a tree leaf (1: no bound, no cost).
     term_slices : dict name -> slice of design columns (for importance and
         the linear learner); default one term per column.
+
+    The fit depends on the weights only through their ratios and the two leaf
+    bounds (in the weights' units): leaf values −ΣG/ΣH, the risk Σ w U/Σ w and
+    the componentwise fits do not change when w is scaled, gains ΣG²/ΣH scale
+    with it.  So w and the bounds are divided by the power of two 2^e nearest
+    the largest weight: exact (the same bits) for ordinary weights, and no
+    overflow of G² (w ≳ 1e154) nor underflow for tiny weights.
     """
     X = np.asarray(X, dtype=np.float64)
+    leaf_rows = min_samples_leaf > 1            # in the user's units: 1 is no bound
+    w, min_child_weight, min_samples_leaf = _unit_weights(w, min_child_weight, min_samples_leaf)
     n, p = X.shape
     term_slices = term_slices or {f"x{j}": slice(j, j + 1) for j in range(p)}
     names, col_term = _column_terms(term_slices, p)
@@ -206,7 +223,7 @@ def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
         from ..learners import _hist
 
         # per-row statistics of the trees, filled in place: g, h (and w)
-        stats = np.empty((n, 3 if min_samples_leaf > 1 else 2))
+        stats = np.empty((n, 3 if leaf_rows else 2))
         if stats.shape[1] == 3:
             stats[:, 2] = w
     for m in progress(range(mstop), "uboost", total=mstop):

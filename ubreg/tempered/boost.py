@@ -16,7 +16,8 @@ from ..errors import DataError
 from ..progress import progress
 from .algebra import K_t, co_norm, exp_t, g_t, is_one, log_t, power_mean, tensor_t
 
-__all__ = ["TBoostFit", "closed_form_mu", "exact_mu", "tboost", "tempered_update"]
+__all__ = ["TBoostFit", "closed_form_mu", "exact_mu", "normalise_weights", "tboost",
+           "tempered_update"]
 
 #: μ r at t = 1 when |ρ| = 1 ([J] replaces the infinite μ by ±100/r)
 MU_R_CAP_T1 = 100.0
@@ -49,6 +50,36 @@ class TBoostFit:
 
 def _w(w, q):
     return np.ones_like(q) if w is None else w
+
+
+def normalise_weights(w):
+    """Frequency weights divided by the power of two 2^e that brings their mean over
+    the rows of positive weight into [1, 2).
+
+    t-AdaBoost is invariant to the scale of the weights (weights × s are every row
+    s times: q scales by s^(−t*), μ_j and r_j by s^(∓t*(1−t)), and α_j, ρ_j, Z_j and
+    the classifier do not change; docs/tempered.md §2.1), but its floating point is
+    not: m = Σ w ≥ 1e50 puts q = m^(−t*) where q^(1−t) + (1 − t)(−μu) cancels, and
+    m^(−t*) underflows for larger m.  At mean 1 the numbers are those of unweighted
+    data.  Dividing by a power of two is exact (weights whose mean is already in
+    [1, 2), such as integer weights of 1 and 2, are unchanged, and a second call
+    changes nothing); positive weights all equal become 1, the unweighted data.
+    ``None`` stays ``None``.
+    """
+    if w is None:
+        return None
+    w = np.asarray(w, dtype=np.float64)
+    live = w > 0
+    if np.all(w[live] == w.max()):
+        return live.astype(np.float64)
+    e0 = int(np.frexp(w.max())[1])
+    mean1 = float(np.ldexp(w, -e0)[live].sum()) / np.count_nonzero(live)
+    e = e0 + int(np.frexp(mean1)[1]) - 1
+    out = np.ldexp(w, -e)
+    if np.any(live & (out == 0)):
+        raise DataError("the positive weights span more than the floating-point range (their "
+                        "ratio exceeds 2^1074): the smallest would be 0 beside the largest")
+    return out
 
 
 def closed_form_mu(q, u, t, w=None):
@@ -175,9 +206,12 @@ def tboost(X, ystar, t, rounds, weak, *, mu="closed", weights=None):
         §2.2(a) closed form (default, [J]) or the exact projection §2.2(b).
     weights : array, optional
         Frequency weights: a row of weight k counts as k identical rows
-        (m = Σ weights; Σ_i w_i q_i^{2−t} = 1 on the co-simplex).
+        (m = Σ weights; Σ_i w_i q_i^{2−t} = 1 on the co-simplex).  The fit is
+        invariant to their scale; they are used as :func:`normalise_weights`
+        gives them (mean in [1, 2)), so that ``weights``, q, μ_j and r_j of
+        the record are on that scale.
     """
-    w = np.ones(X.shape[0]) if weights is None else np.asarray(weights, dtype=np.float64)
+    w = np.ones(X.shape[0]) if weights is None else normalise_weights(weights)
     m = float(w.sum())
     tstar = 1.0 / (2.0 - t)
     q = np.where(w > 0, m ** (-tstar), 0.0)

@@ -9,7 +9,7 @@ from ..families.tempered import Tempered
 from ..errors import user_stacklevel
 from ..fit import FitSpec, register_method
 from ..design import build_model_frame
-from .boost import tboost
+from .boost import normalise_weights, tboost
 from .learners import fit_stump, fit_tempered_tree, fit_udt_tree
 from .loss import TemperedExponential
 from .result import TBoostResult
@@ -101,7 +101,10 @@ def fit_tboost(spec: FitSpec, *, t=None, rounds: int = 20, learner: str = "trees
     mf = build_model_frame(spec.formula, spec.data, weights=spec.weights,
                            na_action=spec.na_action, positive=spec.positive,
                            trusted=spec.trusted)
-    w = None if np.all(mf.weights == 1.0) else mf.weights
+    # scale-free (docs/tempered.md §2.1): the learners and the loop see the same
+    # normalised weights; weights all equal are the unweighted data
+    w = normalise_weights(mf.weights)
+    w = None if np.all(w == 1.0) else w
     X, ystar = mf.X, 2.0 * mf.y - 1.0
     # the intercept column carries no split: leave it out of the learners
     cols = [j for j, n in enumerate(mf.design.column_names) if n != "Intercept"]

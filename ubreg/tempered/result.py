@@ -167,7 +167,8 @@ class TBoostSummary:
     def facts(self) -> dict:
         r = self.result
         ystar = 2.0 * r.y - 1.0
-        w = r.weights
+        # weights over a power of two near their largest: no overflow of Σ w, same bits
+        w = np.ldexp(r.weights, -int(np.frexp(np.max(r.weights))[1]))
         err = float(np.sum(w * (ystar * r.eta <= 0)) / np.sum(w))
         err_c = float(np.sum(w * (ystar * r.eta_clipped <= 0)) / np.sum(w))
         obs = f"{r.nobs:g}"
