@@ -92,3 +92,62 @@ def test_progress_bar_over_the_folds_only_on_a_terminal(pima, capsys, monkeypatc
     monkeypatch.setattr("ubreg.progress.DELAY", 0.0)     # draw at once
     ubreg.cv(FORMULA, pima, folds=3, seed=0, refit=False)
     assert "3-fold CV (uls)" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- fold warnings
+def _noisy_fit(monkeypatch):
+    """ubreg.fit wrapped to warn inside every fold: twice the same warning (with a pause,
+    so that the folds of a thread scheduler overlap) and another one."""
+    import sys
+    import time
+    import warnings
+    module = sys.modules["ubreg.fit"]
+    real = module.fit
+
+    def noisy(formula, data, **kw):
+        warnings.warn(f"first, {len(data)} rows", UserWarning)
+        time.sleep(0.05)
+        warnings.warn(f"first, {len(data)} rows", UserWarning)
+        warnings.warn("second", RuntimeWarning)
+        return real(formula, data, **kw)
+
+    monkeypatch.setattr(module, "fit", noisy)
+
+
+def _cv_warnings(pima, scheduler):
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = ubreg.cv(FORMULA, pima, folds=4, seed=0, refit=False, scheduler=scheduler)
+    assert all(w.filename == __file__ for w in caught)       # at the caller's line
+    return res, [(w.category, str(w.message)) for w in caught]
+
+
+@pytest.mark.parametrize("scheduler", [None, "threads", "sync"])
+def test_fold_warnings_reach_the_caller_once_per_fold_naming_it(pima, monkeypatch, scheduler):
+    if scheduler is not None:
+        pytest.importorskip("dask")
+    _noisy_fit(monkeypatch)
+    res, got = _cv_warnings(pima, scheduler)
+    want = []
+    for k in range(4):
+        n = int(res.folds["n_train"].iloc[k])
+        want += [(UserWarning, f"fold {k + 1}: first, {n} rows"),
+                 (RuntimeWarning, f"fold {k + 1}: second")]
+    assert got == want
+
+
+def test_fold_warnings_of_a_method_same_for_threads_and_sequential(pima):
+    """uboost warns in every fold that family= is ignored: four warnings either way."""
+    pytest.importorskip("dask")
+    import warnings
+    out = []
+    for scheduler in (None, "threads"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ubreg.cv(FORMULA, pima, method="uboost", family="entropy", folds=4, seed=0,
+                     refit=False, scheduler=scheduler, mstop=3)
+        out.append([str(w.message) for w in caught])
+    assert out[0] == out[1]
+    assert [m[:7] for m in out[0]] == ["fold 1:", "fold 2:", "fold 3:", "fold 4:"]
+    assert all("takes its loss from U=" in m for m in out[0])

@@ -170,6 +170,8 @@ def cv(formula: str, data, family=None, method: str = "uls", folds: int = 10,
         Fit the folds in parallel on a Dask cluster (or a local dask
         scheduler named "threads", "processes", "sync"); the split and the
         scoring stay here, so the results are identical (``ubreg[dask]``).
+        Either way the warnings raised inside a fold reach the caller once
+        each, in fold order, as ``"fold k: message"``.
 
     Returns
     -------
@@ -180,6 +182,7 @@ def cv(formula: str, data, family=None, method: str = "uls", folds: int = 10,
     """
     from .fit import fit  # late: ubreg.fit imports the method registry
     from .families import resolve_family
+    from .dask.parallel import record_warnings, reissue_warnings
 
     data = as_frame(data, "data")
     fam = ([resolve_family(f) for f in family] if isinstance(family, (list, tuple))
@@ -211,8 +214,12 @@ def cv(formula: str, data, family=None, method: str = "uls", folds: int = 10,
         train, test = pos[fold != k], pos[fold == k]
         in_test = fold == k
         wk = (weights if isinstance(weights, str) or weights is None else weights[train])
-        model = (fold_models[k] if fold_models is not None
-                 else fit(formula, frame.iloc[train], weights=wk, **fit_kw))
+        if fold_models is not None:
+            model = fold_models[k]
+        else:           # the fold's warnings as fit_folds gives them: "fold k: ..."
+            with record_warnings() as caught:
+                model = fit(formula, frame.iloc[train], weights=wk, **fit_kw)
+            reissue_warnings(caught, f"fold {k + 1}")
         newdata = frame.iloc[test]
         post = posteriors(model, newdata)
         if isinstance(post, pd.DataFrame):        # per-class posteriors
