@@ -319,3 +319,66 @@ def test_pickle_records_the_version_and_warns_on_another():
             pickle.loads(blob)
     finally:
         online.__version__ = real
+
+
+# --------------------------------------------------------------------------- interruptions
+class _Boom(Exception):
+    pass
+
+
+def _failing_posterior(monkeypatch, after, exc):
+    """The per-row posterior raises ``exc`` at its ``after``-th call (mid-batch)."""
+    import ubreg.online as online
+    real = online._scalar_posterior
+
+    def make(family):
+        post, calls = real(family), [0]
+
+        def wrapped(a):
+            calls[0] += 1
+            if calls[0] == after:
+                raise exc
+            return post(a)
+        return wrapped
+
+    monkeypatch.setattr(online, "_scalar_posterior", make)
+
+
+def _state(learner):
+    """Every attribute, as pickled bytes (arrays compared bit for bit)."""
+    return {k: pickle.dumps(v) for k, v in vars(learner).items()}
+
+
+def _with_na(df):
+    out = df.copy()
+    out.loc[out.index[3], "x1"] = np.nan
+    return out
+
+
+@pytest.mark.parametrize("q", [2.0, 1.5])
+@pytest.mark.parametrize("where", ["first batch", "later batch", "after the walk"])
+@pytest.mark.parametrize("exc", [KeyboardInterrupt(), _Boom("mid-batch")])
+def test_interrupted_partial_fit_leaves_the_learner_as_it_was(monkeypatch, q, where, exc):
+    df = stream(300, seed=21)
+    ol = OnlineLearner(FORMULA, q=q)
+    if where != "first batch":
+        ol.partial_fit(df.iloc[:100])
+    before = pickle.dumps(ol)
+    batch = _with_na(df.iloc[100:200])
+    if where == "after the walk":            # the walk is done, the loss raises
+        def boom(*args, **kwargs):
+            raise exc
+        monkeypatch.setattr(type(ol.family), "loss", boom)
+    else:
+        _failing_posterior(monkeypatch, 40, exc)
+    state = _state(ol)
+    with pytest.raises(type(exc)):
+        ol.partial_fit(batch)
+    assert _state(ol) == state
+    assert pickle.dumps(ol) == before
+    monkeypatch.undo()
+    # and it goes on as a learner that never saw the failed batch
+    ref = pickle.loads(before)
+    for learner in (ol, ref):
+        learner.partial_fit(batch).partial_fit(df.iloc[200:])
+    assert _state(ol) == _state(ref)

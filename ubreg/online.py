@@ -304,38 +304,34 @@ class OnlineLearner:
         return 1.0 / sup
 
     def _start(self, batch):
+        """The state the first batch sets (design, rate, zero iterates) as a dict,
+        and the batch's rows: nothing is set on ``self`` (see :meth:`partial_fit`)."""
         frame = build_model_frame(self.formula, batch, na_action="drop", positive=self.positive,
                                   trusted=self.trusted)
-        self.design = frame.design
-        self.response = frame.response
-        self._columns = list(batch.columns)
-        self._formula = expand_dot(self.formula, batch.columns)
         d = frame.X.shape[1]
-        self._w = np.zeros(d)
-        self._theta = np.zeros(d)
-        self._w_sum = np.zeros(d)
-        norms = _p_norms(frame.X, self.p)
+        st = {"design": frame.design, "response": frame.response,
+              "_columns": list(batch.columns), "_formula": expand_dot(self.formula, batch.columns),
+              "_w": np.zeros(d), "_theta": np.zeros(d), "_w_sum": np.zeros(d)}
         if self.eta_given is not None:
-            self.eta = float(self.eta_given)
-            self.eta_source = "given"
-            self.lambda_, self.lambda_p = self.lambda_given, self.lambda_p_given
+            st.update(eta=float(self.eta_given), eta_source="given", lambda_=self.lambda_given,
+                      lambda_p=self.lambda_p_given)
+            return st, frame.X, frame.y, len(batch) - len(frame.y)
+        if self.lambda_given is not None:
+            lam, lam_src = float(self.lambda_given), "given"
         else:
-            if self.lambda_given is not None:
-                self.lambda_, lam_src = float(self.lambda_given), "given"
-            else:
-                self.lambda_, lam_src = self._lambda_from_family(), "inf phi'' of the family"
-            if self.lambda_p_given is not None:
-                self.lambda_p, lp_src = float(self.lambda_p_given), "given"
-            else:
-                self.lambda_p = float(norms.max())
-                lp_src = "max ||x||_p of the first batch (an estimate)"
-            if not self.lambda_p > 0:
-                raise DataError("every row of the first batch has x = 0: lambda_p cannot be "
-                                "estimated; pass lambda_p= or eta=")
-            self.eta = self.lambda_ / ((self.p - 1.0) * self.lambda_p ** 2)
-            self.eta_source = (f"Theorem 3: eta = lambda/((p-1) lambda_p^2), lambda {lam_src}, "
-                               f"lambda_p {lp_src}")
-        return frame.X, frame.y, len(batch) - len(frame.y)
+            lam, lam_src = self._lambda_from_family(), "inf phi'' of the family"
+        if self.lambda_p_given is not None:
+            lp, lp_src = float(self.lambda_p_given), "given"
+        else:
+            lp = float(_p_norms(frame.X, self.p).max())
+            lp_src = "max ||x||_p of the first batch (an estimate)"
+        if not lp > 0:
+            raise DataError("every row of the first batch has x = 0: lambda_p cannot be "
+                            "estimated; pass lambda_p= or eta=")
+        st.update(lambda_=lam, lambda_p=lp, eta=lam / ((self.p - 1.0) * lp ** 2),
+                  eta_source=(f"Theorem 3: eta = lambda/((p-1) lambda_p^2), lambda {lam_src}, "
+                              f"lambda_p {lp_src}"))
+        return st, frame.X, frame.y, len(batch) - len(frame.y)
 
     def _later(self, batch):
         k = self.n_batches + 1
@@ -367,49 +363,55 @@ class OnlineLearner:
         """Learn from one batch, row by row (Algorithm 2).  Returns self.
 
         Rows with NA are dropped (counted in ``n_dropped``).  ``batch`` is not
-        modified.
+        modified.  All or nothing: the new state (iterates, average, counters,
+        on-line loss and, on the first batch, the design) is computed aside and
+        set in one step at the end, so an error or a ``KeyboardInterrupt`` in
+        the middle of a batch leaves the learner exactly as it was before it.
         """
         batch = as_frame(batch, "batch")
         if len(batch) == 0:
             return self
         if self.design is None:
-            X, y, dropped = self._start(batch)
+            st, X, y, dropped = self._start(batch)
         else:
             X, y, dropped = self._later(batch)
-        self.n_dropped += dropped
-        links = self._walk(np.ascontiguousarray(X), y)
-        self.last_links_ = links
-        self.n_batches += 1
-        self.n_seen += len(y)
-        self.max_norm_p = max(self.max_norm_p, float(_p_norms(X, self.p).max()) if len(y) else 0.0)
+            st = {}
+        eta = st.get("eta", getattr(self, "eta", None))
+        links, w, theta, w_sum = self._walk(
+            np.ascontiguousarray(X), y, eta, *(st.get(k, getattr(self, k))
+                                              for k in ("_w", "_theta", "_w_sum")))
+        st.update(_w=w, _theta=theta, _w_sum=w_sum, last_links_=links,
+                  n_dropped=self.n_dropped + dropped, n_batches=self.n_batches + 1,
+                  n_seen=self.n_seen + len(y),
+                  max_norm_p=max(self.max_norm_p,
+                                 float(_p_norms(X, self.p).max()) if len(y) else 0.0))
         if len(y):
-            self.online_loss += float(np.sum(self.family.loss(y, links)))
-            self.online_errors += int(np.sum((links >= 0) != (y == 1)))
+            st["online_loss"] = self.online_loss + float(np.sum(self.family.loss(y, links)))
+            st["online_errors"] = self.online_errors + int(np.sum((links >= 0) != (y == 1)))
+        self.__dict__.update(st)          # one step: the batch is learned, or not at all
         return self
 
-    def _rates(self, n):
+    def _rates(self, n, eta):
         """η_t of the next n rows: η, or η/√t with t counting rows from 1."""
         if self.rate == "constant":
             return None
         t = np.arange(self.n_seen + 1, self.n_seen + n + 1, dtype=np.float64)
-        return self.eta / np.sqrt(t)
+        return eta / np.sqrt(t)
 
-    def _walk(self, X, y):
-        """The per-row loop of Algorithm 2; returns w_{t−1}ᵀx_t per row.
-
-        Also adds the iterates w_t of these rows to ``_w_sum`` (for the average).
-        """
+    def _walk(self, X, y, eta, w, theta, w_sum):
+        """The per-row loop of Algorithm 2 from the iterates (w, θ) and the sum
+        of the iterates so far; returns (w_{t−1}ᵀx_t per row, w, θ, the sum with
+        these rows' iterates added), new arrays (the inputs are not modified)."""
         n = X.shape[0]
         links = np.empty(n)
         post = _scalar_posterior(self.family)
-        rates = self._rates(n)
-        w = self._w
+        rates = self._rates(n, eta)
         if self.q == 2.0:
             # ∇ψ_2 = id: the geodesic walk is a plain gradient step on w
             rows = X.tolist()
             wl = w.tolist()
             yl = y.tolist()
-            etas = [self.eta] * n if rates is None else rates.tolist()
+            etas = [eta] * n if rates is None else rates.tolist()
             steps = [0.0] * n
             d = len(wl)
             rng = range(d)
@@ -426,23 +428,19 @@ class OnlineLearner:
                         wl[k] -= g * x[k]
             # Σ_{i=1..n} w_i = n w_0 − Σ_s (n − s + 1) g_s x_s (no per-row sum in the loop)
             weight = np.arange(n, 0, -1, dtype=np.float64) * np.asarray(steps)
-            self._w_sum = self._w_sum + n * w - X.T @ weight
-            self._w = np.array(wl)
-            self._theta = self._w.copy()
-            return links
-        theta = self._theta
+            w_new = np.array(wl)
+            return links, w_new, w_new.copy(), w_sum + n * w - X.T @ weight
         p = self.p
-        w_sum = self._w_sum.copy()
+        w_sum = w_sum.copy()
         for i in range(n):
             x = X[i]
             a = float(x @ w)
             links[i] = a
-            eta = self.eta if rates is None else rates[i]
-            theta = theta - (eta * (post(a) - y[i])) * x
+            step = eta if rates is None else rates[i]
+            theta = theta - (step * (post(a) - y[i])) * x
             w = grad_psi(theta, p)               # the dual p-norm map inverts ∇ψ_q
             w_sum += w
-        self._theta, self._w, self._w_sum = theta, w, w_sum
-        return links
+        return links, w, theta, w_sum
 
     # ---- prediction ---------------------------------------------------------------
     def _coef(self) -> np.ndarray:
