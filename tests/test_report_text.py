@@ -25,8 +25,8 @@ HIDDEN = (RLO, ZWSP, "\u2066", "\u200f", "\u061c", "\ufeff", "\x07")
 def _pdf_text(path) -> str:
     if shutil.which("pdftotext") is None:
         pytest.skip("pdftotext (poppler-utils) is not installed")
-    out = subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True,
-                         text=True, timeout=60)
+    out = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True,
+                         timeout=60)
     assert out.returncode == 0, out.stderr
     return out.stdout
 
@@ -109,3 +109,125 @@ def test_plots_draw_hidden_characters_as_visible_escapes(bidi_data):
     texts = [x.get_text() for x in ax.texts] + [ax.get_title()]
     assert not any(ch in s for s in texts for ch in HIDDEN)
     assert any("<U+202E>" in s for s in texts)
+
+
+# ---------------------------------------------------------------------------
+# 2. very long names
+# ---------------------------------------------------------------------------
+P300, Q150 = "p" * 300, "q" * 150
+LONG_LEVELS = [f"{P300}_one", f"{P300}_two",                    # same head, different tails
+               f"{Q150}_mid1_{Q150}", f"{Q150}_mid2_{Q150}",    # differ only in the middle
+               "short"]
+RUNS = re.compile(r"p{41}|q{41}|x{41}")
+
+
+def _long_data(levels, n, seed=5):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    g = np.asarray(levels, dtype=object)[np.arange(n) % len(levels)]
+    rng.shuffle(g)
+    y = (rng.uniform(size=n) < 1 / (1 + np.exp(-x))).astype(int)
+    return pd.DataFrame({"y": y, "x": x, "g": g})
+
+
+def _fit(formula, data, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")            # separation and the like: not the point
+        return ubreg.fit(formula, data, **kw)
+
+
+def test_shown_names_rule():
+    from ubreg.render import NAME_LIMIT, shown_name, shown_names
+    assert NAME_LIMIT == 40
+    assert shown_names(["a", "Intercept", "x" * 40]) == ["a", "Intercept", "x" * 40]
+    long = "abcdefghijklmnopqrstuvwxyz" * 4
+    assert shown_name(long) == long[:22] + "…" + long[-17:]
+    names = [f"g[T.{lvl}]" for lvl in LONG_LEVELS]
+    shown = shown_names(names)
+    assert all(len(s) <= 40 for s in shown)
+    assert len(set(shown)) == len(names)                 # distinct after shortening
+    assert shown[0].endswith("_one]") and shown[1].endswith("_two]")
+    assert re.fullmatch(r"g\[T\.q{12}…#[0-9a-f]{6}…q{14}\]", shown[2])
+    assert shown_names(names[2:3])[0] == f"g[T.{'q' * 18}…{'q' * 16}]"   # alone: plain cut
+    assert shown_names([names[0], names[0]]) == [shown[0], shown[0]]    # equal stay equal
+    assert shown_name(f"lo{ZWSP}w\n") == "lo<U+200B>w<U+000A>"
+    with pytest.raises(ValueError, match="at least 16"):
+        shown_names(["x"], limit=8)
+
+
+def test_long_levels_are_shortened_in_html_with_the_full_name_as_tooltip(tmp_path):
+    d = _long_data(LONG_LEVELS, 300)
+    m = _fit("y ~ x + g", d)
+    path = ubreg.report({"long": m}, tmp_path / "r.html", title="long levels")
+    html = path.read_text(encoding="utf-8")
+    tips = re.findall(r'title="([^"]*)"', html)
+    for level in LONG_LEVELS[1:4]:                           # [0] is the baseline
+        assert f"g[T.{level}]" in tips, level[:20]           # full name in a tooltip
+    shown = re.sub(r'title="[^"]*"', "", html)             # what the reader sees
+    assert not RUNS.search(shown)
+    coef_table = re.search(r'<table class="coefficients">(.*?)</table>', html, re.S).group(1)
+    heads = re.findall(r'<th scope="row">(.*?)</th>', coef_table)
+    assert len(heads) == 6 and len(set(heads)) == 6          # distinct after shortening
+    comparison = re.search(r'<table class="ubreg-comparison">(.*?)</table>', html, re.S).group(1)
+    terms = re.findall(r'<tr class="estimate"><th scope="row">(.*?)</th>', comparison)
+    assert len(terms) == 6 and len(set(terms)) == 6
+
+
+def test_long_levels_in_text_summaries_and_plots():
+    d = _long_data(LONG_LEVELS, 300)
+    m = _fit("y ~ x + g", d)
+    for text in (str(m.summary()), ubreg.compare([m, m]).text()):
+        assert not RUNS.search(text)
+        rows = [line for line in text.splitlines() if line.startswith("g[T.")]
+        assert len(rows) == 4 and max(map(len, rows)) <= 100
+    assert len(m.coef_table().index[2]) > 300                # the data forms keep full names
+    ax = plots.coefficients(m, ax=Figure().add_subplot())
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert len(labels) == 5 and len(set(labels)) == 5
+    assert all(len(s) <= 40 for s in labels)
+
+
+@pytest.mark.skipif("udt" not in ubreg.METHODS, reason="method udt is not registered")
+def test_long_levels_in_a_tree_listing():
+    levels = [f"level{i:02d}_" + "x" * 290 for i in range(12)]
+    d = _long_data(levels, 600)
+    d["y"] = (d["g"].isin(levels[:6]) ^ (d["x"] > 1)).astype(int)
+    m = _fit("y ~ x + g", d, method="udt", xval=0)
+    text = str(m.summary())
+    assert "level00_" in text and not RUNS.search(text)
+    assert not RUNS.search(m.summary().html())
+
+
+def test_long_levels_keep_the_pdf_short(tmp_path):
+    levels = [f"level{i:02d}_" + "x" * 290 for i in range(40)]
+    m = _fit("y ~ x + g", _long_data(levels, 800))
+    pdf = ubreg.report(m, tmp_path / "r.pdf")
+    words = _pdf_text(pdf)
+    assert not RUNS.search(words)
+    assert _pdf_pages(pdf) <= 5, _pdf_pages(pdf)
+    one = _fit("y ~ x + h", _long_data(levels, 800).assign(
+        h=lambda f: np.where(f["x"] > 0, "a" * 2000, "b" * 2000)))
+    pdf = ubreg.report(one, tmp_path / "one.pdf")
+    assert not re.search(r"a{41}|b{41}", _pdf_text(pdf))
+    assert _pdf_pages(pdf) <= 4, _pdf_pages(pdf)
+
+
+def test_long_coefficient_labels_fit_in_their_figure(tmp_path):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from ubreg.report.figures import model_figures
+    m = _fit("y ~ x + g", _long_data(LONG_LEVELS, 300))
+    short = _fit("y ~ x", _long_data(LONG_LEVELS, 300))
+    for model, wide in ((m, True), (short, False)):
+        figures, _ = model_figures(model)
+        f = next(f for f in figures if f.name == "coefficients")
+        assert f.wide is wide                # long labels: full width, a PDF page of its own
+        canvas = FigureCanvasAgg(f.figure)
+        canvas.draw()
+        box = f.figure.bbox
+        ax = f.figure.axes[0]
+        for text in [*ax.get_yticklabels(), ax.xaxis.label, ax.title]:
+            extent = text.get_window_extent(canvas.get_renderer())
+            assert box.x0 <= extent.x0 and extent.x1 <= box.x1, text.get_text()
+    words = _pdf_text(ubreg.report({"long": m}, tmp_path / "r.pdf"))
+    assert "Coefficients with 95% Wald confidence intervals" in words   # its page's caption

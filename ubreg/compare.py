@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .metrics import METRIC_NAMES, metrics_of
-from .render import render_template
+from .render import render_template, shown_names
 from .summary import significance_stars
 
 __all__ = ["compare", "Comparison", "model_label", "as_model_and_cv", "format_number",
@@ -266,7 +266,7 @@ class Comparison:
         """The table as text; with ``width``, models are split into blocks of
         columns so that no line is longer than ``width`` characters."""
         f = self.frame()
-        labels = [str(i) for i in f.index]
+        labels = shown_names(f.index)          # long names shortened, kept distinct
         cols = [[name] + list(f[name]) for name in self.names]
         col_w = [max(map(len, c)) for c in cols]
         first = max(map(len, labels))

@@ -17,7 +17,7 @@ import pandas as pd
 from scipy import stats
 
 from .metrics import auc, observed_and_posterior
-from .render import visible_text
+from .render import shown_names, visible_text
 
 __all__ = ["calibration", "roc", "margins", "risk_path", "edge_path", "cv_risk",
            "coefficients", "tree", "wilson_interval", "calibration_table", "roc_curve",
@@ -145,8 +145,8 @@ def calibration(result, ax=None, bins: int = 10, strategy: str = "uniform",
         series = [(None, y, p)]
     else:
         chosen = labels if classes is None else list(classes)
-        series = [(c, (y == labels.index(c)).astype(float), p[:, labels.index(c)])
-                  for c in chosen]
+        series = [(shown, (y == labels.index(c)).astype(float), p[:, labels.index(c)])
+                  for c, shown in zip(chosen, shown_names(chosen))]
     ax.plot([0, 1], [0, 1], ls="--", color="0.6", lw=1, label="perfect calibration")
     for label, yy, pp in series:
         t = calibration_table(yy, pp, w, bins=bins, strategy=strategy, level=level)
@@ -190,7 +190,7 @@ def roc(result, ax=None, newdata=None, weights=None):
     y, p, w, labels = observed_and_posterior(result, newdata, weights=weights)
     series = ([("model", y, p)] if labels is None else
               [(f"class {c} vs rest", (y == k).astype(float), p[:, k])
-               for k, c in enumerate(labels)])
+               for k, c in enumerate(shown_names(labels))])
     ax.plot([0, 1], [0, 1], ls="--", color="0.6", lw=1)
     for name, yy, pp in series:
         fpr, tpr = roc_curve(yy, pp, w)
@@ -413,7 +413,7 @@ def coefficients(result, ax=None, level: float = 0.95, cov: str = "model",
     ax.errorbar(est, pos, xerr=err, fmt="o", ms=4, capsize=3, lw=1.2)
     ax.axvline(0, color="0.6", ls="--", lw=1)
     ax.set_yticks(pos)
-    ax.set_yticklabels([plain_text(i) for i in t.index])
+    ax.set_yticklabels([plain_text(i) for i in shown_names(t.index)])   # short, distinct
     ax.set_xlabel(f"estimate with {int(level * 100)}% CI ({cov} covariance)")
     ax.set_title("Coefficients")
     return ax

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .render import render_template
+from .render import render_template, shown_names
 
 __all__ = ["LinearSummary", "format_pvalue", "significance_stars", "format_coef_columns"]
 
@@ -50,6 +50,8 @@ def format_coef_columns(values: np.ndarray, digits: int = 4) -> list[str]:
 
 
 def _align(rows: list[list[str]], left_first=True) -> list[str]:
+    # names in the first column as tables show them (long ones shortened, distinct)
+    rows = [[name, *r[1:]] for name, r in zip(shown_names([r[0] for r in rows]), rows)]
     widths = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
     out = []
     for r in rows:

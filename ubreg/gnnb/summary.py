@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..render import render_template
+from ..render import render_template, shown_names
 
 __all__ = ["GNNBSummary"]
 
@@ -12,6 +12,8 @@ _HEADER = ["class", "n", "updates l(T,c)", "accuracy", "recall", "F", "risk", "o
 
 
 def _align(rows: list[list[str]], left_first: bool = True) -> list[str]:
+    # names in the first column as tables show them (long ones shortened, distinct)
+    rows = [[name, *r[1:]] for name, r in zip(shown_names([r[0] for r in rows]), rows)]
     widths = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
     first = str.ljust if left_first else str.rjust
     return [" ".join([first(r[0], widths[0])] + [c.rjust(w) for c, w in zip(r[1:], widths[1:])])

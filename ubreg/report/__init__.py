@@ -6,6 +6,28 @@ the models into plain data (summaries, metrics, the comparison table),
 :mod:`.html` / :mod:`.pdf` render them (Jinja2 with autoescaping for HTML,
 matplotlib's PdfPages for PDF).  :mod:`.vignette` runs and renders vignettes;
 :mod:`.markdown` renders a Markdown file (the replication reports) as a page.
+
+User strings (column names, factor and response levels, model names, titles,
+the formula and the call) follow one rule, applied by :mod:`ubreg.render`:
+
+- Hidden characters are shown, never interpreted.  Every character of Unicode
+  category Cc (controls), Cf (format: the bidirectional embeddings, overrides
+  and isolates U+202A–U+202E and U+2066–U+2069, the marks U+200E, U+200F and
+  U+061C, zero-width characters such as U+200B and U+FEFF), Cs (lone
+  surrogates), Zl or Zp is replaced by the visible escape ``<U+XXXX>`` (its code
+  point in upper-case hexadecimal), so ``"a\u202eb"`` reads ``a<U+202E>b``.
+  Newline and tab are kept in running text and escaped in names.  The HTML
+  applies it to every template output (the Jinja environment's ``finalize``,
+  before autoescaping), the PDF to every line and heading it draws, the plots
+  to every label (:func:`ubreg.plots.plain_text`).
+- Names longer than 40 characters are shortened in tables and plots (HTML,
+  PDF, text summaries): the first 22 characters, ``…``, the last 17.  Names of
+  one table that would then look alike are shown as ``head…#xxxxxx…tail``
+  (``xxxxxx``: the start of the name's SHA-1), so shown names stay distinct.
+  In HTML the full name is the tooltip (``title`` attribute) of the shown one;
+  the DataFrame forms (``coef_table()``, ``frame()``) keep full names.  A
+  coefficient plot with long names is drawn wider, across the HTML page and on
+  a PDF page of its own.
 """
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ import io
 from dataclasses import dataclass
 
 from .. import plots
+from ..render import shown_names
 
 __all__ = ["ReportFigure", "model_figures", "figure_png_base64", "new_figure", "draw", "CAPTIONS",
            "error_text", "MAX_TREE_LEAVES"]
@@ -32,7 +33,10 @@ CAPTIONS = {
 #: a larger tree is drawn down to the depth that keeps at most this many leaves
 MAX_TREE_LEAVES = 28
 #: figures that take the full width of the HTML page and a page of their own in the PDF
+#: (so does any figure drawn wider than the default 5 inches: coefficients with long names)
 WIDE = ("tree",)
+#: inches per character of a tick label (DejaVu Sans at 10 points, a little generous)
+_CHAR_IN = 0.085
 
 
 @dataclass
@@ -49,7 +53,8 @@ class ReportFigure:
 
     @property
     def wide(self) -> bool:
-        return self.name in WIDE
+        return self.name in WIDE or (self.figure is not None
+                                     and bool(self.figure.get_size_inches()[0] > 5.0))
 
 
 def error_text(exc: BaseException, limit: int = 300) -> str:
@@ -70,7 +75,7 @@ def new_figure(width: float = 5.0, height: float = 3.8, layout=None):
 
 def _margins(fig, left_chars: int = 6):
     w, h = fig.get_size_inches()
-    left = min(0.6, (0.55 + 0.075 * left_chars) / w)
+    left = min(0.65, (0.55 + _CHAR_IN * left_chars) / w)
     fig.subplots_adjust(left=left, right=1 - 0.25 / w, bottom=0.55 / h, top=1 - 0.35 / h)
 
 
@@ -125,8 +130,11 @@ def _prepare(name, result):
     labels = []
     size = (5.0, 3.8)
     if name == "coefficients":
-        labels = [str(t) for t in result.coef_table().index]
-        size = (5.0, max(2.2, 0.32 * (len(labels) + 1) + 1.2))
+        labels = shown_names(result.coef_table().index)     # as the plot shows them
+        chars = max([6, *map(len, labels)])
+        # the names, then 3 inches of axes (its x label is about 2.9 inches long)
+        size = (max(5.0, 0.55 + _CHAR_IN * chars + 3.25),
+                max(2.2, 0.32 * (len(labels) + 1) + 1.2))
     fig = new_figure(*size)
     ax = fig.add_subplot()
     _margins(fig, max([6, *map(len, labels)]))

@@ -83,23 +83,39 @@ def _figure_pages(pdf, section):
             ax.axis("off")
         pdf.savefig(fig)
     for f in section.figures:
-        if not f.wide:
-            continue
-        fig = new_figure(*_LANDSCAPE)
-        fig.suptitle(visible_text(f"{section.name}: {f.name}", newlines=False), fontsize=11,
-                     weight="bold", parse_math=False)
-        fig.text(0.03, 0.02, "\n".join(textwrap.wrap(f.caption, 150)), fontsize=8,
-                 color="0.3", va="bottom", parse_math=False)
+        if f.wide:
+            _wide_page(pdf, section, f)
+
+
+def _wide_page(pdf, section, f):
+    """A wide figure on a page of its own: the tree on A4 landscape; any other (coefficients
+    with long names) on A4 portrait, with the left margin of its HTML figure for the names
+    and tick labels small enough not to overlap."""
+    tree = f.name == "tree"
+    fig = new_figure(*(_LANDSCAPE if tree else _PAGE))
+    fig.suptitle(visible_text(f"{section.name}: {f.name}", newlines=False), fontsize=11,
+                 weight="bold", parse_math=False)
+    fig.text(0.03, 0.02, "\n".join(textwrap.wrap(f.caption, 150 if tree else 110)),
+             fontsize=8, color="0.3", va="bottom", parse_math=False)
+    if tree or f.figure is None:
         ax = fig.add_axes((0.03, 0.07, 0.94, 0.84))
-        if f.error is not None:
-            _failed_panel(ax, f)
-        else:
-            try:
-                draw(f.name, section.result, ax, section.newdata, **(f.options or {}))
-            except Exception as exc:  # noqa: BLE001
-                ax.clear()
-                _failed_panel(ax, type(f)(f.name, f.caption, None, None, error=error_text(exc)))
-        pdf.savefig(fig)
+    else:
+        width, height = f.figure.get_size_inches()
+        left = min(0.7, f.figure.subplotpars.left * width / _PAGE[0])
+        height = min(0.84, max(0.25, height / _PAGE[1]))      # the HTML figure's, at most
+        ax = fig.add_axes((left, 0.91 - height, 0.96 - left, height))
+    if f.error is not None:
+        _failed_panel(ax, f)
+    else:
+        try:
+            draw(f.name, section.result, ax, section.newdata, **(f.options or {}))
+            if not tree:
+                per_tick = height * _PAGE[1] * 72 / (len(ax.get_yticks()) + 1)
+                ax.tick_params(axis="y", labelsize=min(10.0, 0.75 * per_tick))
+        except Exception as exc:  # noqa: BLE001
+            ax.clear()
+            _failed_panel(ax, type(f)(f.name, f.caption, None, None, error=error_text(exc)))
+    pdf.savefig(fig)
 
 
 def write_pdf(ctx: ReportContext, path) -> None:
@@ -107,7 +123,8 @@ def write_pdf(ctx: ReportContext, path) -> None:
     its summary text, metrics and diagnostic figures."""
     from matplotlib.backends.backend_pdf import PdfPages
 
-    meta = {"Title": visible_text(ctx.title, newlines=False), "Creator": f"ubreg {ctx.versions['ubreg']}"}
+    meta = {"Title": visible_text(ctx.title, newlines=False),
+            "Creator": f"ubreg {ctx.versions['ubreg']}"}
     with PdfPages(path, metadata=meta) as pdf:
         head = [f"Generated {ctx.generated}", "", "Produced by:", f"  {ctx.call}", "",
                 "Versions: " + ", ".join(f"{k} {v}" for k, v in ctx.versions.items()), ""]

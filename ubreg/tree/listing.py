@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..render import shown_names
+
 __all__ = ["listing", "split_labels"]
 
 
@@ -13,7 +15,9 @@ def _num(x, digits):
 def split_labels(tree, digits=7):
     """The label of each node's incoming branch: ``root``, ``glucose< 143.5``,
     ``mass>=25.55``, ``colour=red,blue``; missing values that follow the
-    branch are not shown (see the frame's ``na_goes``)."""
+    branch are not shown (see the frame's ``na_goes``).  Names and levels are
+    shown as tables show them (:func:`ubreg.render.shown_names`: long ones
+    shortened, distinct among the levels of the node)."""
     f = tree.frame
     labels = np.empty(len(f), dtype=object)
     labels[0] = "root"
@@ -22,9 +26,11 @@ def split_labels(tree, digits=7):
         pnum = int(f["parent"].iat[i])
         p = index_of[pnum]
         is_left = int(f["node"].iat[i]) == 2 * pnum
-        var = f["var"].iat[p]
+        var = shown_names([f["var"].iat[p]])[0]
         if f["left_levels"].iat[p] is not None:
-            levels = f["left_levels"].iat[p] if is_left else f["right_levels"].iat[p]
+            left, right = list(f["left_levels"].iat[p]), list(f["right_levels"].iat[p])
+            shown = shown_names(left + right)
+            levels = shown[:len(left)] if is_left else shown[len(left):]
             labels[i] = f"{var}={','.join(levels)}"
         else:
             t = _num(f["threshold"].iat[p], digits)
