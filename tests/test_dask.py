@@ -126,6 +126,25 @@ def test_aliased_column_and_summary(client, frame, ddf):
     assert str(out.summary().frame().round(6)) == str(mem.summary().frame().round(6))
 
 
+def test_far_from_zero_columns_equal_in_memory_and_r(client):
+    """Aliasing judged scale-free on the partitions too: a timestamp and a weight + 3e7
+    (tests/fixtures/glm_aliasing.json, R 4.2.2) are fitted, with R's numbers."""
+    import json
+    import pathlib
+    fixtures = pathlib.Path(__file__).parent / "fixtures"
+    ref = json.loads((fixtures / "glm_aliasing.json").read_text())
+    data = pd.read_csv(fixtures / ref["data_file"])
+    d = dd.from_pandas(data, npartitions=3, sort=True)
+    for case in ref["cases"]:
+        mem = ubreg.fit(case["formula"], data)
+        out = ubreg.fit(case["formula"], d)
+        np.testing.assert_array_equal(out.aliased.to_numpy(), case["aliased_default_control"])
+        want = np.array([np.nan if v is None else v for v in case["estimate"]], dtype=float)
+        np.testing.assert_allclose(out.coef.to_numpy(), want, rtol=1e-6)
+        np.testing.assert_allclose(out.coef.to_numpy(), mem.coef.to_numpy(), rtol=1e-9)
+        np.testing.assert_allclose(out.bse.to_numpy(), mem.bse.to_numpy(), rtol=1e-8)
+
+
 def test_predict_is_lazy_and_equals_in_memory(client, frame, ddf):
     mem = ubreg.fit("y ~ x1 + x2 + g", frame, family="matsushita")
     out = ubreg.fit("y ~ x1 + x2 + g", ddf, family="matsushita")

@@ -20,12 +20,14 @@ from .fitters.linear_algebra import inverse_spd, weighted_grams
 __all__ = ["sandwich", "deviance", "null_eta", "bernoulli_loglik", "wald_table"]
 
 
-def sandwich(X, y, w, eta, family: Family) -> dict[str, np.ndarray]:
+def sandwich(X, y, w, eta, family: Family, transform=None) -> dict[str, np.ndarray]:
     """Model-based and robust (HC0) covariances of β̂ (docs/math.md §3).
 
     A, B_model and B_robust come from one blocked pass over X; when the
     curvature equals the score variance row by row (``entropy``: both are
-    p̂(1 − p̂)), B_model is A.
+    p̂(1 − p̂)), B_model is A.  ``transform`` T maps the coefficients of X to
+    those reported (β = T β̃, :func:`~ubreg.fitters.uls.working_transform`):
+    each covariance is then T V Tᵀ.
     """
     A, B_model, B_robust = weighted_grams(X, [w * family.hessian(y, eta),
                                               w * family.score_variance(eta),
@@ -34,6 +36,8 @@ def sandwich(X, y, w, eta, family: Family) -> dict[str, np.ndarray]:
     out = {}
     for kind, B in (("model", B_model), ("robust", B_robust)):
         V = A_inv @ B @ A_inv
+        if transform is not None:
+            V = transform @ V @ transform.T
         out[kind] = (V + V.T) / 2.0
     return out
 

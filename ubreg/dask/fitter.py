@@ -24,8 +24,11 @@ import numpy as np
 
 from ..errors import ConvergenceWarning, DataError, ResponseError, SeparationWarning
 from ..fit import FitSpec
-from ..fitters.linear_algebra import aliased_columns, inverse_spd, solve_spd
-from ..fitters.uls import LinearFit, _accept
+from ..fitters.aliasing import (AliasCheck, Scatter, aliased_from_gram, aliased_from_r,
+                                block_scatter, merge_scatter, reduce_scatter)
+from ..fitters.linear_algebra import inverse_spd, solve_spd
+from ..fitters.uls import (LinearFit, _accept, _working_gram, working_scale, working_shift,
+                           working_transform)
 from ..inference import bernoulli_loglik
 from ..methods.uls import _R_EPS, _SEPARATION_SYMPTOM, _separation_possible
 from .frame import prepare_partitions
@@ -87,15 +90,44 @@ def _scaled_gram(block, h, out):
     return scaled.T @ scaled
 
 
-def _setup_sums(part, family) -> dict:
-    """Σw, Σwy, XᵀWX, max|x_j|, counts, and risk, gradient and Hessian at β = 0."""
+def _block_scatter(piece, X, w, centred, qr=False):
+    """The block's weighted scatter (:mod:`ubreg.fitters.aliasing`), in design order."""
+    sc = block_scatter(X, w, centred, qr)
+    if sc is None or piece.identity:
+        return sc
+    out = [np.empty_like(a) for a in (sc.mean, sc.lo, sc.hi)]
+    for dst, src in zip(out, (sc.mean, sc.lo, sc.hi)):
+        dst[piece.order] = src
+    if qr:
+        R = np.empty_like(sc.R)
+        R[:, piece.order] = sc.R
+        return Scatter(sc.wsum, out[0], centred, out[1], out[2], R=R)
+    C = np.empty_like(sc.C)
+    C[np.ix_(piece.order, piece.order)] = sc.C
+    return Scatter(sc.wsum, out[0], centred, out[1], out[2], C=C)
+
+
+def _qr_scatter_sums(part, centred: bool) -> dict:
+    """The QR route of the aliasing check (when the scatter route is not sure)."""
+    buf, _ = _buffers(part)
+    scatter = None
+    for piece, start, stop in part.blocks():
+        X = piece.unpack(start, stop, buf)
+        w = piece.w_block(start, stop)
+        scatter = reduce_scatter(merge_scatter(scatter, _block_scatter(piece, X, w, centred,
+                                                                       qr=True)))
+    return {"scatter_qr": scatter}
+
+
+def _setup_sums(part, family, centred: bool) -> dict:
+    """Σw, Σwy, the weighted scatter factor (aliasing, R's rule on the centred and scaled
+    columns), counts, and risk, gradient, Σ w·g and the curvature range at β = 0."""
     acc = _Accumulator(part.n_columns)
-    buf, scratch = _buffers(part)
+    buf, _ = _buffers(part)
     n_pos = 0
-    wsum = wy = loss = 0.0
-    colmax = np.zeros(part.n_columns)
-    for piece in part.slices:
-        colmax = np.maximum(colmax, piece.colmax())
+    wsum = wy = loss = gsum = 0.0
+    h0_min, h0_max = np.inf, -np.inf
+    scatter = None
     for piece, start, stop in part.blocks():
         X = piece.unpack(start, stop, buf)
         y, w = piece.y_block(start, stop), piece.w_block(start, stop)
@@ -105,28 +137,37 @@ def _setup_sums(part, family) -> dict:
         wsum += float(ww.sum())
         wy += float(ww @ y)
         loss += float(ww @ family.loss(y, eta))
-        acc.vector("grad", piece, X.T @ (ww * family.gradient(y, eta)))
-        gram = _scaled_gram(X, w, scratch)
-        acc.gram("gram", piece, gram)
+        wg = ww * family.gradient(y, eta)
+        gsum += float(wg.sum())
+        acc.vector("grad", piece, X.T @ wg)
         h = family.hessian(y, eta)
-        if h.size and np.all(h == h[0]):
-            acc.gram("hess", piece, h[0] * gram)          # constant curvature at β = 0
-        else:
-            acc.gram("hess", piece, _scaled_gram(X, ww * h, scratch))
-    out = acc.result(("grad",), ("gram", "hess"))
+        if h.size:
+            h0_min, h0_max = min(h0_min, float(h.min())), max(h0_max, float(h.max()))
+        scatter = merge_scatter(scatter, _block_scatter(piece, X, ww, centred))
+    out = acc.result(("grad",))
     out.update({"n_input": part.n_input, "n_dropped": part.n_dropped,
                 "na_counts": part.na_counts, "n_used": part.n, "n_pos": n_pos,
-                "wsum": wsum, "wy": wy, "colmax": colmax, "loss": loss})
+                "wsum": wsum, "wy": wy, "loss": loss, "gsum": gsum, "scatter": scatter,
+                "h0_min": h0_min, "h0_max": h0_max})
     return out
 
 
-def _newton_sums(part, beta, family) -> dict:
-    """Risk, gradient and Hessian at β (one entry per design column; 0 where aliased)."""
+def _unpack_working(piece, start, stop, buf, shift):
+    """The block's rows, the shifted columns centred (the working design)."""
+    X = piece.unpack(start, stop, buf)
+    if shift is not None:
+        X -= shift[piece.order]
+    return X
+
+
+def _newton_sums(part, beta, family, shift=None) -> dict:
+    """Risk, gradient and Hessian at β of the working design (one entry per design
+    column; 0 where aliased)."""
     acc = _Accumulator(part.n_columns)
     buf, scratch = _buffers(part)
     loss = 0.0
     for piece, start, stop in part.blocks():
-        X = piece.unpack(start, stop, buf)
+        X = _unpack_working(piece, start, stop, buf, shift)
         y, w = piece.y_block(start, stop), piece.w_block(start, stop)
         eta = X @ beta[piece.order]
         ww = np.ones(len(y)) if w is None else w
@@ -138,14 +179,15 @@ def _newton_sums(part, beta, family) -> dict:
     return out
 
 
-def _final_sums(part, beta, family, eta0: float) -> dict:
-    """The sandwich pieces, deviances, log-likelihood and extremes of p̂ at β."""
+def _final_sums(part, beta, family, eta0: float, shift=None) -> dict:
+    """The sandwich pieces (working design), deviances, log-likelihood and extremes
+    of p̂ at β."""
     acc = _Accumulator(part.n_columns)
     buf, scratch = _buffers(part)
     totals = {"loss": 0.0, "null_loss": 0.0, "loglik": 0.0}
     pq_min, lpm_outside, n_extreme = np.inf, 0, 0
     for piece, start, stop in part.blocks():
-        X = piece.unpack(start, stop, buf)
+        X = _unpack_working(piece, start, stop, buf, shift)
         y, w = piece.y_block(start, stop), piece.w_block(start, stop)
         eta = X @ beta[piece.order]
         ww = np.ones(len(y)) if w is None else w
@@ -224,88 +266,28 @@ def fit_linear_dask(spec: FitSpec, *, solver: str = "corrective", tol: float = 1
     maxiter = 100 if maxiter is None else maxiter
     family = spec.family
     parts = prepare_partitions(spec, persist=persist)
-    frames = parts.frames
-    setup = reduce_sums(frames, _setup_sums, family)
+    names = parts.design.column_names
+    intercept = names.index("Intercept") if parts.design.has_intercept else None
+    setup = reduce_sums(parts.frames, _setup_sums, family, intercept is not None)
     if setup["n_used"] == 0:
         raise DataError(f"no rows left after removing missing values: all {setup['n_input']} "
                         "rows have NA in a variable of the formula")
     if setup["n_pos"] in (0, setup["n_used"]):
         raise ResponseError(f"response {parts.parsed.response_name!r} has only one class among "
                             f"the {setup['n_used']} rows used")
-    wsum = setup["wsum"]
-    if wsum <= 0:
+    if setup["wsum"] <= 0:
         raise DataError("weights are all zero on the rows left after removing missing values")
-
-    aliased = aliased_columns(setup["gram"])
-    keep = ~aliased
-    sub = np.ix_(keep, keep)
-    scale = setup["colmax"][keep]
-    scale = np.where(scale > 0, scale, 1.0)
-    b = getattr(family, "b", 1.0) if family.is_permissible else 1.0
-
-    def full(coef):
-        out = np.zeros(len(keep))          # aliased columns: 0 in the partition sums
-        out[keep] = coef
-        return out
-
-    beta = np.zeros(int(keep.sum()))
-    risk = setup["loss"] / wsum / b
-    grad, hess = setup["grad"][keep], setup["hess"][sub]
-    risk_path, edge_path = [], []
-    converged = stalled = False
-    iterations = passes = 0
-    while True:
-        max_edge = float(np.max(np.abs(grad / (wsum * scale)), initial=0.0))
-        risk_path.append(risk)
-        edge_path.append(max_edge)
-        if max_edge <= tol:
-            converged = True
-            break
-        if iterations >= maxiter:
-            break
-        step = solve_spd(hess, grad)
-        decrease = float(grad @ step) / wsum / b
-        t = 1.0
-        while True:
-            candidate = beta - t * step
-            sums = reduce_sums(frames, _newton_sums, full(candidate), family)
-            passes += 1
-            risk_new = sums["loss"] / wsum / b
-            if np.isfinite(risk_new) and _accept(risk_new, risk, t * decrease):
-                break
-            t *= 0.5
-            if t < 1e-12:
-                break
-        iterations += 1
-        if t < 1e-12:
-            stalled = True
-            break
-        beta, risk = candidate, risk_new
-        grad, hess = sums["grad"][keep], sums["hess"][sub]
-
-    ybar = setup["wy"] / wsum
+    run = _Run(parts.frames, family, setup, intercept)
+    run.newton(tol, maxiter)
+    ybar = setup["wy"] / setup["wsum"]
     eta0 = family.intercept_only_eta(ybar) if parts.design.has_intercept else 0.0
-    final = reduce_sums(frames, _final_sums, full(beta), family, eta0)
-    passes += 2
-    A_inv = inverse_spd(final["A"][sub])
-    covariance = {}
-    for kind in ("model", "robust"):
-        V = A_inv @ final[f"B_{kind}"][sub] @ A_inv
-        covariance[kind] = (V + V.T) / 2.0
-    coef = np.full(len(keep), np.nan)
-    coef[keep] = beta
-    final_edges = -final["grad"][keep] / (wsum * scale)
-    fit = LinearFit(coef=coef, aliased=aliased.copy(), eta=None, iterations=iterations,
-                    converged=converged,
-                    max_edge=float(np.max(np.abs(final_edges), initial=0.0)),
-                    solver="corrective", risk_path=np.asarray(risk_path),
-                    edge_path=np.asarray(edge_path), stalled=stalled)
-    stats = {"wsum": wsum, "n_used": setup["n_used"], "n_input": setup["n_input"],
+    fit, covariance, final = run.finish(eta0)
+    stats = {"wsum": setup["wsum"], "n_used": setup["n_used"], "n_input": setup["n_input"],
              "n_dropped": setup["n_dropped"], "deviance": 2.0 * final["loss"],
              "null_deviance": 2.0 * final["null_loss"], "loglik": final["loglik"],
              "pq_min": final["pq_min"], "n_extreme": final["n_extreme"],
-             "lpm_outside": final["lpm_outside"], "passes": passes,
-             "partitions": len(frames), "persisted": parts.persisted,
+             "lpm_outside": final["lpm_outside"], "passes": run.passes,
+             "partitions": len(parts.frames), "persisted": parts.persisted,
              "design_bytes": parts.design_bytes}
     na_factors = list(setup["na_counts"].items())
     result = DaskLinearResult(fit=fit, covariance=covariance, separation=None, stats=stats,
@@ -314,6 +296,106 @@ def fit_linear_dask(spec: FitSpec, *, solver: str = "corrective", tol: float = 1
                               na_factors=na_factors)
     _warn(result, family, tol, on_separation)
     return result
+
+
+class _Run:
+    """The client side of the Newton iteration: the working design (aliased columns
+    left out, columns far from zero centred, as in memory) and the passes made."""
+
+    def __init__(self, frames, family, setup, intercept):
+        self.frames, self.family, self.wsum = frames, family, setup["wsum"]
+        self.passes = 1                                   # the setup pass
+        aliased, sure = aliased_from_gram(setup["scatter"], intercept)
+        if not sure:          # the QR route: one more pass (module aliasing)
+            qr = reduce_sums(frames, _qr_scatter_sums, intercept is not None)["scatter_qr"]
+            aliased = aliased_from_r(reduce_scatter(qr), intercept)
+            self.passes += 1
+        check = AliasCheck(aliased, intercept, setup["scatter"])
+        self.check = check
+        self.keep = keep = ~check.aliased
+        self.sub = np.ix_(keep, keep)
+        self.shift = working_shift(check)
+        self.scale = working_scale(check, self.shift)
+        self.b = getattr(family, "b", 1.0) if family.is_permissible else 1.0
+        self.beta = np.zeros(int(keep.sum()))
+        self.risk = setup["loss"] / self.wsum / self.b
+        grad = setup["grad"] - (0.0 if self.shift is None else self.shift * setup["gsum"])
+        if setup["h0_min"] == setup["h0_max"]:      # one curvature at β = 0 (every family)
+            self.grad = grad[keep]
+            self.hess = setup["h0_min"] * _working_gram(check, self.shift)
+        else:
+            self._sums(self.beta)
+        self.risk_path, self.edge_path = [], []
+        self.converged = self.stalled = False
+        self.iterations = 0
+
+    def full(self, coef):
+        out = np.zeros(len(self.keep))          # aliased columns: 0 in the partition sums
+        out[self.keep] = coef
+        return out
+
+    def _sums(self, beta):
+        sums = reduce_sums(self.frames, _newton_sums, self.full(beta), self.family, self.shift)
+        self.passes += 1
+        self.grad, self.hess = sums["grad"][self.keep], sums["hess"][self.sub]
+        return sums["loss"] / self.wsum / self.b
+
+    def newton(self, tol, maxiter):
+        """Safeguarded Newton steps, as :func:`ubreg.fitters.uls._corrective`."""
+        while True:
+            max_edge = float(np.max(np.abs(self.grad / (self.wsum * self.scale)), initial=0.0))
+            self.risk_path.append(self.risk)
+            self.edge_path.append(max_edge)
+            if max_edge <= tol:
+                self.converged = True
+                return
+            if self.iterations >= maxiter:
+                return
+            grad, hess = self.grad, self.hess
+            step = solve_spd(hess, grad)
+            decrease = float(grad @ step) / self.wsum / self.b
+            t = 1.0
+            while True:
+                candidate = self.beta - t * step
+                risk_new = self._sums(candidate)
+                if np.isfinite(risk_new) and _accept(risk_new, self.risk, t * decrease):
+                    break
+                t *= 0.5
+                if t < 1e-12:
+                    break
+            self.iterations += 1
+            if t < 1e-12:
+                self.stalled = True
+                return
+            self.beta, self.risk = candidate, risk_new
+
+    def finish(self, eta0):
+        """The final pass: the LinearFit, the covariances (mapped back from the working
+        design) and the final sums."""
+        keep, sub = self.keep, self.sub
+        final = reduce_sums(self.frames, _final_sums, self.full(self.beta), self.family, eta0,
+                            self.shift)
+        self.passes += 1
+        proto = LinearFit(coef=None, aliased=self.check.aliased, eta=None, iterations=0,
+                          converged=False, max_edge=np.nan, solver="corrective", risk_path=None,
+                          edge_path=None, shift=self.shift, intercept=self.check.intercept)
+        T = working_transform(proto, 1.0)               # patsy's intercept column is 1
+        A_inv = inverse_spd(final["A"][sub])
+        covariance = {}
+        for kind in ("model", "robust"):
+            V = A_inv @ final[f"B_{kind}"][sub] @ A_inv
+            V = V if T is None else T @ V @ T.T
+            covariance[kind] = (V + V.T) / 2.0
+        coef = np.full(len(keep), np.nan)
+        coef[keep] = self.beta if T is None else T @ self.beta
+        final_edges = -final["grad"][keep] / (self.wsum * self.scale)
+        fit = LinearFit(coef=coef, aliased=self.check.aliased.copy(), eta=None,
+                        iterations=self.iterations, converged=self.converged,
+                        max_edge=float(np.max(np.abs(final_edges), initial=0.0)),
+                        solver="corrective", risk_path=np.asarray(self.risk_path),
+                        edge_path=np.asarray(self.edge_path), stalled=self.stalled,
+                        shift=self.shift, intercept=self.check.intercept)
+        return fit, covariance, final
 
 
 def _warn(result, family, tol, on_separation="warn"):

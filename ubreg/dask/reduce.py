@@ -9,16 +9,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..fitters.aliasing import merge_scatter
+
 __all__ = ["reduce_sums", "combine"]
 
 _FAN_IN = 8
-_MIN = frozenset({"pq_min"})
-_MAX = frozenset({"colmax"})
+_MIN = frozenset({"pq_min", "h0_min"})
+_MAX = frozenset({"colmax", "h0_max"})
+#: merged by a function of the two pieces: the weighted scatters of the design
+#: (:func:`~ubreg.fitters.aliasing.merge_scatter`)
+_MERGE = {"scatter": merge_scatter, "scatter_qr": merge_scatter}
 
 
 def combine(pieces: list) -> dict:
-    """Add partition-wise sums key by key (min/max for the extremes, and
-    NA counts merged by name in order of appearance)."""
+    """Add partition-wise sums key by key (min/max for the extremes, NA
+    counts merged by name in order of appearance, scatter factors merged)."""
     out = {}
     for piece in pieces:
         for key, value in piece.items():
@@ -27,6 +32,8 @@ def combine(pieces: list) -> dict:
             elif key == "na_counts":
                 for name, k in value.items():
                     out[key][name] = out[key].get(name, 0) + k
+            elif key in _MERGE:
+                out[key] = _MERGE[key](out[key], value)
             elif key in _MIN:
                 out[key] = min(out[key], value)
             elif key in _MAX:

@@ -5,7 +5,7 @@ import numpy as np
 from scipy import linalg
 
 __all__ = ["weighted_gram", "weighted_grams", "blocked_products", "column_absmax",
-           "aliased_columns", "solve_spd", "inverse_spd", "BLOCK_ROWS"]
+           "solve_spd", "inverse_spd", "BLOCK_ROWS"]
 
 #: rows per block of :func:`blocked_products`: a block of a 34-column design
 #: is 2 MB, so it stays in cache between its scaling and its rank-k update,
@@ -86,40 +86,6 @@ def column_absmax(X: np.ndarray) -> np.ndarray:
     if X.shape[0] == 0:
         return np.zeros(X.shape[1])
     return np.maximum(X.max(axis=0), -X.min(axis=0))
-
-
-def aliased_columns(gram: np.ndarray, tol: float = 1e-10) -> np.ndarray:
-    """Columns that are linear combinations of earlier ones (R's 'aliased').
-
-    A Cholesky factorisation of the scaled Gram matrix, in column order, that
-    skips every pivot whose Schur complement falls below ``tol`` relative to
-    the column's own norm.  Later columns are the aliased ones, as in R's
-    pivoting QR.
-    """
-    p = gram.shape[0]
-    d = np.sqrt(np.clip(np.diag(gram), 0.0, None))
-    aliased = d == 0.0
-    scale = np.where(aliased, 1.0, d)
-    G = gram / np.outer(scale, scale)
-    L = np.zeros_like(G)
-    kept: list[int] = []
-    for j in range(p):
-        if aliased[j]:
-            continue
-        if kept:
-            lj = linalg.solve_triangular(L[np.ix_(kept, kept)], G[kept, j], lower=True)
-            schur = G[j, j] - lj @ lj
-        else:
-            lj = np.zeros(0)
-            schur = G[j, j]
-        if schur <= tol:
-            aliased[j] = True
-            continue
-        L[kept, j] = 0.0
-        L[j, kept] = lj
-        L[j, j] = np.sqrt(schur)
-        kept.append(j)
-    return aliased
 
 
 def solve_spd(A: np.ndarray, b: np.ndarray) -> np.ndarray:

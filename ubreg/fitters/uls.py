@@ -24,12 +24,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..families.base import Family
-from .linear_algebra import (BLOCK_ROWS, aliased_columns, blocked_products, column_absmax,
-                             solve_spd)
+from .aliasing import AliasCheck, alias_check
+from .linear_algebra import BLOCK_ROWS, blocked_products, column_absmax, solve_spd
 
-__all__ = ["LinearFit", "fit_uls", "edges", "surrogate_risk"]
+__all__ = ["LinearFit", "fit_uls", "edges", "surrogate_risk", "working_shift",
+           "working_design", "working_transform", "working_scale", "CENTRE_RATIO"]
 
 _EPS = np.finfo(float).eps
+
+#: with an intercept, a column whose weighted mean exceeds this many of its weighted
+#: standard deviations (a timestamp, a weight + 3e5) is fitted centred, x − m: the same
+#: model, and a stopping rule and covariance that keep their digits
+CENTRE_RATIO = 10.0
 
 
 @dataclass
@@ -47,6 +53,67 @@ class LinearFit:
     edge_path: np.ndarray       # largest |edge| before each iteration, and at the end
     column_path: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
     stalled: bool = False       # the line search could not decrease the risk
+    #: per design column, the constant subtracted from it in the working design (see
+    #: :func:`working_shift`); ``None`` when the fit ran on the design columns themselves
+    shift: np.ndarray | None = None
+    intercept: int | None = None  # the intercept column, when there is one
+
+
+def working_shift(check: AliasCheck) -> np.ndarray | None:
+    """The constants the working design subtracts from its columns, or ``None``.
+
+    With an intercept, a kept column whose weighted mean m_j exceeds
+    :data:`CENTRE_RATIO` weighted standard deviations is fitted as x_j − m_j:
+    the same linear span, hence the same fitted model (β maps back exactly by
+    :func:`working_transform`), but edges, Newton steps and the sandwich no
+    longer carry the cancellation of a column that is nearly constant
+    relative to its size.
+    """
+    if check.intercept is None:
+        return None
+    s = check.scatter
+    sd = s.norms / np.sqrt(s.wsum)
+    far = ~check.aliased & (sd > 0) & (np.abs(s.mean) > CENTRE_RATIO * sd)
+    far[check.intercept] = False
+    return np.where(far, s.mean, 0.0) if far.any() else None
+
+
+def working_scale(check: AliasCheck, shift) -> np.ndarray:
+    """max |x̃_j| over the rows of positive weight, per kept working column (1 for a zero
+    column): the normaliser of the edges (:func:`edges`)."""
+    s, keep = check.scatter, ~check.aliased
+    c = 0.0 if shift is None else shift
+    scale = np.maximum(np.abs(s.hi - c), np.abs(s.lo - c))[keep]
+    return np.where(scale > 0, scale, 1.0)
+
+
+def working_design(X: np.ndarray, fit: "LinearFit") -> np.ndarray:
+    """The kept columns of X, shifted columns centred (a copy only when needed)."""
+    keep = ~fit.aliased
+    Xk = X if keep.all() else X[:, keep]
+    if fit.shift is None:
+        return Xk
+    cols = np.flatnonzero(fit.shift[keep] != 0)
+    Xk = Xk.copy() if Xk is X else Xk
+    Xk[:, cols] -= fit.shift[keep][cols]
+    return Xk
+
+
+def working_transform(fit: "LinearFit", intercept_value: float) -> np.ndarray | None:
+    """T with β = T β̃ over the kept columns (``None``: the identity).
+
+    x̃_j = x_j − m_j = x_j − (m_j/c)·x_int for the intercept column x_int = c,
+    so β_int = β̃_int − Σ_j (m_j/c) β̃_j and every other β_j = β̃_j; a covariance
+    maps as T Ṽ Tᵀ.
+    """
+    if fit.shift is None:
+        return None
+    keep = ~fit.aliased
+    T = np.eye(int(keep.sum()))
+    row = int(np.sum(keep[:fit.intercept]))
+    T[row] -= fit.shift[keep] / intercept_value
+    T[row, row] = 1.0
+    return T
 
 
 def surrogate_risk(family: Family, y, eta, w, wsum) -> float:
@@ -76,7 +143,8 @@ def _column_scale(X):
 
 def fit_uls(X: np.ndarray, y: np.ndarray, w: np.ndarray, family: Family, *,
             solver: str = "corrective", tol: float = 1e-10, maxiter: int | None = None,
-            offset: np.ndarray | None = None, aliased: np.ndarray | None = None) -> LinearFit:
+            offset: np.ndarray | None = None, aliased: np.ndarray | None = None,
+            intercept="auto") -> LinearFit:
     """Minimise Σ wᵢ ℓ(yᵢ, xᵢᵀβ) by ULS (Algorithm 1 of paper 000).
 
     Parameters
@@ -96,7 +164,12 @@ def fit_uls(X: np.ndarray, y: np.ndarray, w: np.ndarray, family: Family, *,
         Known part of the link.
     aliased : (p,) bool array, optional
         Columns to leave out; by default those linearly dependent on
-        earlier ones (see :func:`aliased_columns`).
+        earlier ones by R's rule on the centred and scaled columns
+        (:mod:`ubreg.fitters.aliasing`).
+    intercept : int, None or "auto"
+        The intercept column (``"auto"``: the first non-zero constant
+        column).  With one, columns far from zero are fitted centred
+        (:func:`working_shift`); the coefficients are those of X.
     """
     if solver not in ("corrective", "coordinate"):
         raise ValueError(f"solver must be 'corrective' or 'coordinate', got {solver!r}")
@@ -105,32 +178,48 @@ def fit_uls(X: np.ndarray, y: np.ndarray, w: np.ndarray, family: Family, *,
     w = np.asarray(w, dtype=np.float64)
     n, p = X.shape
     offset = np.zeros(n) if offset is None else np.asarray(offset, dtype=np.float64)
+    shell = LinearFit(coef=None, aliased=np.zeros(p, dtype=bool), eta=None, iterations=0,
+                      converged=False, max_edge=np.nan, solver=solver, risk_path=None,
+                      edge_path=None)
     gram = None
     if aliased is None:
-        # XᵀWX (XᵀX for unit weights: no scaling pass); reused below as the
-        # first Hessian when the curvature at the start is one constant
-        gram = blocked_products(X, [None if bool(np.all(w == 1.0)) else w])[0][0]
-        aliased = aliased_columns(gram)
-    keep = ~aliased
-    Xk = X if keep.all() else X[:, keep]
-    if gram is not None and not keep.all():
-        gram = gram[np.ix_(keep, keep)]
-    scale = _column_scale(Xk)
+        check = alias_check(X, w, intercept)
+        shell.aliased, shell.intercept = check.aliased, check.intercept
+        shell.shift = working_shift(check)
+        gram = _working_gram(check, shell.shift)
+    else:
+        shell.aliased = np.asarray(aliased, dtype=bool).copy()
+    keep = ~shell.aliased
+    Xk = working_design(X, shell)
+    scale = _column_scale(Xk) if gram is None else working_scale(check, shell.shift)
     if solver == "corrective":
         run = _corrective(Xk, y, w, family, tol, 100 if maxiter is None else maxiter, offset,
                           scale, gram)
     else:
         run = _coordinate(Xk, y, w, family, tol, 100_000 if maxiter is None else maxiter, offset)
     beta_k, eta, iterations, converged, risk_path, edge_path, column_path, stalled = run
-    coef = np.full(p, np.nan)
-    coef[keep] = beta_k
     wsum = float(w.sum())
     final_edges = edges(family, Xk, y, eta, w, wsum, scale)
-    return LinearFit(coef=coef, aliased=aliased.copy(), eta=eta, iterations=iterations,
+    T = working_transform(shell, X[0, shell.intercept] if shell.shift is not None else 1.0)
+    coef = np.full(p, np.nan)
+    coef[keep] = beta_k if T is None else T @ beta_k
+    return LinearFit(coef=coef, aliased=shell.aliased, eta=eta, iterations=iterations,
                      converged=converged, max_edge=float(np.max(np.abs(final_edges), initial=0.0)),
                      solver=solver, risk_path=np.asarray(risk_path),
                      edge_path=np.asarray(edge_path), column_path=np.asarray(column_path, dtype=int),
-                     stalled=stalled)
+                     stalled=stalled, shift=shell.shift, intercept=shell.intercept)
+
+
+def _working_gram(check: AliasCheck, shift) -> np.ndarray:
+    """X̃ᵀWX̃ of the kept working columns from the scatter: C + W m̃m̃ᵀ, m̃ the
+    working columns' weighted means (0 for the centred ones).  The first
+    Newton step's Hessian when the curvature at the start is one constant."""
+    s, keep = check.scatter, ~check.aliased
+    gram = s.gram[np.ix_(keep, keep)]
+    if not s.centred:
+        return gram
+    mean = s.mean[keep] if shift is None else (s.mean - shift)[keep]
+    return gram + s.wsum * np.outer(mean, mean)
 
 
 def _accept(risk_new, risk_old, decrease):

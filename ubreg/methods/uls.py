@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import ConvergenceWarning, DataError, SeparationWarning
 from ..families.base import Family
 from ..fit import ULS_LEARNERS, FitSpec, method_options, register_method
-from ..fitters.uls import fit_uls
+from ..fitters.uls import fit_uls, working_design, working_transform
 from ..design import build_model_frame
 from ..inference import sandwich
 from ..results.linear import LinearResult
@@ -72,10 +72,15 @@ def fit_linear(spec: FitSpec, *, solver: str = "corrective", tol: float = 1e-10,
                            trusted=spec.trusted)
     _check_magnitudes(mf.X, mf.weights, mf.design.column_names)
     family = spec.family
-    result_fit = fit_uls(mf.X, mf.y, mf.weights, family, solver=solver, tol=tol, maxiter=maxiter)
+    names = mf.design.column_names
+    intercept = names.index("Intercept") if mf.design.has_intercept else None
+    result_fit = fit_uls(mf.X, mf.y, mf.weights, family, solver=solver, tol=tol, maxiter=maxiter,
+                         intercept=intercept)
     keep = ~result_fit.aliased
     Xk = mf.X if keep.all() else mf.X[:, keep]
-    cov = sandwich(Xk, mf.y, mf.weights, result_fit.eta, family)
+    T = working_transform(result_fit, 1.0)          # patsy's intercept column is 1
+    cov = sandwich(working_design(mf.X, result_fit), mf.y, mf.weights, result_fit.eta, family,
+                   transform=T)
     separation = None
     p, q = family.posterior_pair(result_fit.eta)
     extreme = np.minimum(p, q)
