@@ -43,7 +43,7 @@ def bidi_data():
     rng = np.random.default_rng(3)
     n = 160
     x = rng.normal(size=n)
-    g = rng.choice([f"lo{ZWSP}w", f"hi{RLO}gh"], size=n)
+    g = rng.choice([f"lo{ZWSP}w", f"hi{RLO}gh", "mi\u2028d"], size=n)   # U+2028 splits lines
     y = (rng.uniform(size=n) < 1 / (1 + np.exp(-(x + (g == g[0]))))).astype(int)
     return pd.DataFrame({"y": y, f"dose{RLO}gm": x, "g": g})
 
@@ -86,6 +86,7 @@ def test_html_and_pdf_show_hidden_characters_as_visible_escapes(bidi_data, tmp_p
     assert "<U+202E>" in words and "<U+200B>" in words and "<U+2066>" in words
     assert 'Q("dose<U+202E>gm")' in words
     assert "g[T.lo<U+200B>w]" in words
+    assert "g[T.mi<U+2028>d]" in words and "g[T.mi&lt;U+2028&gt;d]" in text
 
 
 def test_summary_html_shows_hidden_characters_as_visible_escapes(bidi_data):
@@ -231,3 +232,16 @@ def test_long_coefficient_labels_fit_in_their_figure(tmp_path):
             assert box.x0 <= extent.x0 and extent.x1 <= box.x1, text.get_text()
     words = _pdf_text(ubreg.report({"long": m}, tmp_path / "r.pdf"))
     assert "Coefficients with 95% Wald confidence intervals" in words   # its page's caption
+
+
+def test_line_separators_in_pdf_notes_are_shown_not_obeyed(tmp_path):
+    """U+2028 would split a line of running text (a summary's note) in two."""
+    rng = np.random.default_rng(8)
+    x = rng.normal(size=120)
+    d = pd.DataFrame({"y": (x + rng.normal(size=120) > 0).astype(int), "x": x,
+                      "dup\u2028x": x})
+    m = _fit('y ~ x + Q("dup\u2028x")', d)
+    assert "dup\u2028x" in str(m.summary())                 # named in the aliasing note
+    words = _pdf_text(ubreg.report(m, tmp_path / "r.pdf"))
+    assert "\u2028" not in words
+    assert words.count('Q("dup<U+2028>x")') == 2             # coefficient row and the note

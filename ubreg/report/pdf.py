@@ -31,6 +31,12 @@ def _wrap(lines):
                                      drop_whitespace=False) or [""]
 
 
+def _lines(text) -> list[str]:
+    """The lines of a text, split at newlines only: hidden characters that ``splitlines``
+    would obey (U+2028, U+0085, form feed, ...) are shown as ``<U+XXXX>`` instead."""
+    return visible_text(str(text)).split("\n")
+
+
 def _text_pages(pdf, heading: str, lines: list[str]):
     """Monospaced text pages; every line and the heading shown by :func:`visible_text`."""
     heading = visible_text(heading, newlines=False)
@@ -130,17 +136,17 @@ def write_pdf(ctx: ReportContext, path) -> None:
                 "Versions: " + ", ".join(f"{k} {v}" for k, v in ctx.versions.items()), ""]
         if ctx.data_note:
             head += [ctx.data_note, ""]
-        head += ["Model comparison", ""] + ctx.comparison.text(width=_WIDTH).splitlines()
+        head += ["Model comparison", ""] + _lines(ctx.comparison.text(width=_WIDTH))
         _text_pages(pdf, ctx.title, head)
         for s in ctx.sections:
             lines = [f"Method: {s.method}    Family: {s.family}", ""]
             if s.call not in s.summary_text:
                 lines += ["Call:", f"  {s.call}", ""]
-            lines += s.summary_text.splitlines()
+            lines += _lines(s.summary_text)
             lines += ["", "Metrics (train / evaluation data):"]
             lines += [f"  {label:<12} {train:>8} {held:>8}" for label, train, held in s.metrics]
             if s.cv is not None:
-                lines += ["", *str(s.cv).splitlines()]
+                lines += ["", *_lines(s.cv)]
             lines += ["", *s.notes]
             _text_pages(pdf, s.name, lines)
             if s.figures:
