@@ -123,6 +123,55 @@ def test_fitter_equals_algorithm1(name, params):
         np.testing.assert_allclose(-Y * fit.z, h, atol=1e-10)
 
 
+def _literal_11(knn, Y, fam, eps, T):
+    """(11) iterated on w, its argument clipped into the link's range (past it (11) is
+    undefined; gini extends ∇φ⁻¹ linearly, Table 1 row A).  Returns (w, whether some
+    argument left the range)."""
+    m = Y.shape[0]
+    hs, b = h_star(fam), fam.b
+    indptr, indices = inverse_neighbourhoods(knn, m)
+    lo, hi = fam.link_domain
+    w = np.full(Y.shape, float(fam.posterior_pair(0.0)[0]) / b)
+    left = False
+    for t in range(T):
+        j = t % m
+        I = indices[indptr[j]:indptr[j + 1]]
+        if I.size == 0:
+            continue
+        s = Y[I] * Y[j]
+        delta = 2.0 * (1.0 - eps) * np.sum(w[I] * s, axis=0) / (hs * I.size)
+        arg = -delta * s + fam.dphi(b * w[I])
+        left |= bool(np.any((arg < lo) | (arg > hi)))
+        w[I] = fam.posterior_pair(arg)[0] / b          # clips (gini: extends linearly)
+    return w, left
+
+
+@pytest.mark.parametrize("name,params", [("gini", {}), ("logcosh", {"zeta": -4.0}),
+                                         ("tempered", {"t": 0.5})])
+def test_bounded_links_depart_from_eq11_as_documented(name, params):
+    """What the fitter's docstring says: for a bounded link the weights are
+    ∇φ⁻¹(clip(−y h))/b_φ, equal to (11) iterated on w until an argument leaves the
+    link's range and different after; gini's linear extension is (11) throughout."""
+    from ubreg.gnnb import fitter
+    from ubreg.gnnb.method import fit_gnnb
+    fam = _family(name, params)
+    _, Y, knn = _problem(m=60, C=2, seed=4)
+    for T, eps in ((12, 0.9), (600, 0.1)):
+        fit = leverage(knn, Y, fam, epsilon=eps, T=T)
+        w_fit = fam.posterior_pair(fit.z)[0] / fam.b
+        w_lit, left = _literal_11(knn, Y, fam, eps, T)
+        if name == "gini" or not left:
+            np.testing.assert_allclose(w_fit, w_lit, rtol=1e-9, atol=1e-12)
+        else:
+            assert np.abs(fit.z).max() > fam.link_domain[1]       # z kept beyond the range
+            assert np.abs(w_fit - w_lit).max() > 1e-5     # far above rounding
+    assert T == 600 and left                                       # the departure was seen
+    doc = " ".join(fitter.__doc__.split())
+    assert "Bounded links: where the loop departs from (11)" in doc
+    assert "w_ic = ∇φ⁻¹(clip(z_ic))/b_φ" in doc
+    assert "bounded link" in " ".join(fit_gnnb.__doc__.split())
+
+
 def test_updates_count_is_sum_of_inverse_neighbourhoods():
     _, Y, knn = _problem(m=80, k=4)
     fit = leverage(knn, Y, Permissible("entropy"))

@@ -8,8 +8,26 @@ neighbourhood of j is {i : j ∈ kNN(i)}, of size n_j.  The state is kept on the
 link scale, z[i, c] = −y_ic h_c(x_i) (the loop keeps h itself), and the weights
 are w_ic = ∇φ⁻¹(z_ic)/b_φ.  The weight update (11),
 w ← ∇φ⁻¹(−δ_j y_ic y_jc + ∇φ(b_φ w))/b_φ, is the same thing written on the
-probability scale, because ∇φ(b_φ w_ic) = z_ic (eq. 26); keeping the link avoids
+probability scale, because ∇φ(b_φ w_ic) = z_ic (eq. 26), as long as its argument
+stays in the range of ∇φ (always, for an unbounded link); keeping the link avoids
 the round trip ∇φ(∇φ⁻¹(·)) and its rounding.
+
+Bounded links: where the loop departs from (11).  For a family whose link ∇φ
+has a bounded range (``family.link_domain`` finite: ``logcosh``, ``tempered``
+with t < 1, a custom φ with finite ∇φ(0)), the argument of ∇φ⁻¹ in (11) can
+leave that range, where (11) is undefined.  The loop does not iterate (11) on
+the weights there: it keeps z_ic = −y_ic h_c(x_i) unclipped (h is the leveraged
+sum, eq. 16) and takes w_ic = ∇φ⁻¹(clip(z_ic))/b_φ (``family.posterior_pair``),
+which is 0 or 1/b_φ while z_ic lies beyond the range.  Iterating (11) on w, with
+its argument clipped into the range, would restart a saturated weight from
+∇φ(0) or ∇φ(1) and forget the part of h beyond the range: the weights, hence the
+later δ_j, differ from the first step whose argument leaves the range on (they
+are identical before it; tests/test_gnnb_math.py).  Why: the loop's weights stay
+those of the current classifier h (eq. 26), the ones the surrogate risk (2), the
+risk trace and Theorem 4's per-step bound are about.  Gini (row A of Table 1)
+is not affected: its ∇φ⁻¹ is extended linearly past [−1, 1]
+(``extends_past_domain``), which is Table 1's update w − 2δ_j y_ic y_jc exactly,
+so its weights may leave [0, 1/b_φ] as in the paper.
 
 All C classes are updated together: Algorithm 1 runs one independent
 boosting per class, and with the sequential chooser every class leverages the

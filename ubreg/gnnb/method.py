@@ -54,6 +54,15 @@ def fit_gnnb(spec: FitSpec, *, k: int = 10, epsilon: float = 0.5, T: int | None 
         Categorical predictors as 0/1 indicators of every level, or an error.
     trace : bool
         Keep the per-step surrogate risk (for diagnostics and tests).
+
+    Notes
+    -----
+    The weights follow eq. (11) exactly for families with an unbounded link
+    (entropy, entropy2, matsushita, mu, power) and for gini (Table 1, row A,
+    the linear update also outside [0, 1/b_φ]).  For a bounded link (logcosh,
+    tempered with t < 1) they are ∇φ⁻¹ of the clipped link of the current
+    classifier, which departs from (11) iterated on the weights once its
+    argument leaves the link's range: see :mod:`ubreg.gnnb.fitter`.
     """
     return _fit(spec, "gnnb", k=k, epsilon=epsilon, T=T, chooser=chooser, blocks=blocks,
                 norm=norm, standardize=standardize, categorical=categorical, trace=trace)
