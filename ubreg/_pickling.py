@@ -1,7 +1,7 @@
 """The version check every ubreg pickle makes when it is loaded.
 
 Unpickling runs code chosen by whoever wrote the file: load only trusted files
-(README, "Saving a model").
+(README.md, "Saving fitted models").
 """
 from __future__ import annotations
 
@@ -14,4 +14,5 @@ def warn_if_other_version(saved: str | None, what: str = "model") -> None:
     """Warn when a pickle written by another ubreg version (or none recorded) is loaded."""
     if saved != __version__:
         warnings.warn(f"this {what} was pickled by ubreg {saved}, loaded by {__version__}; "
-                      f"refit it if predictions matter", UserWarning, stacklevel=3)
+                      f"refit it if predictions matter (README.md, \"Saving fitted models\")",
+                      UserWarning, stacklevel=3)

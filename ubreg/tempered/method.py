@@ -43,7 +43,11 @@ def fit_tboost(spec: FitSpec, *, t=None, rounds: int = 20, learner: str = "trees
         ``"trees"`` (default): the authors' §3.3 tree (Σq statistics, L_t
         split score, admissible splits, leaves η_t(p), grown by the most
         populated leaf up to ``max_size`` nodes, at most ``max_candidates``
-        random candidate thresholds per node).  ``"udt"``: the shallow trees
+        random candidate thresholds per node).  Its thresholds are
+        within-node midpoints, as in the authors' code: the midpoint of two
+        consecutive distinct values of a column among the training rows in
+        the node (not among all rows of the column, as the binned cuts of
+        ``"udt"`` and ``"stumps"``); ``x <= threshold`` goes left.  ``"udt"``: the shallow trees
         shared with ``method="uls"``/``"uboost"`` (ubreg.learners.trees,
         histogram split search on ``max_bins`` binned cuts per column, grown
         level-wise to ``depth``, default 2) with the same statistics,
@@ -67,6 +71,14 @@ def fit_tboost(spec: FitSpec, *, t=None, rounds: int = 20, learner: str = "trees
         midpoint when a column has fewer distinct values).
     seed : int
         Seed of the candidate draw (``"trees"``).
+
+    Notes
+    -----
+    Frequency weights (``weights=`` of :func:`ubreg.fit`) enter as
+    :func:`ubreg.tempered.boost.normalise_weights` gives them (divided by a
+    power of two, mean in [1, 2); all equal: the unweighted data): the fit
+    does not depend on their scale, and the q, μ_j and r_j it records are
+    on that scale.
     """
     family = spec.family
     if isinstance(family, list):
