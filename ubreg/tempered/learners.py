@@ -3,8 +3,9 @@
 * :func:`fit_tempered_tree` — the tree of the authors' code [J] (§3.3): node
   statistics with the tempered weights q (Σq, not the co-density), split score
   Δ = L_t(p) − τL_t(p_L) − (1 − τ)L_t(p_R), admissible splits only (both
-  children hold positive weight of both classes), thresholds at midpoints of
-  consecutive distinct values, at most ``max_candidates`` candidates per node
+  children hold positive weight of both classes), thresholds at within-node
+  midpoints (between consecutive distinct values of a column among the rows in
+  the node, not among all rows), at most ``max_candidates`` candidates per node
   drawn at random, growth by splitting the leaf reached by the most training
   examples until the node count reaches ``max_size``; leaf value the
   canonical link η_t(p_leaf) (§3.2), ±100 for a pure leaf.  With ``depth``
