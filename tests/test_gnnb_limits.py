@@ -24,7 +24,8 @@ def data():
     g = rng.choice(["u", "v"], size=n)
     score = x1 + x2 + (g == "v") + rng.normal(scale=0.5, size=n)
     cls = np.select([score < -0.5, score < 0.8], ["a", "b"], "c")
-    return pd.DataFrame({"Class": cls, "x1": x1, "x2": x2, "g": g})
+    return pd.DataFrame({"Class": cls, "x1": x1, "x2": x2, "g": g,
+                         "x3": rng.exponential(size=n)})
 
 
 @pytest.fixture
@@ -134,3 +135,15 @@ def test_neighbour_search_is_scale_free():
         idx = NeighbourIndex(np.ldexp(X, e))
         np.testing.assert_array_equal(idx.query(None, 6), want_self)
         np.testing.assert_array_equal(idx.query(np.ldexp(Q, e), 6), want_new)
+
+
+@pytest.mark.parametrize("norm", ["l2", "l1"])
+@pytest.mark.parametrize("factor", [1e155, 1e300, 1e-300])
+def test_divide_and_conquer_blocks_are_scale_free(data, norm, factor):
+    """Each block row is scaled to unit norm (Section 6.4): a common factor of the
+    unstandardised predictors changes nothing (the norms overflowed or underflowed)."""
+    opts = dict(method="gnnb", k=5, standardize=False, blocks=2, norm=norm)
+    a = ubreg.fit("Class ~ x1 + x2 + x3", data, **opts)
+    b = ubreg.fit("Class ~ x1 + x2 + x3", _scaled(data, ["x1", "x2", "x3"], factor), **opts)
+    np.testing.assert_allclose(b.predict(type="response").to_numpy(),
+                               a.predict(type="response").to_numpy(), rtol=1e-12, atol=0)

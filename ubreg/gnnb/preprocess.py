@@ -18,7 +18,8 @@
   same values as the column itself, up to rounding).
 * Divide-and-conquer (paper 002, Section 6.4): the final columns are split
   into ``blocks`` contiguous blocks, and each example's block vector is scaled
-  to unit L1 or L2 norm (a zero vector stays zero).  A factor's indicators are
+  to unit L1 or L2 norm (a zero vector stays zero; the norm is taken on the
+  vector over a power of two, so that it neither overflows nor underflows).  A factor's indicators are
   never split between blocks (a factor counts as one predictor); the cuts are
   the unit boundaries nearest to those of ``np.array_split`` over the columns,
   which they equal when there is no factor.
@@ -139,6 +140,10 @@ class Preprocessor:
         for cols in self.blocks:
             B = np.array(Z[:, cols], dtype=np.float64, order="C")
             if self.norm is not None:
+                # each row over a power of two near its largest |value| first: the
+                # same bits for ordinary rows, no overflow or underflow of the norm
+                e = np.frexp(np.abs(B).max(axis=1, initial=0.0))[1]
+                B = np.ldexp(B, -e[:, None])
                 nrm = (np.abs(B).sum(axis=1) if self.norm == "l1"
                        else np.sqrt(np.einsum("ij,ij->i", B, B)))
                 B /= np.where(nrm > 0, nrm, 1.0)[:, None]
