@@ -90,3 +90,15 @@ def test_uboost_cv_risk_and_training_error_scale_free(frame):
         ra, rb = a.cv_risk(folds=3, seed=1), b.cv_risk(folds=3, seed=1)
     np.testing.assert_allclose(rb.risk.to_numpy(), ra.risk.to_numpy(), rtol=1e-9)
     assert rb.mstop == ra.mstop
+
+
+@pytest.mark.parametrize("factor", [1e155, 1e300, 1e-300])
+@pytest.mark.parametrize("learner", ["linear", "trees"])
+def test_uboost_predictor_scale_free(frame, learner, factor):
+    """The componentwise linear learner's fit is equivariant in a predictor's unit
+    (x → s x, b → b/s); its normal equations overflowed at s = 1e155."""
+    data, _ = frame
+    big = data.assign(x1=data["x1"] * factor, x2=data["x2"] * factor)
+    opts = dict(method="uboost", learner=learner, mstop=30)
+    a, b = _fit(data, None, **opts), _fit(big, None, **opts)
+    np.testing.assert_allclose(_link(b, big), _link(a, data), rtol=1e-9, atol=1e-12)
