@@ -268,8 +268,10 @@ def test_bounded_domain_saturates(make):
     # continuous at the edges of the domain
     assert float(fam.F(hi)) == pytest.approx(0.0, abs=1e-12)
     assert float(fam.F(lo)) == pytest.approx(-lo / fam.b, rel=1e-9)
-    # the curvature past the domain is that at the boundary (a majoriser)
-    np.testing.assert_allclose(fam.hessian_eta(z), fam.hessian_eta(hi), rtol=1e-12)
+    # saturated rows: posterior exactly 0 or 1, the loss affine, no curvature
+    assert fam.saturated(np.r_[z, -z, hi, lo]).all() and not fam.saturated(0.5 * hi)
+    np.testing.assert_array_equal(fam.hessian_eta(np.r_[z, -z]), 0.0)
+    assert float(fam.hessian_eta(0.5 * hi)) > 0
 
 
 @pytest.mark.parametrize("zeta", [-1.0, -4.0, -12.0])
@@ -467,6 +469,47 @@ def test_logcosh_matches_the_paper_formulas():
     np.testing.assert_allclose(family.posterior(H), 0.5 + (2 / zeta) * np.arctanh(-H), atol=1e-15)
     assert family.b == pytest.approx(-(2 / zeta) * np.log(np.cosh(zeta / 4)), rel=1e-15)
     assert family.link_domain == pytest.approx((-np.tanh(0.75), np.tanh(0.75)), rel=1e-15)
+
+
+# ---------------------------------------------------------------------------
+# the deviance of fitted models: 2 Σ w D_φ(y‖p̂) (docs/math.md §3)
+# ---------------------------------------------------------------------------
+def _bregman(family, u, v):
+    """D_φ(u‖v) = φ(u) − φ(v) − (u − v)∇φ(v), straight from φ (∇φ(0) is the end of a
+    bounded link's domain)."""
+    return family.phi(u) - family.phi(v) - (u - v) * family.dphi(v)
+
+
+def test_deviance_of_a_fit_is_twice_the_bregman_divergence(fam):
+    """For every family, with weights, on data whose fit saturates rows of the bounded
+    links (misclassified ones among them): deviance = 2 Σ wᵢ D_φ(yᵢ‖p̂ᵢ) with p̂ the
+    posterior, null deviance likewise at the weighted mean, and the deviance residuals
+    square-sum to it.  (The surrogate loss continues linearly past the domain; the
+    deviance does not.)"""
+    import pandas as pd
+
+    import ubreg
+    rng = np.random.default_rng(11)
+    n = 300
+    x = rng.normal(size=n)
+    hi = fam.link_domain[1]
+    scale = 2.0 * hi if _bounded(fam) and not fam.extends_past_domain else 1.0
+    y = (rng.random(n) < fam.posterior(scale * (0.2 + 0.8 * x))).astype(float)
+    order = np.argsort(x)
+    y[order[[-2, -5]]], y[order[[1, 4]]] = 0.0, 1.0     # misclassified at the extremes
+    w = rng.integers(1, 4, size=n).astype(float)
+    d = pd.DataFrame({"y": y, "x": x})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = ubreg.fit("y ~ x", d, family=fam, weights=w)
+    p = np.clip(m.fitted_values.to_numpy(), 0.0, 1.0) if not fam.extends_past_domain \
+        else m.fitted_values.to_numpy()
+    if fam.name in ("logcosh", "custom-gini"):           # the saturating case is exercised
+        assert np.any(np.minimum(*fam.posterior_pair(m.eta)) == 0.0)
+    assert m.deviance == pytest.approx(2.0 * float(w @ _bregman(fam, y, p)), rel=1e-7)
+    ybar = float(w @ y / w.sum())
+    assert m.null_deviance == pytest.approx(2.0 * float(w @ _bregman(fam, y, ybar)), rel=1e-7)
+    assert float(np.sum(m.residuals("deviance") ** 2)) == pytest.approx(m.deviance, rel=1e-9)
 
 
 # ---------------------------------------------------------------------------

@@ -274,6 +274,33 @@ def test_aliased_column_is_na_and_others_unchanged(toy):
     np.testing.assert_allclose(m.predict(d), base.predict(d))
 
 
+def test_no_curvature_gives_na_standard_error_with_reason():
+    """A bounded link (logcosh): a group whose rows are all one class ends up saturated,
+    the risk is flat along its coefficient, and no standard error exists.  It used to be
+    printed as 0.00000 with p < 2e-16 (a pseudo-inverse of the singular A)."""
+    rng = np.random.default_rng(3)
+    n = 120
+    x = rng.normal(size=n)
+    g = np.where(np.arange(n) < 20, "b", "a")
+    fam = ubreg.Permissible("logcosh", zeta=-4)
+    y = (rng.random(n) < fam.posterior(0.5 * x)).astype(int)
+    y[g == "b"] = 1
+    d = pd.DataFrame({"y": y, "x": x, "g": g})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m = ubreg.fit("y ~ x + g", d, family=fam)
+    assert m.flat["g[T.b]"] and not m.flat["x"]
+    for kind in ("model", "robust"):
+        t = m.coef_table(cov=kind)
+        assert np.isnan(t.loc["g[T.b]", "std_error"]) and np.isnan(t.loc["g[T.b]", "p"])
+        assert np.all(t.loc[["Intercept", "x"], "std_error"] > 0)
+    text = str(m.summary())
+    row = next(line for line in text.splitlines() if line.startswith("g[T.b]"))
+    assert row.split()[2:] == ["NA", "NA", "NA"]
+    assert "Standard errors are NA for g[T.b]: the risk has no curvature" in text
+    assert "< 2e-16" not in text
+
+
 def test_complete_separation_warns_names_term_and_stays_finite():
     x = np.arange(20.0)
     d = pd.DataFrame({"y": (x > 9.5).astype(int), "x": x, "z": np.sin(x)})

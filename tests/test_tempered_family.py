@@ -299,3 +299,38 @@ def test_udt_trees_identical(t, other):
     pd.testing.assert_frame_equal(fa[cols], fb[cols])
     np.testing.assert_allclose(a.predict(data, type="response"), b.predict(data, type="response"),
                                rtol=1e-12)
+
+
+# --------------------------------------------------------------------------- t < 0, linear fits
+def _saturating_data(t, n=200, seed=1):
+    fam = Permissible("tempered", t=t)
+    rng = np.random.default_rng(seed)
+    hi = fam.link_domain[1]
+    x1, x2 = rng.normal(size=n), rng.normal(size=n)
+    y = (rng.random(n) < fam.posterior(0.6 * hi * (0.2 + x1))).astype(int)
+    return fam, pd.DataFrame({"y": y, "x1": x1, "x2": x2})
+
+
+@pytest.mark.parametrize("t", [-0.5, -1.0, -3.0])
+def test_negative_t_linear_fit_converges_with_positive_standard_errors(t):
+    """t < 0: the posterior reaches 0 and 1 at finite η with an unbounded curvature on
+    the way; saturated rows have none (they used to carry the capped boundary curvature,
+    1e299, which froze the fit and printed standard errors of 0 with p < 2e-16)."""
+    fam, data = _saturating_data(t)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m = ubreg.fit("y ~ x1 + x2", data, family=fam)
+    assert m.converged and m.fit_info.max_edge <= 1e-10
+    assert np.all(np.isfinite(m.bse)) and np.all(m.bse > 0)
+    assert np.all(m.bse / np.abs(m.coef).max() > 1e-3)      # not a degenerate near-zero SE
+    text = str(m.summary())
+    assert "NOT converged" not in text and "rows saturated" in text
+
+
+def test_a_fit_that_cannot_converge_says_so():
+    fam, data = _saturating_data(-1.0)
+    with pytest.warns(ubreg.errors.ConvergenceWarning, match="did not converge"):
+        m = ubreg.fit("y ~ x1 + x2", data, family=fam, maxiter=1)
+    assert not m.converged
+    text = str(m.summary())
+    assert "NOT converged" in text and "The fit did not converge in 1 iterations" in text

@@ -17,7 +17,8 @@ from scipy.special import xlogy
 from .families.base import Family
 from .fitters.linear_algebra import inverse_spd, weighted_grams
 
-__all__ = ["sandwich", "deviance", "null_eta", "bernoulli_loglik", "wald_table"]
+__all__ = ["sandwich", "covariances", "flat_directions", "deviance", "null_eta",
+           "bernoulli_loglik", "wald_table"]
 
 
 def sandwich(X, y, w, eta, family: Family, transform=None) -> dict[str, np.ndarray]:
@@ -26,25 +27,74 @@ def sandwich(X, y, w, eta, family: Family, transform=None) -> dict[str, np.ndarr
     A, B_model and B_robust come from one blocked pass over X; when the
     curvature equals the score variance row by row (``entropy``: both are
     p̂(1 − p̂)), B_model is A.  ``transform`` T maps the coefficients of X to
-    those reported (β = T β̃, :func:`~ubreg.fitters.uls.working_transform`):
-    each covariance is then T V Tᵀ.
+    those reported (β = T β̃, :func:`~ubreg.fitters.uls.working_transform`).
+    Returns :func:`covariances` of the three matrices.
     """
     A, B_model, B_robust = weighted_grams(X, [w * family.hessian(y, eta),
                                               w * family.score_variance(eta),
                                               w * family.gradient(y, eta) ** 2])
-    A_inv = inverse_spd(A)
-    out = {}
+    return covariances(A, B_model, B_robust, transform)
+
+
+#: an eigenvalue of the unit-diagonal A below this is a direction without curvature
+_FLAT = 1e-13
+
+
+def flat_directions(A: np.ndarray) -> np.ndarray:
+    """Coefficients along which the loss has no curvature at the fit (a bool mask).
+
+    A = Σ wᵢ xᵢxᵢᵀ ℓ''ᵢ is singular when the rows that carry some direction
+    all have ℓ'' = 0: saturated rows of a bounded link (posterior exactly 0
+    or 1, where the loss is affine).  The risk is then flat along that
+    direction at the optimum: the optimum is not unique and the coefficients
+    with a non-negligible loading on it have no Wald standard error.  A
+    non-finite A marks every coefficient.
+    """
+    p = A.shape[0]
+    if not np.all(np.isfinite(A)):
+        return np.ones(p, dtype=bool)
+    d = np.sqrt(np.clip(np.diag(A), 0.0, None))
+    flat = ~(d > 0)
+    live = np.flatnonzero(~flat)
+    if live.size:
+        S = A[np.ix_(live, live)] / np.outer(d[live], d[live])
+        vals, vecs = np.linalg.eigh((S + S.T) / 2.0)
+        null = vals <= _FLAT * max(float(vals[-1]), 1.0)
+        if null.any():
+            flat[live] = np.any(np.abs(vecs[:, null]) > 1e-6, axis=1)
+    return flat
+
+
+def covariances(A, B_model, B_robust, transform=None) -> dict:
+    """{"model": A⁻¹B_model A⁻¹, "robust": A⁻¹B_robust A⁻¹, "flat": mask}.
+
+    Rows and columns of coefficients in a flat direction of A
+    (:func:`flat_directions`) are NaN, never a 0 read off a pseudo-inverse;
+    with ``transform`` T (β = T β̃) each covariance is T V Tᵀ and a
+    coefficient is flat when T mixes a flat working coefficient into it.
+    """
+    flat = flat_directions(A)
+    A_inv = inverse_spd(A) if not flat.any() else np.linalg.pinv(np.nan_to_num(A),
+                                                                   hermitian=True)
+    if transform is not None:
+        flat = (np.abs(transform) @ flat.astype(float)) > 0
+    out = {"flat": flat}
     for kind, B in (("model", B_model), ("robust", B_robust)):
         V = A_inv @ B @ A_inv
         if transform is not None:
             V = transform @ V @ transform.T
-        out[kind] = (V + V.T) / 2.0
+        V = (V + V.T) / 2.0
+        V[flat, :] = np.nan
+        V[:, flat] = np.nan
+        out[kind] = V
     return out
 
 
 def deviance(family: Family, y, eta, w) -> float:
-    """2 Σ wᵢ D_φ(yᵢ‖p̂ᵢ); the binomial deviance for ``entropy``."""
-    return float(2.0 * (w @ family.loss(y, eta)))
+    """2 Σ wᵢ D_φ(yᵢ‖p̂ᵢ) with p̂ the posterior (:meth:`Family.divergence`); the binomial
+    deviance for ``entropy``.  For a saturating family it is not twice the surrogate
+    risk the fit minimises: past the link's domain the loss grows linearly, D_φ does not."""
+    return float(2.0 * (w @ family.divergence(y, eta)))
 
 
 def null_eta(family: Family, y, w, has_intercept: bool) -> float:
@@ -70,9 +120,13 @@ def bernoulli_loglik(family: Family, y, eta, w) -> float:
 
 
 def wald_table(coef, cov, level: float = 0.95) -> dict[str, np.ndarray]:
-    """Standard errors, Wald z, two-sided normal p-values and intervals."""
+    """Standard errors, Wald z, two-sided normal p-values and intervals.
+
+    A variance that is not positive (a degenerate covariance) gives NaN, never
+    a standard error of 0 with p < 2e-16."""
     with np.errstate(invalid="ignore", divide="ignore"):
         se = np.sqrt(np.diag(cov))
+        se = np.where(se > 0, se, np.nan)          # a standard error of 0 is never reported
         z = coef / se
     p = 2.0 * stats.norm.sf(np.abs(z))
     q = stats.norm.ppf(0.5 + level / 2.0)

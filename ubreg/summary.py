@@ -10,7 +10,8 @@ import pandas as pd
 
 from .render import render_template, shown_names
 
-__all__ = ["LinearSummary", "format_pvalue", "significance_stars", "format_coef_columns"]
+__all__ = ["LinearSummary", "format_pvalue", "significance_stars", "format_coef_columns",
+           "standard_error_notes", "saturated_note"]
 
 _SIGNIF_LEGEND = "Signif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1"
 _P_FLOOR = np.finfo(float).eps
@@ -110,9 +111,13 @@ class LinearSummary:
                          "are not meaningful.")
         elif not r.is_linear_probability_model and _numerically_01(r):
             notes.append("Fitted probabilities numerically 0 or 1 occurred.")
+        n_sat = int(np.sum(fam.saturated(r.eta)))
+        if n_sat:
+            notes.append(saturated_note(n_sat))
         if not r.fit_info.converged:
             notes.append(f"The fit did not converge in {r.iterations} iterations "
                          f"(max |edge| {r.fit_info.max_edge:.2e}).")
+        notes += standard_error_notes(r, self.table)
         cov_label = {"model": "model-based (A⁻¹ B A⁻¹, docs/math.md §3)",
                      "robust": "robust sandwich (HC0)"}[self.cov]
         if self.cov == "model" and fam.name == "entropy":
@@ -189,6 +194,27 @@ class LinearSummary:
         return self.html()
 
 
+def standard_error_notes(result, table) -> list[str]:
+    """Why a coefficient that is not aliased has no standard error (NA), if one has none."""
+    bad = table.index[np.isfinite(table["estimate"]) & ~np.isfinite(table["std_error"])]
+    if len(bad) == 0:
+        return []
+    names = ", ".join(map(str, bad))
+    flat = getattr(result, "flat", None)
+    if flat is not None and bool(flat.loc[bad].any()):
+        eta = result.eta if isinstance(result.eta, np.ndarray) else None
+        rows = ("" if eta is None else
+                f" ({int(np.sum(result.family.saturated(eta)))} rows have a posterior of "
+                "exactly 0 or 1, where the loss is affine)")
+        return [f"Standard errors are NA for {names}: the risk has no curvature along "
+                f"{'this coefficient' if len(bad) == 1 else 'these coefficients'} at the fit, "
+                f"because the rows that inform it are saturated{rows}. The optimum is not "
+                "unique in that direction and no Wald interval or test applies "
+                "(docs/math.md §3)."]
+    return [f"Standard errors are NA for {names}: the covariance is degenerate there (a "
+            "variance that is not positive), so no Wald interval or test applies."]
+
+
 def _sig(x: float, digits: int = 5) -> int:
     """Decimals that show ``digits`` significant digits of x (R prints 5)."""
     if not np.isfinite(x) or x == 0:
@@ -199,4 +225,12 @@ def _sig(x: float, digits: int = 5) -> int:
 def _numerically_01(result) -> bool:
     eps = 10 * np.finfo(float).eps
     p, q = result.family.posterior_pair(result.eta)
-    return bool(np.any(p < eps) or np.any(q < eps))
+    live = ~result.family.saturated(result.eta)
+    return bool(np.any(np.minimum(p, q)[live] < eps))
+
+
+def saturated_note(n: int) -> str:
+    """The summary's word on saturated rows (bounded links)."""
+    return (f"{n} row{'s' if n != 1 else ''} saturated: past the ends of the bounded link the "
+            "posterior is exactly 0 or 1 and the loss is affine, so "
+            f"{'they add' if n != 1 else 'it adds'} no curvature to A (docs/math.md §3).")

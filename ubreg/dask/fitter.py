@@ -26,10 +26,10 @@ from ..errors import ConvergenceWarning, DataError, ResponseError, SeparationWar
 from ..fit import FitSpec
 from ..fitters.aliasing import (AliasCheck, Scatter, aliased_from_gram, aliased_from_r,
                                 block_scatter, merge_scatter, reduce_scatter)
-from ..fitters.linear_algebra import inverse_spd, solve_spd
+from ..fitters.linear_algebra import solve_spd
 from ..fitters.uls import (LinearFit, _accept, _working_gram, working_scale, working_shift,
                            working_transform)
-from ..inference import bernoulli_loglik
+from ..inference import bernoulli_loglik, covariances
 from ..methods.uls import _R_EPS, _SEPARATION_SYMPTOM, _separation_possible
 from .frame import prepare_partitions
 from .packed import BLOCK_ROWS
@@ -184,8 +184,8 @@ def _final_sums(part, beta, family, eta0: float, shift=None) -> dict:
     of p̂ at β."""
     acc = _Accumulator(part.n_columns)
     buf, scratch = _buffers(part)
-    totals = {"loss": 0.0, "null_loss": 0.0, "loglik": 0.0}
-    pq_min, lpm_outside, n_extreme = np.inf, 0, 0
+    totals = {"divergence": 0.0, "null_divergence": 0.0, "loglik": 0.0}
+    pq_min, lpm_outside, n_extreme, n_saturated = np.inf, 0, 0, 0
     for piece, start, stop in part.blocks():
         X = _unpack_working(piece, start, stop, buf, shift)
         y, w = piece.y_block(start, stop), piece.w_block(start, stop)
@@ -193,9 +193,12 @@ def _final_sums(part, beta, family, eta0: float, shift=None) -> dict:
         ww = np.ones(len(y)) if w is None else w
         p, q = family.posterior_pair(eta)
         fitted = family.posterior(eta)
-        extreme = np.minimum(p, q)
-        totals["loss"] += float(ww @ family.loss(y, eta))
-        totals["null_loss"] += float(ww @ family.loss(y, np.full(len(y), eta0)))
+        saturated = family.saturated(eta)
+        n_saturated += int(np.sum(saturated))
+        # a saturated row is the family's shape, not a symptom of separation
+        extreme = np.where(saturated, np.inf, np.minimum(p, q))
+        totals["divergence"] += float(ww @ family.divergence(y, eta))
+        totals["null_divergence"] += float(ww @ family.divergence(y, np.full(len(y), eta0)))
         totals["loglik"] += bernoulli_loglik(family, y, eta, ww)
         g = family.gradient(y, eta)
         acc.vector("grad", piece, X.T @ (ww * g))
@@ -211,7 +214,8 @@ def _final_sums(part, beta, family, eta0: float, shift=None) -> dict:
         lpm_outside += int(np.sum((fitted < 0) | (fitted > 1)))
     out = acc.result(("grad",), ("A", "B_model", "B_robust"))
     out.update(totals)
-    out.update({"pq_min": pq_min, "lpm_outside": lpm_outside, "n_extreme": n_extreme})
+    out.update({"pq_min": pq_min, "lpm_outside": lpm_outside, "n_extreme": n_extreme,
+                "n_saturated": n_saturated})
     return out
 
 
@@ -283,10 +287,11 @@ def fit_linear_dask(spec: FitSpec, *, solver: str = "corrective", tol: float = 1
     eta0 = family.intercept_only_eta(ybar) if parts.design.has_intercept else 0.0
     fit, covariance, final = run.finish(eta0)
     stats = {"wsum": setup["wsum"], "n_used": setup["n_used"], "n_input": setup["n_input"],
-             "n_dropped": setup["n_dropped"], "deviance": 2.0 * final["loss"],
-             "null_deviance": 2.0 * final["null_loss"], "loglik": final["loglik"],
+             "n_dropped": setup["n_dropped"], "deviance": 2.0 * final["divergence"],
+             "null_deviance": 2.0 * final["null_divergence"], "loglik": final["loglik"],
              "pq_min": final["pq_min"], "n_extreme": final["n_extreme"],
              "lpm_outside": final["lpm_outside"], "passes": run.passes,
+             "n_saturated": final["n_saturated"],
              "partitions": len(parts.frames), "persisted": parts.persisted,
              "design_bytes": parts.design_bytes}
     na_factors = list(setup["na_counts"].items())
@@ -380,12 +385,8 @@ class _Run:
                           converged=False, max_edge=np.nan, solver="corrective", risk_path=None,
                           edge_path=None, shift=self.shift, intercept=self.check.intercept)
         T = working_transform(proto, 1.0)               # patsy's intercept column is 1
-        A_inv = inverse_spd(final["A"][sub])
-        covariance = {}
-        for kind in ("model", "robust"):
-            V = A_inv @ final[f"B_{kind}"][sub] @ A_inv
-            V = V if T is None else T @ V @ T.T
-            covariance[kind] = (V + V.T) / 2.0
+        covariance = covariances(final["A"][sub], final["B_model"][sub], final["B_robust"][sub],
+                                 T)
         coef = np.full(len(keep), np.nan)
         coef[keep] = self.beta if T is None else T @ self.beta
         final_edges = -final["grad"][keep] / (self.wsum * self.scale)

@@ -75,7 +75,7 @@ def _training_partition(part: pd.DataFrame, payload: _Payload, what: str) -> pd.
     elif what == "response":
         out = y - family.posterior(eta)
     elif what == "deviance":
-        out = np.sign(y - family.posterior(eta)) * np.sqrt(2.0 * w * family.loss(y, eta))
+        out = np.sign(y - family.posterior(eta)) * np.sqrt(2.0 * w * family.divergence(y, eta))
     else:  # pearson
         p = family.posterior(eta)
         var = family.score_variance(eta) if family.is_permissible else p * (1 - p)

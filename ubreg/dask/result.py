@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..results.linear import LinearResult
-from ..summary import LinearSummary
+from ..summary import LinearSummary, saturated_note, standard_error_notes
 from . import is_dask_frame
 from .predict import predict_lazy, training_lazy
 
@@ -163,9 +163,12 @@ class DaskLinearSummary(LinearSummary):
                          f"(aliased: {', '.join(names)}).")
         if not r.is_linear_probability_model and stats["pq_min"] < 10 * np.finfo(float).eps:
             notes.append("Fitted probabilities numerically 0 or 1 occurred.")
+        if stats.get("n_saturated", 0):
+            notes.append(saturated_note(stats["n_saturated"]))
         if not r.fit_info.converged:
             notes.append(f"The fit did not converge in {r.iterations} iterations "
                          f"(max |edge| {r.fit_info.max_edge:.2e}).")
+        notes += standard_error_notes(r, self.table)
         notes.append(f"Fitted out of core: {stats['partitions']} partitions, "
                      f"{stats['passes']} passes; residual quantiles are approximate.")
         cov_label = {"model": "model-based (A⁻¹ B A⁻¹, docs/math.md §3)",

@@ -58,6 +58,17 @@ class Family(abc.ABC):
         """E[(dℓ/dη)²] when y ~ Bernoulli(posterior(η)): the 'model' meat of
         the sandwich covariance (docs/math.md §3)."""
 
+    def saturated(self, eta):
+        """Rows whose posterior is exactly 0 or 1 at this finite η, where the loss is
+        affine and has no curvature (none for a loss with an unbounded link)."""
+        return np.zeros(np.shape(eta), dtype=bool)
+
+    def divergence(self, y, eta):
+        """Per-row deviance term (half the deviance contribution): for a
+        permissible family D_φ(y‖p̂) with p̂ the posterior (docs/math.md §3); for a
+        loss that is not a Bregman divergence, the loss itself."""
+        return self.loss(y, eta)
+
     def posterior_pair(self, eta):
         """(p, 1 - p), each computed without cancellation.
 
@@ -215,20 +226,59 @@ class PermissibleFamily(Family):
         return p - _as_float(y)
 
     def hessian(self, y, eta):
-        """d²ℓ/dη² = 1/φ''(p); does not depend on y."""
+        """d²ℓ/dη² = 1/φ''(p); does not depend on y (0 for a saturated row,
+        :meth:`hessian_eta`)."""
         return self.hessian_eta(_as_float(eta)) + 0.0 * _as_float(y)
 
-    def hessian_eta(self, eta):
-        """1/φ''(∇φ⁻¹(η)), the curvature of the loss in η.
+    def saturated(self, eta):
+        """Rows whose posterior is exactly 0 or 1 at this finite η.
 
-        Past a bounded link domain the loss is affine (zero curvature); the
-        curvature at the boundary is returned instead so that Newton steps stay
-        safeguarded (a majoriser of the true curvature).
+        Past a bounded link's domain (logcosh, tempered with t < 1, any φ
+        with a finite ∇φ(0)) the posterior stays at 0 or 1 and the loss is
+        affine in η: such a row has no curvature.  Never true for the linear
+        probability model (gini), whose loss keeps its closed form.
+        """
+        eta = _as_float(eta)
+        if self.extends_past_domain:
+            return np.zeros(eta.shape, dtype=bool)
+        p, q = self.posterior_pair(eta)
+        return (p <= 0.0) | (q <= 0.0)
+
+    def divergence(self, y, eta):
+        """D_φ(yᵢ‖p̂ᵢ) with p̂ = ∇φ⁻¹(η) the posterior (docs/math.md §3), per row.
+
+        Inside the link domain this is the loss b_φ F_φ(y*η) (eq. 37).  Past a
+        bounded domain the posterior is saturated at 0 or 1 and D_φ(y‖p̂) stays
+        at D_φ(y‖0) or D_φ(y‖1) (0, or |∇φ(0)| for a misclassified row), while
+        the surrogate loss the fit minimises keeps growing linearly: the
+        deviance is the divergence, so η is taken at the end of the domain.
+        The linear probability model (gini) keeps its closed form, (y − p̂)².
+        """
+        eta = _as_float(eta)
+        if self.extends_past_domain:
+            return self.loss(y, eta)
+        return self.loss(y, self._clip_eta(eta))
+
+    def hessian_eta(self, eta):
+        """1/φ''(∇φ⁻¹(η)), the curvature of the loss in η (docs/math.md §3).
+
+        A saturated row (:meth:`saturated`: past a bounded link's domain,
+        where the loss is affine) has curvature 0: that is the second
+        derivative of the loss there, what the sandwich's bread
+        A = Σ wᵢ xᵢxᵢᵀ ℓ''ᵢ needs (the boundary's curvature would make the
+        Wald intervals of a saturating family far too narrow), and what
+        Newton steps need (a boundary curvature freezes the saturated rows).
         """
         # φ'' is symmetric about ½: evaluate it at the small side, which keeps
         # its digits when the large side rounds to 1
+        eta = _as_float(eta)
         p, q = self.posterior_pair(self._clip_eta(eta))
-        return 1.0 / self.d2phi(np.minimum(p, q))
+        small = np.minimum(p, q)
+        with np.errstate(divide="ignore"):
+            h = 1.0 / self.d2phi(small)
+        if self.extends_past_domain:
+            return h
+        return np.where(small > 0.0, h, 0.0)      # saturated (the posterior at the clipped η)
 
     def score_variance(self, eta):
         """p(1 − p): Var(y − p) under the fitted posterior."""

@@ -253,17 +253,23 @@ class Tempered(PermissibleFamily):
             return np.exp(self._log_d2phi(p))
 
     def hessian_eta(self, eta):
-        """1/φ''(∇φ⁻¹(η)) (docs/math.md §3), the boundary value past a bounded domain.
+        """1/φ''(∇φ⁻¹(η)) (docs/math.md §3); 0 for a saturated row (posterior exactly 0
+        or 1: past a bounded link's domain the loss is affine,
+        :meth:`PermissibleFamily.hessian_eta`).
 
         For t < 0, φ'' vanishes at p ∈ {0, 1} and the curvature in η is
-        unbounded at the ends of the link domain; it is capped at e^{700}.
+        unbounded as η reaches the ends of the link domain from inside; it is
+        capped at e^{700} (no overflow).
         """
         eta = _as_float(eta)
-        if self.t == 0.0:
-            return np.full_like(eta, 0.125)
         p, q = self.posterior_pair(self._clip_eta(eta))
-        with np.errstate(over="ignore", under="ignore"):
-            return np.exp(np.minimum(-self._log_d2phi(np.minimum(p, q)), 700.0))
+        small = np.minimum(p, q)
+        if self.t == 0.0:
+            h = np.full_like(eta, 0.125)
+        else:
+            with np.errstate(over="ignore", under="ignore"):
+                h = np.exp(np.minimum(-self._log_d2phi(small), 700.0))
+        return np.where(small > 0.0, h, 0.0)
 
     def dphi_inv(self, eta):
         """∇φ⁻¹(η): the small-side root for η ≤ 0, 1 − root(−η) above."""

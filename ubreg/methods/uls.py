@@ -127,8 +127,11 @@ def _warn_like_glm(result: LinearResult, on_separation: str, tol: float):
             raise DataError(msg)
         warnings.warn(msg, SeparationWarning, stacklevel=5)
         return
+    # a saturated row (posterior exactly 0 or 1 past a bounded link's domain) is the
+    # family's shape, not a symptom of separation
     p, q = result.family.posterior_pair(result.eta)
-    if not result.is_linear_probability_model and (np.any(p < _R_EPS) or np.any(q < _R_EPS)):
+    live = ~result.family.saturated(result.eta)
+    if not result.is_linear_probability_model and np.any(np.minimum(p, q)[live] < _R_EPS):
         warnings.warn("fitted probabilities numerically 0 or 1 occurred", SeparationWarning,
                       stacklevel=5)
     if not result.fit_info.converged:

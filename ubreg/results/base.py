@@ -171,7 +171,8 @@ class Result(abc.ABC):
         if type == "response":
             r = self.y - p
         elif type == "deviance":
-            r = np.sign(self.y - p) * np.sqrt(2.0 * self.weights * self.family.loss(self.y, self.eta))
+            r = np.sign(self.y - p) * np.sqrt(2.0 * self.weights
+                                              * self.family.divergence(self.y, self.eta))
         elif type == "pearson":
             var = self.family.score_variance(self.eta) if self.family.is_permissible else p * (1 - p)
             with np.errstate(divide="ignore", invalid="ignore"):

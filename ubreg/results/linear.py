@@ -26,6 +26,10 @@ class LinearResult(Result):
     converged, iterations : bool, int
     separation : Separation or None
         The outcome of the separation check, when it ran (Lemma 8).
+    flat : pandas.Series of bool
+        Coefficients along which the risk has no curvature at the fit (the
+        rows that inform them are saturated, :meth:`Family.saturated`): their
+        standard errors are NaN, and the summary says why.
     """
 
     method = "uls"
@@ -39,6 +43,11 @@ class LinearResult(Result):
         self.aliased = pd.Series(fit.aliased, index=names, name="aliased")
         self._cov = {}
         keep = ~fit.aliased
+        covariance = dict(covariance)
+        flat = np.zeros(len(names), dtype=bool)
+        flat[keep] = covariance.pop("flat", np.zeros(int(keep.sum()), dtype=bool))
+        #: coefficients in a direction without curvature at the fit (no standard error)
+        self.flat = pd.Series(flat, index=names, name="flat")
         for kind, V in covariance.items():
             full = np.full((len(names), len(names)), np.nan)
             full[np.ix_(keep, keep)] = V
