@@ -345,6 +345,45 @@ def test_summary_forms(pima):
         assert piece in text
 
 
+def test_summary_keeps_r_layout_for_entropy(pima):
+    """R's summary.glm lines, exactly (R: 'Null deviance: ... on n degrees of freedom')."""
+    m = ubreg.fit(FORMULA, pima)
+    lines = str(m.summary()).splitlines()
+    i = lines.index(f"    Null deviance: {m.null_deviance:.2f}  on {m.df_null:g}  degrees of freedom")
+    assert lines[i + 1] == f"Residual deviance: {m.deviance:.2f}  on {m.df_resid:g}  degrees of freedom"
+    assert lines[i + 3] == f"AIC: {m.aic:.2f}"
+    assert "risk" not in str(m.summary()) and "degrees of freedom" in m.summary().html()
+
+
+@pytest.mark.parametrize("family", ["gini", "matsushita", "entropy2", "mu", "exponential",
+                                    ubreg.Permissible("logcosh", zeta=-4)])
+def test_summary_of_a_non_likelihood_family_has_no_chi2_layout(pima, family):
+    """Differences of 2 Σ w D_φ are not χ² distributed outside entropy (entropy2 is in
+    bits: its deviance is the binomial one divided by ln 2), so the summary does not lay
+    them out as R lays out a binomial deviance (values on degrees of freedom)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = ubreg.fit(FORMULA, pima, family=family)
+    text, html = str(m.summary()), m.summary().html()
+    for form in (text, html):
+        assert "degrees of freedom" not in form and "Null deviance" not in form
+        assert "Null risk" in form and "Residual risk" in form
+        assert "no χ² test applies" in form and "docs/math.md §3" in form
+    assert f"{m.deviance:.5g}" in text and f"{m.null_deviance:.5g}" in text
+    assert m.summary().facts()["likelihood"] is False
+
+
+def test_entropy2_deviance_is_the_binomial_deviance_in_bits(pima):
+    """entropy2 fits the same p̂ as entropy; its 2 Σ w D_φ is the binomial deviance / ln 2,
+    so it is not itself a likelihood-ratio statistic (hence the risk layout above)."""
+    a = ubreg.fit(FORMULA, pima)
+    b = ubreg.fit(FORMULA, pima, family="entropy2")
+    np.testing.assert_allclose(b.fitted_values, a.fitted_values, rtol=1e-9)
+    assert b.deviance * np.log(2) == pytest.approx(a.deviance, rel=1e-9)
+    assert b.loglik == pytest.approx(a.loglik, rel=1e-9)
+    assert a.family.likelihood_deviance and not b.family.likelihood_deviance
+
+
 def test_html_summary_escapes_user_strings():
     evil = "<script>alert(1)</script>"
     rng = np.random.default_rng(1)

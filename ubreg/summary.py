@@ -126,6 +126,8 @@ class LinearSummary:
             "call": r.call,
             "family": fam.describe(),
             "covariance": cov_label,
+            "likelihood": bool(fam.likelihood_deviance),
+            "divergence_formula": fam.divergence_formula, "risk_note": _RISK_NOTE,
             "null_deviance": r.null_deviance, "df_null": r.df_null,
             "deviance": r.deviance, "df_resid": r.df_resid,
             "aic": r.aic, "loglik": r.loglik,
@@ -160,14 +162,7 @@ class LinearSummary:
         lines.append(f"(Family: {f['family']}; response: P({f['response']} = {f['positive']}); "
                      f"covariance: {f['covariance']})")
         lines.append("")
-        lines.append(f"    Null deviance: {f['null_deviance']:.{_sig(f['null_deviance'])}f}  on "
-                     f"{f['df_null']:g}  degrees of freedom")
-        lines.append(f"Residual deviance: {f['deviance']:.{_sig(f['deviance'])}f}  on "
-                     f"{f['df_resid']:g}  degrees of freedom")
-        if f["n_dropped"]:
-            lines.append(f"  ({f['n_dropped']} observation{'s' if f['n_dropped'] != 1 else ''} "
-                         f"deleted due to missingness)")
-        lines.append(f"AIC: {f['aic']:.{_sig(f['aic'])}f}")
+        lines += _deviance_lines(f)
         lines.append("")
         status = "converged" if f["converged"] else "NOT converged"
         lines.append(f"Number of ULS iterations: {f['iterations']} ({f['solver']} solver, "
@@ -192,6 +187,32 @@ class LinearSummary:
 
     def _repr_html_(self):
         return self.html()
+
+
+_RISK_NOTE = ("These risks are not a binomial deviance: their differences are not χ² "
+              "distributed, so no χ² test applies (docs/math.md §3); ubreg.anova tests added "
+              "terms by a robust Wald test.")
+
+
+def _deviance_lines(f: dict) -> list[str]:
+    """R's deviance block for a likelihood family (entropy), exactly as summary.glm
+    prints it; for any other family the risks 2 Σ w D_φ without degrees of freedom
+    and a sentence saying why no χ² test applies."""
+    dropped = []
+    if f["n_dropped"]:
+        dropped = [f"  ({f['n_dropped']} observation{'s' if f['n_dropped'] != 1 else ''} "
+                   "deleted due to missingness)"]
+    null, dev, aic = f["null_deviance"], f["deviance"], f["aic"]
+    if f["likelihood"]:
+        return ([f"    Null deviance: {null:.{_sig(null)}f}  on {f['df_null']:g}  degrees of "
+                 "freedom",
+                 f"Residual deviance: {dev:.{_sig(dev)}f}  on {f['df_resid']:g}  degrees of "
+                 "freedom"] + dropped + [f"AIC: {aic:.{_sig(aic)}f}"])
+    formula = f["divergence_formula"]
+    return ([f"    Null risk: {null:.{_sig(null)}f}   ({formula} at the weighted mean of y)",
+             f"Residual risk: {dev:.{_sig(dev)}f}   ({formula} at the fit)"] + dropped
+            + [f"AIC: {aic:.{_sig(aic)}f}   (Bernoulli log-likelihood of p̂, which this family "
+               "does not maximise)", f["risk_note"]])
 
 
 def standard_error_notes(result, table) -> list[str]:

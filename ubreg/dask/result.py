@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..results.linear import LinearResult
-from ..summary import LinearSummary, saturated_note, standard_error_notes
+from ..summary import _RISK_NOTE, LinearSummary, saturated_note, standard_error_notes
 from . import is_dask_frame
 from .predict import predict_lazy, training_lazy
 
@@ -177,6 +177,8 @@ class DaskLinearSummary(LinearSummary):
             cov_label = "model-based (inverse Fisher information, as glm)"
         return {
             "call": r.call, "family": r.family.describe(), "covariance": cov_label,
+            "likelihood": bool(r.family.likelihood_deviance),
+            "divergence_formula": r.family.divergence_formula, "risk_note": _RISK_NOTE,
             "null_deviance": r.null_deviance, "df_null": r.df_null,
             "deviance": r.deviance, "df_resid": r.df_resid,
             "aic": r.aic, "loglik": r.loglik,

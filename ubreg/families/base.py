@@ -35,6 +35,12 @@ class Family(abc.ABC):
     name: str = "family"
     #: True when the loss is a balanced convex loss b_φ F_φ (docs/math.md eq. 30)
     is_permissible: bool = False
+    #: True when 2 Σ w ℓ is the binomial deviance (the loss is the Bernoulli negative
+    #: log-likelihood in nats): deviance differences are then likelihood-ratio statistics
+    #: with a χ² reference (docs/math.md §3); only ``entropy``
+    likelihood_deviance: bool = False
+    #: what the deviance of this family sums, for summaries
+    divergence_formula: str = "2 Σ wᵢ ℓ(yᵢ, ηᵢ)"
 
     # ---- link scale: what the fitters use -------------------------------
     @abc.abstractmethod
@@ -119,6 +125,7 @@ class PermissibleFamily(Family):
     """
 
     is_permissible = True
+    divergence_formula = "2 Σ wᵢ D_φ(yᵢ‖p̂ᵢ)"
     #: φ(0) = φ(1) = −a_φ
     a: float = 0.0
     #: b_φ = −φ(1/2) − a_φ

@@ -74,6 +74,7 @@ class Entropy(PermissibleFamily):
     name = "entropy"
     a = 0.0
     b = _LN2
+    likelihood_deviance = True
 
     def phi(self, p):
         p = _as_float(p)
@@ -114,6 +115,9 @@ class Entropy2(Entropy):
 
     name = "entropy2"
     b = 1.0
+    #: in bits: the deviance is the binomial deviance divided by ln 2, so its differences
+    #: are likelihood-ratio statistics only once multiplied by ln 2
+    likelihood_deviance = False
 
     def phi(self, p):
         return super().phi(p) / _LN2

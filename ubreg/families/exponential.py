@@ -24,6 +24,7 @@ class Exponential(Family):
 
     name = "exponential"
     is_permissible = False
+    divergence_formula = "2 Σ wᵢ exp(−y*ᵢηᵢ)"
 
     def posterior(self, eta):
         return expit(2.0 * _as_float(eta))
