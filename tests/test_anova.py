@@ -84,3 +84,13 @@ def test_nestedness_and_data_checks(pima):
         ubreg.anova(m0, ubreg.fit(SMALL, pima))
     with pytest.raises(TypeError, match="nested linear fits"):
         ubreg.anova(m0, object())
+
+
+def test_weights_of_different_kinds_are_not_nested(pima):
+    w = np.arange(len(pima)) % 3 + 1.0
+    m0 = ubreg.fit(SMALL, pima, weights=w)
+    with pytest.raises(NotNestedError, match="prior and freq weights"):
+        ubreg.anova(m0, ubreg.fit(LARGE, pima, freq_weights=w))
+    a = ubreg.anova(m0, ubreg.fit(LARGE, pima, weights=w))
+    assert a.table["Resid. Df"].tolist() == [len(pima) - m0.df_model,
+                                            len(pima) - m0.df_model - a.df]

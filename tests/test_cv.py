@@ -77,8 +77,10 @@ def test_every_registered_method_runs():
 
 def test_weights_column_and_bad_folds(pima):
     data = pima.assign(w=np.where(pima["age"] > 40, 2.0, 1.0))
-    res = ubreg.cv(FORMULA, data, weights="w", folds=3, seed=0)
+    res = ubreg.cv(FORMULA, data, freq_weights="w", folds=3, seed=0)
     assert res.model.nobs == pytest.approx(data.dropna(subset=["glucose", "mass"])["w"].sum())
+    res = ubreg.cv(FORMULA, data, weights="w", folds=3, seed=0)     # prior weights: rows
+    assert res.model.nobs == len(data.dropna(subset=["glucose", "mass"]))
     with pytest.raises(ValueError, match="folds"):
         ubreg.cv(FORMULA, pima, folds=1)
 

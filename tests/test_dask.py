@@ -93,10 +93,25 @@ def test_cluster_fit_equals_in_memory_fit(client, frame, ddf, family):
 
 def test_weights_stateful_transforms_and_interactions(client, frame, ddf):
     formula = "y ~ center(x2) + standardize(x3) + g + x1:g"
-    mem = ubreg.fit(formula, frame, family="matsushita", weights="w")
-    out = ubreg.fit(formula, ddf, family="matsushita", weights="w")
+    mem = ubreg.fit(formula, frame, family="matsushita", freq_weights="w")
+    out = ubreg.fit(formula, ddf, family="matsushita", freq_weights="w")
     _assert_same_fit(mem, out)
     assert out.nobs == pytest.approx(frame.loc[mem.index, "w"].sum())
+
+
+def test_prior_and_frequency_weights_equal_in_memory(client, frame):
+    """Prior weights (R's): nobs and df count the rows of non-zero weight, HC0 meat
+    Σ w² r² x xᵀ, AIC/BIC R's; frequency weights: Σ w.  Zero weights included."""
+    data = frame.assign(w=np.where(np.arange(len(frame)) % 5 == 0, 0.0, frame["w"]))
+    d = dd.from_pandas(data, npartitions=4, sort=True)
+    for kind in ("weights", "freq_weights"):
+        mem = ubreg.fit("y ~ x1 + x2 + g", data, **{kind: "w"})
+        out = ubreg.fit("y ~ x1 + x2 + g", d, **{kind: "w"})
+        _assert_same_fit(mem, out)
+        assert out.weight_kind == mem.weight_kind
+    assert mem.nobs == data.loc[mem.index, "w"].sum()
+    prior = ubreg.fit("y ~ x1 + x2 + g", d, weights="w")
+    assert prior.nobs == np.count_nonzero(data.loc[mem.index, "w"])
 
 
 def test_parquet_source_and_no_persist(client, frame, tmp_path):

@@ -105,7 +105,7 @@ def test_categorical_level_order_is_kept_like_an_r_factor(toy):
 def test_weight_two_equals_duplicated_row(toy):
     w = np.ones(len(toy))
     w[[3, 10, 50]] = 2
-    weighted = ubreg.fit("y ~ x1 + x2 + g", toy, weights=w)
+    weighted = ubreg.fit("y ~ x1 + x2 + g", toy, freq_weights=w)
     dup = pd.concat([toy, toy.iloc[[3, 10, 50]]], ignore_index=True)
     duplicated = ubreg.fit("y ~ x1 + x2 + g", dup)
     np.testing.assert_allclose(weighted.coef, duplicated.coef, rtol=1e-9)

@@ -151,7 +151,8 @@ def test_errors(three, opts, match):
 
 def test_weights_repeat_rows_and_must_be_integers(three):
     w = np.arange(len(three)) % 3                     # 0, 1, 2: removed, once, twice
-    m = ubreg.fit("Class ~ x1 + x2", three, family="entropy", method="gnnb", k=4, weights=w)
+    m = ubreg.fit("Class ~ x1 + x2", three, family="entropy", method="gnnb", k=4,
+                  freq_weights=w)
     rep = three.loc[three.index.repeat(w)]
     r = ubreg.fit("Class ~ x1 + x2", rep, family="entropy", method="gnnb", k=4)
     np.testing.assert_array_equal(m.predict(three, type="link").to_numpy(),

@@ -37,10 +37,14 @@ def test_integer_weights_equal_repeated_rows(method, frame):
     w = np.ones(len(frame), dtype=int)
     w[::7] = 2
     w[::11] = 3
-    a = _fit(method, FORMULA, frame, weights=w)
+    a = _fit(method, FORMULA, frame, freq_weights=w)
     b = _fit(method, FORMULA, frame.loc[frame.index.repeat(w)].reset_index(drop=True))
     np.testing.assert_allclose(_response(a, frame), _response(b, frame), rtol=1e-7, atol=1e-9)
     assert a.nobs == pytest.approx(b.nobs)
+    # prior weights (R's meaning) fit the same model; nobs counts the rows
+    c = _fit(method, FORMULA, frame, weights=w)
+    np.testing.assert_allclose(_response(c, frame), _response(a, frame), rtol=1e-12, atol=1e-12)
+    assert c.nobs == len(frame)
 
 
 @methods

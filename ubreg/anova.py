@@ -47,6 +47,10 @@ def _same_fit_data(m0, m1):
                              f"different rows; fit both on the same complete rows")
     if not np.array_equal(m0.weights, m1.weights):
         raise NotNestedError("the models were fitted with different weights")
+    k0, k1 = getattr(m0, "weight_kind", "freq"), getattr(m1, "weight_kind", "freq")
+    if k0 != k1:
+        raise NotNestedError(f"the models read their weights differently ({k0} and {k1} "
+                             "weights): fit both with weights= or both with freq_weights=")
 
 
 def _order(m0, m1):

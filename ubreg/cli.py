@@ -133,7 +133,7 @@ def _fit(args) -> int:
         if key in options:
             raise UbregError(f"--option {key} is given twice")
         options[key] = value
-    for key in ("family", "method", "data", "formula", "weights"):
+    for key in ("family", "method", "data", "formula", "weights", "freq_weights"):
         if key in options:
             raise UbregError(f"--option {key}=...: use the argument for {key}, not --option")
     if args.solver:
@@ -142,7 +142,7 @@ def _fit(args) -> int:
                              "disagree")
         options["solver"] = args.solver
     model = fit(args.formula, data, family=resolve_family(args.family), method=args.method,
-                **options)
+                weights=args.weights, freq_weights=args.freq_weights, **options)
     print(model.summary())
     if args.report:
         path = report({"model": model}, args.report, title=f"ubreg fit: {args.formula}",
@@ -201,6 +201,11 @@ def _parser() -> argparse.ArgumentParser:
     f.add_argument("--family", default="entropy")
     f.add_argument("--method", default="uls")
     f.add_argument("--solver", choices=["corrective", "coordinate"])
+    weights = f.add_mutually_exclusive_group()
+    weights.add_argument("--weights", metavar="COLUMN",
+                         help="prior weights from this column, as R's glm(weights =)")
+    weights.add_argument("--freq-weights", metavar="COLUMN",
+                         help="frequency weights from this column (weight 2 = the row twice)")
     f.add_argument("--option", "-o", action="append", metavar="KEY=VALUE",
                    help="an option of the method, repeatable (e.g. -o k=5 for gnnb, "
                    "-o mstop=200 for uboost); ints, floats, true/false and none are "

@@ -146,15 +146,19 @@ def _call_string(formula, family, method, folds, stratified, seed, options) -> s
 def cv(formula: str, data, family=None, method: str = "uls", folds: int = 10,
        stratified: bool = True, seed=None, weights=None, na_action: str = "drop",
        positive=None, refit: bool = True, show_progress: bool | None = None,
-       scheduler=None, **fit_options) -> CVResult:
+       scheduler=None, freq_weights=None, **fit_options) -> CVResult:
     """K-fold cross-validation of ``ubreg.fit(formula, data, family, method, ...)``.
 
     Parameters
     ----------
     formula, data, family, method, weights, na_action, positive, **fit_options
         As for :func:`ubreg.fit`; every fold calls it with these.  ``data`` is
-        never modified.  ``weights`` are frequency weights (a column name or
-        one value per row of ``data``); the held-out metrics use them too.
+        never modified.  ``weights`` (R's prior weights) or ``freq_weights``
+        (frequency weights), a column name or one value per row of ``data``;
+        the held-out metrics use them too.  The two kinds fit the same
+        models (they differ in nobs, df and the robust covariance), so the
+        folds are fitted with ``weights=`` and only the refit ``model``
+        records which kind was given.
     folds : int
         Number of folds K (the papers use 10).
     stratified : bool
@@ -185,6 +189,11 @@ def cv(formula: str, data, family=None, method: str = "uls", folds: int = 10,
     from .dask.parallel import record_warnings, reissue_warnings
 
     data = as_frame(data, "data")
+    if weights is not None and freq_weights is not None:
+        raise ValueError("give weights= (prior weights, as R's glm) or freq_weights= "
+                         "(frequency weights: weight 2 = the row twice), not both")
+    weight_name = "weights" if freq_weights is None else "freq_weights"
+    weights = weights if freq_weights is None else freq_weights
     fam = ([resolve_family(f) for f in family] if isinstance(family, (list, tuple))
            else resolve_family(family))
     frame = data.reset_index(drop=True)       # a new frame: positions as labels
@@ -249,7 +258,7 @@ def cv(formula: str, data, family=None, method: str = "uls", folds: int = 10,
         predictions = pd.DataFrame(oof, index=index, columns=classes)
     else:
         predictions = pd.Series(oof, index=index, name="cv_response")
-    full = fit(formula, data, weights=weights, **fit_kw) if refit else None
+    full = fit(formula, data, **{weight_name: weights}, **fit_kw) if refit else None
     return CVResult(folds=table, mean=mean, se=se, pooled=classification_metrics(y_oof, oof, w),
                     predictions=predictions, fold=pd.Series(fold + 1, index=index, name="fold"),
                     model=full, formula=formula, method=method, family=fam, seed=seed,

@@ -41,6 +41,10 @@ class FitSpec:
     #: whether the caller named a family (``family=None`` resolves to entropy); methods
     #: that take their loss from elsewhere (uboost's U=, tboost's t=) warn when it is ignored
     family_given: bool = True
+    #: what ``weights`` mean: ``"prior"`` (R's glm(weights=): nobs and df count the rows
+    #: of non-zero weight, HC0 meat Σ w² r² x xᵀ) or ``"freq"`` (frequency weights: a row
+    #: of weight 2 is the row twice, nobs = Σ w)
+    weight_kind: str = "prior"
 
 
 def register_method(name: str):
@@ -92,20 +96,23 @@ def _literal(value) -> str:
     return json.dumps(value) if isinstance(value, str) else repr(value)
 
 
-def _call_string(formula, family, method, weights, options, family_given=True) -> str:
+def _call_string(formula, family, method, weights, options, family_given=True,
+                 weight_kind="prior") -> str:
     fam = "[" + ", ".join(map(repr, family)) + "]" if isinstance(family, list) else repr(family)
     parts = [_literal(formula), "data"]
     if family_given:
         parts.append(f"family={fam}")
     parts.append(f"method={_literal(method)}")
     if weights is not None:
-        parts.append("weights=" + (_literal(weights) if isinstance(weights, str) else "<array>"))
+        name = "weights" if weight_kind == "prior" else "freq_weights"
+        parts.append(f"{name}=" + (_literal(weights) if isinstance(weights, str) else "<array>"))
     parts += [f"{k}={_literal(v)}" for k, v in options.items()]
     return f"ubreg.fit({', '.join(parts)})"
 
 
 def fit(formula: str, data, family=None, method: str = "uls", weights=None,
-        na_action: str = "drop", positive=None, trusted: bool = False, **options):
+        na_action: str = "drop", positive=None, trusted: bool = False, freq_weights=None,
+        **options):
     """Fit a classification model given as a formula.
 
     Parameters
@@ -121,8 +128,22 @@ def fit(formula: str, data, family=None, method: str = "uls", weights=None,
         ``"uls"`` (linear separator by ULS, paper 000 Algorithm 1); other
         methods as they are registered (:data:`METHODS`).
     weights : array-like or str, optional
-        Frequency weights (a row of weight 2 counts as two identical rows),
-        or the name of a column holding them.
+        Prior weights, as R's ``glm(weights = w)`` (one non-negative value per
+        row, or the name of a column holding them): they weight each row's
+        loss; ``nobs`` and the degrees of freedom count the rows of non-zero
+        weight; the robust covariance is ``sandwich::vcovHC(type = "HC0")``
+        of the weighted glm (meat Σ wᵢ² (yᵢ − p̂ᵢ)² xᵢxᵢᵀ); AIC and logLik
+        are R's binomial()$aic (weights rounded: dbinom(round(w y),
+        round(w), p̂)).  Methods without example weights (gnnb, unn) repeat
+        each row by its integer weight.
+    freq_weights : array-like or str, optional
+        Frequency weights (statsmodels' name): a row of weight 2 is the row
+        twice.  The same fit as ``weights``; ``nobs`` = Σ w, the degrees of
+        freedom Σ w − rank, the HC0 meat Σ wᵢ (yᵢ − p̂ᵢ)² xᵢxᵢᵀ (that of the
+        repeated rows; statsmodels' ``GLM(freq_weights=...).fit(cov_type="HC0")``
+        when every weight is ≥ 1 — statsmodels' HC0 is NaN for a zero
+        frequency weight, here such a row counts as absent).  Give either
+        ``weights`` or ``freq_weights``, not both.
     na_action : {"drop", "raise"}
         Drop rows with NA in a model variable (counted in the summary), or
         refuse them.
@@ -146,6 +167,12 @@ def fit(formula: str, data, family=None, method: str = "uls", weights=None,
         For ``uls`` a :class:`~ubreg.results.linear.LinearResult`.
     """
     family_given = family is not None
+    if weights is not None and freq_weights is not None:
+        raise ValueError("give weights= (prior weights, as R's glm) or freq_weights= "
+                         "(frequency weights: weight 2 = the row twice), not both")
+    weight_kind = "freq" if freq_weights is not None else "prior"
+    if freq_weights is not None:
+        weights = freq_weights
     if isinstance(family, (list, tuple)):
         # a bag of families, for the adaptive strategies of boosting (paper 000 §7)
         family = [resolve_family(f) for f in family]
@@ -161,17 +188,17 @@ def fit(formula: str, data, family=None, method: str = "uls", weights=None,
         unknown = [k for k in options if k not in accepted]
         if unknown:
             raise _unknown_options(label, unknown, accepted)
-    call = _call_string(formula, family, method, weights, options, family_given)
+    call = _call_string(formula, family, method, weights, options, family_given, weight_kind)
     spec = FitSpec(formula=formula, data=data, family=family, weights=weights,
                    na_action=na_action, positive=positive, call=call, trusted=bool(trusted),
-                   family_given=family_given)
+                   family_given=family_given, weight_kind=weight_kind)
     if not hasattr(func, "_ubreg_in_memory"):
         # a method ubreg.dask has not wrapped (e.g. put into METHODS directly)
         from .dask import NOT_ON_DASK, is_dask_frame
         if is_dask_frame(data):
             raise DataError(NOT_ON_DASK.format(name=method))
     try:
-        return func(spec, **options)
+        result = func(spec, **options)
     except TypeError as exc:
         # a method whose options could not be read from its signature: its
         # forwarding call refused the keyword
@@ -179,3 +206,14 @@ def fit(formula: str, data, family=None, method: str = "uls", weights=None,
         if match and match.group(1) in options:
             raise _unknown_options(label, [match.group(1)]) from None
         raise
+    return _with_weight_kind(result, weight_kind)
+
+
+def _with_weight_kind(result, weight_kind: str):
+    """Record on the result what its weights mean (every method's result: nobs, df and
+    the likelihood follow it, :class:`~ubreg.results.base.Result`)."""
+    if hasattr(result, "__dict__") and getattr(result, "weight_kind", None) != weight_kind:
+        result.weight_kind = weight_kind
+        for key in ("loglik",):                     # lazily computed from the weights
+            result.__dict__.pop(key, None)
+    return result

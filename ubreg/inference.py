@@ -12,28 +12,42 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import stats
-from scipy.special import xlogy
+from scipy.special import gammaln, xlogy
 
 from .families.base import Family
 from .fitters.linear_algebra import inverse_spd, weighted_grams
 
-__all__ = ["sandwich", "covariances", "flat_directions", "deviance", "null_eta",
+__all__ = ["sandwich", "meat_weights", "covariances", "flat_directions", "deviance", "null_eta",
            "bernoulli_loglik", "wald_table"]
 
 
-def sandwich(X, y, w, eta, family: Family, transform=None) -> dict[str, np.ndarray]:
+def sandwich(X, y, w, eta, family: Family, transform=None,
+             weight_kind: str = "prior") -> dict[str, np.ndarray]:
     """Model-based and robust (HC0) covariances of β̂ (docs/math.md §3).
 
     A, B_model and B_robust come from one blocked pass over X; when the
     curvature equals the score variance row by row (``entropy``: both are
-    p̂(1 − p̂)), B_model is A.  ``transform`` T maps the coefficients of X to
-    those reported (β = T β̃, :func:`~ubreg.fitters.uls.working_transform`).
-    Returns :func:`covariances` of the three matrices.
+    p̂(1 − p̂)), B_model is A.  The robust meat is Σ wᵢ² ℓ'ᵢ² xᵢxᵢᵀ for
+    prior weights (each row one observation whose score is wᵢℓ'ᵢxᵢ:
+    ``sandwich::vcovHC(type = "HC0")`` of R's weighted glm) and Σ wᵢ ℓ'ᵢ²
+    xᵢxᵢᵀ for frequency weights (wᵢ copies of the row).  ``transform`` T maps
+    the coefficients of X to those reported (β = T β̃,
+    :func:`~ubreg.fitters.uls.working_transform`).  Returns
+    :func:`covariances` of the three matrices.
     """
+    meat = meat_weights(w, weight_kind)
     A, B_model, B_robust = weighted_grams(X, [w * family.hessian(y, eta),
                                               w * family.score_variance(eta),
-                                              w * family.gradient(y, eta) ** 2])
+                                              meat * family.gradient(y, eta) ** 2])
     return covariances(A, B_model, B_robust, transform)
+
+
+def meat_weights(w, weight_kind: str):
+    """The row weights of the robust meat: w² for prior weights, w for frequency
+    weights (:func:`sandwich`)."""
+    if weight_kind not in ("prior", "freq"):
+        raise ValueError(f"weight_kind must be 'prior' or 'freq', got {weight_kind!r}")
+    return w * w if weight_kind == "prior" else w
 
 
 #: an eigenvalue of the unit-diagonal A below this is a direction without curvature
@@ -106,17 +120,29 @@ def null_eta(family: Family, y, w, has_intercept: bool) -> float:
     return family.intercept_only_eta(ybar)
 
 
-def bernoulli_loglik(family: Family, y, eta, w) -> float:
-    """Σ wᵢ [yᵢ ln p̂ᵢ + (1 − yᵢ) ln(1 − p̂ᵢ)], p̂ clipped to [0, 1].
+def bernoulli_loglik(family: Family, y, eta, w, weight_kind: str = "freq") -> float:
+    """The Bernoulli log-likelihood of p̂ (clipped to [0, 1]).
 
-    Defined for every family (a comparable logLik/AIC); the maximised
-    likelihood only for ``entropy``.
+    Frequency weights: Σ wᵢ [yᵢ ln p̂ᵢ + (1 − yᵢ) ln(1 − p̂ᵢ)].  Prior weights:
+    R's binomial()$aic, Σ_{wᵢ>0} log dbinom(round(wᵢyᵢ), round(wᵢ), p̂ᵢ) (R
+    reads a weighted 0/1 response as round(w) trials; R rounds half to even,
+    as numpy does): the same for integer weights, and a row of weight below
+    ½ contributes nothing.  Defined for every family (a comparable
+    logLik/AIC); the maximised likelihood only for ``entropy``.
     """
     p, q = family.posterior_pair(eta)
     p, q = np.clip(p, 0.0, 1.0), np.clip(q, 0.0, 1.0)
-    with np.errstate(divide="ignore"):
-        ll = xlogy(y, p) + xlogy(1.0 - y, q)
-    return float(w @ ll)
+    if weight_kind == "freq":
+        with np.errstate(divide="ignore"):
+            ll = xlogy(y, p) + xlogy(1.0 - y, q)
+        return float(w @ ll)
+    trials = np.round(w)
+    successes = np.round(w * y)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ll = (gammaln(trials + 1.0) - gammaln(successes + 1.0)
+              - gammaln(trials - successes + 1.0)
+              + xlogy(successes, p) + xlogy(trials - successes, q))
+    return float(np.sum(ll[w > 0]))
 
 
 def wald_table(coef, cov, level: float = 0.95) -> dict[str, np.ndarray]:

@@ -29,7 +29,7 @@ from ..fitters.aliasing import (AliasCheck, Scatter, aliased_from_gram, aliased_
 from ..fitters.linear_algebra import solve_spd
 from ..fitters.uls import (LinearFit, _accept, _working_gram, working_scale, working_shift,
                            working_transform)
-from ..inference import bernoulli_loglik, covariances
+from ..inference import bernoulli_loglik, covariances, meat_weights
 from ..methods.uls import _R_EPS, _SEPARATION_SYMPTOM, _separation_possible
 from .frame import prepare_partitions
 from .packed import BLOCK_ROWS
@@ -124,7 +124,7 @@ def _setup_sums(part, family, centred: bool) -> dict:
     columns), counts, and risk, gradient, Σ w·g and the curvature range at β = 0."""
     acc = _Accumulator(part.n_columns)
     buf, _ = _buffers(part)
-    n_pos = 0
+    n_pos = n_positive = 0
     wsum = wy = loss = gsum = 0.0
     h0_min, h0_max = np.inf, -np.inf
     scatter = None
@@ -135,6 +135,7 @@ def _setup_sums(part, family, centred: bool) -> dict:
         eta = np.zeros(len(y))
         n_pos += int(np.sum(y == 1))
         wsum += float(ww.sum())
+        n_positive += int(np.count_nonzero(ww))
         wy += float(ww @ y)
         loss += float(ww @ family.loss(y, eta))
         wg = ww * family.gradient(y, eta)
@@ -147,7 +148,8 @@ def _setup_sums(part, family, centred: bool) -> dict:
     out = acc.result(("grad",))
     out.update({"n_input": part.n_input, "n_dropped": part.n_dropped,
                 "na_counts": part.na_counts, "n_used": part.n, "n_pos": n_pos,
-                "wsum": wsum, "wy": wy, "loss": loss, "gsum": gsum, "scatter": scatter,
+                "wsum": wsum, "n_positive": n_positive, "wy": wy, "loss": loss, "gsum": gsum,
+                "scatter": scatter,
                 "h0_min": h0_min, "h0_max": h0_max})
     return out
 
@@ -179,7 +181,7 @@ def _newton_sums(part, beta, family, shift=None) -> dict:
     return out
 
 
-def _final_sums(part, beta, family, eta0: float, shift=None) -> dict:
+def _final_sums(part, beta, family, eta0: float, shift=None, weight_kind="prior") -> dict:
     """The sandwich pieces (working design), deviances, log-likelihood and extremes
     of p̂ at β."""
     acc = _Accumulator(part.n_columns)
@@ -199,7 +201,7 @@ def _final_sums(part, beta, family, eta0: float, shift=None) -> dict:
         extreme = np.where(saturated, np.inf, np.minimum(p, q))
         totals["divergence"] += float(ww @ family.divergence(y, eta))
         totals["null_divergence"] += float(ww @ family.divergence(y, np.full(len(y), eta0)))
-        totals["loglik"] += bernoulli_loglik(family, y, eta, ww)
+        totals["loglik"] += bernoulli_loglik(family, y, eta, ww, weight_kind)
         g = family.gradient(y, eta)
         acc.vector("grad", piece, X.T @ (ww * g))
         h_a = ww * family.hessian(y, eta)
@@ -208,7 +210,8 @@ def _final_sums(part, beta, family, eta0: float, shift=None) -> dict:
         acc.gram("A", piece, gram_a)
         acc.gram("B_model", piece, gram_a if np.array_equal(h_model, h_a)
                  else _scaled_gram(X, h_model, scratch))
-        acc.gram("B_robust", piece, _scaled_gram(X, ww * g ** 2, scratch))
+        acc.gram("B_robust", piece, _scaled_gram(X, meat_weights(ww, weight_kind) * g ** 2,
+                                                 scratch))
         pq_min = min(pq_min, float(np.min(extreme, initial=np.inf)))
         n_extreme += int(np.sum(extreme < _SEPARATION_SYMPTOM))
         lpm_outside += int(np.sum((fitted < 0) | (fitted > 1)))
@@ -285,8 +288,9 @@ def fit_linear_dask(spec: FitSpec, *, solver: str = "corrective", tol: float = 1
     run.newton(tol, maxiter)
     ybar = setup["wy"] / setup["wsum"]
     eta0 = family.intercept_only_eta(ybar) if parts.design.has_intercept else 0.0
-    fit, covariance, final = run.finish(eta0)
-    stats = {"wsum": setup["wsum"], "n_used": setup["n_used"], "n_input": setup["n_input"],
+    fit, covariance, final = run.finish(eta0, spec.weight_kind)
+    stats = {"wsum": setup["wsum"], "n_positive": setup["n_positive"],
+             "n_used": setup["n_used"], "n_input": setup["n_input"],
              "n_dropped": setup["n_dropped"], "deviance": 2.0 * final["divergence"],
              "null_deviance": 2.0 * final["null_divergence"], "loglik": final["loglik"],
              "pq_min": final["pq_min"], "n_extreme": final["n_extreme"],
@@ -298,7 +302,7 @@ def fit_linear_dask(spec: FitSpec, *, solver: str = "corrective", tol: float = 1
     result = DaskLinearResult(fit=fit, covariance=covariance, separation=None, stats=stats,
                               partitioned=parts, formula=spec.formula, family=family,
                               design=parts.design, response=parts.response, call=spec.call,
-                              na_factors=na_factors)
+                              na_factors=na_factors, weight_kind=spec.weight_kind)
     _warn(result, family, tol, on_separation)
     return result
 
@@ -374,12 +378,12 @@ class _Run:
                 return
             self.beta, self.risk = candidate, risk_new
 
-    def finish(self, eta0):
+    def finish(self, eta0, weight_kind="prior"):
         """The final pass: the LinearFit, the covariances (mapped back from the working
         design) and the final sums."""
         keep, sub = self.keep, self.sub
         final = reduce_sums(self.frames, _final_sums, self.full(self.beta), self.family, eta0,
-                            self.shift)
+                            self.shift, weight_kind)
         self.passes += 1
         proto = LinearFit(coef=None, aliased=self.check.aliased, eta=None, iterations=0,
                           converged=False, max_edge=np.nan, solver="corrective", risk_path=None,

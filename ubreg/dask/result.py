@@ -55,7 +55,13 @@ class DaskLinearResult(LinearResult):
     # ---- statistics from the sums ---------------------------------------
     @property
     def nobs(self) -> float:
-        return float(self._stats["wsum"])
+        if self.weight_kind == "freq":
+            return float(self._stats["wsum"])
+        return float(self._stats.get("n_positive", self._stats["wsum"]))
+
+    @property
+    def n_rows(self) -> int:
+        return int(self._stats["n_used"])
 
     @property
     def n_dropped(self) -> int:

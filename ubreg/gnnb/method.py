@@ -57,6 +57,12 @@ def fit_gnnb(spec: FitSpec, *, k: int = 10, epsilon: float = 0.5, T: int | None 
 
     Notes
     -----
+    Row weights: ``ubreg.fit(..., weights=w)`` (prior weights) and
+    ``freq_weights=w`` (frequency weights) are both accepted and fit the same
+    model: Algorithm 1 has no example weights, so each row is repeated by its
+    integer weight (0 removes it).  They differ in ``nobs``: the rows of
+    non-zero weight, or Σ w.
+
     The weights follow eq. (11) exactly for families with an unbounded link
     (entropy, entropy2, matsushita, mu, power) and for gini (Table 1, row A,
     the linear update also outside [0, 1/b_φ]).  For a bounded link (logcosh,
@@ -152,7 +158,8 @@ def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, st
         epsilon=float(epsilon), T=int(T if T is not None else m), chooser=chooser,
         index=row_index, n_input=mf.n_input, dropped=mf.dropped, na_factors=mf.na_factors,
         fit_seconds=seconds, order=order,
-        weighted_rows=len(mf.index) if spec.weights is not None else None)   # index.X is in this order: Lemma 3 needs Y[order]
+        weighted_rows=len(mf.index) if spec.weights is not None else None,
+        positive_rows=int(np.count_nonzero(mf.weights)) if spec.weights is not None else None)   # index.X is in this order: Lemma 3 needs Y[order]
 
 
 #: a 64-bit process cannot address more bytes than this (a hard limit under any cap)

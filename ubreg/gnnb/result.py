@@ -54,8 +54,11 @@ class GNNBResult:
         Class levels; the columns of ``predict(type="response")``.
     k, epsilon, T, chooser : the options of Algorithm 1
     nobs : int
-        Training rows used (with frequency weights: rows repeated by their
-        integer weights, so Σ w).  ``n_dropped``: rows dropped for NA.
+        Observations: the rows used; with frequency weights (``freq_weights=``)
+        Σ w, with prior weights (``weights=``) the rows of non-zero weight, as
+        every method counts them.  Either way the fit repeats each row by its
+        integer weight (``n_training_rows`` copies).  ``n_dropped``: rows
+        dropped for NA.
     weighted_rows : int or None
         With frequency weights, the number of data rows before repetition.
     alpha : DataFrame (m, C)
@@ -69,7 +72,7 @@ class GNNBResult:
 
     def __init__(self, *, method, formula, family, call, design, response, preprocessor, blocks,
                  codes, Y, k, epsilon, T, chooser, index, n_input, dropped, na_factors=(),
-                 fit_seconds=float("nan"), order=None, weighted_rows=None):
+                 fit_seconds=float("nan"), order=None, weighted_rows=None, positive_rows=None):
         self.method = method
         self.formula = formula
         self.family = family
@@ -94,6 +97,8 @@ class GNNBResult:
         #: with frequency weights: the number of data rows before each was
         #: repeated by its weight (None without weights)
         self.weighted_rows = weighted_rows
+        #: with weights: the number of data rows of non-zero weight
+        self.positive_rows = positive_rows
         self.ubreg_version = __version__
 
     # ---- basic facts ------------------------------------------------------
@@ -103,6 +108,14 @@ class GNNBResult:
 
     @property
     def nobs(self) -> int:
+        if getattr(self, "weight_kind", "freq") == "prior" and \
+                getattr(self, "positive_rows", None) is not None:
+            return int(self.positive_rows)
+        return len(self.codes)
+
+    @property
+    def n_training_rows(self) -> int:
+        """Rows the fit ran on (each row repeated by its integer weight)."""
         return len(self.codes)
 
     @property

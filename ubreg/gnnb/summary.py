@@ -56,7 +56,7 @@ class GNNBSummary:
             notes.append("Divide-and-conquer (Section 6.4): posteriors averaged over "
                          f"{len(r.blocks)} blocks; l(T,c) is the sum over the blocks, the other "
                          "per-class figures are block averages.")
-        repeated = max(r.nobs - len(np.unique(b.index.X, axis=0)) for b in r.blocks)
+        repeated = max(len(r.codes) - len(np.unique(b.index.X, axis=0)) for b in r.blocks)
         if repeated:
             notes.append(f"{repeated} training row(s) repeat another in the distance space. The "
                          "risk is that of the leave-self-out neighbourhoods (an example is not "
@@ -64,15 +64,18 @@ class GNNBSummary:
                          "different h, so the risk can fall below the Lemma 3 optimum, which "
                          "bounds classifiers that are functions of x.")
         if getattr(r, "weighted_rows", None) is not None:
-            notes.append(f"Frequency weights: {r.weighted_rows} data rows, each repeated by its "
-                         f"weight, give the {r.nobs} training rows (Algorithm 1 has no example "
-                         "weights; weight 0 removes a row).")
+            kind = ("Frequency weights" if getattr(r, "weight_kind", "freq") == "freq"
+                    else "Weights (prior weights, repeated here)")
+            notes.append(f"{kind}: {r.weighted_rows} data rows, each repeated by its "
+                         f"weight, give the {len(r.codes)} training rows (Algorithm 1 has no "
+                         "example weights; weight 0 removes a row).")
         pre = r.preprocessor
         return {
             "call": r.call, "algorithm": algorithm, "family": r.family.describe(),
             "k": r.k, "T": r.T, "chooser": r.chooser,
             "epsilon": None if r.method == "unn" else r.epsilon,
-            "nobs": r.nobs, "n_classes": len(r.classes), "n_columns": len(pre.column_names),
+            "nobs": r.nobs, "training_rows": len(r.codes),
+            "n_classes": len(r.classes), "n_columns": len(pre.column_names),
             "blocks": len(r.blocks), "norm": pre.norm, "standardize": pre.standardize,
             "n_dropped": r.n_dropped, "h_star": r.blocks[0].fit.h_star,
             "hamming_risk": r.hamming_risk, "training_accuracy": r.training_accuracy,
@@ -99,7 +102,8 @@ class GNNBSummary:
         lines = ["", "Call:", f["call"], "",
                  (f"{f['algorithm']}, family: {f['family']}; k = {f['k']}, T = {f['T']}, "
                   f"chooser: {f['chooser']}{eps}"),
-                 (f"{f['nobs']} training rows, {f['n_classes']} classes, {f['n_columns']} "
+                 (f"{f['training_rows']} training rows, {f['n_classes']} classes, "
+                  f"{f['n_columns']} "
                   "distance column(s)"
                   + (f" in {f['blocks']} blocks ({f['norm']}-normalised)" if f["blocks"] > 1 else "")
                   + ("; predictors standardised" if f["standardize"] else "")),

@@ -53,7 +53,7 @@ def fit_udt(spec: FitSpec, *, min_split: int = 20, min_leaf: int = 7, max_depth:
                         na_counts=rf.na_counts, formula=spec.formula, family=spec.family,
                         design=rf.design, response=rf.response, y=rf.y, weights=rf.weights,
                         eta=np.zeros(len(rf.y)), index=rf.index, n_input=rf.n_input,
-                        dropped=rf.dropped, call=spec.call)
+                        dropped=rf.dropped, call=spec.call, weight_kind=spec.weight_kind)
     result.training_leaf = tree.apply(columns)
     result.eta = result._by_leaf(result.training_leaf, "link")
     return result

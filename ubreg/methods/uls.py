@@ -80,7 +80,7 @@ def fit_linear(spec: FitSpec, *, solver: str = "corrective", tol: float = 1e-10,
     Xk = mf.X if keep.all() else mf.X[:, keep]
     T = working_transform(result_fit, 1.0)          # patsy's intercept column is 1
     cov = sandwich(working_design(mf.X, result_fit), mf.y, mf.weights, result_fit.eta, family,
-                   transform=T)
+                   transform=T, weight_kind=spec.weight_kind)
     separation = None
     p, q = family.posterior_pair(result_fit.eta)
     extreme = np.minimum(p, q)
@@ -94,7 +94,8 @@ def fit_linear(spec: FitSpec, *, solver: str = "corrective", tol: float = 1e-10,
                           formula=spec.formula, family=family, design=mf.design,
                           response=mf.response, y=mf.y, weights=mf.weights, eta=result_fit.eta,
                           index=mf.index, n_input=mf.n_input, dropped=mf.dropped,
-                          call=spec.call, na_factors=mf.na_factors)
+                          call=spec.call, na_factors=mf.na_factors,
+                          weight_kind=spec.weight_kind)
     _warn_like_glm(result, on_separation, tol)
     return result
 

@@ -32,17 +32,24 @@ class Result(abc.ABC):
     ----------
     formula, family, method : the model as specified
     nobs : float
-        Σ of the frequency weights of the rows used (the row count when
-        unweighted); weight 2 counts a row twice, as a duplicated row would.
+        The number of observations.  With prior weights (``weights=``, R's
+        meaning) the rows used that have a non-zero weight (R's
+        ``nobs.glm``); with frequency weights (``freq_weights=``) Σ w, a
+        weight of 2 counting a row twice.  The row count when unweighted.
+    weight_kind : {"prior", "freq"}
+        What the weights mean (:func:`ubreg.fit`).
     n_dropped : int
         Rows dropped for missing values.
     """
 
     method: str = "?"
+    #: results pickled before weight kinds existed had frequency weights
+    weight_kind: str = "freq"
 
     def __init__(self, *, formula: str, family: Family, design: Design, response: Response,
                  y: np.ndarray, weights: np.ndarray, eta: np.ndarray, index: pd.Index,
-                 n_input: int, dropped: pd.Index, call: str, na_factors=()):
+                 n_input: int, dropped: pd.Index, call: str, na_factors=(),
+                 weight_kind: str = "prior"):
         self.formula = formula
         self.family = family
         self.design = design
@@ -55,6 +62,9 @@ class Result(abc.ABC):
         self.dropped = dropped
         self.call = call
         self.na_factors = list(na_factors)
+        if weight_kind not in ("prior", "freq"):
+            raise ValueError(f"weight_kind must be 'prior' or 'freq', got {weight_kind!r}")
+        self.weight_kind = weight_kind
         self.ubreg_version = __version__
 
     # ---- what each method provides --------------------------------------
@@ -77,7 +87,9 @@ class Result(abc.ABC):
     # ---- data-derived quantities ----------------------------------------
     @property
     def nobs(self) -> float:
-        return float(self.weights.sum())
+        if self.weight_kind == "freq":
+            return float(self.weights.sum())
+        return float(np.count_nonzero(self.weights))
 
     @property
     def n_dropped(self) -> int:
@@ -112,8 +124,13 @@ class Result(abc.ABC):
 
     @cached_property
     def loglik(self) -> float:
-        """Bernoulli log-likelihood of p̂ (the maximum only for entropy)."""
-        return bernoulli_loglik(self.family, self.y, self.eta, self.weights)
+        """Bernoulli log-likelihood of p̂ (the maximum only for entropy).
+
+        Prior weights: R's binomial()$aic, Σ_{wᵢ>0} log dbinom(round(wᵢyᵢ),
+        round(wᵢ), p̂ᵢ) (integer weights: Σ wᵢ[yᵢ ln p̂ᵢ + (1 − yᵢ) ln(1 − p̂ᵢ)]);
+        frequency weights: Σ wᵢ[yᵢ ln p̂ᵢ + (1 − yᵢ) ln(1 − p̂ᵢ)].
+        """
+        return bernoulli_loglik(self.family, self.y, self.eta, self.weights, self.weight_kind)
 
     @property
     def aic(self) -> float:
@@ -121,7 +138,16 @@ class Result(abc.ABC):
 
     @property
     def bic(self) -> float:
-        return -2.0 * self.loglik + np.log(self.nobs) * self.df_model
+        """−2 logLik + log(n) × parameters.  n is R's for prior weights (``BIC(glm)``
+        takes logLik's nobs, the rows of the fit *including* those of weight 0), Σ w
+        for frequency weights (statsmodels' ``bic_llf``)."""
+        n = self.nobs if self.weight_kind == "freq" else float(self.n_rows)
+        return -2.0 * self.loglik + np.log(n) * self.df_model
+
+    @property
+    def n_rows(self) -> int:
+        """Rows the fit used (complete rows), those of weight 0 included."""
+        return len(self.weights)
 
     # ---- prediction -------------------------------------------------------
     def predict(self, newdata=None, type: str = "response") -> pd.Series:

@@ -74,7 +74,8 @@ def fit_tboost(spec: FitSpec, *, t=None, rounds: int = 20, learner: str = "trees
 
     Notes
     -----
-    Frequency weights (``weights=`` of :func:`ubreg.fit`) enter as
+    Row weights (``weights=`` or ``freq_weights=`` of :func:`ubreg.fit`: the same
+    fit, they differ only in ``nobs``) enter as
     :func:`ubreg.tempered.boost.normalise_weights` gives them (divided by a
     power of two, mean in [1, 2); all equal: the unweighted data): the fit
     does not depend on their scale, and the q, μ_j and r_j it records are
