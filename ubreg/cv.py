@@ -184,16 +184,12 @@ def cv(formula: str, data, family=None, method: str = "uls", folds: int = 10,
         held-out part), their mean ± SE (SE = sd/√K), the pooled out-of-fold
         metrics and predictions.
     """
-    from .fit import fit  # late: ubreg.fit imports the method registry
+    from .fit import fit, resolve_weights  # late: ubreg.fit imports the method registry
     from .families import resolve_family
     from .dask.parallel import record_warnings, reissue_warnings
 
     data = as_frame(data, "data")
-    if weights is not None and freq_weights is not None:
-        raise ValueError("give weights= (prior weights, as R's glm) or freq_weights= "
-                         "(frequency weights: weight 2 = the row twice), not both")
-    weight_name = "weights" if freq_weights is None else "freq_weights"
-    weights = weights if freq_weights is None else freq_weights
+    weights, kind = resolve_weights(weights, freq_weights)
     fam = ([resolve_family(f) for f in family] if isinstance(family, (list, tuple))
            else resolve_family(family))
     frame = data.reset_index(drop=True)       # a new frame: positions as labels
@@ -258,7 +254,8 @@ def cv(formula: str, data, family=None, method: str = "uls", folds: int = 10,
         predictions = pd.DataFrame(oof, index=index, columns=classes)
     else:
         predictions = pd.Series(oof, index=index, name="cv_response")
-    full = fit(formula, data, **{weight_name: weights}, **fit_kw) if refit else None
+    weight_arg = {"weights" if kind == "prior" else "freq_weights": weights}
+    full = fit(formula, data, **weight_arg, **fit_kw) if refit else None
     return CVResult(folds=table, mean=mean, se=se, pooled=classification_metrics(y_oof, oof, w),
                     predictions=predictions, fold=pd.Series(fold + 1, index=index, name="fold"),
                     model=full, formula=formula, method=method, family=fam, seed=seed,

@@ -110,6 +110,22 @@ def _call_string(formula, family, method, weights, options, family_given=True,
     return f"ubreg.fit({', '.join(parts)})"
 
 
+def resolve_weights(weights, freq_weights) -> tuple[object, str]:
+    """(the weights given, "prior" or "freq"); giving both kinds is an error."""
+    if weights is not None and freq_weights is not None:
+        raise ValueError("give weights= (prior weights, as R's glm) or freq_weights= "
+                         "(frequency weights: weight 2 = the row twice), not both")
+    return (weights, "prior") if freq_weights is None else (freq_weights, "freq")
+
+
+def _checked_trusted(trusted) -> bool:
+    """``trusted`` switches the formula check off, so only a real bool may do it:
+    ``bool("no")`` is True."""
+    if not isinstance(trusted, bool):
+        raise TypeError(f"trusted must be True or False, got {trusted!r}")
+    return trusted
+
+
 def fit(formula: str, data, family=None, method: str = "uls", weights=None,
         na_action: str = "drop", positive=None, trusted: bool = False, freq_weights=None,
         **options):
@@ -128,22 +144,14 @@ def fit(formula: str, data, family=None, method: str = "uls", weights=None,
         ``"uls"`` (linear separator by ULS, paper 000 Algorithm 1); other
         methods as they are registered (:data:`METHODS`).
     weights : array-like or str, optional
-        Prior weights, as R's ``glm(weights = w)`` (one non-negative value per
-        row, or the name of a column holding them): they weight each row's
-        loss; ``nobs`` and the degrees of freedom count the rows of non-zero
-        weight; the robust covariance is ``sandwich::vcovHC(type = "HC0")``
-        of the weighted glm (meat Σ wᵢ² (yᵢ − p̂ᵢ)² xᵢxᵢᵀ); AIC and logLik
-        are R's binomial()$aic (weights rounded: dbinom(round(w y),
-        round(w), p̂)).  Methods without example weights (gnnb, unn) repeat
-        each row by its integer weight.
+        R's prior weights (``glm(weights = w)``; values ≥ 0 or a column name):
+        ``nobs`` and df count the rows of non-zero weight, HC0 meat Σ wᵢ² rᵢ²
+        xᵢxᵢᵀ, AIC/logLik R's binomial()$aic.  gnnb/unn repeat rows by weight.
     freq_weights : array-like or str, optional
-        Frequency weights (statsmodels' name): a row of weight 2 is the row
-        twice.  The same fit as ``weights``; ``nobs`` = Σ w, the degrees of
-        freedom Σ w − rank, the HC0 meat Σ wᵢ (yᵢ − p̂ᵢ)² xᵢxᵢᵀ (that of the
-        repeated rows; statsmodels' ``GLM(freq_weights=...).fit(cov_type="HC0")``
-        when every weight is ≥ 1 — statsmodels' HC0 is NaN for a zero
-        frequency weight, here such a row counts as absent).  Give either
-        ``weights`` or ``freq_weights``, not both.
+        Frequency weights (statsmodels' name): weight 2 is the row twice.
+        The same fit; ``nobs`` = Σ w, df Σ w − rank, HC0 meat Σ wᵢ (yᵢ − p̂ᵢ)²
+        xᵢxᵢᵀ (statsmodels' ``GLM(freq_weights=...)`` HC0, which is NaN for a
+        zero weight: here such a row counts as absent).  Not with ``weights``.
     na_action : {"drop", "raise"}
         Drop rows with NA in a model variable (counted in the summary), or
         refuse them.
@@ -167,19 +175,8 @@ def fit(formula: str, data, family=None, method: str = "uls", weights=None,
         For ``uls`` a :class:`~ubreg.results.linear.LinearResult`.
     """
     family_given = family is not None
-    if weights is not None and freq_weights is not None:
-        raise ValueError("give weights= (prior weights, as R's glm) or freq_weights= "
-                         "(frequency weights: weight 2 = the row twice), not both")
-    weight_kind = "freq" if freq_weights is not None else "prior"
-    if freq_weights is not None:
-        weights = freq_weights
-    if isinstance(family, (list, tuple)):
-        # a bag of families, for the adaptive strategies of boosting (paper 000 §7)
-        family = [resolve_family(f) for f in family]
-        if not family:
-            raise ValueError("family is an empty list")
-    else:
-        family = resolve_family(family)
+    weights, weight_kind = resolve_weights(weights, freq_weights)
+    family = _resolve_families(family)
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; available: {sorted(METHODS)}")
     func = METHODS[method]
@@ -190,7 +187,7 @@ def fit(formula: str, data, family=None, method: str = "uls", weights=None,
             raise _unknown_options(label, unknown, accepted)
     call = _call_string(formula, family, method, weights, options, family_given, weight_kind)
     spec = FitSpec(formula=formula, data=data, family=family, weights=weights,
-                   na_action=na_action, positive=positive, call=call, trusted=bool(trusted),
+                   na_action=na_action, positive=positive, call=call, trusted=_checked_trusted(trusted),
                    family_given=family_given, weight_kind=weight_kind)
     if not hasattr(func, "_ubreg_in_memory"):
         # a method ubreg.dask has not wrapped (e.g. put into METHODS directly)
@@ -207,6 +204,16 @@ def fit(formula: str, data, family=None, method: str = "uls", weights=None,
             raise _unknown_options(label, [match.group(1)]) from None
         raise
     return _with_weight_kind(result, weight_kind)
+
+
+def _resolve_families(family):
+    """One family, or a bag of them (the adaptive strategies of boosting, paper 000 §7)."""
+    if not isinstance(family, (list, tuple)):
+        return resolve_family(family)
+    family = [resolve_family(f) for f in family]
+    if not family:
+        raise ValueError("family is an empty list")
+    return family
 
 
 def _with_weight_kind(result, weight_kind: str):
