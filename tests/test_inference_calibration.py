@@ -14,14 +14,19 @@ intervals cover 45-70% of the time.
 
 Tolerances: with S replications a rate estimated around 0.95 has binomial
 standard error √(0.95·0.05/S) (0.018 at S = 150, 0.034 at S = 40).  A check
-passes when |rate − nominal| ≤ 0.025 + 3.29 SE: 3.29 SE is the two-sided
-0.1% normal quantile (the 36 checks together fail by chance with probability
-≈ 4%, and the seeds are fixed, so the outcome is reproducible), and 0.025 is
-the finite-sample departure of Wald intervals at n = 200 that a larger
-simulation (S = 2000 per family, see the module's ``simulate``) shows: the
-largest measured departures were 0.02 (HC0 at n = 200 is known to be
-anti-conservative).  The slow families (numerical posteriors) run fewer
-replications; their bounds widen accordingly.
+passes when |rate − nominal| ≤ δ + 3.29 SE: 3.29 SE is the two-sided 0.1%
+normal quantile (the 44 checks together fail by chance with probability
+≈ 4%; the seeds are fixed, so the outcome is reproducible), and δ is the
+finite-sample departure of Wald intervals at n = 200, which a larger run of
+``simulate`` (S = 2000 per family, outside CI) measured: at most 0.024 for
+every family and covariance (power v = 0.3: rejection 0.030; tempered t = −1:
+0.068; exponential, model-based: coverage 0.974) except AdaBoost's exponential
+loss with HC0, whose heavy-tailed scores make it anti-conservative (coverage
+0.908 at n = 200, 0.939 at n = 1000).  So δ = 0.025, and 0.05 for
+that one case.  The slow families (numerical posteriors) run fewer
+replications; their bounds widen accordingly.  Before the saturated rows had
+zero curvature, logcosh covered 0.62 and tempered t = 0 0.68 here, and
+tempered t = −1 did not converge.
 """
 import warnings
 
@@ -84,17 +89,18 @@ def simulate(family, S, seed=0, n=N):
             "reject": {k: v / S for k, v in reject.items()}, "saturated": saturated / S}
 
 
-def _bound(S, rate):
-    return 0.025 + 3.29 * np.sqrt(rate * (1.0 - rate) / S)
+def _bound(S, rate, delta):
+    return delta + 3.29 * np.sqrt(rate * (1.0 - rate) / S)
 
 
 @pytest.mark.parametrize("family,S", CASES, ids=[f.describe() for f, _ in CASES])
 def test_wald_coverage_and_null_rejection(family, S):
     out = simulate(family, S, seed=2024)
     for kind in ("model", "robust"):
+        delta = 0.05 if (family.name, kind) == ("exponential", "robust") else 0.025
         cover, reject = out["cover"][kind], out["reject"][kind]
-        assert abs(cover - 0.95) <= _bound(S, 0.95), (kind, cover)
-        assert abs(reject - 0.05) <= _bound(S, 0.05), (kind, reject)
+        assert abs(cover - 0.95) <= _bound(S, 0.95, delta), (kind, cover)
+        assert abs(reject - 0.05) <= _bound(S, 0.05, delta), (kind, reject)
     if np.isfinite(getattr(family, "link_domain", (0, np.inf))[1]) and family.name != "gini":
         assert out["saturated"] > 0.05          # the saturating case is exercised
     else:
