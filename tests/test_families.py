@@ -269,7 +269,10 @@ def test_bounded_domain_saturates(make):
     assert float(fam.F(hi)) == pytest.approx(0.0, abs=1e-12)
     assert float(fam.F(lo)) == pytest.approx(-lo / fam.b, rel=1e-9)
     # saturated rows: posterior exactly 0 or 1, the loss affine, no curvature
-    assert fam.saturated(np.r_[z, -z, hi, lo]).all() and not fam.saturated(0.5 * hi)
+    assert fam.saturated(np.r_[z, -z]).all() and not fam.saturated(np.r_[0.5 * hi, hi, lo]).any()
+    # at the ends themselves the curvature is its limit from inside (not the 0 past them)
+    ends = fam.hessian_eta(np.r_[lo, hi])
+    assert np.all(np.isfinite(ends)) and np.all(ends > 0)
     np.testing.assert_array_equal(fam.hessian_eta(np.r_[z, -z]), 0.0)
     assert float(fam.hessian_eta(0.5 * hi)) > 0
 

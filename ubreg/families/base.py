@@ -249,7 +249,13 @@ class PermissibleFamily(Family):
         if self.extends_past_domain:
             return np.zeros(eta.shape, dtype=bool)
         p, q = self.posterior_pair(eta)
-        return (p <= 0.0) | (q <= 0.0)
+        return ((p <= 0.0) | (q <= 0.0)) & ~self._at_domain_end(eta)
+
+    def _at_domain_end(self, eta):
+        """η exactly at an end of the link domain, where the curvature is taken as its
+        limit from inside (a grid that includes the ends sees sup 1/φ'')."""
+        lo, hi = self.link_domain
+        return (eta == lo) | (eta == hi)
 
     def divergence(self, y, eta):
         """D_φ(yᵢ‖p̂ᵢ) with p̂ = ∇φ⁻¹(η) the posterior (docs/math.md §3), per row.
@@ -270,7 +276,8 @@ class PermissibleFamily(Family):
         """1/φ''(∇φ⁻¹(η)), the curvature of the loss in η (docs/math.md §3).
 
         A saturated row (:meth:`saturated`: past a bounded link's domain,
-        where the loss is affine) has curvature 0: that is the second
+        where the loss is affine; at the domain's end itself, the limit from
+        inside) has curvature 0: that is the second
         derivative of the loss there, what the sandwich's bread
         A = Σ wᵢ xᵢxᵢᵀ ℓ''ᵢ needs (the boundary's curvature would make the
         Wald intervals of a saturating family far too narrow), and what
@@ -285,7 +292,8 @@ class PermissibleFamily(Family):
             h = 1.0 / self.d2phi(small)
         if self.extends_past_domain:
             return h
-        return np.where(small > 0.0, h, 0.0)      # saturated (the posterior at the clipped η)
+        # saturated: the posterior at the clipped η is 0 or 1, and η is not the end itself
+        return np.where((small > 0.0) | self._at_domain_end(eta), h, 0.0)
 
     def score_variance(self, eta):
         """p(1 − p): Var(y − p) under the fitted posterior."""

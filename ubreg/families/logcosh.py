@@ -193,10 +193,10 @@ class LogCosh(PermissibleFamily):
         return np.where(inside, val, super().F(z))
 
     def hessian_eta(self, eta):
-        """1/φ''(∇φ⁻¹(η)) = 1/(k(1 − η²)) inside the link domain, 0 from its ends on,
+        """1/φ''(∇φ⁻¹(η)) = 1/(k(1 − η²)) on the closed link domain, 0 past its ends,
         where the posterior is saturated at 0 or 1 and the loss is affine
         (:meth:`PermissibleFamily.hessian_eta`)."""
         eta = _as_float(eta)
-        inside = np.abs(eta) < self._T
+        inside = np.abs(eta) <= self._T          # the ends: the limit from inside
         e = np.where(inside, eta, 0.0)
         return np.where(inside, 1.0 / (self._k * (1.0 - e) * (1.0 + e)), 0.0)

@@ -269,7 +269,7 @@ class Tempered(PermissibleFamily):
         else:
             with np.errstate(over="ignore", under="ignore"):
                 h = np.exp(np.minimum(-self._log_d2phi(small), 700.0))
-        return np.where(small > 0.0, h, 0.0)
+        return np.where((small > 0.0) | self._at_domain_end(eta), h, 0.0)
 
     def dphi_inv(self, eta):
         """∇φ⁻¹(η): the small-side root for η ≤ 0, 1 − root(−η) above."""
