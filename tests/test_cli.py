@@ -209,3 +209,52 @@ def test_progress_helper_draws_on_a_fake_terminal_only(capsys, monkeypatch):
     # the environment variable overrides the terminal test
     monkeypatch.setenv("UBREG_PROGRESS", "0")
     assert progress(items, desc="env") is items
+
+
+# --- no option may switch a safety check off; option values are parsed strictly ----------
+@pytest.mark.parametrize("value", ["true", "no", "1", "yes", "0", "False", "maybe"])
+def test_trusted_cannot_be_given_on_the_command_line(tmp_path, capsys, value):
+    csv = tmp_path / "pima.csv"
+    ubreg.datasets.load_pima().to_csv(csv, index=False)
+    target = tmp_path / "PWNED"
+    formula = f"diabetes ~ glucose + I(__import__('os').system('touch {target}'))"
+    assert main(["fit", formula, str(csv), "-o", f"trusted={value}"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "trusted" in err[0] and "command line" in err[0]
+    assert not target.exists()
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("corrective=yes", True), ("corrective=no", False), ("corrective=1", True),
+    ("corrective=0", False), ("corrective=TRUE", True), ("corrective=False", False)])
+def test_boolean_options_accept_the_six_spellings(tmp_path, monkeypatch, text, expected):
+    csv = tmp_path / "pima.csv"
+    ubreg.datasets.load_pima().to_csv(csv, index=False)
+    seen = {}
+
+    def spy(formula, data, **kwargs):
+        seen.update(kwargs)
+        raise UbregError("stop here")
+
+    monkeypatch.setattr(ubreg, "fit", spy)
+    assert main(["fit", "diabetes ~ glucose", str(csv), "-o", "learner=stumps",
+                 "-o", text]) == 2
+    assert seen["corrective"] is expected
+
+
+@pytest.mark.parametrize("text", ["corrective=maybe", "corrective=2", "corrective=none",
+                                  "corrective=0.5"])
+def test_a_boolean_option_refuses_anything_else(tmp_path, capsys, text):
+    csv = tmp_path / "pima.csv"
+    ubreg.datasets.load_pima().to_csv(csv, index=False)
+    assert main(["fit", "diabetes ~ glucose", str(csv), "-o", "learner=stumps",
+                 "-o", text]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "corrective" in err and "true/false/yes/no/1/0" in err
+
+
+@pytest.mark.parametrize("value", ["no", "yes", 1, 0, "True", None])
+def test_fit_takes_trusted_only_as_a_bool(value):
+    data = ubreg.datasets.load_pima()
+    with pytest.raises(TypeError, match="trusted must be True or False"):
+        ubreg.fit("diabetes ~ glucose", data, trusted=value)

@@ -8,6 +8,7 @@ or an empty string), when the traceback is printed too.
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import pathlib
 import re
@@ -127,15 +128,20 @@ def _fit(args) -> int:
         data = pd.read_csv(args.data)
     except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise UbregError(f"cannot read {args.data!r}: {exc}") from None
-    options = {}
+    options, raw = {}, {}
     for item in args.option or []:
         key, value = parse_option(item)
         if key in options:
             raise UbregError(f"--option {key} is given twice")
-        options[key] = value
-    for key in ("family", "method", "data", "formula", "weights", "freq_weights"):
+        options[key], raw[key] = value, item.partition("=")[2].strip().strip("'\"")
+    if "trusted" in options:
+        raise UbregError("--option trusted: the formula check cannot be switched off from the "
+                         "command line (trusted=True is for formulas you write yourself, in "
+                         "Python)")
+    for key in _FIT_ARGUMENTS:
         if key in options:
             raise UbregError(f"--option {key}=...: use the argument for {key}, not --option")
+    _strict_booleans(args.method, options, raw)
     if args.solver:
         if options.get("solver", args.solver) != args.solver:
             raise UbregError(f"--solver {args.solver} and --option solver={options['solver']} "
@@ -149,6 +155,49 @@ def _fit(args) -> int:
                       call=args.command_line, cv_risk=args.cv_risk)
         print(f"report: {path.resolve()}")
     return 0
+
+
+#: arguments of ubreg.fit that have their own command-line argument
+_FIT_ARGUMENTS = ("family", "method", "data", "formula", "weights", "freq_weights")
+_BOOLEANS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+
+
+def _defaults(func) -> dict:
+    try:
+        params = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        return {}
+    return {p.name: p.default for p in params if p.default is not p.empty}
+
+
+def _method_defaults(method: str, options: dict) -> dict:
+    """Default values of the options of ``method`` (for ``uls``, of the chosen learner)."""
+    from .fit import METHODS, ULS_LEARNERS
+    from .methods.uls import fit_linear
+
+    func = METHODS.get(method)
+    if func is None:
+        return {}
+    defaults = _defaults(func)
+    if method == "uls":
+        learner = options.get("learner", "linear")
+        inner = fit_linear if learner == "linear" else ULS_LEARNERS.get(learner)
+        if inner is not None:
+            defaults.update(_defaults(inner))
+    return defaults
+
+
+def _strict_booleans(method: str, options: dict, raw: dict) -> None:
+    """Read the options whose default is a bool from their text, strictly:
+    true/false/yes/no/1/0 (any case), anything else is an error naming the option."""
+    defaults = _method_defaults(method, options)
+    for key in options:
+        if isinstance(defaults.get(key), bool):
+            word = raw[key].lower()
+            if word not in _BOOLEANS:
+                raise UbregError(f"--option {key}={raw[key]}: {key} is a yes/no option; give one "
+                                 "of true/false/yes/no/1/0")
+            options[key] = _BOOLEANS[word]
 
 
 _INT = re.compile(r"[+-]?\d+")

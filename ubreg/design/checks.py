@@ -12,7 +12,7 @@ from patsy import PatsyError
 
 from ..errors import DataError, FormulaError, PredictionError
 from .namespace import _known_names
-from .safety import _formula_names
+from .safety import variable_names
 
 if TYPE_CHECKING:
     from .design import Design
@@ -43,7 +43,7 @@ def _check_real(data: pd.DataFrame, names, what="data"):
 def check_columns(design_info, data, what):
     missing = []
     for factor in design_info.factor_infos:
-        for name in _formula_names(factor.name()):
+        for name in variable_names(factor.code):
             if name not in data.columns and name not in _known_names():
                 missing.append(name)
     if missing:
@@ -64,7 +64,7 @@ def _check_numeric_columns(design_info, data: pd.DataFrame, label_levels: dict,
     for factor, info in design_info.factor_infos.items():
         if info.type != "numerical":
             continue
-        for name in sorted(_formula_names(factor.name())):
+        for name in sorted(variable_names(factor.code)):
             if name in label_levels or name not in data.columns:
                 continue
             col = data[name]

@@ -9,6 +9,7 @@ import patsy
 from patsy import NAAction, PatsyError
 
 from ..errors import DataError, PredictionError, UbregError
+from ..numerics.limits import check_allocation
 from .checks import (
     _as_categoricals,
     _check_finite,
@@ -18,7 +19,9 @@ from .checks import (
     as_frame,
     check_columns,
 )
+from .coerce import normalise_columns
 from .namespace import _dumps_design_info
+from .safety import variable_names
 
 __all__ = ['Design']
 
@@ -45,6 +48,12 @@ class _RecordingNAAction(NAAction):
             detail = ", ".join(f"{name!r} ({k} rows)" for name, k in self.na_factors)
             raise DataError(f"missing values (NA) in {detail} and na_action='raise'")
         return super().handle_NA(values, is_NAs, origins)
+
+
+def check_design_size(n_rows: int, n_columns: int, what: str = "the design matrix") -> None:
+    """Refuse a design of more than the memory cap (8 bytes an entry), before it
+    is built (:func:`ubreg.numerics.limits.check_allocation`)."""
+    check_allocation(8.0 * n_rows * n_columns, f"{what} ({n_rows} rows × {n_columns} columns)")
 
 
 class Design:
@@ -74,6 +83,13 @@ class Design:
     def has_intercept(self) -> bool:
         return "Intercept" in self.design_info.column_names
 
+    def variables(self) -> list[str]:
+        """The data variables the right-hand side reads."""
+        names: dict[str, None] = {}
+        for factor in self.design_info.factor_infos:
+            names.update(dict.fromkeys(sorted(variable_names(factor.code))))
+        return list(names)
+
     @property
     def factor_names(self) -> list[str]:
         return sorted({f.name() for t in self.design_info.terms for f in t.factors})
@@ -91,9 +107,11 @@ class Design:
         data = as_frame(data, "newdata")
         check_columns(self.design_info, data, "newdata")
         _check_real(data, data.columns, "newdata")
+        data = normalise_columns(data, self.variables())
         data = _check_numeric_columns(self.design_info, data, self.label_levels, "newdata")
         data = _as_categoricals(data, self.label_levels, "newdata")
         na = _RecordingNAAction("drop")
+        check_design_size(len(data), len(self.column_names), "the design matrix of newdata")
         try:
             (X,) = patsy.build_design_matrices([self.design_info], data, NA_action=na,
                                                return_type="matrix")

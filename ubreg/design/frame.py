@@ -10,6 +10,7 @@ import patsy
 from patsy import ModelDesc, PatsyError
 
 from ..errors import DataError, FormulaError
+from ..numerics.limits import check_allocation
 from .checks import (
     _as_categoricals,
     _check_finite,
@@ -18,9 +19,16 @@ from .checks import (
     _translate_patsy_error,
     as_frame,
 )
-from .design import Design, _RecordingNAAction
+from .coerce import normalise_columns
+from .design import Design, _RecordingNAAction, check_design_size
 from .namespace import _environment
-from .parse import _check_formula_names, expand_dot, parse_formula, response_values
+from .parse import (
+    _check_formula_names,
+    expand_dot,
+    formula_variables,
+    parse_formula,
+    response_values,
+)
 from .response import (
     Response,
     _check_weighted_classes,
@@ -30,7 +38,7 @@ from .response import (
     code_response_multiclass,
     is_na,
 )
-from .safety import _formula_names
+from .safety import variable_names
 
 __all__ = ['ModelFrame', 'build_model_frame']
 
@@ -74,8 +82,9 @@ def _prepare(formula, data, weights, na_action, trusted) -> tuple[pd.DataFrame, 
     if len(data) == 0:
         raise DataError("data has 0 rows")
     formula = expand_dot(formula, data.columns)
-    desc = parse_formula(formula)
+    desc = parse_formula(formula, data.columns)
     _check_formula_names(desc, data, formula, trusted)
+    data = normalise_columns(data, formula_variables(desc))
     w_full = check_weights(weights, data)
     name, yvals = response_values(desc, data, formula)
     check_response_finite(yvals, name)
@@ -84,6 +93,36 @@ def _prepare(formula, data, weights, na_action, trusted) -> tuple[pd.DataFrame, 
         raise DataError(f"missing values (NA) in response {name!r} ({int(y_na.sum())} rows) "
                         f"and na_action='raise'")
     return data, _Parsed(formula, desc, w_full, name, yvals, y_na)
+
+
+def _levels_of(factor, frame: pd.DataFrame) -> int:
+    """How many columns a factor can give at most: the levels of a categorical
+    variable it reads (``C(x)`` counts the distinct values of x), else 1."""
+    size = 1
+    coded = factor.code.lstrip().startswith(("C(", "_ubreg_fn_C("))
+    for name in variable_names(factor.code):
+        if name not in frame.columns:
+            continue
+        col = frame[name]
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            size = max(size, len(col.cat.categories))
+        elif coded:
+            size = max(size, int(col.nunique()))
+    return size
+
+
+def _check_estimated_size(terms, frame: pd.DataFrame) -> None:
+    """Refuse a design (or the contrast matrix of one of its factors) over the
+    memory cap before patsy allocates it: a factor of L levels makes patsy build
+    an L × L contrast matrix and the design L − 1 columns per term it enters."""
+    columns, widest = 0, 1
+    for term in terms:
+        sizes = [_levels_of(f, frame) for f in term.factors]
+        widest = max([widest, *sizes])
+        columns += int(np.prod(sizes, dtype=float)) if sizes else 1
+    check_design_size(len(frame), columns)
+    check_allocation(8.0 * widest * widest, f"the contrast matrix of a factor with {widest} "
+                     "levels")
 
 
 def build_model_frame(formula: str, data, weights=None, na_action: str = "drop",
@@ -102,13 +141,17 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "drop",
     name, yvals, y_na = parsed.response_name, parsed.response_values, parsed.response_na
     rhs = ModelDesc([], desc.rhs_termlist)
     frame = data if not y_na.any() else data.loc[~y_na]
-    used = set().union(*[_formula_names(f.code) for t in desc.rhs_termlist for f in t.factors])
+    used = set().union(*[variable_names(f.code) for t in desc.rhs_termlist for f in t.factors])
     _check_real(frame, used)
     label_levels = _label_levels(frame, sorted(used))
     frame = _as_categoricals(frame, label_levels, "data")
+    _check_estimated_size(rhs.rhs_termlist, frame)
     na = _RecordingNAAction(na_action)
     try:
-        X = patsy.dmatrix(rhs, frame, eval_env=_environment(), NA_action=na, return_type="matrix")
+        (info,) = patsy.design_matrix_builders([rhs.rhs_termlist], lambda: iter([frame]),
+                                               _environment(), NA_action=na)
+        check_design_size(len(frame), len(info.column_names))
+        (X,) = patsy.build_design_matrices([info], frame, NA_action=na, return_type="matrix")
     except PatsyError as exc:
         raise _translate_patsy_error(exc, None, predicting=False) from None
     except DataError:

@@ -14,32 +14,57 @@ import pickle
 import numpy as np
 from patsy import EvalEnvironment
 
-__all__ = ['FORMULA_NAMESPACE']
+from . import transforms
+
+__all__ = ["FORMULA_NAMESPACE", "NUMPY_FUNCTIONS", "TRANSFORMS", "ESCAPE"]
 
 
-#: names a formula may use besides the data's columns
-FORMULA_NAMESPACE = {
-    "np": np,
+#: numpy ufuncs a formula may call by bare name
+NUMPY_FUNCTIONS = {
     "log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p,
     "exp": np.exp, "expm1": np.expm1, "sqrt": np.sqrt, "abs": np.abs,
 }
 
+#: stateful transforms, skipping missing values as R's do (:mod:`.transforms`)
+TRANSFORMS = {"center": transforms.center, "standardize": transforms.standardize,
+              "scale": transforms.scale, "bs": transforms.bs, "cr": transforms.cr,
+              "cc": transforms.cc}
+
+#: names a formula may use besides the data's columns
+FORMULA_NAMESPACE = {"np": np, **NUMPY_FUNCTIONS, **TRANSFORMS}
 
 _PATSY_BUILTINS: dict = {}
 exec("from patsy.builtins import *", {}, _PATSY_BUILTINS)
 
+#: prefix of the second name under which every function of a formula is reachable: a
+#: column called ``C`` or ``log`` hides the function of that name from patsy, so a call
+#: ``C(g)`` is evaluated as ``_ubreg_fn_C(g)`` when the data have such a column
+ESCAPE = "_ubreg_fn_"
+
+
+def _lookup(name: str):
+    """The object a formula name stands for (``None`` if it is not one of ours)."""
+    if name.startswith(ESCAPE):
+        name = name[len(ESCAPE):]
+    if name in FORMULA_NAMESPACE:
+        return FORMULA_NAMESPACE[name]
+    return _PATSY_BUILTINS.get(name)
+
+
+def _namespace() -> dict:
+    names = {**_PATSY_BUILTINS, **FORMULA_NAMESPACE}
+    return {**FORMULA_NAMESPACE, **{ESCAPE + k: v for k, v in names.items()}}
+
 
 def _environment() -> EvalEnvironment:
-    return EvalEnvironment([dict(FORMULA_NAMESPACE)])
+    return EvalEnvironment([_namespace()])
 
 
 def _restore_environment(names):
     ns = {}
     for name in names:
-        if name in FORMULA_NAMESPACE:
-            ns[name] = FORMULA_NAMESPACE[name]
-        elif name in _PATSY_BUILTINS:
-            ns[name] = _PATSY_BUILTINS[name]
+        if _lookup(name) is not None:
+            ns[name] = _lookup(name)
         elif hasattr(builtins, name):
             ns[name] = getattr(builtins, name)
     return EvalEnvironment([ns])
@@ -62,7 +87,8 @@ class _DesignPickler(pickle.Pickler):
             names = sorted({k for ns in obj._namespaces for k in ns})
             return _restore_environment, (names,)
         cls = type(obj)
-        if cls.__module__.startswith("patsy.") and hasattr(obj, "__dict__") and not isinstance(obj, type):
+        ours = cls.__module__.startswith(("patsy.", "ubreg.design."))
+        if ours and hasattr(obj, "__dict__") and not isinstance(obj, type):
             return _new_patsy_object, (cls,), dict(obj.__dict__)
         return NotImplemented
 

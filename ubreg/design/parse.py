@@ -2,7 +2,9 @@
 """
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 
 import numpy as np
 import pandas as pd
@@ -10,7 +12,8 @@ from patsy import ModelDesc, PatsyError
 
 from ..errors import FormulaError
 from .namespace import _PATSY_BUILTINS, _environment, _known_names
-from .safety import _formula_names, check_formula_code
+from .safety import check_formula_code, variable_names
+from .terms import nfkc, quoted_name, rewrite_terms
 
 __all__ = ['expand_dot', 'parse_formula', 'response_values']
 
@@ -44,52 +47,159 @@ def _sub_dot(rhs: str, replacement: str) -> tuple[str, int]:
     return "".join(pieces), count
 
 
+def _split_tilde(formula: str) -> tuple[str, str] | None:
+    """(left, right) of the first ``~`` outside string literals (``Q("a~b")``)."""
+    for start, end in _outside_strings(formula):
+        at = formula.find("~", start, end)
+        if at >= 0:
+            return formula[:at], formula[at + 1:]
+    return None
+
+
+_FLAT_TERMS = 100
+
+
+def _balanced_sum(terms: list[str]) -> str:
+    """``t1 + t2 + ...``, flat up to 100 terms, beyond that parenthesised as a balanced
+    tree of flat sums: patsy evaluates a formula recursively, so a flat sum of
+    10 000 columns would exhaust Python's stack."""
+    if len(terms) <= _FLAT_TERMS:
+        return " + ".join(terms)
+    chunks = [" + ".join(terms[i:i + _FLAT_TERMS]) for i in range(0, len(terms), _FLAT_TERMS)]
+
+    def tree(parts):
+        if len(parts) == 1:
+            return f"({parts[0]})"
+        half = len(parts) // 2
+        return f"({tree(parts[:half])} + {tree(parts[half:])})"
+
+    return tree(chunks)
+
+
+_CALL_BEFORE = frozenset({")", "]"})
+
+
+def _formula_carets(formula: str) -> str:
+    """R's ``^`` between terms as patsy's ``**``; a ``^`` inside a function call's
+    parentheses is Python code of a term (:mod:`~ubreg.design.terms` reads it as
+    a power)."""
+    if "^" not in formula:
+        return formula
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(formula).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return formula
+    starts = [0]
+    for line in formula.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    stack, pieces, last, previous = [], [], 0, None
+    for tok in tokens:
+        if tok.type == tokenize.OP and tok.string in "([":
+            call = previous is not None and (previous.type == tokenize.NAME
+                                             or previous.string in _CALL_BEFORE)
+            stack.append(call or tok.string == "[")
+        elif tok.type == tokenize.OP and tok.string in ")]" and stack:
+            stack.pop()
+        elif tok.type == tokenize.OP and tok.string == "^" and not any(stack):
+            at = starts[tok.start[0] - 1] + tok.start[1]
+            pieces += [formula[last:at], "**"]
+            last = at + 1
+        if tok.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT):
+            previous = tok
+    return "".join(pieces) + formula[last:]
+
+
 def expand_dot(formula: str, columns) -> str:
     """Replace a ``.`` term on the right of ``~`` by every other column (R's ``y ~ .``).
 
-    Columns used on the left are left out; names that are not Python
-    identifiers are quoted with ``Q("...")``.
+    Columns used on the left are left out; names Python would not read as
+    written are quoted with ``Q("...")``.
     """
-    if not isinstance(formula, str) or "~" not in formula:
+    if not isinstance(formula, str):
         return formula
-    lhs, rhs = formula.split("~", 1)
+    sides = _split_tilde(formula)
+    if sides is None:
+        return formula
+    lhs, rhs = sides
     if _sub_dot(rhs, "")[1] == 0:
         return formula
-    used = _formula_names(lhs) if lhs.strip() else set()
-    others = [c for c in map(str, columns) if c not in used]
-    terms = " + ".join(c if c.isidentifier() else f"Q({c!r})" for c in others)
+    used = _all_names(lhs) if lhs.strip() else set()
+    others = [c for c in map(str, columns) if c not in used and nfkc(c) not in used]
+    if not others:
+        raise FormulaError(f"formula {formula!r}: '.' stands for no column (the data have "
+                           "only the response)")
+    terms = _balanced_sum([quoted_name(c) for c in others])
     return f"{lhs}~{_sub_dot(rhs, f'({terms})')[0]}"
 
 
-def parse_formula(formula: str) -> ModelDesc:
+def _all_names(code: str) -> set[str]:
+    try:
+        return variable_names(code)
+    except FormulaError:
+        return set()
+
+
+def parse_formula(formula: str, columns=()) -> ModelDesc:
+    """patsy's reading of ``formula``, its terms rewritten for the data's
+    ``columns`` (:func:`~ubreg.design.terms.rewrite_terms`)."""
     if not isinstance(formula, str):
-        raise FormulaError(f"formula must be a string like 'y ~ x1 + x2', got {type(formula).__name__}")
-    if "~" not in formula:
+        raise FormulaError(f"formula must be a string like 'y ~ x1 + x2', got "
+                           f"{type(formula).__name__}")
+    if _split_tilde(formula) is None:
         raise FormulaError(f"formula {formula!r} has no '~': write it as 'response ~ terms'")
     try:
-        return ModelDesc.from_formula(formula)
+        desc = ModelDesc.from_formula(_formula_carets(formula))
     except PatsyError as exc:
-        raise FormulaError(f"cannot parse formula {formula!r}: {str(exc).splitlines()[0]}") from None
+        raise FormulaError(f"cannot parse formula {formula!r}: "
+                           f"{str(exc).splitlines()[0]}") from None
+    return rewrite_terms(desc, columns)
+
+
+def _factors(desc: ModelDesc):
+    for term in [*desc.lhs_termlist, *desc.rhs_termlist]:
+        yield from term.factors
+
+
+def formula_variables(desc: ModelDesc) -> list[str]:
+    """The data variables both sides of ``desc`` read, in formula order."""
+    names: dict[str, None] = {}
+    for factor in _factors(desc):
+        names.update(dict.fromkeys(sorted(variable_names(factor.code))))
+    return list(names)
+
+
+def _check_unicode_collisions(desc: ModelDesc, columns, formula: str) -> None:
+    """Refuse names the formula reads that equal another column's after NFKC."""
+    groups: dict[str, list[str]] = {}
+    for col in map(str, columns):
+        groups.setdefault(nfkc(col), []).append(col)
+    for factor in _factors(desc):
+        for name in variable_names(factor.name()):
+            group = groups.get(nfkc(name), [])
+            if len(group) > 1:
+                raise FormulaError(
+                    f"formula {formula!r}: the columns {group} have the same name after Unicode "
+                    "normalisation (NFKC, as Python reads names), so a formula cannot tell them "
+                    "apart; rename one of them")
 
 
 def _check_formula_names(desc: ModelDesc, data: pd.DataFrame, formula: str,
                          trusted: bool = False):
+    _check_unicode_collisions(desc, data.columns, formula)
     known = _known_names()
     missing = set()
-    for term in [*desc.lhs_termlist, *desc.rhs_termlist]:
-        for factor in term.factors:
-            for name in _formula_names(factor.code):
-                if name not in data.columns and name not in known:
-                    missing.add(name)
+    for factor in _factors(desc):
+        for name in variable_names(factor.code):
+            if name not in data.columns and name not in known:
+                missing.add(name)
     if missing:
         cols = list(map(str, data.columns))
         shown = cols if len(cols) <= 20 else cols[:20] + ["..."]
-        raise FormulaError(f"formula {formula!r} names column(s) {sorted(missing)} that are not in "
-                           f"the data (columns: {shown})")
+        raise FormulaError(f"formula {formula!r} names column(s) {sorted(missing)} that are "
+                           f"not in the data (columns: {shown})")
     if not trusted:
-        for term in [*desc.lhs_termlist, *desc.rhs_termlist]:
-            for factor in term.factors:
-                check_formula_code(factor.code, data.columns)
+        for factor in _factors(desc):
+            check_formula_code(factor.code, data.columns, n_rows=len(data), shown=factor.name())
 
 
 def response_values(desc: ModelDesc, data: pd.DataFrame, formula: str):

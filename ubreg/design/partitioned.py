@@ -29,7 +29,7 @@ from .response import (
     code_response_as,
     is_na,
 )
-from .safety import _formula_names
+from .safety import variable_names
 
 __all__ = ['PartitionedFormula', 'parse_partitioned', 'partition_levels', 'combine_levels', 'learn_design', 'build_partition_frame']
 
@@ -86,13 +86,13 @@ def parse_partitioned(formula: str, meta: pd.DataFrame, trusted: bool = False) -
     _check_formula_names(desc, meta, formula, trusted)
     if len(desc.lhs_termlist) != 1 or len(desc.lhs_termlist[0].factors) != 1:
         raise FormulaError(f"formula {formula!r} needs exactly one response on the left of '~'")
-    used = sorted(set().union(*[_formula_names(f.code) for t in desc.rhs_termlist
+    used = sorted(set().union(*[variable_names(f.code) for t in desc.rhs_termlist
                                 for f in t.factors]))
     _check_real(meta, used)
     labels = [n for n in used if n in meta.columns and _is_label_column(meta[n])]
     code = desc.lhs_termlist[0].factors[0].code
     response_columns = [code] if code in meta.columns else sorted(
-        n for n in _formula_names(code) if n in meta.columns)
+        n for n in variable_names(code) if n in meta.columns)
     return PartitionedFormula(formula, desc, code, used, labels, response_columns)
 
 

@@ -23,7 +23,7 @@ from .checks import (
 from .frame import _prepare
 from .namespace import _dumps_design_info, _environment
 from .response import Response, _check_weighted_classes, code_response
-from .safety import _formula_names
+from .safety import variable_names
 
 __all__ = ['RawColumn', 'RawDesign', 'RawFrame', 'build_raw_frame']
 
@@ -159,7 +159,7 @@ def build_raw_frame(formula: str, data, weights=None, na_action: str = "drop",
     frame = data if not y_na.any() else data.loc[~y_na]
     if len(frame) == 0:
         raise DataError(f"no rows left: the response {name!r} is NA in all {len(data)} rows")
-    used = set().union(*[_formula_names(f.code) for t in desc.rhs_termlist for f in t.factors])
+    used = set().union(*[variable_names(f.code) for t in desc.rhs_termlist for f in t.factors])
     _check_real(frame, used)
     label_levels = _label_levels(frame, sorted(used))
     frame_c = _as_categoricals(frame, label_levels, "data")

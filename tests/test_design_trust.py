@@ -1,0 +1,233 @@
+"""Formulas and data as a hostile or careless user gives them: no code execution, no
+exhaustion, no silent misreading, no crash (the design layer, ubreg.design)."""
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ubreg
+from ubreg.design import build_model_frame, build_raw_frame
+from ubreg.errors import DataError, FormulaError, PredictionError
+from ubreg.numerics.limits import set_memory_cap
+
+
+@pytest.fixture
+def frame():
+    rng = np.random.default_rng(7)
+    n = 120
+    return pd.DataFrame({"y": rng.integers(0, 2, n), "x": rng.uniform(1, 2, n),
+                         "age": rng.integers(20, 60, n).astype(float),
+                         "g": rng.choice(["a", "b", "c"], n)})
+
+
+def _quiet_fit(*args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ubreg.fit(*args, **kwargs)
+
+
+# --- strings inside Q() and C() ------------------------------------------------------
+@pytest.mark.parametrize("term", [
+    'Q("__buil" + "tins__")', 'Q("x" * 2)', "Q('a' * 10 ** 9)", 'C("g" + "")',
+    "Q(x)", 'Q(f"x")', 'C(g, Treatment("a" + "b"))', 'Q("x", "y")', "Q()",
+])
+def test_q_and_c_take_only_a_literal_string(frame, term):
+    with pytest.raises(FormulaError, match="not allowed"):
+        ubreg.fit(f"y ~ x + {term}", frame)
+
+
+def test_q_and_c_with_a_literal_still_work(frame):
+    m = _quiet_fit("y ~ Q('x') + C(g) + C(g, Treatment('b')):x", frame)
+    assert "Q('x')" in m.coef.index
+
+
+# --- resource exhaustion inside the allowlist ---------------------------------------------
+@pytest.mark.parametrize("term, why", [
+    ("I(x ** 10 ** 8)", "exponent"), ("I(10 ** 10 ** 8)", "exponent"),
+    ("I(x * 10 ** 400)", "constant"), ("I(2 ** 4000)", "exponent"),
+    ("bs(x, df=1e5)", "df"), ("bs(x, df=100000)", "df"), ("cr(x, df=10 ** 6)", "df"),
+    ("bs(x, knots=list(range(10 ** 6)))", "not allowed"), ("bs(x, degree=500)", "degree"),
+])
+def test_constant_sub_expressions_and_spline_sizes_are_bounded(frame, term, why):
+    start = time.perf_counter()
+    with pytest.raises(FormulaError, match=why):
+        ubreg.fit(f"y ~ {term}", frame)
+    assert time.perf_counter() - start < 2.0
+
+
+def test_ordinary_powers_and_splines_still_work(frame):
+    m = _quiet_fit("y ~ I(x ** 2) + I(2 ** 3 * x) + bs(age, df=4) + np.power(x, 3)", frame)
+    assert np.isfinite(m.coef.to_numpy()).all()
+
+
+def test_a_design_over_the_memory_cap_is_refused_quickly():
+    rng = np.random.default_rng(0)
+    n = 200_000
+    data = pd.DataFrame({"y": rng.integers(0, 2, n),
+                         "f": pd.Series(rng.integers(0, 100_000, n)).map("L{}".format)})
+    start = time.perf_counter()
+    with pytest.raises(DataError, match=r"design matrix \(200000 rows × \d+ columns\).*GB"):
+        build_model_frame("y ~ f", data)
+    assert time.perf_counter() - start < 1.5
+
+
+def test_the_cap_can_be_set_and_names_the_estimate(frame):
+    set_memory_cap(1000)
+    try:
+        with pytest.raises(DataError, match=r"120 rows × \d+ columns.*kB.*cap of 1 kB"):
+            build_model_frame("y ~ x + g + age", frame)
+    finally:
+        set_memory_cap(None)
+    assert build_model_frame("y ~ x + g + age", frame).X.shape == (120, 5)
+
+
+# --- ^ means power inside arithmetic, interaction at formula level ------------------------
+def test_caret_inside_I_is_a_power(frame):
+    m = _quiet_fit("y ~ I(age^2)", frame)
+    ref = _quiet_fit("y ~ I(age**2)", frame)
+    np.testing.assert_allclose(m.coef.to_numpy(), ref.coef.to_numpy(), rtol=1e-12)
+    assert list(m.coef.index) == ["Intercept", "I(age^2)"]          # R's name
+    np.testing.assert_allclose(m.predict(frame.head(5)), ref.predict(frame.head(5)))
+
+
+def test_caret_precedence_is_R_s(frame):
+    # R: x^2 + 1 is (x^2) + 1, -x^2 is -(x^2), 2^3^2 is 2^(3^2)
+    mf = build_model_frame("y ~ I(age^2 + 1) + I(-x^2) + I(2^3^2 * x)", frame)
+    X = mf.X
+    np.testing.assert_allclose(X[:, 1], frame.age ** 2 + 1)
+    np.testing.assert_allclose(X[:, 2], -(frame.x ** 2))
+    np.testing.assert_allclose(X[:, 3], 512 * frame.x)
+
+
+def test_caret_between_terms_keeps_its_interaction_meaning(frame):
+    mf = build_model_frame("y ~ (x + age + g)^2", frame)
+    assert "x:age" in mf.design.column_names and "x:g[T.b]" in mf.design.column_names
+
+
+# --- one rule for numbers stored as object -------------------------------------------
+def test_object_columns_of_numbers_are_numeric_at_fit_and_predict(frame):
+    data = frame.assign(xo=frame.x.astype(object))
+    m = _quiet_fit("y ~ xo", data)
+    ref = _quiet_fit("y ~ x", frame)
+    assert list(m.coef.index) == ["Intercept", "xo"]
+    np.testing.assert_allclose(m.coef.to_numpy(), ref.coef.to_numpy(), rtol=1e-12)
+    np.testing.assert_allclose(m.predict(data.head(4)), ref.predict(frame.head(4)))
+    tree = _quiet_fit("y ~ xo", data, method="udt", cp=0.0, max_depth=3)
+    tree_ref = _quiet_fit("y ~ x", frame, method="udt", cp=0.0, max_depth=3)
+    np.testing.assert_array_equal(tree.predict(data), tree_ref.predict(frame))
+
+
+def test_object_columns_of_strings_stay_factors(frame):
+    data = frame.assign(go=frame.g.astype(object))
+    m = _quiet_fit("y ~ go", data)
+    assert "go[T.b]" in m.coef.index
+
+
+# --- Unicode names that collide ----------------------------------------------------------
+@pytest.mark.parametrize("a, b", [("x", "ｘ"), ("µ", "μ"), ("ﬁt", "fit")])
+def test_names_colliding_under_unicode_normalisation_are_refused(frame, a, b):
+    data = frame.assign(**{a: frame.x, b: frame.age})
+    with pytest.raises(FormulaError) as info:
+        ubreg.fit(f"y ~ Q('{a}') + Q('{b}')", data)
+    assert a in str(info.value) and b in str(info.value)
+    with pytest.raises(FormulaError, match="normalis"):
+        ubreg.fit("y ~ .", data.drop(columns=["g"]))
+
+
+# --- y ~ . over many columns ------------------------------------------------------------
+@pytest.mark.parametrize("p", [600, 10_000])
+def test_dot_over_many_columns(p):
+    rng = np.random.default_rng(1)
+    n = 20
+    data = pd.DataFrame(rng.normal(size=(n, p)), columns=[f"v{j}" for j in range(p)])
+    data.insert(0, "y", np.tile([0, 1], n // 2))
+    mf = build_model_frame("y ~ .", data)
+    assert mf.X.shape == (n, p + 1)
+    assert mf.design.column_names[1:4] == ["v0", "v1", "v2"]
+    raw = build_raw_frame("y ~ . - v0", data)
+    assert len(raw.columns) == p - 1
+
+
+# --- NA inside stateful transforms: the row is dropped -----------------------------------
+@pytest.mark.parametrize("term", ["center(x)", "standardize(x)", "scale(x)", "bs(x, df=3)"])
+def test_stateful_transform_with_one_na_drops_the_row(frame, term):
+    data = frame.copy()
+    data.loc[3, "x"] = np.nan
+    m = _quiet_fit(f"y ~ {term}", data)
+    ref = _quiet_fit(f"y ~ {term}", data.drop(index=3))
+    assert m.nobs == 119 and m.n_dropped == 1
+    np.testing.assert_allclose(m.coef.to_numpy(), ref.coef.to_numpy(), rtol=1e-10)
+    pred = m.predict(data.head(5))
+    assert np.isnan(pred.iloc[3]) and np.isfinite(pred.drop(index=3)).all()
+
+
+# --- pandas nullable dtypes ------------------------------------------------------------
+def _nullable(frame):
+    data = frame.assign(x=pd.array(frame.x, dtype="Float64"),
+                        age=pd.array(frame.age.astype(int), dtype="Int64"),
+                        g=pd.array(frame.g, dtype="string"),
+                        b=pd.array(frame.x > 1.5, dtype="boolean"),
+                        y=pd.array(frame.y, dtype="Int64"))
+    for col, row in (("x", 3), ("age", 4), ("g", 5), ("b", 6), ("y", 7)):
+        data.loc[row, col] = pd.NA
+    numpy = frame.assign(b=(frame.x > 1.5).astype(object)).astype({"y": float})
+    for col, row in (("x", 3), ("age", 4), ("g", 5), ("b", 6), ("y", 7)):
+        numpy.loc[row, col] = np.nan
+    return data, numpy
+
+
+@pytest.mark.parametrize("method", ["uls", "udt"])
+def test_nullable_dtypes_behave_like_their_numpy_counterparts(frame, method):
+    data, numpy = _nullable(frame)
+    m = _quiet_fit("y ~ x + age + g + b", data, method=method)
+    ref = _quiet_fit("y ~ x + age + g + b", numpy, method=method)
+    assert m.nobs == ref.nobs and m.n_dropped == ref.n_dropped
+    pd.testing.assert_series_equal(m.predict(data), ref.predict(numpy), check_names=False)
+    if method == "uls":
+        np.testing.assert_allclose(m.coef.to_numpy(), ref.coef.to_numpy(), rtol=1e-12)
+
+
+# --- dates and durations ----------------------------------------------------------------
+def test_datetime_and_timedelta_are_numeric_seconds_at_fit_and_predict(frame):
+    rng = np.random.default_rng(3)
+    days = rng.integers(0, 1000, len(frame))
+    data = frame.assign(t=pd.Timestamp("2020-01-01") + pd.to_timedelta(days, unit="D"),
+                        d=pd.to_timedelta(days, unit="D"))
+    seconds = frame.assign(t=(pd.Timestamp("2020-01-01").timestamp() + days * 86400.0),
+                           d=days * 86400.0)
+    for col in ("t", "d"):
+        m = _quiet_fit(f"y ~ {col}", data)
+        ref = _quiet_fit(f"y ~ {col}", seconds)
+        assert list(m.coef.index) == ["Intercept", col]
+        np.testing.assert_allclose(m.coef.to_numpy(), ref.coef.to_numpy(), rtol=1e-6)
+        np.testing.assert_allclose(m.predict(data.head(5)), ref.predict(seconds.head(5)),
+                                   rtol=1e-6)
+    aware = data.assign(t=data.t.dt.tz_localize("Europe/Paris"))
+    naive_utc = data.assign(t=aware.t.dt.tz_convert("UTC").dt.tz_localize(None))
+    np.testing.assert_allclose(_quiet_fit("y ~ t", aware).coef.to_numpy(),
+                               _quiet_fit("y ~ t", naive_utc).coef.to_numpy(), rtol=1e-9)
+
+
+# --- names of builtins and transforms ------------------------------------------------------
+@pytest.mark.parametrize("name", ["id", "C", "log", "np", "I", "Q", "sum", "center"])
+def test_columns_named_like_builtins_and_transforms(frame, name):
+    data = frame.rename(columns={"x": name})
+    m = _quiet_fit(f"y ~ {name} + C(g) + log(age) + np.sqrt(age) + I(age ** 2)", data)
+    ref = _quiet_fit("y ~ x + C(g) + log(age) + np.sqrt(age) + I(age ** 2)", frame)
+    np.testing.assert_allclose(m.coef.to_numpy(), ref.coef.to_numpy(), rtol=1e-9)
+    assert m.coef.index[-1] == name or name in m.coef.index
+    np.testing.assert_allclose(m.predict(data.head(5)), ref.predict(frame.head(5)))
+
+
+def test_tilde_inside_a_quoted_response_name(frame):
+    data = frame.rename(columns={"y": "a~y", "x": "b~x"})
+    m = _quiet_fit('Q("a~y") ~ .', data)
+    assert "Q('b~x')" in m.coef.index and m.response.name == 'Q("a~y")'
+
+
+def test_predict_refuses_what_fit_refused(frame):
+    m = _quiet_fit("y ~ x", frame)
+    with pytest.raises(PredictionError, match="'x'"):
+        m.predict(frame.assign(x=frame.x.astype(str) + "z"))
