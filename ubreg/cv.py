@@ -135,6 +135,21 @@ def _model_frame(formula, data, weights, na_action, positive):
             raise exc from None
 
 
+def _held_out(model, newdata, classes):
+    """(posteriors, observed classes, class order) of a fold's held-out rows;
+    per-class posteriors in the order of the first fold (two classes: scored as
+    P(second level), as binary fits)."""
+    post = posteriors(model, newdata)
+    if not isinstance(post, pd.DataFrame):
+        return post.to_numpy(dtype=float), observed_classes(model, newdata).to_numpy(), classes
+    if classes is None:
+        classes = list(post.columns)
+    post = post.reindex(columns=classes, fill_value=0.0)
+    yk = observed_classes(model, newdata, levels=classes).to_numpy()
+    p = post.to_numpy(dtype=float)
+    return (p[:, 1] if len(classes) == 2 else p), yk, classes
+
+
 def _call_string(formula, family, method, folds, stratified, seed, options) -> str:
     fam = "[" + ", ".join(map(repr, family)) + "]" if isinstance(family, list) else repr(family)
     parts = [repr(formula), "data", f"family={fam}", f"method={method!r}", f"folds={folds}",
@@ -225,19 +240,7 @@ def cv(formula: str, data, family=None, method: str = "uls", folds: int = 10,
             with record_warnings() as caught:
                 model = fit(formula, frame.iloc[train], weights=wk, **fit_kw)
             reissue_warnings(caught, f"fold {k + 1}")
-        newdata = frame.iloc[test]
-        post = posteriors(model, newdata)
-        if isinstance(post, pd.DataFrame):        # per-class posteriors
-            if classes is None:
-                classes = list(post.columns)
-            post = post.reindex(columns=classes, fill_value=0.0)
-            yk = observed_classes(model, newdata, levels=classes).to_numpy()
-            p = post.to_numpy(dtype=float)
-            if len(classes) == 2:                 # scored as P(second level), as binary fits
-                p = p[:, 1]
-        else:
-            yk = observed_classes(model, newdata).to_numpy()
-            p = post.to_numpy(dtype=float)
+        p, yk, classes = _held_out(model, frame.iloc[test], classes)
         if oof is None:
             oof = np.full((len(pos),) + p.shape[1:], np.nan)
         oof[in_test] = p

@@ -174,11 +174,28 @@ def _check_leaf(min_child_weight, min_samples_leaf):
 
 
 def _unit_weights(w, min_child_weight, min_samples_leaf):
-    """(w, bounds) divided by 2^e, e the binary exponent of max w (see :func:`boost_u`)."""
+    """(w, bounds) divided by 2^e, e the binary exponent of max w.
+
+    U-Boost depends on the weights only through their ratios and the two leaf
+    bounds (in the weights' units): leaf values −ΣG/ΣH, the risk Σ w U/Σ w and
+    the componentwise fits do not change when w is scaled, gains ΣG²/ΣH scale
+    with it.  Dividing by a power of two is exact (the same bits for ordinary
+    weights) and keeps G² from overflowing (w ≳ 1e154) or underflowing.
+    """
     w = np.asarray(w, dtype=np.float64)
     e = int(np.frexp(w.max())[1]) if w.size else 0
     return (np.ldexp(w, -e), float(np.ldexp(min_child_weight, -e)),
             float(np.ldexp(min_samples_leaf, -e)))
+
+
+def _initial_F(w, y, wsum, init):
+    """F₀: the log-odds of the weighted mean of y (``"mean"``) or 0 (``"zero"``)."""
+    if init != "mean":
+        return 0.0
+    ybar = float(w @ y) / wsum
+    if not 0.0 < ybar < 1.0:
+        raise ValueError("the response has one class: the log-odds is infinite")
+    return float(np.log(ybar) - np.log1p(-ybar))
 
 
 def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
@@ -199,12 +216,8 @@ def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
     term_slices : dict name -> slice of design columns (for importance and
         the linear learner); default one term per column.
 
-    The fit depends on the weights only through their ratios and the two leaf
-    bounds (in the weights' units): leaf values −ΣG/ΣH, the risk Σ w U/Σ w and
-    the componentwise fits do not change when w is scaled, gains ΣG²/ΣH scale
-    with it.  So w and the bounds are divided by the power of two 2^e nearest
-    the largest weight: exact (the same bits) for ordinary weights, and no
-    overflow of G² (w ≳ 1e154) nor underflow for tiny weights.
+    The fit does not depend on the scale of w (with the leaf bounds in w's
+    units), so both are first divided by a power of two (:func:`_unit_weights`).
     """
     X = np.asarray(X, dtype=np.float64)
     leaf_rows = min_samples_leaf > 1            # in the user's units: 1 is no bound
@@ -214,13 +227,7 @@ def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
     names, col_term = _column_terms(term_slices, p)
     ystar = 2.0 * y - 1.0
     wsum = float(w.sum())
-    if init == "mean":
-        ybar = float(w @ y) / wsum
-        if not 0.0 < ybar < 1.0:
-            raise ValueError("the response has one class: the log-odds is infinite")
-        F0 = float(np.log(ybar) - np.log1p(-ybar))
-    else:
-        F0 = 0.0
+    F0 = _initial_F(w, y, wsum, init)
     F = np.full(n, F0)
     depth_used = 1 if learner == "stumps" else depth
     if learner in ("stumps", "trees") and binned is None:

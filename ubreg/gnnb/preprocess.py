@@ -96,17 +96,7 @@ class Preprocessor:
             raise DataError("no predictors: method 'gnnb' needs at least one column to measure "
                             "distances")
         self.standardize = bool(standardize)
-        self.mean = np.zeros(Z.shape[1])
-        self.scale = np.ones(Z.shape[1])
-        self.shift = np.zeros(Z.shape[1], dtype=np.int64)    # column j is used as Z_j / 2^shift_j
-        if self.standardize:
-            num = np.flatnonzero(self.numeric)
-            amax = np.abs(Z[:, num]).max(axis=0, initial=0.0)
-            self.shift[num] = np.frexp(amax)[1]
-            Zs = np.ldexp(Z[:, num], -self.shift[num])
-            mean, sd = Zs.mean(axis=0), Zs.std(axis=0)
-            self.mean[num] = np.ldexp(mean, self.shift[num])
-            self.scale[num] = np.where(sd > 0, np.ldexp(sd, self.shift[num]), 1.0)
+        self._fit_moments(Z)
         d = Z.shape[1]
         if not (isinstance(blocks, (int, np.integer)) and not isinstance(blocks, bool)
                 and 1 <= blocks <= len(units)):
@@ -119,6 +109,21 @@ class Preprocessor:
             raise ValueError(f"norm must be 'l1', 'l2' or None, got {norm!r}")
         self.blocks = _split_units(units, int(blocks))
         self.norm = norm if blocks > 1 else None
+
+    def _fit_moments(self, Z):
+        """``mean``, ``scale`` (original units) and ``shift``: numeric column j is
+        standardised as (Z_j/2^shift_j − mean_j/2^shift_j)/(scale_j/2^shift_j)."""
+        self.mean = np.zeros(Z.shape[1])
+        self.scale = np.ones(Z.shape[1])
+        self.shift = np.zeros(Z.shape[1], dtype=np.int64)
+        if not self.standardize:
+            return
+        num = np.flatnonzero(self.numeric)
+        self.shift[num] = np.frexp(np.abs(Z[:, num]).max(axis=0, initial=0.0))[1]
+        Zs = np.ldexp(Z[:, num], -self.shift[num])
+        mean, sd = Zs.mean(axis=0), Zs.std(axis=0)
+        self.mean[num] = np.ldexp(mean, self.shift[num])
+        self.scale[num] = np.where(sd > 0, np.ldexp(sd, self.shift[num]), 1.0)
 
     def _raw(self, X):
         Z = X[:, self.keep]
