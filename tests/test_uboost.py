@@ -259,3 +259,21 @@ def test_trees_are_exact_and_deterministic(data):
     np.testing.assert_allclose(shuffled.fit_info.eta, fit.eta[perm], rtol=1e-12, atol=1e-12)
     for t, u in zip(fit.learners, shuffled.fit_info.learners):
         np.testing.assert_array_equal(t.feature, u.feature)
+
+
+@pytest.mark.parametrize("method, options", [("uboost", {"mstop": 20}),
+                                             ("uls", {"learner": "stumps", "rounds": 20})])
+def test_boosting_summaries_lay_out_no_chi2_degrees_of_freedom(method, options):
+    """Boosting rounds are not degrees of freedom and no χ² test applies to these
+    deviances: the summary must not print them as R prints a glm's."""
+    import re
+    import warnings
+
+    import ubreg
+    data = ubreg.datasets.load_pima()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = ubreg.fit("diabetes ~ glucose + mass + age", data, method=method, **options)
+    text = str(m.summary())
+    assert "Null deviance" in text
+    assert not re.search(r"deviance[^\n]*\bon [0-9.]+ (df|degrees)", text), text

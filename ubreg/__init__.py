@@ -13,11 +13,12 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from . import datasets, errors, families  # noqa: E402
+from .numerics.limits import set_memory_cap  # noqa: E402
 from .families import CustomPermissible, Exponential, Permissible  # noqa: E402
 from .fit import METHODS, fit  # noqa: E402
 from . import methods  # noqa: E402,F401  (registers the methods)
 
-__all__ = ["fit", "Permissible", "Exponential", "CustomPermissible", "METHODS", "families",
+__all__ = ["fit", "set_memory_cap", "Permissible", "Exponential", "CustomPermissible", "METHODS", "families",
            "datasets", "errors", "__version__"]
 
 # model comparison, cross-validation, plots and reports

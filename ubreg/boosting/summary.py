@@ -96,7 +96,9 @@ class ULSBoostSummary(_BoostSummary):
             lines.append(("Family per round", per))
         lines += [("Training surrogate risk", f"{r.risk_path.iloc[0]:.4g} (H = 0) -> "
                                               f"{r.risk_path.iloc[-1]:.4g}"),
-                  ("Null deviance", f"{_fmt(r.null_deviance)} on {r.df_null:g} df"),
+                  # no degrees of freedom: rounds of boosting are not parameters, and no
+                  # chi-squared test applies to these deviances (docs/math.md §3)
+                  ("Null deviance", _fmt(r.null_deviance)),
                   ("Residual deviance", f"{_fmt(r.deviance)} ({r.df_model:g} distinct features)"),
                   ("Training error", f"{r.training_error:.4f}"),
                   ("Edge", (f"{r.edge_path.iloc[0]:.3g} (round 1) -> {r.edge_path.iloc[-1]:.3g} "
@@ -143,7 +145,7 @@ class UBoostSummary(_BoostSummary):
                                 f"(init = {o['init']})"),
                  ("Training U-risk", f"{r.risk_path.iloc[0]:.4g} (m = 0) -> "
                                      f"{r.risk_path.iloc[-1]:.4g}"),
-                 ("Null deviance", f"{_fmt(r.null_deviance)} on {r.df_null:g} df"),
+                 ("Null deviance", _fmt(r.null_deviance)),
                  ("Residual deviance", _fmt(r.deviance)),
                  ("Training error", f"{r.training_error:.4f}"),
                  ("Response", f"P({r.response.name} = {r.response.positive}) = expit(F); "

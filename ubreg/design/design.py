@@ -18,6 +18,7 @@ from .checks import (
     _translate_patsy_error,
     as_frame,
     check_columns,
+    patsy_input,
 )
 from .coerce import normalise_columns
 from .namespace import _dumps_design_info
@@ -56,6 +57,14 @@ def check_design_size(n_rows: int, n_columns: int, what: str = "the design matri
     check_allocation(8.0 * n_rows * n_columns, f"{what} ({n_rows} rows × {n_columns} columns)")
 
 
+def variables_of(design_info) -> list[str]:
+    """The data variables the factors of a patsy design read."""
+    names: dict[str, None] = {}
+    for factor in design_info.factor_infos:
+        names.update(dict.fromkeys(sorted(variable_names(factor.code))))
+    return list(names)
+
+
 class Design:
     """The right-hand side of a fitted formula: rebuilds its columns on new data.
 
@@ -85,10 +94,7 @@ class Design:
 
     def variables(self) -> list[str]:
         """The data variables the right-hand side reads."""
-        names: dict[str, None] = {}
-        for factor in self.design_info.factor_infos:
-            names.update(dict.fromkeys(sorted(variable_names(factor.code))))
-        return list(names)
+        return variables_of(self.design_info)
 
     @property
     def factor_names(self) -> list[str]:
@@ -113,8 +119,9 @@ class Design:
         na = _RecordingNAAction("drop")
         check_design_size(len(data), len(self.column_names), "the design matrix of newdata")
         try:
-            (X,) = patsy.build_design_matrices([self.design_info], data, NA_action=na,
-                                               return_type="matrix")
+            (X,) = patsy.build_design_matrices([self.design_info],
+                                               patsy_input(data, self.variables()),
+                                               NA_action=na, return_type="matrix")
         except PatsyError as exc:
             raise _translate_patsy_error(exc, self, predicting=True) from None
         except UbregError:

@@ -18,6 +18,7 @@ from .checks import (
     _label_levels,
     _translate_patsy_error,
     as_frame,
+    patsy_input,
 )
 from .coerce import normalise_columns
 from .design import Design, _RecordingNAAction, check_design_size
@@ -148,10 +149,11 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "drop",
     _check_estimated_size(rhs.rhs_termlist, frame)
     na = _RecordingNAAction(na_action)
     try:
-        (info,) = patsy.design_matrix_builders([rhs.rhs_termlist], lambda: iter([frame]),
+        data_in = patsy_input(frame, used)
+        (info,) = patsy.design_matrix_builders([rhs.rhs_termlist], lambda: iter([data_in]),
                                                _environment(), NA_action=na)
         check_design_size(len(frame), len(info.column_names))
-        (X,) = patsy.build_design_matrices([info], frame, NA_action=na, return_type="matrix")
+        (X,) = patsy.build_design_matrices([info], data_in, NA_action=na, return_type="matrix")
     except PatsyError as exc:
         raise _translate_patsy_error(exc, None, predicting=False) from None
     except DataError:
@@ -177,7 +179,7 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "drop",
     else:
         y, response_info = code_response(yk, name, positive)
     w = np.ones(len(y)) if w_full is None else w_full[keep]
-    if w.sum() <= 0:
+    if not (w > 0).any():
         raise DataError("weights are all zero on the rows left after removing missing values")
     _check_weighted_classes(y, w, name)
     na_factors = list(na.na_factors)

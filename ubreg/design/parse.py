@@ -186,11 +186,11 @@ def _check_unicode_collisions(desc: ModelDesc, columns, formula: str) -> None:
 def _check_formula_names(desc: ModelDesc, data: pd.DataFrame, formula: str,
                          trusted: bool = False):
     _check_unicode_collisions(desc, data.columns, formula)
-    known = _known_names()
+    known = _known_names() | set(data.columns)
     missing = set()
     for factor in _factors(desc):
         for name in variable_names(factor.code):
-            if name not in data.columns and name not in known:
+            if name not in known:
                 missing.add(name)
     if missing:
         cols = list(map(str, data.columns))
@@ -198,8 +198,9 @@ def _check_formula_names(desc: ModelDesc, data: pd.DataFrame, formula: str,
         raise FormulaError(f"formula {formula!r} names column(s) {sorted(missing)} that are "
                            f"not in the data (columns: {shown})")
     if not trusted:
+        columns = frozenset(map(str, data.columns))
         for factor in _factors(desc):
-            check_formula_code(factor.code, data.columns, n_rows=len(data), shown=factor.name())
+            check_formula_code(factor.code, columns, n_rows=len(data), shown=factor.name())
 
 
 def response_values(desc: ModelDesc, data: pd.DataFrame, formula: str):

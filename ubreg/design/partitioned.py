@@ -18,10 +18,18 @@ from .checks import (
     _is_label_column,
     _translate_patsy_error,
     as_frame,
+    patsy_input,
 )
+from .coerce import normalise_columns
 from .design import Design, _RecordingNAAction
 from .namespace import _environment
-from .parse import _check_formula_names, expand_dot, parse_formula, response_values
+from .parse import (
+    _check_formula_names,
+    expand_dot,
+    formula_variables,
+    parse_formula,
+    response_values,
+)
 from .response import (
     Response,
     _finite_nonnegative_weights,
@@ -50,6 +58,8 @@ class PartitionedFormula:
     used: list
     label_columns: list
     response_columns: list = field(default_factory=list)
+    #: the data's columns, which the terms' rewriting depends on
+    data_columns: list = field(default_factory=list)
 
     def columns(self, available, weights=None) -> list:
         """The columns of ``available`` the model reads (response, right-hand
@@ -70,7 +80,7 @@ class PartitionedFormula:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self.desc = parse_formula(state["formula"])
+        self.desc = parse_formula(state["formula"], state.get("data_columns", ()))
 
 
 def parse_partitioned(formula: str, meta: pd.DataFrame, trusted: bool = False) -> PartitionedFormula:
@@ -82,8 +92,9 @@ def parse_partitioned(formula: str, meta: pd.DataFrame, trusted: bool = False) -
     """
     meta = as_frame(meta, "data")
     formula = expand_dot(formula, meta.columns)
-    desc = parse_formula(formula)
+    desc = parse_formula(formula, meta.columns)
     _check_formula_names(desc, meta, formula, trusted)
+    meta = normalise_columns(meta, formula_variables(desc))
     if len(desc.lhs_termlist) != 1 or len(desc.lhs_termlist[0].factors) != 1:
         raise FormulaError(f"formula {formula!r} needs exactly one response on the left of '~'")
     used = sorted(set().union(*[variable_names(f.code) for t in desc.rhs_termlist
@@ -93,13 +104,15 @@ def parse_partitioned(formula: str, meta: pd.DataFrame, trusted: bool = False) -
     code = desc.lhs_termlist[0].factors[0].code
     response_columns = [code] if code in meta.columns else sorted(
         n for n in variable_names(code) if n in meta.columns)
-    return PartitionedFormula(formula, desc, code, used, labels, response_columns)
+    return PartitionedFormula(formula, desc, code, used, labels, response_columns,
+                              list(map(str, meta.columns)))
 
 
 def partition_levels(parsed: PartitionedFormula, frame: pd.DataFrame) -> dict:
     """What one partition contributes to the levels: the distinct response
     values and, among rows whose response is not NA, the distinct values of
     every label column (as :func:`build_model_frame` learns them)."""
+    frame = normalise_columns(frame, formula_variables(parsed.desc))
     _, yvals = response_values(parsed.desc, frame, parsed.formula)
     y_na = is_na(yvals)
     values = pd.Series(yvals)[~y_na] if not isinstance(yvals, pd.Series) else yvals[~y_na]
@@ -141,10 +154,11 @@ def learn_design(parsed: PartitionedFormula, frames, label_levels: dict) -> Desi
     """
     def prepared():
         for frame in frames():
+            frame = normalise_columns(frame, formula_variables(parsed.desc))
             _, yvals = response_values(parsed.desc, frame, parsed.formula)
             y_na = is_na(yvals)
             kept = frame if not y_na.any() else frame.loc[~y_na]
-            yield _as_categoricals(kept, label_levels, "data")
+            yield patsy_input(_as_categoricals(kept, label_levels, "data"), parsed.used)
 
     try:
         (info,) = patsy.design_matrix_builders([parsed.desc.rhs_termlist], prepared,
@@ -171,6 +185,7 @@ def build_partition_frame(parsed: PartitionedFormula, design: Design, response: 
     response first, in the order of :attr:`ModelFrame.na_factors`).
     ``weights`` is ``None`` or the name of a column.
     """
+    frame = normalise_columns(frame, formula_variables(parsed.desc))
     _, yvals = response_values(parsed.desc, frame, parsed.formula)
     y_na = is_na(yvals)
     if y_na.any() and na_action == "raise":
@@ -180,8 +195,9 @@ def build_partition_frame(parsed: PartitionedFormula, design: Design, response: 
     kept = _as_categoricals(kept, design.label_levels, "data")
     na = _RecordingNAAction(na_action)
     try:
-        (X,) = patsy.build_design_matrices([design.design_info], kept, NA_action=na,
-                                           return_type="matrix")
+        (X,) = patsy.build_design_matrices([design.design_info],
+                                           patsy_input(kept, design.variables()),
+                                           NA_action=na, return_type="matrix")
     except PatsyError as exc:
         raise _translate_patsy_error(exc, design, predicting=False) from None
     X = np.asarray(X, dtype=np.float64)

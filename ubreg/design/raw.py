@@ -20,6 +20,8 @@ from .checks import (
     as_frame,
     check_columns,
 )
+from .coerce import normalise_columns
+from .design import variables_of
 from .frame import _prepare
 from .namespace import _dumps_design_info, _environment
 from .response import Response, _check_weighted_classes, code_response
@@ -71,6 +73,7 @@ class RawDesign:
         data = as_frame(data, what)
         predicting = what != "data"
         check_columns(self.design_info, data, what)
+        data = normalise_columns(data, variables_of(self.design_info))
         if predicting:
             data = _check_numeric_columns(self.design_info, data, self.label_levels, what)
         data = _as_categoricals(data, self.label_levels, what)
@@ -185,7 +188,7 @@ def build_raw_frame(formula: str, data, weights=None, na_action: str = "drop",
     keep = ~y_na
     y, response = code_response(yvals[keep], name, positive)
     w = np.ones(len(y)) if w_full is None else w_full[keep]
-    if w.sum() <= 0:
+    if not (w > 0).any():
         raise DataError("weights are all zero on the rows used")
     _check_weighted_classes(y, w, name)
     return RawFrame(columns=columns, y=y, weights=w, design=design, response=response,

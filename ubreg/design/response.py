@@ -182,6 +182,6 @@ def check_weights(weights, data: pd.DataFrame) -> np.ndarray | None:
     if w.ndim != 1 or len(w) != len(data):
         raise DataError(f"weights has {w.size} values but the data have {len(data)} rows")
     w = _finite_nonnegative_weights(w)
-    if w.sum() <= 0:
+    if not (w > 0).any():
         raise DataError("weights are all zero")
     return w

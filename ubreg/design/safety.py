@@ -324,5 +324,6 @@ def check_formula_code(code: str, columns, n_rows: int | None = None,
     Everything else raises :class:`FormulaError` before any evaluation; its
     message quotes ``shown`` (the term as written) when given.
     """
-    checker = _Checker(shown or code, set(map(str, columns)), n_rows)
+    columns = columns if isinstance(columns, frozenset) else frozenset(map(str, columns))
+    checker = _Checker(shown or code, columns, n_rows)
     checker.visit(_parse_code(code))

@@ -94,7 +94,7 @@ def rewrite_code(code: str, columns) -> str:
         tokens = _significant(tokenize.generate_tokens(io.StringIO(code).readline))
     except (tokenize.TokenError, SyntaxError, IndentationError):
         return code                      # patsy or the check reports the syntax error
-    columns = set(map(str, columns))
+    columns = _as_set(columns)
     starts = [0]
     for line in code.splitlines(keepends=True):
         starts.append(starts[-1] + len(line))
@@ -131,8 +131,13 @@ def _factor(factor, columns):
     return UFactor(code, shown, factor.origin)
 
 
+def _as_set(columns) -> frozenset:
+    return columns if isinstance(columns, frozenset) else frozenset(map(str, columns))
+
+
 def rewrite_terms(desc: ModelDesc, columns) -> ModelDesc:
     """``desc`` with every factor's code rewritten for ``columns``."""
+    columns = _as_set(columns)
     def terms(termlist):
         return [Term([_factor(f, columns) for f in t.factors]) for t in termlist]
     return ModelDesc(terms(desc.lhs_termlist), terms(desc.rhs_termlist))

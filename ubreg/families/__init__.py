@@ -46,8 +46,8 @@ def Permissible(name: str, **params) -> PermissibleFamily:
         ``matsushita``, ``mu`` (parameter ``mu``), ``power`` (parameter ``v``),
         ``logcosh`` (parameter ``zeta`` < 0), ``tempered`` (parameter ``t`` < 2,
         the tempered loss of paper 004: t = 0 is 4 × gini, t = 1 is
-        2 × matsushita; pass ``t`` explicitly — without it the family takes
-        t = 1.5); aliases ``logistic`` (entropy), ``brier`` and ``squared``
+        2 × matsushita; without ``t`` the family takes t = 0.5, t-AdaBoost's
+        default); aliases ``logistic`` (entropy), ``brier`` and ``squared``
         (gini).
     **params
         The family's parameters.

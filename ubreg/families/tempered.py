@@ -60,10 +60,11 @@ class Tempered(PermissibleFamily):
 
     Parameters
     ----------
-    t : float, default 1.5
-        Temperature, t < 2 (finite).  The default 1.5 is a strictly proper loss
-        with an unbounded link that no other family gives; pass t explicitly.  t = 0 is 4 × Gini's φ (square loss), t = 1
-        is 2 × Matsushita's φ; |1 − t| < 1e−12 is treated as t = 1.
+    t : float, default 0.5
+        Temperature, t < 2 (finite).  The default 0.5 is t-AdaBoost's
+        (``method="tboost"``); its link is bounded (|η| < 8).  t = 0 is
+        4 × Gini's φ (square loss), t = 1 is 2 × Matsushita's φ; |1 − t| < 1e−12
+        is treated as t = 1.
 
     Notes
     -----
