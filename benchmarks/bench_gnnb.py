@@ -61,8 +61,8 @@ def main(argv=None):
     from sklearn.neighbors import KNeighborsClassifier
 
     import ubreg
-    from ubreg.gnnb.fitter import leverage
-    from ubreg.gnnb.neighbours import NeighbourIndex
+    from ubreg.fitters.gnnb.fitter import leverage
+    from ubreg.fitters.gnnb.neighbours import NeighbourIndex
 
     df = load(n)
     y = df["lettr"].to_numpy()

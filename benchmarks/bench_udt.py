@@ -14,7 +14,7 @@ between features at random, so when the trees differ the first difference is
 reported with the number of tied candidates our engine saw there.
 Matsushita (Kearns–Mansour) has no sklearn counterpart; its time is compared
 with ubreg's gini time.  In trees large enough (here at 10^6 rows) ubreg's
-Matsushita and entropy gains run in compiled kernels (ubreg.tree._kernels);
+Matsushita and entropy gains run in compiled kernels (ubreg.fitters.udt._kernels);
 their times and memory then include numba's start-up (about 0.4 s of CPU and
 100 MB, once per process).
 
@@ -112,7 +112,7 @@ def worker(engine, n, depth, criterion, out_path):
     else:
         sys.path.insert(0, str(ROOT))
         from ubreg.families import Permissible
-        from ubreg.tree import TreeColumn, grow_tree
+        from ubreg.fitters.udt import TreeColumn, grow_tree
         cols = [TreeColumn(f"x{j}", "numeric", X[:, j]) for j in range(P)]   # views
         t0, c0 = time.perf_counter(), time.process_time()
         model = grow_tree(cols, y, None, Permissible(criterion), min_split=2, min_leaf=1,

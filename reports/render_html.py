@@ -1,7 +1,7 @@
 """Render the replication reports as self-contained HTML pages, without re-running them.
 
 Each ``reports/<name>.md`` written by a replication script becomes
-``<name>.html`` through :func:`ubreg.report.render_markdown` (ubreg's own
+``<name>.html`` through :func:`ubreg.render_markdown` (ubreg's own
 autoescaping report templates), with figures drawn from the stored results
 only: the .csv of every fold where the script writes one, else the tables of
 the .md.  Nothing is fitted; the whole run takes a few seconds.
@@ -22,8 +22,8 @@ matplotlib.use("Agg")            # files only, never a window
 import pandas as pd  # noqa: E402
 from matplotlib.ticker import NullLocator  # noqa: E402
 
-from ubreg.report import render_markdown  # noqa: E402
-from ubreg.report.figures import new_figure  # noqa: E402
+from ubreg.reporting import render_markdown  # noqa: E402
+from ubreg.reporting.figures import new_figure  # noqa: E402
 
 HERE = pathlib.Path(__file__).resolve().parent
 METHOD_STYLE = {"GNNB": ("C0", "o"), "UNN": ("C2", "s"), "k-NN": ("C3", "^")}

@@ -6,7 +6,7 @@ import statsmodels.formula.api as smf
 from scipy import stats
 
 import ubreg
-from ubreg.anova import NotNestedError
+from ubreg.evaluate.anova import NotNestedError
 
 SMALL = "diabetes ~ glucose + mass"
 LARGE = "diabetes ~ glucose + mass + pressure + C(pregnant > 3)"

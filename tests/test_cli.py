@@ -12,7 +12,7 @@ import pytest  # noqa: E402
 import ubreg  # noqa: E402
 from ubreg.cli import main, parse_option  # noqa: E402
 from ubreg.errors import UbregError  # noqa: E402
-from ubreg.progress import progress  # noqa: E402
+from ubreg.numerics.progress import progress  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -88,14 +88,12 @@ def test_full_demo_is_fast_and_labels_models_by_what_they_fit(tmp_path, capsys):
     expected = {"tboost": "tboost · tempered exponential (t = 0.5)", "gnnb": "gnnb · entropy",
                 "uboost": "uboost · entropy", "udt": "udt · entropy"}
     for method, label in expected.items():
-        if method in ubreg.METHODS and method in cli.DEMO_OTHER_METHODS:
-            assert label in out and label in html, label
+        assert label in out and label in html, label
     assert "tboost · entropy" not in out
     # AIC only for the linear fits: blank for uboost, with the footnote
-    if "uboost" in ubreg.METHODS:
-        line = next(ln for ln in out.splitlines() if ln.startswith("uboost · entropy"))
-        assert re.match(r"uboost · entropy\s+\d\.\d{3} ± ", line), line
-        assert 'id="model-7-cv_risk"' in html or "cv_risk" in html   # its CV risk path
+    line = next(ln for ln in out.splitlines() if ln.startswith("uboost · entropy"))
+    assert re.match(r"uboost · entropy\s+\d\.\d{3} ± ", line), line
+    assert 'id="model-7-cv_risk"' in html or "cv_risk" in html   # its CV risk path
     assert "AIC and BIC are therefore given for the linear fits only" in html
 
 
@@ -108,7 +106,7 @@ def test_errors_are_one_line_even_when_the_message_has_several(tmp_path, capsys,
         raise ValueError("\nQ(\"$\\\\undefinedmacro{$\")< 0.3551\n   ^\n"
                          "ParseException: Expected end of text, found '$'")
 
-    monkeypatch.setattr(ubreg, "fit", parse_error)
+    monkeypatch.setattr("ubreg.methods.fit.fit", parse_error)
     monkeypatch.delenv("UBREG_DEBUG", raising=False)
     assert main(["fit", "diabetes ~ glucose", str(csv)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -118,7 +116,7 @@ def test_errors_are_one_line_even_when_the_message_has_several(tmp_path, capsys,
     def unexpected(*args, **kwargs):
         raise RuntimeError("something\nbroke")
 
-    monkeypatch.setattr(ubreg, "fit", unexpected)
+    monkeypatch.setattr("ubreg.methods.fit.fit", unexpected)
     assert main(["fit", "diabetes ~ glucose", str(csv)]) == 2
     err = capsys.readouterr().err
     assert err == "ubreg: error: RuntimeError: something | broke\n"
@@ -153,18 +151,17 @@ def test_parse_option_errors(bad):
 def test_fit_passes_method_options(tmp_path, capsys, monkeypatch):
     csv = tmp_path / "pima.csv"
     ubreg.datasets.load_pima().to_csv(csv, index=False)
-    if "gnnb" in ubreg.METHODS:
-        assert main(["fit", "diabetes ~ glucose + mass + age", str(csv), "--method", "gnnb",
-                     "--option", "k=5", "-o", "epsilon=0.25"]) == 0
-        out = capsys.readouterr().out
-        assert "k = 5" in out and "k=5" in out             # the summary and the call
+    assert main(["fit", "diabetes ~ glucose + mass + age", str(csv), "--method", "gnnb",
+                 "--option", "k=5", "-o", "epsilon=0.25"]) == 0
+    out = capsys.readouterr().out
+    assert "k = 5" in out and "k=5" in out             # the summary and the call
     seen = {}
 
     def spy(formula, data, **kwargs):
         seen.update(kwargs)
         raise UbregError("stop here")
 
-    monkeypatch.setattr(ubreg, "fit", spy)
+    monkeypatch.setattr("ubreg.methods.fit.fit", spy)
     assert main(["fit", "diabetes ~ glucose", str(csv), "-o", "rounds=30", "-o", "nu=0.1",
                  "-o", "trace=true", "-o", "T=none", "-o", "learner=stumps"]) == 2
     assert {k: seen[k] for k in ("rounds", "nu", "trace", "T", "learner")} == {
@@ -236,7 +233,7 @@ def test_boolean_options_accept_the_six_spellings(tmp_path, monkeypatch, text, e
         seen.update(kwargs)
         raise UbregError("stop here")
 
-    monkeypatch.setattr(ubreg, "fit", spy)
+    monkeypatch.setattr("ubreg.methods.fit.fit", spy)
     assert main(["fit", "diabetes ~ glucose", str(csv), "-o", "learner=stumps",
                  "-o", text]) == 2
     assert seen["corrective"] is expected

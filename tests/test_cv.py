@@ -4,8 +4,8 @@ import pandas as pd
 import pytest
 
 import ubreg
-from ubreg.cv import fold_assignment
-from ubreg.metrics import classification_metrics
+from ubreg.evaluate.cv import fold_assignment
+from ubreg.evaluate.metrics import classification_metrics
 
 FORMULA = "diabetes ~ glucose + mass + age"
 
@@ -91,7 +91,7 @@ def test_progress_bar_over_the_folds_only_on_a_terminal(pima, capsys, monkeypatc
     ubreg.cv(FORMULA, pima, folds=3, seed=0, refit=False)
     assert capsys.readouterr().err == ""                  # not a terminal: nothing
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
-    monkeypatch.setattr("ubreg.progress.DELAY", 0.0)     # draw at once
+    monkeypatch.setattr("ubreg.numerics.progress.DELAY", 0.0)     # draw at once
     ubreg.cv(FORMULA, pima, folds=3, seed=0, refit=False)
     assert "3-fold CV (uls)" in capsys.readouterr().err
 
@@ -103,7 +103,7 @@ def _noisy_fit(monkeypatch):
     import sys
     import time
     import warnings
-    module = sys.modules["ubreg.fit"]
+    module = sys.modules["ubreg.methods.fit"]
     real = module.fit
 
     def noisy(formula, data, **kw):

@@ -268,29 +268,28 @@ def test_on_separation_raise_raises_on_the_symptom(client, ddf):
 
 
 def test_every_other_method_refuses_a_dask_frame(client, ddf):
-    """Whatever was registered before or after ubreg.dask was imported."""
+    """Every method of the registry without a Dask backend."""
     for name in sorted(ubreg.METHODS):
         if name == "uls":
             continue
         with pytest.raises(DataError, match=f"method '{name}' does not run on Dask frames"):
             ubreg.fit("y ~ x1", ddf, method=name)
-    assert "tboost" in ubreg.METHODS          # registered after ubreg.dask in ubreg/__init__
 
 
-def test_a_method_registered_later_refuses_a_dask_frame(ddf, frame):
-    import sys
-    from ubreg.fit import METHODS, register_method
+def test_a_method_registered_by_a_user_refuses_a_dask_frame(ddf, frame):
+    from ubreg.methods.registry import METHODS, register
+    from ubreg.methods.spec import Method
 
     calls = []
 
-    @register_method("later")
     def later(spec, *, depth: int = 1):
         calls.append(type(spec.data).__name__)
         return depth
 
+    register(Method("later", fit=later, result=int))
     try:
-        assert sys.modules["ubreg.fit"].register_method is register_method
-        assert later.__name__ == "later" and METHODS["later"] is not later  # routed wrapper
+        with pytest.raises(ValueError, match="exists already"):
+            register(Method("later", fit=later, result=int))
         assert ubreg.fit("y ~ x1", frame, method="later", depth=3) == 3
         with pytest.raises(DataError, match="method 'later' does not run on Dask frames"):
             ubreg.fit("y ~ x1", ddf, method="later")
@@ -386,18 +385,3 @@ def test_no_warning_on_a_clean_fit(client, ddf):
         ubreg.fit("y ~ x1 + x2", ddf)
 
 
-def test_a_method_put_into_METHODS_directly_refuses_a_dask_frame():
-    import dask.dataframe as dd
-
-    from ubreg.fit import METHODS
-
-    def raw(spec):                                  # not registered through register_method
-        raise AssertionError("must not be reached with a dask frame")
-
-    METHODS["_raw_for_test"] = raw
-    try:
-        ddf = dd.from_pandas(pd.DataFrame({"y": [0, 1] * 10, "x": range(20)}), npartitions=2)
-        with pytest.raises(DataError, match="does not run on Dask frames"):
-            ubreg.fit("y ~ x", ddf, method="_raw_for_test")
-    finally:
-        del METHODS["_raw_for_test"]

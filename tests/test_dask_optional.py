@@ -21,27 +21,19 @@ def test_pandas_data_never_reach_the_dask_path():
     import pandas as pd
     assert not is_dask_frame(pd.DataFrame({"a": [1]}))
     assert not is_dask_frame(None)
-    # "uls" routes dask frames; every method is wrapped (also those registered
-    # after ubreg.dask is imported, like "tboost"); wrappers keep the in-memory
-    # function and never nest
-    assert hasattr(ubreg.METHODS["uls"], "_ubreg_in_memory")
-    for name, method in ubreg.METHODS.items():
-        inner = getattr(method, "_ubreg_in_memory", None)
-        assert inner is not None, name
-        assert not hasattr(inner, "_ubreg_in_memory"), name
 
 
-def test_the_uls_router_declares_its_own_options():
-    """ubreg.fit checks options through ``options_for``: the router's adds the
-    dask-only ones (only when given) to the in-memory method's."""
-    from ubreg.dask import dask_only_options
-    router = ubreg.METHODS["uls"]
-    inner = router._ubreg_in_memory
-    assert router.options_for is not inner.options_for
-    assert "persist" in dask_only_options()
-    assert router.options_for({}) == inner.options_for({})
-    label, names = router.options_for({"persist": False})
-    assert label == "'uls'" and names[-1] == "persist"
+def test_the_registry_declares_the_dask_backends():
+    """Only ``uls`` has a Dask backend, named (not imported) by the registry; its
+    Dask-only options are those of the backend the in-memory fit lacks."""
+    from ubreg.dask.fitter import fit_linear_dask
+    from ubreg.methods.spec import method_options
+    from ubreg.methods.uls import fit_linear
+    assert {n for n, m in ubreg.METHODS.items() if m.dask} == {"uls"}
+    uls = ubreg.METHODS["uls"]
+    assert uls.dask_backend().__module__ == "ubreg.dask"
+    extra = [o for o in method_options(fit_linear_dask) if o not in method_options(fit_linear)]
+    assert list(uls.dask_options) == extra == ["persist"]
 
 
 def test_import_ubreg_does_not_import_dask():

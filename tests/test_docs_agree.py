@@ -10,8 +10,8 @@ import numpy as np
 
 import ubreg
 from ubreg.families.tempered import Tempered
-from ubreg.tempered import learners as tlearners
-from ubreg.tempered import method as tmethod
+from ubreg.fitters.tboost import learners as tlearners
+from ubreg.methods import tboost as tmethod
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

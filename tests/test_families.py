@@ -23,21 +23,7 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize_scalar
 from scipy.special import xlogy
 
-from ubreg.families import (
-    ALIASES,
-    FAMILIES,
-    CustomPermissible,
-    Entropy,
-    Entropy2,
-    Exponential,
-    Gini,
-    LogCosh,
-    Matsushita,
-    Mu,
-    Permissible,
-    PermissibleFamily,
-    Power,
-)
+from ubreg.families import ALIASES, FAMILIES, CustomPermissible, Entropy, Entropy2, Exponential, Gini, LogCosh, Matsushita, Mu, Permissible, PermissibleFamily, Power
 
 # ---------------------------------------------------------------------------
 # the registry

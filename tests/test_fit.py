@@ -7,8 +7,7 @@ import pandas as pd
 import pytest
 
 import ubreg
-from ubreg.errors import (ConvergenceWarning, DataError, FormulaError, PredictionError,
-                          ResponseError, SeparationWarning)
+from ubreg.errors import ConvergenceWarning, DataError, FormulaError, PredictionError, ResponseError, SeparationWarning
 
 FAMILY_NAMES = ["gini", "entropy", "entropy2", "matsushita", "mu", "power", "logcosh"]
 
@@ -423,7 +422,8 @@ def test_unknown_uls_option_lists_the_options_of_the_chosen_learner(toy):
 
 def test_options_of_a_forwarding_method_are_checked_when_it_calls(toy, monkeypatch):
     from ubreg.errors import OptionError
-    from ubreg.fit import METHODS
+    from ubreg.methods.registry import METHODS
+    from ubreg.methods.spec import Method
 
     def inner(spec, *, depth=1):
         return depth
@@ -434,8 +434,8 @@ def test_options_of_a_forwarding_method_are_checked_when_it_calls(toy, monkeypat
     def broken(spec, *, depth=1):             # a TypeError of its own is not relabelled
         return inner(spec, depth=depth, colour="red")
 
-    monkeypatch.setitem(METHODS, "fwd", forwarding)
-    monkeypatch.setitem(METHODS, "broken", broken)
+    monkeypatch.setitem(METHODS, "fwd", Method("fwd", fit=forwarding, result=int))
+    monkeypatch.setitem(METHODS, "broken", Method("broken", fit=broken, result=int))
     assert ubreg.fit("y ~ x1", toy, method="fwd", depth=3) == 3
     with pytest.raises(OptionError, match=r"^method 'fwd' has no option 'maxiter'$"):
         ubreg.fit("y ~ x1", toy, method="fwd", maxiter=1)

@@ -7,7 +7,7 @@ import pytest
 
 import ubreg
 from ubreg.errors import DataError
-from ubreg.gnnb import GNNBResult
+from ubreg.results.gnnb import GNNBResult
 
 
 @pytest.fixture(scope="module")
@@ -185,7 +185,7 @@ def repeated():
 
 @pytest.mark.parametrize("method,opts", [("gnnb", {}), ("unn", {}), ("gnnb", {"blocks": 2})])
 def test_summary_optimum_is_lemma3_and_row_order_free(repeated, method, opts):
-    from ubreg.gnnb import lemma3_optimal_risk
+    from ubreg.fitters.gnnb import lemma3_optimal_risk
     fam = ubreg.Permissible("entropy")
     m = ubreg.fit("Class ~ x1 + x2", repeated, family=fam, method=method, k=6, **opts)
     # Lemma 3 on input-order data: the distance space of each block, the labels
@@ -243,7 +243,7 @@ def test_factor_indicators_adjacent_and_never_split():
 
 
 def test_numeric_blocks_are_array_split():
-    from ubreg.gnnb.preprocess import _split_units
+    from ubreg.fitters.gnnb.preprocess import _split_units
     for d in range(1, 12):
         for n in range(1, d + 1):
             got = [b.tolist() for b in _split_units([1] * d, n)]
@@ -267,7 +267,7 @@ def test_unn_counts_capped_steps(three):
 def test_canonical_order_is_the_full_lexicographic_order():
     # the order sorts by (hash, row) and falls back to the ranks only on a hash
     # collision: the same permutation as sorting by (hash, class, ranks, row)
-    from ubreg.gnnb.method import canonical_order
+    from ubreg.methods.gnnb import canonical_order
     rng = np.random.default_rng(5)
     for n, d in ((1, 1), (30, 1), (400, 3), (2000, 2)):
         X = rng.integers(0, 3, size=(n, d)).astype(float)       # many repeated rows
@@ -284,7 +284,7 @@ def test_canonical_order_is_the_full_lexicographic_order():
 
 
 def test_canonical_order_on_hash_collisions():
-    from ubreg.gnnb.method import _sort_keys
+    from ubreg.methods.gnnb import _sort_keys
     rng = np.random.default_rng(6)
     for n in (1, 2, 50, 300):
         codes = rng.integers(0, 2, size=n)

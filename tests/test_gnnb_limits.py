@@ -11,7 +11,7 @@ import pytest
 
 import ubreg
 from ubreg.errors import DataError
-from ubreg.gnnb.neighbours import NeighbourIndex
+from ubreg.fitters.gnnb.neighbours import NeighbourIndex
 from ubreg.numerics.limits import set_memory_cap
 
 

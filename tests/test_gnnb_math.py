@@ -5,8 +5,8 @@ import pytest
 from scipy.optimize import minimize_scalar
 
 from ubreg.families import Permissible
-from ubreg.gnnb.fitter import h_star, lemma3_optimal_risk, leverage, surrogate_risk
-from ubreg.gnnb.neighbours import NeighbourIndex, inverse_neighbourhoods
+from ubreg.fitters.gnnb.fitter import h_star, lemma3_optimal_risk, leverage, surrogate_risk
+from ubreg.fitters.gnnb.neighbours import NeighbourIndex, inverse_neighbourhoods
 
 FAMILIES = [("gini", {}), ("entropy", {}), ("entropy2", {}), ("matsushita", {}),
             ("mu", {"mu": 0.3}), ("power", {"v": 0.5}), ("logcosh", {"zeta": -2.0})]
@@ -152,8 +152,8 @@ def test_bounded_links_depart_from_eq11_as_documented(name, params):
     """What the fitter's docstring says: for a bounded link the weights are
     ∇φ⁻¹(clip(−y h))/b_φ, equal to (11) iterated on w until an argument leaves the
     link's range and different after; gini's linear extension is (11) throughout."""
-    from ubreg.gnnb import fitter
-    from ubreg.gnnb.method import fit_gnnb
+    from ubreg.fitters.gnnb import fitter
+    from ubreg.methods.gnnb import fit_gnnb
     fam = _family(name, params)
     _, Y, knn = _problem(m=60, C=2, seed=4)
     for T, eps in ((12, 0.9), (600, 0.1)):
@@ -352,7 +352,7 @@ def test_inputs_not_modified_and_errors():
 
 def _brute_knn(X, Q, k, self_query):
     """(distance, index) order by the module's exact formula, all pairs."""
-    from ubreg.gnnb.neighbours import _sq_dist
+    from ubreg.fitters.gnnb.neighbours import _sq_dist
     m = len(X)
     out = []
     for i in range(len(Q)):
@@ -426,7 +426,7 @@ def _fit_fields(fit):
 def test_compiled_loops_equal_numpy_loops(name, params, threads, monkeypatch):
     # the kernels are the numpy loops' arithmetic, step for step: equal to the last bit,
     # also when the classes are split into blocks run in threads
-    from ubreg.gnnb import fitter, neighbours
+    from ubreg.fitters.gnnb import fitter, neighbours
     if threads:
         monkeypatch.setattr(fitter, "_THREAD_WORK", 0)
         monkeypatch.setattr(neighbours, "_workers", lambda: 3)
@@ -474,7 +474,7 @@ def test_inverse_neighbourhoods_are_stable():
 def test_neighbours_same_for_any_chunking(chunks, monkeypatch):
     # screened chunks are ranked in batches (several per task, fewer when they hold
     # many tied candidates): the neighbours never depend on the batching
-    from ubreg.gnnb import neighbours
+    from ubreg.fitters.gnnb import neighbours
     rng = np.random.default_rng(13)
     X = np.vstack([np.repeat(rng.normal(size=(20, 3)), 12, axis=0),
                    rng.integers(0, 3, size=(260, 3)).astype(float)])

@@ -36,7 +36,7 @@ from scipy import stats
 
 import ubreg
 from ubreg.fitters.uls import fit_uls
-from ubreg.inference import sandwich
+from ubreg.results.inference import sandwich
 
 N = 200
 P = ubreg.Permissible

@@ -5,8 +5,7 @@ import pytest
 from sklearn import metrics as skm
 
 import ubreg
-from ubreg.metrics import (auc, brier_score, classification_metrics, error_rate, log_loss,
-                           metrics_of)
+from ubreg.evaluate.metrics import auc, brier_score, classification_metrics, error_rate, log_loss, metrics_of
 
 
 @pytest.fixture
@@ -101,7 +100,7 @@ def test_new_data_without_the_response_is_a_clear_error():
 
 
 def test_metrics_of_with_weights():
-    from ubreg.metrics import observed_and_posterior
+    from ubreg.evaluate.metrics import observed_and_posterior
     data = ubreg.datasets.load_pima().dropna(subset=["glucose", "mass"]).reset_index(drop=True)
     data["w"] = np.random.default_rng(5).integers(1, 4, len(data)).astype(float)
     m = ubreg.fit("diabetes ~ glucose + mass", data, weights="w")

@@ -18,7 +18,7 @@ import pytest
 import ubreg
 from ubreg import OnlineLearner
 from ubreg.families import Permissible
-from ubreg.online import grad_psi
+from ubreg.methods.online import grad_psi
 
 FORMULA = "y ~ x0 + x1 + x2 + x3"
 
@@ -287,7 +287,7 @@ def test_predict_pickle_and_summary():
 
 @pytest.mark.parametrize("t", [-0.5, 0.3, 0.9, 1.5])
 def test_tempered_scalar_posterior_matches_the_family(t):
-    from ubreg.online import _scalar_posterior
+    from ubreg.methods.online import _scalar_posterior
     fam = Permissible("tempered", t=t)
     post = _scalar_posterior(fam)
     hi = fam.link_domain[1]
@@ -328,7 +328,7 @@ class _Boom(Exception):
 
 def _failing_posterior(monkeypatch, after, exc):
     """The per-row posterior raises ``exc`` at its ``after``-th call (mid-batch)."""
-    import ubreg.online as online
+    import ubreg.methods.online as online
     real = online._scalar_posterior
 
     def make(family):

@@ -85,7 +85,7 @@ def test_roc_equals_scikit_learn(model):
 
 def test_margins_share_below_zero_is_the_error_rate(model):
     ax = plots.margins(model, ax=_ax())
-    err = ubreg.metrics.metrics_of(model)["error_rate"]
+    err = ubreg.evaluate.metrics.metrics_of(model)["error_rate"]
     assert f"{err:.1%}" in ax.get_title()
     assert sum(p.get_height() for p in ax.patches) == pytest.approx(model.nobs)
 
@@ -125,7 +125,6 @@ def test_coefficients_and_tree(model):
         plots.tree(model, ax=_ax())
 
 
-@pytest.mark.skipif("udt" not in ubreg.METHODS, reason="method udt is not registered")
 def test_tree_results_are_drawn_and_reported(tmp_path):
     data = ubreg.datasets.load_pima()
     m = ubreg.fit("diabetes ~ glucose + mass + age", data, method="udt", xval=0)
@@ -175,8 +174,6 @@ def test_user_strings_are_literal_text_not_mathtext():
     assert label.get_text() == r"Q('cost \$ in \$US')"
     ax.figure.canvas.draw()      # renders without a mathtext parse of the user string
     plt.close(ax.figure)
-    if "udt" not in ubreg.METHODS:
-        return
     # a udt tree: `$` in a column name (the split), a factor level and a class label
     d = _hostile_data()
     d["y"] = np.where(d["y"] == 1, "$yes$", "no")
@@ -200,7 +197,6 @@ def _text_boxes(ax):
     return [(t.get_text(), t.get_window_extent(renderer)) for t in ax.texts]
 
 
-@pytest.mark.skipif("udt" not in ubreg.METHODS, reason="method udt is not registered")
 @pytest.mark.parametrize("size", [None, (5.0, 3.8)])
 def test_tree_labels_do_not_overlap_and_stay_in_the_figure(size):
     """The pima tree of the demo: no two labels (splits, node and leaf boxes) overlap."""
@@ -225,13 +221,12 @@ def test_every_plot_returns_its_axes_also_with_ax_none(model):
         ax = getattr(plots, name)(model)
         assert ax is not None and ax.figure is not None, name
         plt.close(ax.figure)
-    if "udt" in ubreg.METHODS:
-        tree = ubreg.fit("diabetes ~ glucose + mass", ubreg.datasets.load_pima(),
-                         method="udt", xval=0)
-        ax = plots.tree(tree)                  # was None with ax=None
-        assert ax is not None and ax.texts
-        assert tuple(ax.figure.get_size_inches()) != (6.4, 4.8)   # sized to the tree
-        plt.close(ax.figure)
+    tree = ubreg.fit("diabetes ~ glucose + mass", ubreg.datasets.load_pima(),
+                     method="udt", xval=0)
+    ax = plots.tree(tree)                  # was None with ax=None
+    assert ax is not None and ax.texts
+    assert tuple(ax.figure.get_size_inches()) != (6.4, 4.8)   # sized to the tree
+    plt.close(ax.figure)
 
 
 def test_margins_ticks_are_not_crowded(model):
@@ -277,7 +272,6 @@ def test_calibration_weights(tmp_path):
         plots.calibration(m, ax=_ax(), weights="w")
 
 
-@pytest.mark.skipif("tboost" not in ubreg.METHODS, reason="method tboost is not registered")
 def test_tboost_loss_path_is_available():
     m = ubreg.fit("diabetes ~ glucose + mass + age", ubreg.datasets.load_pima(),
                   method="tboost", t=0.5, rounds=8)
@@ -294,7 +288,7 @@ def test_tboost_loss_path_is_available():
 
 
 def test_a_stored_cv_risk_path_is_available(model):
-    from ubreg.boosting.result import CVRisk
+    from ubreg.results.boost import CVRisk
     mean = pd.Series([0.7, 0.6, 0.55, 0.56], index=pd.RangeIndex(4, name="mstop"))
     se = pd.Series([0.02] * 4, index=mean.index)
     path = CVRisk(risk=pd.DataFrame(), mean=mean, se=se, mstop=2, mstop_1se=1, folds=5, seed=1)

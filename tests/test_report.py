@@ -190,7 +190,6 @@ def test_a_figure_failing_while_rendered_is_a_note(tmp_path, monkeypatch):
                      r"\(ValueError: [^<\n]+\)", text)
 
 
-@pytest.mark.skipif("uboost" not in ubreg.METHODS, reason="method uboost is not registered")
 def test_cv_risk_path_of_uboost_on_request(tmp_path):
     data = ubreg.datasets.load_pima()
     m = ubreg.fit("diabetes ~ glucose + mass + age", data, method="uboost", mstop=30)
@@ -217,7 +216,6 @@ def test_cv_risk_path_of_uboost_on_request(tmp_path):
     assert 'id="model-1-cv_risk"' in text
 
 
-@pytest.mark.skipif("tboost" not in ubreg.METHODS, reason="method tboost is not registered")
 def test_tboost_report_shows_its_loss_path(tmp_path):
     m = ubreg.fit("diabetes ~ glucose + mass", ubreg.datasets.load_pima(), method="tboost",
                   rounds=6)

@@ -14,8 +14,8 @@ matplotlib.use("Agg")
 import pytest  # noqa: E402
 from PIL import Image  # noqa: E402
 
-from ubreg.report import render_markdown  # noqa: E402
-from ubreg.report.markdown import markdown_to_html  # noqa: E402
+from ubreg.reporting import render_markdown  # noqa: E402
+from ubreg.reporting.markdown import markdown_to_html  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 REPORTS = ROOT / "reports"
@@ -86,7 +86,7 @@ def test_hostile_text_is_escaped_everywhere():
 
 
 def test_render_markdown_page(tmp_path):
-    from ubreg.report.figures import new_figure
+    from ubreg.reporting.figures import new_figure
     md = tmp_path / "hostile.md"
     md.write_text(f"# Title {SCRIPT}\n\n| x |\n|---|\n| {SCRIPT} |\n", encoding="utf-8")
     fig = new_figure(3, 2)

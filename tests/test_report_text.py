@@ -49,7 +49,7 @@ def bidi_data():
 
 
 def test_visible_text_rule():
-    from ubreg.render import visible_text
+    from ubreg.summary.render import visible_text
     assert visible_text("plain ascii, ünïcode ∑ 1 ≥ 0") == "plain ascii, ünïcode ∑ 1 ≥ 0"
     assert visible_text(f"a{RLO}b{ZWSP}c") == "a<U+202E>b<U+200B>c"
     assert visible_text("\u2066\u2069\u200e\u200f\u061c\ufeff\x00\x1b\u2028") == (
@@ -101,8 +101,6 @@ def test_plots_draw_hidden_characters_as_visible_escapes(bidi_data):
     ax = plots.coefficients(m, ax=Figure().add_subplot())
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert 'Q("dose<U+202E>gm")' in labels and "g[T.lo<U+200B>w]" in labels
-    if "udt" not in ubreg.METHODS:
-        return
     d = bidi_data.assign(y=np.where(bidi_data["y"] == 1, f"ye{RLO}s", "no"))
     t = ubreg.fit(f'y ~ Q("dose{RLO}gm") + g', d, method="udt", xval=0, cp=0.0,
                   min_split=10)
@@ -138,7 +136,7 @@ def _fit(formula, data, **kw):
 
 
 def test_shown_names_rule():
-    from ubreg.render import NAME_LIMIT, shown_name, shown_names
+    from ubreg.summary.render import NAME_LIMIT, shown_name, shown_names
     assert NAME_LIMIT == 40
     assert shown_names(["a", "Intercept", "x" * 40]) == ["a", "Intercept", "x" * 40]
     long = "abcdefghijklmnopqrstuvwxyz" * 4
@@ -188,7 +186,6 @@ def test_long_levels_in_text_summaries_and_plots():
     assert all(len(s) <= 40 for s in labels)
 
 
-@pytest.mark.skipif("udt" not in ubreg.METHODS, reason="method udt is not registered")
 def test_long_levels_in_a_tree_listing():
     levels = [f"level{i:02d}_" + "x" * 290 for i in range(12)]
     d = _long_data(levels, 600)
@@ -216,7 +213,7 @@ def test_long_levels_keep_the_pdf_short(tmp_path):
 def test_long_coefficient_labels_fit_in_their_figure(tmp_path):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from ubreg.report.figures import model_figures
+    from ubreg.reporting.figures import model_figures
     m = _fit("y ~ x + g", _long_data(LONG_LEVELS, 300))
     short = _fit("y ~ x", _long_data(LONG_LEVELS, 300))
     for model, wide in ((m, True), (short, False)):

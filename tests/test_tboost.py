@@ -15,16 +15,9 @@ import pytest
 from scipy.optimize import minimize_scalar
 
 import ubreg
-from ubreg.fit import ULS_LEARNERS
-from ubreg.tempered import algebra as A
-from ubreg.tempered.boost import (
-    closed_form_mu,
-    closed_form_mu_logt,
-    exact_mu,
-    tboost,
-    tempered_update,
-)
-from ubreg.tempered.learners import fit_tempered_tree
+from ubreg.fitters.tboost import algebra as A
+from ubreg.fitters.tboost.boost import closed_form_mu, closed_form_mu_logt, exact_mu, tboost, tempered_update
+from ubreg.fitters.tboost.learners import fit_tempered_tree
 
 
 # --------------------------------------------------------------------------- data
@@ -271,7 +264,6 @@ def test_t1_stumps_is_adaboost():
     np.testing.assert_allclose(res.eta_clipped, res.eta)      # no clipping at t = 1
 
 
-@pytest.mark.skipif("stumps" not in ULS_LEARNERS, reason="ULS learner 'stumps' not registered")
 def test_t1_stumps_is_uls_with_exponential():
     df, formula, _ = ionosphere()
     res = ubreg.fit(formula, df, method="tboost", t=1.0, rounds=10, learner="stumps")
@@ -301,7 +293,7 @@ def test_result_predict_clipped_pickle_margins_summary(tmp_path):
     assert "t = 0.5" in str(s) and "<table" in s.html() and len(s.frame()) == 10
     import matplotlib
     matplotlib.use("Agg")
-    from ubreg.tempered import plot_margins
+    from ubreg.results.tboost import plot_margins
     ax = plot_margins(res)
     assert ax.get_xlabel() == "t-margin θ"
     assert df.shape == (180, 5)

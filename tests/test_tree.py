@@ -9,8 +9,9 @@ import pandas as pd
 import pytest
 
 from ubreg.families import Permissible
-from ubreg.tree import TreeColumn, cp_table_cv, grow_tree, one_se_cp, plot_tree
-from ubreg.tree.criterion import make_criterion
+from ubreg.fitters.udt import TreeColumn, cp_table_cv, grow_tree, one_se_cp
+from ubreg.plots.treeplot import plot_tree
+from ubreg.fitters.udt.criterion import make_criterion
 
 matplotlib.use("Agg")
 
@@ -73,7 +74,7 @@ def test_entropy_deviance_is_binomial_deviance():
 
 def test_fast_criteria_equal_generic_phi():
     """The closed forms of the splitter equal w(−φ(wy/w) − a_φ) from φ itself."""
-    from ubreg.tree.criterion import Criterion
+    from ubreg.fitters.udt.criterion import Criterion
     wy = np.array([0.0, 1.0, 2.5, 7.0, 3.0])
     w = np.array([4.0, 1.0, 5.0, 9.0, 3.0])
     for name, params in FAMILIES:

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from ubreg.families import Permissible
-from ubreg.tree import TreeColumn, grow_tree
+from ubreg.fitters.udt import TreeColumn, grow_tree
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 CASES = [("gini", "gini"), ("information", "entropy")]

@@ -14,7 +14,7 @@ import pytest
 from sklearn.tree import DecisionTreeClassifier
 
 from ubreg.families import Permissible
-from ubreg.tree import TreeColumn, grow_tree
+from ubreg.fitters.udt import TreeColumn, grow_tree
 
 
 def make_data(n, p, seed):

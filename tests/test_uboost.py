@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 import ubreg
-from ubreg.boosting import U_alpha, U_custom
-from ubreg.boosting.ulosses import ExponentialU, Logistic, Squared
+from ubreg.fitters.boost.ulosses import U_alpha, U_custom
+from ubreg.fitters.boost.ulosses import ExponentialU, Logistic, Squared
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +111,7 @@ def test_init_mean_is_the_constant_minimiser(data):
     for U in ["logistic", "exponential", "squared"]:
         m = ubreg.fit("y ~ a", data, method="uboost", U=U, learner="stumps", mstop=0)
         F0 = m.fit_info.F0
-        U_ = ubreg.boosting.uboost.resolve_U(U)
+        U_ = ubreg.fitters.boost.ulosses.resolve_U(U)
         ys = 2.0 * m.y - 1
         risk = lambda c: np.mean(U_.U(ys * c))
         assert risk(F0) <= min(risk(F0 - 1e-3), risk(F0 + 1e-3))

@@ -7,34 +7,44 @@ functions φ (Nock & Nielsen), with the ergonomics of R's ``glm``::
     m = ubreg.fit("y ~ x1 + x2", data, family=ubreg.Permissible("matsushita"))
     print(m.summary())
     m.predict(newdata, type="response")
+
+``__all__`` is the documented API.  Reports and plots are loaded on first use,
+so ``import ubreg`` loads neither matplotlib, Jinja2, numba nor Dask.
 """
-from __future__ import annotations
+import importlib
 
-__version__ = "0.1.0"
+from . import datasets, errors, families
+from ._version import __version__
+from .evaluate.anova import anova
+from .evaluate.compare import compare
+from .evaluate.cv import cv
+from .families import CustomPermissible, Exponential, Permissible
+from .fitters.boost.ulosses import U_alpha, U_custom
+from .methods.fit import fit
+from .methods.online import OnlineLearner
+from .methods.registry import METHODS
+from .numerics.limits import set_memory_cap
 
-from . import datasets, errors, families  # noqa: E402
-from .numerics.limits import set_memory_cap  # noqa: E402
-from .families import CustomPermissible, Exponential, Permissible  # noqa: E402
-from .fit import METHODS, fit  # noqa: E402
-from . import methods  # noqa: E402,F401  (registers the methods)
+#: names loaded on first use: (module, attribute or None for the module itself)
+_LAZY = {"plots": ("ubreg.plots", None), "report": ("ubreg.reporting", "report"),
+         "render_markdown": ("ubreg.reporting", "render_markdown"),
+         "render_vignette": ("ubreg.reporting", "render_vignette")}
 
-__all__ = ["fit", "set_memory_cap", "Permissible", "Exponential", "CustomPermissible", "METHODS", "families",
-           "datasets", "errors", "__version__"]
+__all__ = ["fit", "METHODS", "Permissible", "Exponential", "CustomPermissible", "U_alpha",
+           "U_custom", "OnlineLearner", "compare", "cv", "anova", "report", "render_markdown",
+           "render_vignette", "plots", "set_memory_cap", "families", "datasets", "errors",
+           "__version__"]
 
-# model comparison, cross-validation, plots and reports
-from . import plots  # noqa: E402
-from .anova import anova  # noqa: E402
-from .compare import compare  # noqa: E402
-from .cv import cv  # noqa: E402
-from .report import render_markdown, render_vignette, report  # noqa: E402
 
-__all__ += ["compare", "cv", "anova", "report", "render_vignette", "render_markdown", "plots"]
-from . import gnnb  # noqa: E402,F401
-from . import boosting  # noqa: E402,F401  (registers boosting methods)
-from .boosting import U_alpha, U_custom  # noqa: E402
+def __getattr__(name):
+    if name in _LAZY:
+        module, attribute = _LAZY[name]
+        loaded = importlib.import_module(module)
+        value = loaded if attribute is None else getattr(loaded, attribute)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'ubreg' has no attribute {name!r}")
 
-__all__ += ["U_alpha", "U_custom"]
-from . import dask as _dask  # noqa: E402,F401  (routes dask DataFrames to ubreg.dask; issue 9)
-from .online import OnlineLearner  # noqa: E402  (on-line learning, Algorithm 2; issue 5)
-__all__ += ["OnlineLearner"]
-from . import tempered  # noqa: E402,F401  (registers method "tboost"; issue 5)
+
+def __dir__():
+    return sorted(__all__)

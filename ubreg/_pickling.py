@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import warnings
 
-from . import __version__
+from ._version import __version__
 
 
 def warn_if_other_version(saved: str | None, what: str = "model") -> None:

@@ -8,7 +8,6 @@ or an empty string), when the traceback is printed too.
 from __future__ import annotations
 
 import argparse
-import inspect
 import os
 import pathlib
 import re
@@ -19,7 +18,7 @@ import warnings
 
 import pandas as pd
 
-from . import __version__
+from ._version import __version__
 from .errors import UbregError
 
 __all__ = ["main", "demo_models", "parse_option"]
@@ -50,10 +49,12 @@ def _command_line(argv) -> str:
 
 def demo_models(data, folds: int = 10, seed: int = 1, show_progress=None):
     """Fit the demo's models; return ({label: CVResult or Result}, notes)."""
-    from . import METHODS, cv, fit
-    from .compare import model_label
+    from .evaluate.compare import model_label
+    from .evaluate.cv import cv
     from .families import Permissible
-    from .progress import progress
+    from .methods.fit import fit
+    from .methods.registry import METHODS
+    from .numerics.progress import progress
 
     specs = [s for s in DEMO_SPECS]
     # label None: named after the fit, by the family the method actually fitted
@@ -83,7 +84,9 @@ def demo_models(data, folds: int = 10, seed: int = 1, show_progress=None):
 
 
 def _demo(args) -> int:
-    from . import compare, datasets, report
+    from . import datasets
+    from .evaluate.compare import compare
+    from .reporting import report
 
     data = datasets.load_pima()
     out = pathlib.Path(args.out)
@@ -121,8 +124,9 @@ def _demo(args) -> int:
 
 
 def _fit(args) -> int:
-    from . import fit, report
     from .families import resolve_family
+    from .methods.fit import fit
+    from .reporting import report
 
     try:
         data = pd.read_csv(args.data)
@@ -162,29 +166,12 @@ _FIT_ARGUMENTS = ("family", "method", "data", "formula", "weights", "freq_weight
 _BOOLEANS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
 
 
-def _defaults(func) -> dict:
-    try:
-        params = inspect.signature(func).parameters.values()
-    except (TypeError, ValueError):
-        return {}
-    return {p.name: p.default for p in params if p.default is not p.empty}
-
-
 def _method_defaults(method: str, options: dict) -> dict:
     """Default values of the options of ``method`` (for ``uls``, of the chosen learner)."""
-    from .fit import METHODS, ULS_LEARNERS
-    from .methods.uls import fit_linear
+    from .methods.registry import METHODS
 
-    func = METHODS.get(method)
-    if func is None:
-        return {}
-    defaults = _defaults(func)
-    if method == "uls":
-        learner = options.get("learner", "linear")
-        inner = fit_linear if learner == "linear" else ULS_LEARNERS.get(learner)
-        if inner is not None:
-            defaults.update(_defaults(inner))
-    return defaults
+    entry = METHODS.get(method)
+    return {} if entry is None else entry.option_defaults(options)
 
 
 def _strict_booleans(method: str, options: dict, raw: dict) -> None:

@@ -67,7 +67,7 @@ print(mats.summary())
 new = pima.iloc[:6]
 print(logit.predict(new, type="response").round(3))
 print(logit.predict(new, type="class"))
-print(ubreg.metrics.metrics_of(logit))
+print(ubreg.evaluate.metrics.metrics_of(logit))
 
 # %% [markdown]
 # ## Diagnostics

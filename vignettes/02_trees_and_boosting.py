@@ -4,8 +4,7 @@
 # ubreg grows decision trees with any permissible φ as the split criterion (UDT, paper 000
 # Algorithm 3: gini gives CART, entropy C4.5, matsushita Kearns–Mansour), boosts weak
 # learners with ULS, U-Boost or tempered t-AdaBoost, and leverages nearest neighbours
-# (GNNB).  This vignette uses whatever of these methods this build of ubreg registers: a
-# method that is missing is *said* to be missing and its part skipped.
+# (GNNB).
 
 # %%
 import matplotlib
@@ -13,12 +12,10 @@ import matplotlib
 matplotlib.use("Agg")
 
 import ubreg
-from ubreg.fit import ULS_LEARNERS
 
 pima = ubreg.datasets.load_pima().dropna(subset=["glucose", "mass", "age", "pedigree"])
 formula = "diabetes ~ pregnant + glucose + mass + pedigree + age"
-print("registered methods:", sorted(ubreg.METHODS))
-print("weak learners of method 'uls':", sorted(ULS_LEARNERS))
+print("methods:", sorted(ubreg.METHODS))
 models = {"uls · linear": ubreg.fit(formula, pima, family="matsushita")}
 
 # %% [markdown]
@@ -28,13 +25,10 @@ models = {"uls · linear": ubreg.fit(formula, pima, family="matsushita")}
 # rpart's controls, and the tree's risk is the surrogate of its leaves (Theorem 4).
 
 # %%
-if "udt" in ubreg.METHODS:
-    tree = ubreg.fit(formula, pima, family="matsushita", method="udt", cp=0.02, xval=5)
-    print(tree.summary())
-    models["udt · matsushita"] = tree
-    ubreg.plots.tree(tree)          # a figure sized to the tree
-else:
-    print("SKIPPED: method 'udt' is not registered in ubreg.METHODS in this build.")
+tree = ubreg.fit(formula, pima, family="matsushita", method="udt", cp=0.02, xval=5)
+print(tree.summary())
+models["udt · matsushita"] = tree
+ubreg.plots.tree(tree)          # a figure sized to the tree
 
 # %% [markdown]
 # ## Boosting stumps with ULS
@@ -44,14 +38,11 @@ else:
 # falls at every round.
 
 # %%
-if "stumps" in ULS_LEARNERS:
-    stumps = ubreg.fit(formula, pima, family="entropy", method="uls", learner="stumps",
-                       rounds=60)
-    print(stumps.summary())
-    models["uls · stumps"] = stumps
-    ubreg.plots.risk_path(stumps)
-else:
-    print("SKIPPED: weak learner 'stumps' of method 'uls' is not registered in this build.")
+stumps = ubreg.fit(formula, pima, family="entropy", method="uls", learner="stumps",
+                   rounds=60)
+print(stumps.summary())
+models["uls · stumps"] = stumps
+ubreg.plots.risk_path(stumps)
 
 # %% [markdown]
 # ## U-Boost and a cross-validated number of iterations
@@ -61,15 +52,9 @@ else:
 # band, drawn by `ubreg.plots.cv_risk`.
 
 # %%
-if "uboost" in ubreg.METHODS:
-    boost = ubreg.fit(formula, pima, method="uboost", mstop=60, depth=2)
-    models["uboost · logistic"] = boost
-    if callable(getattr(boost, "cv_risk", None)):
-        ubreg.plots.cv_risk(boost.cv_risk(folds=5, seed=1))
-    else:
-        print("SKIPPED: this uboost result has no cv_risk().")
-else:
-    print("SKIPPED: method 'uboost' is not registered in ubreg.METHODS in this build.")
+boost = ubreg.fit(formula, pima, method="uboost", mstop=60, depth=2)
+models["uboost · logistic"] = boost
+ubreg.plots.cv_risk(boost.cv_risk(folds=5, seed=1))
 
 # %% [markdown]
 # ## Tempered boosting (t-AdaBoost)
@@ -79,28 +64,22 @@ else:
 # Π Z_j^(2−t), after each round.
 
 # %%
-if "tboost" in ubreg.METHODS:
-    tb = ubreg.fit(formula, pima, method="tboost", t=0.5, rounds=20)
-    print(tb.summary())
-    models["tboost · t = 0.5"] = tb
-    ubreg.plots.risk_path(tb)
-else:
-    print("SKIPPED: method 'tboost' is not registered in ubreg.METHODS in this build.")
+tb = ubreg.fit(formula, pima, method="tboost", t=0.5, rounds=20)
+print(tb.summary())
+models["tboost · t = 0.5"] = tb
+ubreg.plots.risk_path(tb)
 
 # %% [markdown]
 # ## Leveraged nearest neighbours (GNNB)
 #
-# `method="gnnb"` (paper 001) learns a leveraging coefficient per training example for its
+# `method="gnnb"` (paper 002) learns a leveraging coefficient per training example for its
 # k nearest neighbours; `k` is the neighbourhood size.  Its calibration is drawn below.
 
 # %%
-if "gnnb" in ubreg.METHODS:
-    nn = ubreg.fit(formula, pima, method="gnnb", k=10)
-    print(nn.summary())
-    models["gnnb · k = 10"] = nn
-    ubreg.plots.calibration(nn)
-else:
-    print("SKIPPED: method 'gnnb' is not registered in ubreg.METHODS in this build.")
+nn = ubreg.fit(formula, pima, method="gnnb", k=10)
+print(nn.summary())
+models["gnnb · k = 10"] = nn
+ubreg.plots.calibration(nn)
 
 # %% [markdown]
 # ## Side by side

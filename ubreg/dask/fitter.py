@@ -23,14 +23,27 @@ import warnings
 import numpy as np
 
 from ..errors import ConvergenceWarning, DataError, ResponseError, SeparationWarning
-from ..fit import FitSpec
-from ..fitters.aliasing import (AliasCheck, Scatter, aliased_from_gram, aliased_from_r,
-                                block_scatter, merge_scatter, reduce_scatter)
-from ..fitters.linear_algebra import solve_spd
-from ..fitters.uls import (LinearFit, _accept, _working_gram, working_scale, working_shift,
-                           working_transform)
-from ..inference import bernoulli_loglik, covariances, meat_weights
-from ..methods.uls import _R_EPS, _SEPARATION_SYMPTOM, _separation_possible
+from ..fitters.uls import (
+    LinearFit,
+    _accept,
+    _working_gram,
+    working_scale,
+    working_shift,
+    working_transform,
+)
+from ..methods.fit import FitSpec
+from ..methods.uls import R_EPS, SEPARATION_SYMPTOM, separation_possible
+from ..numerics.aliasing import (
+    AliasCheck,
+    Scatter,
+    aliased_from_gram,
+    aliased_from_r,
+    block_scatter,
+    merge_scatter,
+    reduce_scatter,
+)
+from ..numerics.linalg import solve_spd
+from ..results.inference import bernoulli_loglik, covariances, meat_weights
 from .frame import prepare_partitions
 from .packed import BLOCK_ROWS
 from .reduce import reduce_sums
@@ -213,7 +226,7 @@ def _final_sums(part, beta, family, eta0: float, shift=None, weight_kind="prior"
         acc.gram("B_robust", piece, _scaled_gram(X, meat_weights(ww, weight_kind) * g ** 2,
                                                  scratch))
         pq_min = min(pq_min, float(np.min(extreme, initial=np.inf)))
-        n_extreme += int(np.sum(extreme < _SEPARATION_SYMPTOM))
+        n_extreme += int(np.sum(extreme < SEPARATION_SYMPTOM))
         lpm_outside += int(np.sum((fitted < 0) | (fitted > 1)))
     out = acc.result(("grad",), ("A", "B_model", "B_robust"))
     out.update(totals)
@@ -405,16 +418,16 @@ class _Run:
 
 def _warn(result, family, tol, on_separation="warn"):
     stats = result._stats
-    if _separation_possible(family) and stats["pq_min"] < _SEPARATION_SYMPTOM:
+    if separation_possible(family) and stats["pq_min"] < SEPARATION_SYMPTOM:
         msg = (f"fitted probabilities numerically 0 or 1 occurred ({stats['n_extreme']} rows "
-               f"with min(p, 1 - p) < {_SEPARATION_SYMPTOM:g}): the data may be separated "
+               f"with min(p, 1 - p) < {SEPARATION_SYMPTOM:g}): the data may be separated "
                "(Lemma 8). The linear-program check needs all rows in memory and is not run on "
                "a dask DataFrame; fit a sample in memory to diagnose.")
         if on_separation == "raise":
             raise DataError(msg + " (on_separation='raise' raises on this symptom on a dask "
                                   "DataFrame)")
         warnings.warn(msg, SeparationWarning, stacklevel=6)
-    elif not result.is_linear_probability_model and stats["pq_min"] < _R_EPS:
+    elif not result.is_linear_probability_model and stats["pq_min"] < R_EPS:
         warnings.warn("fitted probabilities numerically 0 or 1 occurred", SeparationWarning,
                       stacklevel=6)
     if not result.fit_info.converged:

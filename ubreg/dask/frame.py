@@ -19,9 +19,16 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from ..design import (
+    Design,
+    PartitionedFormula,
+    Response,
+    combine_levels,
+    learn_design,
+    parse_partitioned,
+    partition_levels,
+)
 from ..errors import DataError
-from ..design import (Design, PartitionedFormula, Response, combine_levels, learn_design,
-                       parse_partitioned, partition_levels)
 from .packed import build_packed_partition
 
 __all__ = ["Partitioned", "prepare_partitions", "should_persist", "design_bytes",

@@ -84,7 +84,7 @@ def reissue_warnings(caught, label: str | None = None) -> None:
 
 
 def _fit_recording(data, rows, formula, weights, fit_kw):
-    from ..fit import fit
+    from ..methods.fit import fit
     frame = data if rows is None else data.iloc[rows]
     with record_warnings() as caught:
         model = fit(formula, frame, weights=weights, **fit_kw)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..fitters.aliasing import merge_scatter
+from ..numerics.aliasing import merge_scatter
 
 __all__ = ["reduce_sums", "combine"]
 

@@ -15,9 +15,14 @@ import copy
 import numpy as np
 import pandas as pd
 
+from ..design import is_dask_frame
 from ..results.linear import LinearResult
-from ..summary import _RISK_NOTE, LinearSummary, saturated_note, standard_error_notes
-from . import is_dask_frame
+from ..summary.linear import (
+    _RISK_NOTE,
+    LinearSummary,
+    saturated_note,
+    standard_error_notes,
+)
 from .predict import predict_lazy, training_lazy
 
 __all__ = ["DaskLinearResult", "DaskLinearSummary"]

@@ -9,35 +9,35 @@ evaluates it, in the fixed namespace :data:`FORMULA_NAMESPACE`.
 """
 from __future__ import annotations
 
-from .checks import as_frame, check_columns
+from .checks import as_frame, check_columns, is_dask_frame
 from .design import Design
 from .frame import ModelFrame, build_model_frame
 from .namespace import FORMULA_NAMESPACE
 from .parse import expand_dot, parse_formula, response_values
 from .partitioned import (
-                          PartitionedFormula,
-                          build_partition_frame,
-                          combine_levels,
-                          learn_design,
-                          parse_partitioned,
-                          partition_levels,
+           PartitionedFormula,
+           build_partition_frame,
+           combine_levels,
+           learn_design,
+           parse_partitioned,
+           partition_levels,
 )
 from .raw import RawColumn, RawDesign, RawFrame, build_raw_frame
 from .response import (
-                          Response,
-                          check_response_finite,
-                          check_weights,
-                          code_response,
-                          code_response_as,
-                          code_response_multiclass,
-                          is_na,
+           Response,
+           check_response_finite,
+           check_weights,
+           code_response,
+           code_response_as,
+           code_response_multiclass,
+           is_na,
 )
 from .safety import CALLS_ALLOWED, NUMPY_ALLOWED, check_formula_code
 
 __all__ = ["Design", "Response", "ModelFrame", "build_model_frame", "build_raw_frame",
            "RawColumn", "RawDesign", "RawFrame", "FORMULA_NAMESPACE", "CALLS_ALLOWED",
            "NUMPY_ALLOWED", "check_formula_code", "expand_dot", "parse_formula",
-           "response_values", "as_frame", "check_columns", "is_na", "check_weights",
+           "response_values", "as_frame", "is_dask_frame", "check_columns", "is_na", "check_weights",
            "check_response_finite", "code_response", "code_response_multiclass",
            "code_response_as", "PartitionedFormula", "parse_partitioned", "partition_levels",
            "combine_levels", "learn_design", "build_partition_frame"]

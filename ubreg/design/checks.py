@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 import re
+import sys
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -17,7 +18,7 @@ from .safety import variable_names
 if TYPE_CHECKING:
     from .design import Design
 
-__all__ = ['patsy_input', 'as_frame', 'check_columns']
+__all__ = ['is_dask_frame', 'patsy_input', 'as_frame', 'check_columns']
 
 
 def as_frame(data, what) -> pd.DataFrame:
@@ -165,3 +166,10 @@ def patsy_input(frame: pd.DataFrame, names) -> pd.DataFrame | dict:
         return frame
     return {n: frame[n].array if isinstance(frame[n].dtype, pd.CategoricalDtype)
             else frame[n].to_numpy() for n in present}
+
+
+def is_dask_frame(data) -> bool:
+    """True for a ``dask.dataframe.DataFrame``, decided without importing dask: if
+    ``dask.dataframe`` is not in ``sys.modules`` the data cannot be one."""
+    dd = sys.modules.get("dask.dataframe")
+    return dd is not None and isinstance(data, dd.DataFrame)

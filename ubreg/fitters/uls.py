@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..families.base import Family
-from .aliasing import AliasCheck, alias_check
-from .linear_algebra import BLOCK_ROWS, blocked_products, column_absmax, solve_spd
+from ..numerics.aliasing import AliasCheck, alias_check
+from ..numerics.linalg import BLOCK_ROWS, blocked_products, column_absmax, solve_spd
 
 __all__ = ["LinearFit", "fit_uls", "edges", "surrogate_risk", "working_shift",
            "working_design", "working_transform", "working_scale", "CENTRE_RATIO"]

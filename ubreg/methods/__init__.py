@@ -1,2 +1,2 @@
-"""Fitting methods; importing a module registers its methods in ``ubreg.fit.METHODS``."""
-from . import udt, uls  # noqa: F401
+"""Fitting methods: one module per method declares it (fitter, options, result class,
+Dask backend); :mod:`ubreg.methods.registry` lists them; :func:`ubreg.fit` runs them."""

@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..fit import FitSpec, register_method
 from ..design import build_raw_frame
+from ..fitters.udt import cp_table_cv, grow_tree
 from ..results.tree import TreeResult, to_tree_columns
-from ..tree import cp_table_cv, grow_tree
+from .spec import FitSpec, Method
 
 __all__ = ["fit_udt"]
 
 
-@register_method("udt")
 def fit_udt(spec: FitSpec, *, min_split: int = 20, min_leaf: int = 7, max_depth: int = 30,
             cp: float = 0.01, risk: str = "surrogate", xval: int = 10,
             seed: int = 0) -> TreeResult:
@@ -57,3 +56,6 @@ def fit_udt(spec: FitSpec, *, min_split: int = 20, min_leaf: int = 7, max_depth:
     result.training_leaf = tree.apply(columns)
     result.eta = result._by_leaf(result.training_leaf, "link")
     return result
+
+
+METHOD = Method("udt", fit=fit_udt, result=TreeResult)

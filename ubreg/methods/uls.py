@@ -1,62 +1,73 @@
-"""Method ``uls``: ULS over the design columns (paper 000 Algorithm 1, docs/math.md §4).
+"""Method ``uls``: ULS (paper 000 Algorithm 1, docs/math.md §4).
 
 ``learner="linear"`` (the default) fits a linear separator over the design
-columns with glm-grade inference; other learners are looked up in
-:data:`ubreg.fit.ULS_LEARNERS`.
+columns with glm-grade inference; ``learner="stumps"|"rules"|"trees"`` boosts
+weak learners (paper 000 §7), with a bag of families and an adaptive strategy
+when ``family`` is a list.  On a Dask frame the linear fit runs partition by
+partition (:mod:`ubreg.dask`).
 """
 from __future__ import annotations
 
+import inspect
 import warnings
 
 import numpy as np
 
+from ..design import build_model_frame
 from ..errors import ConvergenceWarning, DataError, SeparationWarning
 from ..families.base import Family
-from ..fit import ULS_LEARNERS, FitSpec, method_options, register_method
+from ..fitters.boost.adaptive import fit_fstar
+from ..fitters.boost.leverage import MAX_DELTA
+from ..fitters.boost.uls_boost import boost_uls, check_options
 from ..fitters.uls import fit_uls, working_design, working_transform
-from ..design import build_model_frame
-from ..inference import sandwich
+from ..learners.binning import bin_design
+from ..numerics.separation import detect_separation
+from ..results.boost import ULSBoostResult
+from ..results.inference import sandwich
 from ..results.linear import LinearResult
-from ..separation import detect_separation
+from .spec import FitSpec, Method, method_options, option_defaults
 
-__all__ = ["fit_uls_method", "fit_linear"]
+__all__ = ["fit_uls_method", "fit_linear", "fit_boosted", "LEARNERS", "METHOD"]
 
 # ---------------------------------------------------------------------------
-_SEPARATION_SYMPTOM = 1e-8   # a fitted probability this close to 0 or 1 triggers the check
-_R_EPS = 10 * np.finfo(float).eps
+SEPARATION_SYMPTOM = 1e-8   # a fitted probability this close to 0 or 1 triggers the check
+R_EPS = 10 * np.finfo(float).eps
 
 
-def _separation_possible(family: Family) -> bool:
+def separation_possible(family: Family) -> bool:
+    """Whether a fit of ``family`` can run off to infinity (Lemma 8): an unbounded link."""
     lo, hi = getattr(family, "link_domain", (-np.inf, np.inf))
     return not getattr(family, "extends_past_domain", False) and np.isinf(lo) and np.isinf(hi)
 
 
-@register_method("uls")
 def fit_uls_method(spec: FitSpec, *, learner: str = "linear", **options):
     """ULS (paper 000 Algorithm 1): over the design columns (``learner="linear"``)
-    or over weak learners registered in :data:`ULS_LEARNERS`."""
-    if learner == "linear":
-        return fit_linear(spec, **options)
-    if learner not in ULS_LEARNERS:
+    or over the weak learners of :data:`LEARNERS`."""
+    if learner not in LEARNERS:
         raise ValueError(f"unknown learner {learner!r} for method 'uls'; available: "
-                         f"{sorted(['linear', *ULS_LEARNERS])}")
-    return ULS_LEARNERS[learner](spec, **options)
+                         f"{sorted(LEARNERS)}")
+    return LEARNERS[learner](spec, **options)
+
+
+def _learner_of(options: dict):
+    learner = options.get("learner", "linear")
+    return LEARNERS.get(learner) if isinstance(learner, str) else None
 
 
 def _uls_options(options: dict) -> tuple[str, list | None]:
     """What :func:`ubreg.fit` checks options against: the chosen learner's options."""
-    learner = options.get("learner", "linear")
-    if learner == "linear":
-        return "'uls'", ["learner", *method_options(fit_linear)]
-    func = ULS_LEARNERS.get(learner) if isinstance(learner, str) else None
+    func = _learner_of(options)
     if func is None:
         return "'uls'", None                 # fit_uls_method names the unknown learner
+    learner = options.get("learner", "linear")
+    label = "'uls'" if learner == "linear" else f"'uls' with learner={learner!r}"
     names = method_options(func)
-    return (f"'uls' with learner={learner!r}",
-            None if names is None else ["learner", *names])
+    return label, None if names is None else ["learner", *names]
 
 
-fit_uls_method.options_for = _uls_options
+def _uls_defaults(options: dict) -> dict:
+    func = _learner_of(options)
+    return {"learner": "linear", **(option_defaults(func) if func is not None else {})}
 
 
 def fit_linear(spec: FitSpec, *, solver: str = "corrective", tol: float = 1e-10,
@@ -84,7 +95,7 @@ def fit_linear(spec: FitSpec, *, solver: str = "corrective", tol: float = 1e-10,
     separation = None
     p, q = family.posterior_pair(result_fit.eta)
     extreme = np.minimum(p, q)
-    if _separation_possible(family) and np.any(extreme < _SEPARATION_SYMPTOM):
+    if separation_possible(family) and np.any(extreme < SEPARATION_SYMPTOM):
         separation = detect_separation(Xk, mf.y, mf.weights)
         if separation.separated:
             cols = np.flatnonzero(keep)[list(separation.columns)]
@@ -132,7 +143,7 @@ def _warn_like_glm(result: LinearResult, on_separation: str, tol: float):
     # family's shape, not a symptom of separation
     p, q = result.family.posterior_pair(result.eta)
     live = ~result.family.saturated(result.eta)
-    if not result.is_linear_probability_model and np.any(np.minimum(p, q)[live] < _R_EPS):
+    if not result.is_linear_probability_model and np.any(np.minimum(p, q)[live] < R_EPS):
         warnings.warn("fitted probabilities numerically 0 or 1 occurred", SeparationWarning,
                       stacklevel=5)
     if not result.fit_info.converged:
@@ -140,3 +151,56 @@ def _warn_like_glm(result: LinearResult, on_separation: str, tol: float):
                else f"after {result.iterations} iterations")
         warnings.warn(f"ULS did not converge: max |edge| {result.fit_info.max_edge:.3g} > tol "
                       f"{tol:g} ({why})", ConvergenceWarning, stacklevel=5)
+
+
+# ---------------------------------------------------------------------------
+# learner="stumps"|"rules"|"trees": boosting weak learners
+# ---------------------------------------------------------------------------
+def fit_boosted(spec: FitSpec, learner: str, *, rounds: int = 100, corrective: bool = False,
+               strategy: str | None = None, literals: int = 2, depth: int = 2,
+               max_bins: int = 255, tol: float = 1e-10, max_delta: float = MAX_DELTA,
+               min_leaf: float = 1.0, select: str = "train", inner_folds: int = 5,
+               seed=None):
+    """ULS with weak learner ``learner`` (paper 000 Algorithm 1 and Section 7;
+    docs/math.md §4, §6): see :mod:`ubreg.fitters.boost.uls_boost`."""
+    bag = spec.family if isinstance(spec.family, list) else None
+    check_options(rounds, literals, depth, max_bins, strategy, bag)
+    if not 0 < tol < 1:
+        raise ValueError(f"tol must be in (0, 1), got {tol!r}")
+    mf = build_model_frame(spec.formula, spec.data, weights=spec.weights,
+                           na_action=spec.na_action, positive=spec.positive,
+                           trusted=spec.trusted)
+    binned = bin_design(mf.X, max_bins, weights=mf.weights)
+    kw = dict(learner=learner, rounds=int(rounds), corrective=bool(corrective),
+              literals=int(literals), depth=int(depth), max_bins=max_bins, tol=tol,
+              max_delta=max_delta, min_leaf=min_leaf, binned=binned)
+    if strategy == "F*":
+        fit = fit_fstar(mf.X, mf.y, mf.weights, bag, select=select, inner_folds=inner_folds,
+                        seed=seed, **kw)
+    else:
+        fit = boost_uls(mf.X, mf.y, mf.weights, bag or [spec.family], strategy=strategy, **kw)
+    options = dict(rounds=int(rounds), corrective=bool(corrective), literals=int(literals),
+                   depth=int(depth), max_bins=max_bins, strategy=strategy, select=select)
+    return ULSBoostResult(fit=fit, learner=learner, options=options, formula=spec.formula,
+                          family=fit.family, design=mf.design, response=mf.response, y=mf.y,
+                          weights=mf.weights, eta=fit.eta, index=mf.index, n_input=mf.n_input,
+                          dropped=mf.dropped, call=spec.call, na_factors=mf.na_factors)
+
+
+def _boosted(name: str):
+    def method(spec: FitSpec, **options):
+        return fit_boosted(spec, name, **options)
+    method.__name__ = f"fit_uls_{name}"
+    method.__doc__ = f"ULS with weak learner {name!r} (:func:`fit_boosted`)."
+    # the options ubreg.fit checks against: fit_boosted's, without spec and learner
+    params = list(inspect.signature(fit_boosted).parameters.values())
+    method.__signature__ = inspect.Signature([params[0], *params[2:]])
+    return method
+
+
+#: the learners of method "uls": the design columns, or weak learners
+LEARNERS = {"linear": fit_linear, "stumps": _boosted("stumps"), "rules": _boosted("rules"),
+            "trees": _boosted("trees")}
+
+METHOD = Method("uls", fit=fit_uls_method, result=LinearResult, options=_uls_options,
+                defaults=_uls_defaults, dask="ubreg.dask:fit_dask", dask_options=("persist",))

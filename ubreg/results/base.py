@@ -14,11 +14,11 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from .. import __version__
 from .._pickling import warn_if_other_version
-from ..families.base import Family
+from .._version import __version__
 from ..design import Design, Response, as_frame
-from ..inference import bernoulli_loglik, deviance, null_eta
+from ..families.base import Family
+from .inference import bernoulli_loglik, deviance, null_eta
 
 __all__ = ["Result"]
 

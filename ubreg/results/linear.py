@@ -5,9 +5,9 @@ import numpy as np
 import pandas as pd
 
 from ..fitters.uls import LinearFit
-from ..inference import wald_table
-from ..separation import Separation
+from ..numerics.separation import Separation
 from .base import Result
+from .inference import wald_table
 
 __all__ = ["LinearResult"]
 
@@ -118,5 +118,5 @@ class LinearResult(Result):
 
     def summary(self, cov: str = "model"):
         """R ``summary.glm``-style summary (text, HTML and DataFrame forms)."""
-        from ..summary import LinearSummary
+        from ..summary.linear import LinearSummary
         return LinearSummary(self, cov=cov)

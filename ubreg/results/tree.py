@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..tree import Tree, TreeColumn, one_se_cp, plot_tree
+from ..fitters.udt import Tree, TreeColumn, one_se_cp
+from ..plots.treeplot import plot_tree
 from .base import Result
 
 __all__ = ["TreeResult", "to_tree_columns"]
@@ -154,5 +155,5 @@ class TreeResult(Result):
         return plot_tree(self.tree, ax=ax, labels=labels, **kwargs)
 
     def summary(self):
-        from ..summary_tree import TreeSummary
+        from ..summary.tree import TreeSummary
         return TreeSummary(self)

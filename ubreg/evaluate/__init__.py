@@ -1,0 +1,1 @@
+"""Evaluating fitted models: metrics, comparison, cross-validation, deviance tables."""

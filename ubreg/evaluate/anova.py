@@ -1,0 +1,210 @@
+"""``ubreg.anova``: nested linear fits compared by their deviance difference.
+
+With the ``entropy`` family (and ``entropy2``, which has the same optimum) the
+fits are maximum-likelihood logistic regressions, and the deviance
+difference is the likelihood-ratio statistic with its χ² reference, as R's
+``anova(m0, m1, test = "Chisq")``.  For every other family the deviance
+difference 2 Σ wᵢ [D_φ(yᵢ‖p̂₀ᵢ) − D_φ(yᵢ‖p̂₁ᵢ)] is a difference of surrogate
+risks, not of log-likelihoods: it is reported under that name, without a
+p-value, and the added terms are tested by a Wald test with the robust (HC0)
+covariance, which is valid for every family (docs/math.md §3).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ..summary.linear import format_pvalue
+from ..summary.render import render_template
+
+__all__ = ["anova", "AnovaResult", "NotNestedError"]
+
+_LIKELIHOOD_FAMILIES = ("entropy", "entropy2")   # surrogate optimum = logistic MLE
+
+
+class NotNestedError(ValueError):
+    """The two models are not nested fits of the same data."""
+
+
+def _check_linear(m, which):
+    if not (hasattr(m, "coef") and callable(getattr(m, "vcov", None))):
+        raise TypeError(f"anova compares nested linear fits (results with coef and vcov); "
+                        f"{which} is a {type(m).__name__}")
+
+
+def _same_fit_data(m0, m1):
+    if m0.family != m1.family:
+        raise NotNestedError(f"the models have different families ({m0.family.describe()} and "
+                             f"{m1.family.describe()}); anova compares fits of one family")
+    r0, r1 = m0.response, m1.response
+    if (r0.name, r0.positive) != (r1.name, r1.positive):
+        raise NotNestedError(f"the models have different responses: P({r0.name} = {r0.positive}) "
+                             f"and P({r1.name} = {r1.positive})")
+    if len(m0.index) != len(m1.index) or not m0.index.equals(m1.index):
+        raise NotNestedError(f"the models were fitted on different rows ({len(m0.index)} and "
+                             f"{len(m1.index)}): NA in a variable of only one model drops "
+                             f"different rows; fit both on the same complete rows")
+    if not np.array_equal(m0.weights, m1.weights):
+        raise NotNestedError("the models were fitted with different weights")
+    k0, k1 = getattr(m0, "weight_kind", "freq"), getattr(m1, "weight_kind", "freq")
+    if k0 != k1:
+        raise NotNestedError(f"the models read their weights differently ({k0} and {k1} "
+                             "weights): fit both with weights= or both with freq_weights=")
+
+
+def _order(m0, m1):
+    t0, t1 = list(m0.coef.index), list(m1.coef.index)
+    if set(t0) <= set(t1) and len(t0) < len(t1):
+        return m0, m1
+    if set(t1) <= set(t0) and len(t1) < len(t0):
+        return m1, m0
+    if set(t0) == set(t1):
+        raise NotNestedError("the models have the same terms: nothing to test")
+    only0 = [t for t in t0 if t not in t1]
+    only1 = [t for t in t1 if t not in t0]
+    raise NotNestedError(f"the models are not nested: terms only in the first: {only0}; "
+                         f"only in the second: {only1}")
+
+
+def _wald(m1, added, cov="robust"):
+    beta = m1.coef[added].to_numpy(dtype=float)
+    V = m1.vcov(cov).loc[added, added].to_numpy(dtype=float)
+    ok = np.isfinite(beta)                         # aliased columns are NaN
+    beta, V = beta[ok], V[np.ix_(ok, ok)]
+    if beta.size == 0:
+        return np.nan, 0, np.nan
+    stat = float(beta @ np.linalg.lstsq(V, beta, rcond=None)[0])
+    df = int(np.linalg.matrix_rank(V))
+    return stat, df, float(stats.chi2.sf(stat, df))
+
+
+class AnovaResult:
+    """Deviance table of two nested fits, and the Wald test of the added terms.
+
+    Attributes
+    ----------
+    table : DataFrame
+        R's ``anova`` layout: Resid. Df, Resid. Dev, Df, Deviance, and for
+        likelihood families the LR χ² p-value.
+    likelihood_ratio : bool
+        True when the deviance difference is a likelihood-ratio statistic.
+    lr_statistic, lr_df, lr_pvalue : float
+        The LR test (NaN p-value when it is not one).
+    wald_statistic, wald_df, wald_pvalue : float
+        Wald χ² test of the added terms with the robust (HC0) covariance.
+    added : list of str
+        Terms of the larger model that the smaller one lacks.
+    """
+
+    def __init__(self, m0, m1):
+        self.models = (m0, m1)
+        self.family = m0.family
+        self.added = [t for t in m1.coef.index if t not in set(m0.coef.index)]
+        self.likelihood_ratio = self.family.name in _LIKELIHOOD_FAMILIES
+        dev0, dev1 = m0.deviance, m1.deviance
+        self.df = float(m1.df_model - m0.df_model)
+        self.deviance_difference = float(dev0 - dev1)
+        if self.likelihood_ratio:
+            # 2 (ℓ₁ − ℓ₀) with the Bernoulli log-likelihood: = the deviance difference for
+            # entropy, and in nats (not bits) for entropy2
+            self.lr_statistic = float(2.0 * (m1.loglik - m0.loglik))
+            self.lr_pvalue = float(stats.chi2.sf(self.lr_statistic, self.df))
+        else:
+            self.lr_statistic, self.lr_pvalue = float("nan"), float("nan")
+        self.wald_statistic, self.wald_df, self.wald_pvalue = _wald(m1, self.added)
+        cols = {"Resid. Df": [m0.df_resid, m1.df_resid], "Resid. Dev": [dev0, dev1],
+                "Df": [np.nan, self.df], "Deviance": [np.nan, self.deviance_difference]}
+        if self.likelihood_ratio:
+            cols["Pr(>Chi)"] = [np.nan, self.lr_pvalue]
+        self.table = pd.DataFrame(cols, index=["1", "2"])
+
+    @property
+    def statistic_label(self) -> str:
+        if self.likelihood_ratio:
+            return "likelihood-ratio χ² (deviance difference of maximum-likelihood fits)"
+        return (f"deviance difference of {self.family.describe()} fits: a difference of "
+                "surrogate risks, not a likelihood ratio, so no χ² p-value is given")
+
+    def frame(self) -> pd.DataFrame:
+        """The deviance table (a copy)."""
+        return self.table.copy()
+
+    def wald_frame(self) -> pd.DataFrame:
+        """The robust Wald test of the added terms, one row."""
+        return pd.DataFrame({"terms": [", ".join(self.added)], "df": [self.wald_df],
+                             "chi2": [self.wald_statistic], "Pr(>Chi)": [self.wald_pvalue]},
+                            index=["Wald (HC0)"])
+
+    def _rows(self):
+        t = self.table
+        rows = []
+        for i, name in enumerate(t.index):
+            r = [name, f"{t['Resid. Df'].iloc[i]:g}", f"{t['Resid. Dev'].iloc[i]:.4f}"]
+            r += ["", ""] if i == 0 else [f"{self.df:g}", f"{self.deviance_difference:.4f}"]
+            if self.likelihood_ratio:
+                r.append("" if i == 0 else format_pvalue(self.lr_pvalue))
+            rows.append(r)
+        return rows
+
+    def context(self) -> dict:
+        header = ["", "Resid. Df", "Resid. Dev", "Df", "Deviance"]
+        if self.likelihood_ratio:
+            header.append("Pr(>Chi)")
+        return {"models": [m.formula for m in self.models], "family": self.family.describe(),
+                "header": header, "rows": self._rows(), "label": self.statistic_label,
+                "wald": {"terms": ", ".join(self.added), "df": self.wald_df,
+                         "statistic": f"{self.wald_statistic:.4f}",
+                         "p": format_pvalue(self.wald_pvalue)}}
+
+    def __str__(self):
+        c = self.context()
+        lines = ["Analysis of Deviance Table", "", f"Family: {c['family']}", ""]
+        lines += [f"Model {i + 1}: {f}" for i, f in enumerate(c["models"])]
+        rows = [c["header"]] + c["rows"]
+        w = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
+        lines += [""] + ["  ".join([r[0].ljust(w[0])] + [x.rjust(k) for x, k in zip(r[1:], w[1:])])
+                         for r in rows]
+        wald = (f"Wald test of the added terms ({c['wald']['terms']}) with the robust (HC0) "
+                f"covariance: χ² = {c['wald']['statistic']} on {c['wald']['df']} df, "
+                f"p = {c['wald']['p']}")
+        lines += ["", f"Statistic: {c['label']}.", wald]
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return str(self)
+
+    def html(self) -> str:
+        return render_template("report/anova.html", **self.context())
+
+    def _repr_html_(self):
+        return self.html()
+
+
+def anova(m0, m1) -> AnovaResult:
+    """Compare two nested linear fits of one family by their deviance difference.
+
+    Parameters
+    ----------
+    m0, m1 : LinearResult
+        Fits of the same family, response, rows and weights, the terms of
+        one a subset of the other's (either order).
+
+    Returns
+    -------
+    AnovaResult
+        With ``entropy``: R's ``anova(m0, m1, test = "Chisq")`` (likelihood-
+        ratio χ²).  Otherwise the deviance difference, labelled as such,
+        without p-value.  Always: the Wald test of the added terms with the
+        robust covariance.
+
+    Raises
+    ------
+    NotNestedError
+        If the fits are not nested fits of the same data (the message says why).
+    """
+    _check_linear(m0, "the first model")
+    _check_linear(m1, "the second model")
+    _same_fit_data(m0, m1)
+    small, large = _order(m0, m1)
+    return AnovaResult(small, large)

@@ -1,0 +1,349 @@
+"""``ubreg.compare``: fitted models side by side (stargazer / modelsummary style).
+
+A :class:`Comparison` holds plain data built once from the models — the
+coefficient estimates of the models that have them (``coef_table``), and per
+model the fit statistics and the training-set metrics — and renders it as a
+DataFrame, text or HTML.  It is written against the
+:class:`~ubreg.results.base.Result` protocol only: a model without
+coefficients (a tree, a nearest-neighbour classifier) contributes its
+statistics and leaves its coefficient cells empty.
+
+AIC and BIC are shown for the linear fits only — the models with a
+coefficient table (``coef_table``), whose parameters are the coefficients
+of a fixed design fitted by minimising the loss.  A tree (udt), a boosted
+ensemble (uboost, tboost) or a nearest-neighbour rule (gnnb) chooses its
+structure adaptively: the count its ``df_model`` reports (leaves, the leaves
+of every base tree, rounds) is not a number of degrees of freedom, and an
+AIC built on it (U-Boost with 100 trees of depth 3 "has" ~800 parameters)
+would mislead.  Their AIC and BIC cells are blank, their parameter count is
+marked with † and a footnote says why.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..summary.linear import significance_stars
+from ..summary.render import render_template, shown_names
+from .metrics import METRIC_NAMES, metrics_of
+
+__all__ = ["compare", "Comparison", "model_label", "as_model_and_cv", "format_number",
+           "has_information_criteria"]
+
+#: fit statistics shown for every model, in order: key -> label
+FIT_STATISTICS = {"nobs": "n", "n_dropped": "Dropped (NA)", "df_model": "Parameters",
+                  "deviance": "Deviance", "null_deviance": "Null deviance",
+                  "loglik": "Log-likelihood", "aic": "AIC", "bic": "BIC"}
+
+
+def format_number(v, digits: int = 4) -> str:
+    """``digits`` significant digits, positional notation for moderate values."""
+    if v is None or (isinstance(v, float) and not np.isfinite(v)):
+        return ""
+    v = float(v)
+    if v != 0 and (abs(v) >= 1e7 or abs(v) < 1e-4):
+        return f"{v:.{digits - 1}e}"
+    if abs(v) >= 10 ** (digits - 1):
+        return f"{v:.0f}"
+    return f"{v:#.{digits}g}"
+
+
+def has_information_criteria(model) -> bool:
+    """Whether AIC and BIC are meaningful for ``model``: a linear fit, i.e. a
+    result with a coefficient table (see the module notes)."""
+    return callable(getattr(model, "coef_table", None))
+
+
+def _stat(value_fn) -> float:
+    try:
+        v = value_fn()
+    except Exception:  # noqa: BLE001 — a method may not define every statistic
+        return float("nan")
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def as_model_and_cv(item):
+    """Split an item into (fitted model, cross-validation or None).
+
+    A :class:`~ubreg.cv.CVResult` stands for its full-data model
+    (``cv.model``) and its CV estimates; a result carrying a ``cv`` attribute
+    with ``mean``/``se`` contributes those.
+    """
+    if hasattr(item, "folds") and hasattr(item, "mean") and hasattr(item, "model"):
+        if item.model is None:
+            raise ValueError("a CV result compared as a model needs its full-data fit: "
+                             "run ubreg.cv(..., refit=True)")
+        return item.model, item
+    cv = getattr(item, "cv", None)
+    if cv is not None and not (hasattr(cv, "mean") and hasattr(cv, "se")):
+        cv = None
+    return item, cv
+
+
+def model_label(result) -> str:
+    """A short default name: method and family."""
+    fam = getattr(result, "family", None)
+    if isinstance(fam, (list, tuple)):
+        fam_name = "[" + ",".join(getattr(f, "name", "?") for f in fam) + "]"
+    else:
+        fam_name = fam.describe() if hasattr(fam, "describe") else str(fam)
+    return f"{getattr(result, 'method', '?')} · {fam_name}"
+
+
+def _named(models, names=None) -> dict:
+    if isinstance(models, dict):
+        items = list(models.items())
+    else:
+        if not isinstance(models, (list, tuple)):
+            models = [models]
+        items = [(None, m) for m in models]
+    if names is not None:
+        if len(names) != len(items):
+            raise ValueError(f"{len(names)} names for {len(items)} models")
+        items = [(n, m) for n, (_, m) in zip(names, items)]
+    if not items:
+        raise ValueError("no models to compare")
+    out = {}
+    for i, (name, item) in enumerate(items):
+        model, _ = as_model_and_cv(item)
+        name = str(name) if name is not None else f"({i + 1}) {model_label(model)}"
+        if name in out:
+            raise ValueError(f"two models are named {name!r}")
+        out[name] = item
+    return out
+
+
+class Comparison:
+    """Models side by side: coefficients (with SE or z) and fit statistics.
+
+    Build it with :func:`compare`.  ``frame()`` is the display table as a
+    DataFrame, ``str()`` the text, ``html()`` (and ``_repr_html_``) the HTML;
+    :meth:`coefficients` and :meth:`statistics` hold the numbers.
+    """
+
+    def __init__(self, models: dict, statistic: str = "se", cov: str = "model"):
+        if statistic not in ("se", "z"):
+            raise ValueError(f"statistic must be 'se' or 'z', got {statistic!r}")
+        self.statistic = statistic
+        self.cov = cov
+        self.names = list(models)
+        self.models = {}
+        self.cvs = {}
+        for name, item in models.items():
+            self.models[name], self.cvs[name] = as_model_and_cv(item)
+        self._ic = {name: has_information_criteria(m) for name, m in self.models.items()}
+        self._coefficients = self._build_coefficients()
+        self._statistics = self._build_statistics()
+
+    # ---- numbers -------------------------------------------------------
+    def _build_coefficients(self) -> pd.DataFrame:
+        tables, terms = {}, []
+        for name, m in self.models.items():
+            if not callable(getattr(m, "coef_table", None)):
+                continue
+            t = m.coef_table(cov=self.cov) if self.cov != "model" else m.coef_table()
+            tables[name] = t
+            terms += [term for term in t.index if term not in terms]  # first-appearance order
+        cols = pd.MultiIndex.from_product([self.names, ["estimate", "std_error", "z", "p"]],
+                                          names=["model", "value"])
+        out = pd.DataFrame(np.nan, index=pd.Index(terms, name="term"), columns=cols)
+        for name, t in tables.items():
+            for key in ("estimate", "std_error", "z", "p"):
+                out.loc[t.index, (name, key)] = t[key].to_numpy()
+        return out
+
+    def _build_statistics(self) -> pd.DataFrame:
+        rows = {}
+        for name, m in self.models.items():
+            col = {key: _stat(lambda m=m, key=key: getattr(m, key)) for key in FIT_STATISTICS}
+            if not has_information_criteria(m):
+                col["aic"] = col["bic"] = float("nan")     # see the module notes
+            try:
+                col.update(metrics_of(m))
+            except Exception:  # noqa: BLE001 — a model whose posteriors cannot be scored
+                col.update({k: float("nan") for k in METRIC_NAMES})
+            cv = self.cvs[name]
+            for k in METRIC_NAMES:
+                col[f"cv_{k}"] = _stat(lambda cv=cv, k=k: cv.mean[k]) if cv is not None else np.nan
+                col[f"cv_{k}_se"] = _stat(lambda cv=cv, k=k: cv.se[k]) if cv is not None else np.nan
+            rows[name] = col
+        return pd.DataFrame(rows)
+
+    def coefficients(self) -> pd.DataFrame:
+        """Terms × (model, estimate/std_error/z/p), terms in first-appearance order."""
+        return self._coefficients.copy()
+
+    def statistics(self) -> pd.DataFrame:
+        """Statistics × models: fit statistics, training metrics, CV mean and SE.
+
+        ``aic`` and ``bic`` are NaN for the models without a coefficient
+        table (see :func:`has_information_criteria`)."""
+        return self._statistics.copy()
+
+    @property
+    def has_cv(self) -> bool:
+        return any(cv is not None for cv in self.cvs.values())
+
+    # ---- display -------------------------------------------------------
+    def _coef_cells(self) -> list[tuple[str, list[str], list[str]]]:
+        rows = []
+        c = self._coefficients
+        for term in c.index:
+            est, sec = [], []
+            for name in self.names:
+                e, s, z, p = (c.loc[term, (name, k)] for k in ("estimate", "std_error", "z", "p"))
+                est.append(format_number(e) + significance_stars(p) if np.isfinite(e) else "")
+                second = s if self.statistic == "se" else z
+                sec.append(f"({format_number(second)})" if np.isfinite(second) else "")
+            rows.append((str(term), est, sec))
+        return rows
+
+    def _stat_rows(self) -> list[tuple[str, list[str]]]:
+        s = self._statistics
+        rows = [("Method", [str(getattr(self.models[n], "method", "?")) for n in self.names]),
+                ("Family", [model_label(self.models[n]).split(" · ", 1)[1] for n in self.names])]
+        for key, label in FIT_STATISTICS.items():
+            vals = s.loc[key]
+            if key in ("nobs", "n_dropped"):
+                cells = [f"{v:g}" if np.isfinite(v) else "" for v in vals]
+            elif key == "df_model":
+                cells = [(f"{v:g}" + ("" if self._ic[n] else "†")) if np.isfinite(v) else ""
+                         for n, v in zip(self.names, vals)]
+            else:
+                cells = [f"{v:.2f}" if np.isfinite(v) else ("" if np.isnan(v) else
+                                                            ("-Inf" if v < 0 else "Inf"))
+                         for v in vals]
+            rows.append((label, cells))
+        for key, label in METRIC_NAMES.items():
+            rows.append((f"{label} (train)", [f"{v:.4f}" if np.isfinite(v) else ""
+                                              for v in s.loc[key]]))
+        if self.has_cv:
+            for key, label in METRIC_NAMES.items():
+                m, se = s.loc[f"cv_{key}"], s.loc[f"cv_{key}_se"]
+                rows.append((f"{label} (CV)", [f"{a:.4f} ± {b:.4f}" if np.isfinite(a) else ""
+                                               for a, b in zip(m, se)]))
+        return rows
+
+    def _note(self) -> str:
+        second = "standard errors" if self.statistic == "se" else "z statistics"
+        cov = "model-based" if self.cov == "model" else self.cov
+        note = (f"Estimates with {second} ({cov} covariance) in parentheses; "
+                "* p < 0.05, ** p < 0.01, *** p < 0.001, . p < 0.1. "
+                "Metrics on the training rows (frequency-weighted).")
+        others = sorted({str(getattr(self.models[n], "method", "?")) for n in self.names
+                         if not self._ic[n]})
+        if others:
+            note += (" † Not degrees of freedom: the count the method reports (leaves, leaves "
+                     "of the base trees, rounds) for a structure chosen adaptively; AIC and "
+                     f"BIC are therefore given for the linear fits only, not for "
+                     f"{', '.join(others)}.")
+        n = self._statistics.loc["nobs"].dropna().unique()
+        if len(n) > 1:
+            note += (" The models were fitted on different numbers of rows "
+                     f"({', '.join(f'{v:g}' for v in sorted(n))}): their deviances, "
+                     "log-likelihoods and AICs are not comparable.")
+        if self.has_cv:
+            folds = {getattr(cv, "n_folds", None) for cv in self.cvs.values() if cv is not None}
+            k = ", ".join(str(f) for f in sorted(f for f in folds if f)) or "K"
+            note += f" CV: mean ± standard error over {k} folds."
+        return note
+
+    def frame(self) -> pd.DataFrame:
+        """The display table (strings): coefficients, then statistics."""
+        index, data = [], []
+        for term, est, sec in self._coef_cells():
+            index += [term, ""]
+            data += [est, sec]
+        for label, cells in self._stat_rows():
+            index.append(label)
+            data.append(cells)
+        return pd.DataFrame(data, index=index, columns=self.names)
+
+    def text(self, width: int | None = None) -> str:
+        """The table as text; with ``width``, models are split into blocks of
+        columns so that no line is longer than ``width`` characters."""
+        f = self.frame()
+        labels = shown_names(f.index)          # long names shortened, kept distinct
+        cols = [[name] + list(f[name]) for name in self.names]
+        col_w = [max(map(len, c)) for c in cols]
+        first = max(map(len, labels))
+        blocks, current, used = [], [], first
+        for j, w in enumerate(col_w):
+            if current and width is not None and used + 2 + w > width:
+                blocks.append(current)
+                current, used = [], first
+            current.append(j)
+            used += 2 + w
+        blocks.append(current)
+        n_coef = 2 * len(self._coefficients)
+        out = []
+        for block in blocks:
+            total = first + sum(2 + col_w[j] for j in block)
+            line = "-" * total
+            rows = [[""] + [cols[j][0] for j in block]]
+            rows += [[labels[i]] + [cols[j][i + 1] for j in block] for i in range(len(labels))]
+            # coefficient rows (estimate + parenthesis) empty in every model of the block
+            coef_rows = []
+            for i in range(1, n_coef + 1, 2):
+                if any(c for c in rows[i][1:]) or any(c for c in rows[i + 1][1:]):
+                    coef_rows += [rows[i], rows[i + 1]]
+            fmt = lambda r, block=block: "  ".join(  # noqa: E731
+                [r[0].ljust(first)] + [c.rjust(col_w[j]) for c, j in zip(r[1:], block)]).rstrip()
+            out += [line, fmt(rows[0]), line] + [fmt(r) for r in coef_rows]
+            if coef_rows:
+                out.append(line)
+            out += [fmt(r) for r in rows[n_coef + 1:]] + [line, ""]
+        out.append(self._note())
+        return "\n".join(out)
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def __repr__(self):
+        return str(self)
+
+    def context(self) -> dict:
+        """Plain data for templates."""
+        return {"names": self.names, "coef_rows": self._coef_cells(),
+                "stat_rows": self._stat_rows(), "note": self._note()}
+
+    def html(self) -> str:
+        """HTML fragment (autoescaped template ``report/comparison.html``)."""
+        return render_template("report/comparison.html", **self.context())
+
+    def _repr_html_(self):
+        return self.html()
+
+
+def compare(models, names=None, statistic: str = "se", cov: str = "model") -> Comparison:
+    """Compare fitted models side by side.
+
+    Parameters
+    ----------
+    models : list, tuple or dict of results
+        Fitted ubreg models (any method), or :class:`~ubreg.cv.CVResult`
+        objects from ``ubreg.cv(..., refit=True)``, which add their
+        cross-validated metrics (mean ± SE).  A dict gives the column names.
+    names : list of str, optional
+        Column names (default: the dict keys, or "(i) method · family").
+    statistic : {"se", "z"}
+        What the parentheses under each estimate hold.
+    cov : {"model", "robust"}
+        Covariance of the standard errors, for models with ``coef_table``.
+
+    Returns
+    -------
+    Comparison
+        Renders as a DataFrame (``frame()``), text (``str``) and HTML
+        (``html()``); per model: n, deviance, null deviance, logLik, AIC, BIC,
+        and the Brier score, log loss, AUC and error rate on the training rows.
+
+    Examples
+    --------
+    >>> c = ubreg.compare({"logistic": m1, "matsushita": m2})   # doctest: +SKIP
+    >>> print(c)                                                # doctest: +SKIP
+    """
+    return Comparison(_named(models, names), statistic=statistic, cov=cov)

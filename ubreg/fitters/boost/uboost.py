@@ -1,0 +1,282 @@
+"""U-Boost (paper 003 §4.4) in its Newton form (docs/math.md §6).
+
+``ubreg.fit(formula, data, method="uboost", U="logistic", learner="trees",
+depth=3, mstop=200, nu=0.1)``.  With y*ᵢ ∈ {−1, +1} and the current F, each
+iteration
+
+1. takes curvatures uᵢ = wᵢ U''(y*ᵢ Fᵢ) and working responses
+   zᵢ = −y*ᵢ U'(y*ᵢFᵢ)/U''(y*ᵢFᵢ);
+2. fits f_m, the weighted least-squares fit of z on the base-learner with
+   weights u (for a tree: leaf values −Σg/Σu with gᵢ = wᵢ y*ᵢ U'(y*ᵢFᵢ));
+3. sets F ← F + ν f_m.
+
+Exponential U with stumps and ν = 1 is Gentle AdaBoost on F/2, logistic U is
+LogitBoost on F/2 (Friedman, Hastie & Tibshirani 2000 use half the log-odds).
+F starts at the constant minimiser of the risk, the log-odds of the weighted
+mean of y (``init="mean"``, the same for every Bayes-optimal U), or at 0
+(``init="zero"``, as AdaBoost and LogitBoost do).  p̂ = expit(F).
+
+Base-learners (``learner=``): ``"stumps"`` and ``"trees"`` (Newton regression
+trees of depth ``depth`` on binned design columns), ``"linear"``: one
+componentwise linear base-learner per formula term (mboost's glmboost; a term
+with several columns, e.g. a factor, is fitted jointly), giving a sparse
+coefficient path.  Trees split on binned design columns (≤ ``max_bins``
+quantile bins per column, exact below that many distinct values);
+categorical predictors arrive as their dummy columns.  ``min_samples_leaf``
+and ``min_child_weight`` bound the leaves.
+
+The result keeps the training design matrix (for ``cv_risk``), so its pickle
+grows with n × p.  A user-defined U given by ``lambda`` functions does not
+pickle.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...learners.binning import bin_design
+from ...learners.trees import grow_tree, newton_gain
+from ...numerics.progress import progress
+from .ulosses import ULoss
+
+__all__ = ["UBOOST_LEARNERS", "LinearStep", "UBoostFit", "boost_u", "check_options",
+           "check_leaf_options"]
+
+UBOOST_LEARNERS = ("stumps", "trees", "linear")
+#: what ubreg.fit gives a method when no family= is passed
+
+
+@dataclass
+class LinearStep:
+    """f(x) = (x[cols] − centre) · b: one componentwise linear base-learner fit."""
+
+    term: int
+    cols: np.ndarray
+    centre: np.ndarray
+    b: np.ndarray
+
+    def predict(self, X):
+        return (X[:, self.cols] - self.centre) @ self.b
+
+
+@dataclass
+class UBoostFit:
+    """Arrays of a U-Boost run (no statistics)."""
+
+    learners: list          # the fitted base-learner of each iteration (Tree or LinearStep)
+    F0: float
+    nu: float
+    eta: np.ndarray         # F on the training rows
+    risk_path: np.ndarray   # Σ w U(y*F)/Σ w at iterations 0..mstop
+    gains: np.ndarray       # (mstop, n_terms) risk reduction per term per iteration
+    selected: np.ndarray    # (mstop, n_terms) bool: term used by the iteration
+
+
+def _column_terms(term_slices: dict, p: int) -> tuple[list, np.ndarray]:
+    names = list(term_slices)
+    col_term = np.zeros(p, dtype=np.int64)
+    for t, sl in enumerate(term_slices.values()):
+        col_term[sl] = t
+    return names, col_term
+
+
+def _tree_step(binned, stats, depth, min_child_weight, min_samples_leaf):
+    """A Newton tree on ``stats`` (columns g, h and, when min_samples_leaf > 1,
+    the row weight) and its leaf values −Σg/Σh (sums in row order).
+    Returns (tree, heap index of each training row's leaf)."""
+    from ...learners import _hist
+
+    if stats.shape[1] == 3:
+        # a third statistic, the row weight, bounds the leaf size (as HistGradientBoosting)
+        tree, node = grow_tree(binned, stats, newton_gain, depth,
+                               min_leaf=(min_child_weight, min_samples_leaf), leaf_col=(1, 2))
+    else:
+        tree, node = grow_tree(binned, stats, newton_gain, depth,
+                               min_leaf=min_child_weight, leaf_col=1)
+    G, H = _hist.node_sums(node, stats, tree.feature.size)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tree.value = np.where(H > 0, -G / H, 0.0)
+    return tree, node
+
+
+#: columns whose largest |value| lies outside [2^-_UNIT_EXP, 2^_UNIT_EXP] are fitted
+#: divided by a power of two (their normal equations would overflow or underflow)
+_UNIT_EXP = 100
+
+
+class _Componentwise:
+    """Componentwise linear base-learners, one per formula term.
+
+    A fit is equivariant in a column's unit (x → s x gives b → b/s), so a column
+    of extreme magnitude is fitted on x/2^e (e its binary exponent) and its
+    coefficient divided by 2^e: exact, and no overflow of Σ h x² at |x| ≳ 1e154
+    (or underflow at tiny |x|).  Ordinary columns (e = 0) are untouched.
+    """
+
+    def __init__(self, X, w, term_slices, has_intercept):
+        self.X = X
+        p = X.shape[1]
+        self.names, self.col_term = _column_terms(term_slices, p)
+        const = np.all(X == X[:1], axis=0)
+        amax = np.abs(X).max(axis=0, initial=0.0)
+        outside = (amax > 2.0 ** _UNIT_EXP) | ((amax > 0) & (amax < 2.0 ** -_UNIT_EXP))
+        self.shift = np.where(outside, np.frexp(amax)[1], 0)
+        Xs = np.ldexp(X, -self.shift)
+        # centring makes the componentwise fits nearly orthogonal to the
+        # intercept (mboost's center=TRUE); it needs an intercept to absorb it
+        mean = (w @ Xs) / w.sum()
+        centre_s = np.where(const | (not has_intercept), 0.0, mean)
+        self.centre = np.ldexp(centre_s, self.shift)
+        self.Xc = Xs - centre_s                     # the columns over 2^shift, centred
+        self.groups = [np.flatnonzero(self.col_term == t) for t in range(len(self.names))]
+
+    def step(self, g, h):
+        best, best_score = None, -np.inf
+        for t, cols in enumerate(self.groups):     # one small solve per term
+            Z = self.Xc[:, cols]
+            A = Z.T @ (h[:, None] * Z)
+            r = -(Z.T @ g)
+            try:
+                b = np.linalg.solve(A, r)
+            except np.linalg.LinAlgError:
+                b = np.linalg.lstsq(A, r, rcond=None)[0]
+            score = float(r @ b)                   # twice the decrease of the Newton model
+            if np.isfinite(score) and score > best_score:
+                best, best_score = (t, cols, b), score
+        t, cols, b = best
+        step = LinearStep(t, cols, self.centre[cols], np.ldexp(b, -self.shift[cols]))
+        return step, self.Xc[:, cols] @ b
+
+
+def check_options(mstop, nu, depth, learner, init):
+    if isinstance(mstop, bool) or not isinstance(mstop, (int, np.integer)) or mstop < 0:
+        raise ValueError(f"mstop must be an integer ≥ 0, got {mstop!r}")
+    if not (isinstance(nu, (int, float, np.floating)) and 0.0 < nu <= 1.0):
+        raise ValueError(f"nu must be in (0, 1], got {nu!r}")
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or not 1 <= depth <= 12:
+        raise ValueError(f"depth must be an integer in [1, 12], got {depth!r}")
+    if learner not in UBOOST_LEARNERS:
+        raise ValueError(f"learner must be one of {UBOOST_LEARNERS} for method 'uboost', "
+                         f"got {learner!r}")
+    if init not in ("mean", "zero"):
+        raise ValueError(f"init must be 'mean' or 'zero', got {init!r}")
+
+
+def check_leaf_options(min_child_weight, min_samples_leaf):
+    if not min_child_weight >= 0:
+        raise ValueError(f"min_child_weight must be ≥ 0, got {min_child_weight!r}")
+    if not min_samples_leaf >= 0:
+        raise ValueError(f"min_samples_leaf must be ≥ 0, got {min_samples_leaf!r}")
+
+
+def _unit_weights(w, min_child_weight, min_samples_leaf):
+    """(w, bounds) divided by 2^e, e the binary exponent of max w.
+
+    U-Boost depends on the weights only through their ratios and the two leaf
+    bounds (in the weights' units): leaf values −ΣG/ΣH, the risk Σ w U/Σ w and
+    the componentwise fits do not change when w is scaled, gains ΣG²/ΣH scale
+    with it.  Dividing by a power of two is exact (the same bits for ordinary
+    weights) and keeps G² from overflowing (w ≳ 1e154) or underflowing.
+    """
+    w = np.asarray(w, dtype=np.float64)
+    e = int(np.frexp(w.max())[1]) if w.size else 0
+    return (np.ldexp(w, -e), float(np.ldexp(min_child_weight, -e)),
+            float(np.ldexp(min_samples_leaf, -e)))
+
+
+def _initial_F(w, y, wsum, init):
+    """F₀: the log-odds of the weighted mean of y (``"mean"``) or 0 (``"zero"``)."""
+    if init != "mean":
+        return 0.0
+    ybar = float(w @ y) / wsum
+    if not 0.0 < ybar < 1.0:
+        raise ValueError("the response has one class: the log-odds is infinite")
+    return float(np.log(ybar) - np.log1p(-ybar))
+
+
+def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
+            max_bins=255, init="mean", min_child_weight=1e-3, min_samples_leaf=1,
+            term_slices=None,
+            has_intercept=True, binned=None) -> UBoostFit:
+    """Run U-Boost on arrays (see the module docstring).
+
+    Parameters
+    ----------
+    X : (n, p) design; y : 0/1; w : frequency weights
+    U : ULoss
+    learner : {"stumps", "trees", "linear"}
+    min_child_weight : float
+        Least Σ of curvatures wᵢU'' in a tree leaf (sklearn's min_hessian_to_split).
+    min_samples_leaf : float
+        Least Σ of frequency weights in a tree leaf (1: no bound, no cost).
+    term_slices : dict name -> slice of design columns (for importance and
+        the linear learner); default one term per column.
+
+    The fit does not depend on the scale of w (with the leaf bounds in w's
+    units), so both are first divided by a power of two (:func:`_unit_weights`).
+    """
+    X = np.asarray(X, dtype=np.float64)
+    leaf_rows = min_samples_leaf > 1            # in the user's units: 1 is no bound
+    w, min_child_weight, min_samples_leaf = _unit_weights(w, min_child_weight, min_samples_leaf)
+    n, p = X.shape
+    term_slices = term_slices or {f"x{j}": slice(j, j + 1) for j in range(p)}
+    names, col_term = _column_terms(term_slices, p)
+    ystar = 2.0 * y - 1.0
+    wsum = float(w.sum())
+    F0 = _initial_F(w, y, wsum, init)
+    F = np.full(n, F0)
+    depth_used = 1 if learner == "stumps" else depth
+    if learner in ("stumps", "trees") and binned is None:
+        binned = bin_design(X, max_bins, weights=w)
+    comp = _Componentwise(X, w, term_slices, has_intercept) if learner == "linear" else None
+    learners = []
+    z = ystar * F
+    Uv, d1, d2 = U.values(z)
+    # Σ w U / Σ w by numpy's pairwise sum: a BLAS dot would wake (and leave
+    # spinning) OpenBLAS threads every iteration
+    risk = [float(np.sum(w * Uv)) / wsum]
+    gains = np.zeros((mstop, len(names)))
+    selected = np.zeros((mstop, len(names)), dtype=bool)
+    wy = w * ystar
+    if comp is None:
+        from ...learners import _hist
+
+        # per-row statistics of the trees, filled in place: g, h (and w)
+        stats = np.empty((n, 3 if leaf_rows else 2))
+        if stats.shape[1] == 3:
+            stats[:, 2] = w
+    for m in progress(range(mstop), "uboost", total=mstop):
+        if comp is not None:
+            g = wy * d1                            # ∂/∂F of wᵢ U(y*ᵢ Fᵢ)
+            h = w * U.newton_weight(z, F, d2)      # its curvature (docs/math.md §6)
+            base, fitted = comp.step(g, h)
+            share = np.zeros(len(names))
+            share[base.term] = 1.0
+            F = F + nu * fitted
+        else:
+            np.multiply(wy, d1, out=stats[:, 0])
+            np.multiply(w, U.newton_weight(z, F, d2), out=stats[:, 1])
+            base, node = _tree_step(binned, stats, depth_used, min_child_weight,
+                                    min_samples_leaf)
+            _hist.add_leaf_values(F, node, base.value, float(nu))     # F ← F + ν f
+            by_col = base.split_gains_by_column(p)
+            share = np.bincount(col_term, weights=by_col, minlength=len(names))
+            share = share / share.sum() if share.sum() > 0 else share
+        z = ystar * F
+        Uv, d1, d2 = U.values(z)               # risk now, derivatives for the next step
+        risk.append(float(np.sum(w * Uv)) / wsum)
+        gains[m] = (risk[-2] - risk[-1]) * share
+        selected[m] = share > 0
+        learners.append(base)
+    return UBoostFit(learners=learners, F0=F0, nu=float(nu), eta=F, risk_path=np.asarray(risk),
+                     gains=gains, selected=selected)
+
+
+def staged_F(fit: UBoostFit, X) -> np.ndarray:
+    """(m, mstop + 1) F after 0..mstop iterations on design rows X."""
+    out = np.empty((X.shape[0], len(fit.learners) + 1))
+    out[:, 0] = fit.F0
+    for m, base in enumerate(fit.learners):
+        out[:, m + 1] = out[:, m] + fit.nu * base.predict(X)
+    return out

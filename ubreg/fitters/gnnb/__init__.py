@@ -1,0 +1,26 @@
+"""Boosted nearest neighbours: GNNB (paper 002, Algorithm 1) and its UNN baseline.
+
+The methods ``"gnnb"`` and ``"unn"`` of :func:`ubreg.fit` (:mod:`ubreg.methods.gnnb`)
+run this loop::
+
+    m = ubreg.fit("Class ~ .", data, family=ubreg.Permissible("entropy"),
+                  method="gnnb", k=10)
+    m.predict(newdata, type="response")   # per-class posteriors
+
+The exact k-NN search is BLAS (numpy's matmul) plus numpy selection, with
+deterministic ties: no runtime dependency beyond numpy.  When ``threadpoolctl``
+is installed (it comes with scikit-learn) chunks of queries run on a thread
+per core with single-threaded BLAS inside each.  See :mod:`ubreg.fitters.gnnb.neighbours`
+for the measurements behind it.
+"""
+from __future__ import annotations
+
+from .fitter import LeverageFit, h_star, lemma3_optimal_risk, leverage, surrogate_risk
+
+__all__ = [
+           "LeverageFit",
+           "h_star",
+           "lemma3_optimal_risk",
+           "leverage",
+           "surrogate_risk",
+]

@@ -1,0 +1,288 @@
+"""t-AdaBoost on arrays (docs/tempered.md §2): the loop, μ_j, α_j, forgetting.
+
+:func:`tboost` takes a design X, labels ±1 and a weak-learner callable and
+returns a :class:`TBoostFit` holding the hypotheses, the coefficients and the
+per-round record.  It never modifies its inputs.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import brentq
+
+from ...errors import DataError
+from ...numerics.progress import progress
+from .algebra import K_t, co_norm, exp_t, g_t, is_one, log_t, power_mean, tensor_t
+
+__all__ = ["TBoostFit", "closed_form_mu", "exact_mu", "normalise_weights", "tboost",
+           "tempered_update"]
+
+#: μ r at t = 1 when |ρ| = 1 ([J] replaces the infinite μ by ±100/r)
+MU_R_CAP_T1 = 100.0
+
+
+@dataclass
+class TBoostFit:
+    """What t-AdaBoost returns (arrays only)."""
+
+    t: float
+    hypotheses: list
+    alpha: np.ndarray
+    mu: np.ndarray
+    rho: np.ndarray
+    r: np.ndarray
+    Z: np.ndarray
+    K: np.ndarray
+    n_forgotten: np.ndarray          # zero weights after each update
+    train_values: list               # h_j(x_i) on the training rows
+    weights: np.ndarray              # q_{J+1}
+    margin_clipped: np.ndarray       # γ_i of §2.5 (one-sided clipped margin)
+    stopped: str = ""
+    co_density_min: list = field(default_factory=list)
+    co_density_max: list = field(default_factory=list)
+    #: the closed-form μ_j of §2.2(a) and the Z_j it would give (equal to mu
+    #: and Z when mu="closed"; for the record when mu="exact")
+    mu_closed: np.ndarray = None
+    Z_closed: np.ndarray = None
+
+
+def _w(w, q):
+    return np.ones_like(q) if w is None else w
+
+
+def normalise_weights(w):
+    """Frequency weights divided by the power of two 2^e that brings their mean over
+    the rows of positive weight into [1, 2).
+
+    t-AdaBoost is invariant to the scale of the weights (weights × s are every row
+    s times: q scales by s^(−t*), μ_j and r_j by s^(∓t*(1−t)), and α_j, ρ_j, Z_j and
+    the classifier do not change; docs/tempered.md §2.1), but its floating point is
+    not: m = Σ w ≥ 1e50 puts q = m^(−t*) where q^(1−t) + (1 − t)(−μu) cancels, and
+    m^(−t*) underflows for larger m.  At mean 1 the numbers are those of unweighted
+    data.  Dividing by a power of two is exact (weights whose mean is already in
+    [1, 2), such as integer weights of 1 and 2, are unchanged, and a second call
+    changes nothing); positive weights all equal become 1, the unweighted data.
+    ``None`` stays ``None``.
+    """
+    if w is None:
+        return None
+    w = np.asarray(w, dtype=np.float64)
+    live = w > 0
+    if np.all(w[live] == w.max()):
+        return live.astype(np.float64)
+    e0 = int(np.frexp(w.max())[1])
+    mean1 = float(np.ldexp(w, -e0)[live].sum()) / np.count_nonzero(live)
+    e = e0 + int(np.frexp(mean1)[1]) - 1
+    out = np.ldexp(w, -e)
+    if np.any(live & (out == 0)):
+        raise DataError("the positive weights span more than the floating-point range (their "
+                        "ratio exceeds 2^1074): the smallest would be 0 beside the largest")
+    return out
+
+
+def closed_form_mu(q, u, t, w=None):
+    """μ_j of docs/tempered.md §2.2(a): r_j, ε_j, ρ_j and μ_j = g_t((1 + ρ_j)/2)/r_j.
+
+    ``w`` are frequency weights (a row of weight 2 counts as two rows; rows of
+    weight 0 are ignored).  Returns (μ, ρ, r).  r = 0 gives μ = 0.
+    """
+    w = _w(w, q)
+    live = w > 0
+    P = (q > 0) & live
+    D = (q == 0) & live
+    if not P.any():
+        return 0.0, 0.0, 0.0
+    with np.errstate(divide="ignore", over="ignore"):
+        r = float(np.max(np.abs(u[P]) / q[P] ** (1.0 - t)))
+    if not r > 0:
+        return 0.0, 0.0, 0.0
+    mdag = float(w[D].sum())
+    eps = 0.0
+    if not is_one(t) and mdag > 0:
+        eps = float((np.max(np.abs(u[D])) / r) ** (1.0 / (1.0 - t)))
+    qt = np.where(q > 0, q, eps)
+    rho = float(np.sum(w * qt * u) / ((1.0 + mdag * eps ** (2.0 - t)) * r))
+    rho = min(1.0, max(-1.0, rho))
+    if is_one(t) and abs(rho) >= 1.0:
+        return math.copysign(MU_R_CAP_T1, rho) / r, rho, r
+    return float(g_t((1.0 + rho) / 2.0, t)) / r, rho, r
+
+
+def closed_form_mu_logt(q, u, t, w=None):
+    """The log_t form of §2.2(a): μ = −(1/r) log_t((1 − ρ)/M_{1−t}(1 − ρ, 1 + ρ))
+    (the form of the poster; not defined at |ρ| = 1).  For tests."""
+    _, rho, r = closed_form_mu(q, u, t, w)
+    if r == 0:
+        return 0.0
+    return float(-log_t((1 - rho) / power_mean(1 - rho, 1 + rho, 1 - t), t)) / r
+
+
+def tempered_update(q, u, mu, t, w=None):
+    """q̂ = q ⊗_t exp_t(−μu) (§2.1), with [J]'s fallback for t > 1 when some
+    weight is +∞: those examples share the mass uniformly (count^{−t*} each),
+    the others get 0 and Z = 1.  Z = (Σ w q̂^{2−t})^{1/(2−t)} with frequency
+    weights w.  Returns (q_next, Z)."""
+    w = _w(w, q)
+    qhat = tensor_t(q, exp_t(-mu * u, t), t)
+    inf = np.isinf(qhat) & (w > 0)
+    if inf.any():
+        out = np.where(inf, float(w[inf].sum()) ** (-1.0 / (2.0 - t)), 0.0)
+        return out, 1.0
+    qhat = np.where(w > 0, qhat, 0.0)
+    Z = co_norm(qhat, t, w)
+    if not Z > 0:
+        return None, 0.0
+    return qhat / Z, Z
+
+
+def _f_edge(mu, q, u, t, w):
+    return float(np.sum(w * tensor_t(q, exp_t(-mu * u, t), t) * u))
+
+
+def exact_mu(q, u, t, xtol=1e-10, w=None):
+    """μ minimising Z(μ): the root of f(μ) = Σ q̂_i(μ) u_i (§2.2(b)), by Brent
+    to ``xtol``.  None when no root exists (every u_i with q_i > 0 has one sign,
+    a perfect weak hypothesis)."""
+    w = _w(w, q)
+    u = np.where(w > 0, u, 0.0)
+    act = (q > 0) | (u != 0)
+    f0 = _f_edge(0.0, q, u, t, w)
+    if f0 == 0.0:
+        return 0.0
+    sgn = 1.0 if f0 > 0 else -1.0
+    # the root lies on the side of sgn; f changes sign iff some active u has sign −sgn
+    if not np.any(act & (sgn * u < 0) & (q > 0)) and not (t < 1 and np.any(sgn * u < 0)):
+        return None
+    limit = np.inf
+    if t > 1 and not is_one(t):
+        # stay below the pole of exp_t(−μu): (t − 1)μ|u_i| < 1 where sgn·u_i < 0;
+        # beyond it [J] treats the weight as +∞ (no root is sought there)
+        bad = (sgn * u < 0) & (q > 0)
+        limit = float(np.min(1.0 / ((t - 1.0) * np.abs(u[bad]))))
+    scale = float(np.max(np.abs(u))) or 1.0
+    hi = 1.0 / scale
+    for _ in range(200):
+        h = min(hi, limit * (1 - 1e-12))
+        fh = _f_edge(sgn * h, q, u, t, w)
+        if fh * sgn < 0 or not np.isfinite(fh):
+            break
+        if h >= limit * (1 - 1e-12):
+            return None
+        hi *= 2.0
+    else:
+        return None
+    h = min(hi, limit * (1 - 1e-12))
+    if not np.isfinite(fh):
+        # bisect inwards until finite
+        lo_ = 0.0
+        for _ in range(200):
+            mid = 0.5 * (lo_ + h)
+            fm = _f_edge(sgn * mid, q, u, t, w)
+            if np.isfinite(fm) and fm * sgn < 0:
+                h = mid
+                break
+            if np.isfinite(fm):
+                lo_ = mid
+            else:
+                h = mid
+    root = brentq(lambda m: _f_edge(sgn * m, q, u, t, w), 0.0, h, xtol=xtol, rtol=1e-15,
+                  maxiter=500)
+    return sgn * root
+
+
+def tboost(X, ystar, t, rounds, weak, *, mu="closed", weights=None):
+    """Run t-AdaBoost (docs/tempered.md §2.1).
+
+    Parameters
+    ----------
+    X : (m, d) design; ystar : labels ±1 (the training labels, noisy or not)
+    t : temperature (t < 2)
+    rounds : J ≥ 1
+    weak : callable (q) -> (hypothesis, values) or (None, None)
+        Fits a weak hypothesis to the tempered weights; values = h(x_i).
+    mu : {"closed", "exact"}
+        §2.2(a) closed form (default, [J]) or the exact projection §2.2(b).
+    weights : array, optional
+        Frequency weights: a row of weight k counts as k identical rows
+        (m = Σ weights; Σ_i w_i q_i^{2−t} = 1 on the co-simplex).  The fit is
+        invariant to their scale; they are used as :func:`normalise_weights`
+        gives them (mean in [1, 2)), so that ``weights``, q, μ_j and r_j of
+        the record are on that scale.
+    """
+    w = np.ones(X.shape[0]) if weights is None else normalise_weights(weights)
+    m = float(w.sum())
+    tstar = 1.0 / (2.0 - t)
+    q = np.where(w > 0, m ** (-tstar), 0.0)
+    delta = np.inf if (is_one(t) or t > 1) else 1.0 / (1.0 - t)
+    gamma = np.zeros(X.shape[0])
+    log_prod_Z = 0.0
+    rec = {k: [] for k in ("alpha", "mu", "rho", "r", "Z", "K", "forg", "vals", "hyp",
+                           "cmin", "cmax", "mu_c", "Z_c")}
+    stopped = ""
+    bar = progress(range(rounds), "tboost", total=rounds)
+    for _ in bar:
+        hyp, h = weak(q)
+        if hyp is None:
+            stopped = "the weak learner found no hypothesis"
+            break
+        u = ystar * h
+        mu_c, rho, r = closed_form_mu(q, u, t, w)
+        if mu == "exact":
+            mu_j = exact_mu(q, u, t, w=w)
+            if mu_j is None:
+                ul = u[(q > 0) & (w > 0)]
+                if np.all(ul >= 0) or np.all(ul <= 0):
+                    stopped = "perfect weak hypothesis: the exact projection has no root"
+                else:
+                    stopped = ("the exact projection has no root below the pole of exp_t "
+                               "(t > 1: Z decreases up to the mu where some weight becomes "
+                               "infinite)")
+                break
+            # the closed-form values, for the record (rounds_table: mu_closed, Z_closed)
+            Z_c = tempered_update(q, u, mu_c, t, w)[1]
+        else:
+            mu_j = mu_c
+        q_next, Z = tempered_update(q, u, mu_j, t, w)
+        if mu != "exact":
+            Z_c = Z
+        if q_next is None:
+            stopped = "every weight vanished after an update (|rho| = 1)"
+            break
+        alpha = m ** (1.0 - tstar) * math.exp((1.0 - t) * log_prod_Z) * mu_j
+        gamma = np.minimum(gamma + alpha * u, delta)
+        log_prod_Z += math.log(Z)
+        rec["alpha"].append(alpha)
+        rec["mu"].append(mu_j)
+        rec["mu_c"].append(mu_c)
+        rec["Z_c"].append(Z_c)
+        rec["rho"].append(rho)
+        rec["r"].append(r)
+        rec["Z"].append(Z)
+        rec["K"].append(float(K_t(rho, t)))
+        rec["forg"].append(int(np.sum((q_next == 0) & (w > 0))))
+        rec["vals"].append(h)
+        rec["hyp"].append(hyp)
+        cd = q_next[w > 0] ** (2.0 - t)
+        rec["cmin"].append(float(cd.min()))
+        rec["cmax"].append(float(cd.max()))
+        q = q_next
+    getattr(bar, "close", lambda: None)()        # the loop may stop early
+    if not rec["hyp"]:
+        if stopped.startswith("the weak learner"):
+            hint = (" (no admissible split: every candidate leaves a child holding one class "
+                    "only, as on perfectly separated data; docs/tempered.md §3.3)")
+        elif stopped.startswith("every weight vanished"):
+            hint = (" (the first weak hypothesis classifies every training row correctly: "
+                    "the data are separated and the step would be unbounded)")
+        else:
+            hint = ""
+        raise DataError(f"t-AdaBoost could not take a single round: {stopped}{hint}")
+    return TBoostFit(t=t, hypotheses=rec["hyp"], alpha=np.array(rec["alpha"]),
+                     mu=np.array(rec["mu"]), rho=np.array(rec["rho"]), r=np.array(rec["r"]),
+                     Z=np.array(rec["Z"]), K=np.array(rec["K"]),
+                     n_forgotten=np.array(rec["forg"]), train_values=rec["vals"], weights=q,
+                     margin_clipped=gamma, stopped=stopped, co_density_min=rec["cmin"],
+                     co_density_max=rec["cmax"], mu_closed=np.array(rec["mu_c"]),
+                     Z_closed=np.array(rec["Z_c"]))

@@ -1,0 +1,175 @@
+"""Public entry points: grow a pruned UDT tree, cross-validate its cp table."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ...numerics.progress import progress
+from .columns import TreeColumn, check_columns, check_response
+from .criterion import make_criterion
+from .grow import grow_raw, node_risk
+from .model import Tree, leaf_link, subset_nodes
+from .prune import cp_rows, fix_cp, rpart_complexity
+from .route import route
+
+__all__ = ["grow_tree", "cp_table_cv"]
+
+
+def _check_family(family):
+    for attr in ("phi", "dphi", "a", "b", "link_domain"):
+        if not hasattr(family, attr):
+            raise TypeError(f"family must be a permissible family (it lacks {attr!r}); "
+                            f"use ubreg.families.Permissible(name)")
+    return family
+
+
+def grow_tree(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=30, cp=0.01,
+              risk="surrogate", _alpha=None) -> Tree:
+    """Grow a UDT tree (Algorithm 3) and prune it at ``cp`` as rpart does.
+
+    A split of a leaf is scored by the drop of Σ_leaves w(S_k)(−φ(p_k))/b_φ
+    (eq. 104): gini gives CART, entropy C4.5, matsushita Kearns–Mansour.
+    Leaves carry p_k and ∇φ(p_k) (eq. 106); the tree minimises the balanced
+    convex surrogate over trees of its shape (Theorem 4).
+
+    Parameters
+    ----------
+    columns : list of TreeColumn
+        Predictors, in formula order (the order breaks ties).
+    y : array of 0/1
+    weight : array or None
+        Frequency weights (≥ 0); None for unit weights.
+    family : PermissibleFamily
+    min_split, min_leaf, max_depth, cp
+        rpart's ``minsplit``, ``minbucket``, ``maxdepth`` (≤ 62) and ``cp``
+        (see :mod:`ubreg.tree.grow`).
+    risk : {"surrogate", "misclass"}
+        Risk measure of the cp pruning and of the cp table: the tree's
+        surrogate (Theorem 4) or rpart's misclassification.
+
+    Returns
+    -------
+    Tree
+    """
+    _check_family(family)
+    raw, info = grow_raw(columns, y, weight, family, min_split=min_split, min_leaf=min_leaf,
+                         max_depth=max_depth, cp=cp, risk=risk, alpha=_alpha)
+    alpha = info["alpha"]
+    crit = make_criterion(family)
+    r = node_risk(crit, raw["wy"], raw["weight"], risk)
+    complexity, split = rpart_complexity(raw["left"], raw["right"], r, alpha)
+    # nodes of the final tree: every ancestor's split survives
+    keep = np.zeros(r.shape[0], dtype=bool)
+    if keep.shape[0]:
+        keep[0] = True
+    parent = raw["parent"]
+    for d in range(1, int(raw["depth"].max(initial=0)) + 1):
+        at = np.flatnonzero(raw["depth"] == d)
+        keep[at] = keep[parent[at]] & split[parent[at]]
+    raw["complexity"] = fix_cp(parent, raw["depth"], complexity)
+    nodes = subset_nodes(raw, keep, split, alpha)
+    nodes = _rpart_order(nodes)
+    controls = dict(min_split=min_split, min_leaf=min_leaf, max_depth=max_depth, cp=cp)
+    return Tree(nodes, info["specs"], family, controls, alpha, risk)
+
+
+def _rpart_order(nodes):
+    """Reorder nodes depth first, left child first (rpart's frame order)."""
+    number = nodes["number"].astype(np.uint64)
+    depth = nodes["depth"].astype(np.uint64)
+    top = np.uint64(depth.max(initial=0))
+    key = number << (top - depth)     # the node's leftmost descendant at the deepest level
+    order = np.lexsort((depth, key))
+    keep = np.ones(order.shape[0], dtype=bool)
+    perm = np.empty_like(order)
+    perm[order] = np.arange(order.shape[0])
+    out = {}
+    for k, v in nodes.items():
+        if isinstance(v, np.ndarray) and k != "cat_side" and v.shape[:1] == keep.shape:
+            out[k] = v[order]
+        else:
+            out[k] = v
+    for k in ("parent", "left", "right"):
+        out[k] = np.where(out[k] >= 0, perm[np.maximum(out[k], 0)], -1)
+    return out
+
+
+def _subset_columns(columns, rows):
+    return [TreeColumn(c.name, c.kind, np.asarray(c.values)[rows], c.levels) for c in columns]
+
+
+def cp_table_cv(columns, y, weight, family, folds=10, seed=0, **controls) -> pd.DataFrame:
+    """rpart's cp table with K-fold cross-validated error (xval.c).
+
+    The tree is grown on all rows; then for each fold a tree is grown on the
+    other rows with the complexity floor scaled by their share of the weight,
+    and each held-out row is run down that tree pruned at the geometric mean
+    of consecutive CP values, adding its loss: the 0/1 error for
+    ``risk="misclass"``, the surrogate loss F_φ(y* H) with the capped leaf
+    link for ``risk="surrogate"``.
+
+    Parameters
+    ----------
+    columns, y, weight, family
+        As :func:`grow_tree`.
+    folds : int
+        Number of folds (rows are assigned at random, balanced sizes).
+    seed : int
+        Seed of the fold assignment (numpy ``default_rng``).
+    **controls
+        ``min_split``, ``min_leaf``, ``max_depth``, ``cp``, ``risk``.
+
+    Returns
+    -------
+    DataFrame
+        CP, nsplit, rel_error, xerror, xstd (errors relative to the root risk).
+    """
+    folds = int(folds)
+    values, specs, n = check_columns(columns)
+    yv, w = check_response(y, weight, n)
+    if not 2 <= folds <= n:
+        raise ValueError(f"folds must lie in 2..{n}, got {folds}")
+    tree = grow_tree(columns, yv, w, family, **controls)
+    risk = tree.risk
+    nd = tree.nodes
+    r = tree._risk_of(risk)
+    cps, nsplit, crisk = cp_rows(nd["complexity"], tree.is_leaf, nd["left"], nd["right"], r,
+                                 tree.alpha)
+    # thresholds between consecutive CPs (the first: "close enough to infinity")
+    thr = np.empty_like(cps)
+    thr[0] = 10.0 * cps[0]
+    thr[1:] = np.sqrt(cps[:-1] * cps[1:])
+    rng = np.random.default_rng(seed)
+    group = rng.permutation(n) % folds
+    w_total = w.sum()
+    xrisk = np.zeros(cps.shape[0])
+    xsq = np.zeros(cps.shape[0])
+    ystar = 2.0 * yv - 1.0
+    for k in progress(range(folds), "udt xval", total=folds):
+        train = np.flatnonzero(group != k)
+        test = np.flatnonzero(group == k)
+        w_train = w[train].sum()
+        if not w_train > 0 or test.shape[0] == 0:
+            continue
+        scale = w_train / w_total
+        ft = grow_tree(_subset_columns(columns, train), yv[train], w[train], family,
+                       _alpha=tree.alpha * scale, **controls)
+        tvals = [v[test] for v in values]
+        _, path = route(ft.nodes, specs, tvals, test.shape[0], path=True)
+        cpath = ft.nodes["complexity"][path]
+        cpath[ft.nodes["left"][path] < 0] = -np.inf       # leaves stop every walk
+        p_node = ft.yprob
+        link_node = leaf_link(family, p_node)
+        for j, t in enumerate(thr * scale):
+            depth = (cpath > t).sum(axis=1)
+            node = path[np.arange(test.shape[0]), depth]
+            if risk == "misclass":
+                err = ((p_node[node] >= 0.5).astype(float) != yv[test]).astype(float)
+            else:
+                err = np.asarray(family.F(ystar[test] * link_node[node]), dtype=float)
+            xrisk[j] += np.sum(w[test] * err)
+            xsq[j] += np.sum(w[test] * err * err)
+    xstd = np.sqrt(np.maximum(xsq - xrisk ** 2 / w_total, 0.0))
+    root = tree.root_risk if tree.root_risk > 0 else 1.0
+    return pd.DataFrame({"CP": cps / root, "nsplit": nsplit, "rel_error": crisk / root,
+                         "xerror": xrisk / root, "xstd": xstd / root})

@@ -1,0 +1,502 @@
+"""Top-down induction of a UDT tree, one level at a time (Algorithm 3).
+
+Each pass of the level loop finds the best split of every open node with the
+vectorised splitter, routes the rows of the split nodes to their children and
+stably partitions each predictor's presorted row order by child, so that the
+next level again sees every open node as a contiguous, sorted segment.  Rows
+whose node closes (a leaf) leave the orderings; the work per level is linear
+in the rows still open.  Once few rows remain open (``BATCH_ROWS``) the
+orderings become the rows of one array, partitioned and searched for all
+predictors at once, so that the deep, narrow levels of an unbounded tree do
+not each pay numpy's per-call overhead once per predictor.
+
+Controls follow rpart (``rpart.control``):
+
+- ``min_split``: a node is split only if it holds at least this many
+  observations;
+- ``min_leaf`` (rpart's ``minbucket``): every child holds at least this many
+  observations with an observed split variable;
+- ``max_depth``: the root has depth 0; nodes at ``max_depth`` are not split;
+- ``cp``: a split must lower the tree's relative risk by at least ``cp``
+  (rpart's complexity pruning, :mod:`ubreg.tree.prune`), with the risk being
+  the surrogate (Theorem 4) or the misclassification (rpart) risk.
+
+``min_split`` and ``min_leaf`` count observations: with frequency weights, a
+row of weight w counts w times (rpart counts rows; this is the
+frequency-weight reading ubreg uses for every method), so a row of weight 3
+is the same as the row repeated three times and a zero weight the same as a
+removed row.  With non-integer weights, scale them so they sum to the number
+of observations.  Weight sums are compared with the counts up to a rounding
+tolerance (exact for integer weights); with unit weights the engine counts
+rows, as rpart does.
+
+Missing values (NaN, code -1): the split search of a variable uses the rows
+where it is observed; the rows where it is missing then follow the child with
+the larger observed weight (ties: the left child) -- "NA rows follow the
+majority branch".  They are never dropped: they count in the children's n,
+weight and class proportions.
+
+Children: as in rpart, the left child (node 2k) is the side with the smaller
+proportion of y = 1, so a numeric split sends ``x < t`` left (``direction``
+"<", rpart's ncat = -1) or ``x >= t`` left (">=", ncat = +1).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .columns import CATEGORICAL, check_columns, check_response
+from .criterion import make_criterion, misclass_risk
+from .splitter import (
+    Candidates,
+    RowData,
+    Workspace,
+    categorical_best,
+    make_layout,
+    numeric_best,
+    numeric_best_batch,
+    weight_floor,
+)
+
+__all__ = ["grow_raw", "check_controls", "RawTree", "MAX_DEPTH"]
+
+#: deepest level rpart's node numbering (2k, 2k + 1) fits in an int64
+MAX_DEPTH = 62
+
+#: levels of at most this many open rows keep the numeric orderings in one
+#: (p, m) array, partitioned in one pass, and (unit weights, no missing
+#: values, closed-form criterion) search all predictors' cuts at once: deep,
+#: narrow levels then cost a few dozen numpy calls instead of a few dozen per
+#: predictor
+BATCH_ROWS = 1 << 14
+#: elements (predictors × rows) per batched call of the splitter
+BATCH_BLOCK = 1 << 17
+
+
+class NodeStore:
+    """Growable per-node arrays (amortised doubling)."""
+
+    FIELDS = {
+        "number": np.int64, "depth": np.int64, "parent": np.intp, "left": np.intp,
+        "right": np.intp, "n": np.int64, "npos": np.int64, "weight": np.float64,
+        "wy": np.float64, "var": np.intp, "threshold": np.float64, "direction": np.int8,
+        "cat_row": np.intp, "na_left": bool, "improve": np.float64, "n_tied": np.int64,
+    }
+    DEFAULTS = {"left": -1, "right": -1, "var": -1, "cat_row": -1, "parent": -1,
+                "threshold": np.nan, "improve": 0.0}
+
+    def __init__(self, capacity=64):
+        self.size = 0
+        self.cap = capacity
+        self.a = {k: np.full(capacity, self.DEFAULTS.get(k, 0), dtype=t)
+                  for k, t in self.FIELDS.items()}
+
+    def add(self, k):
+        """Allocate k nodes; return their ids."""
+        need = self.size + k
+        if need > self.cap:
+            cap = max(need, 2 * self.cap)
+            for key, arr in self.a.items():
+                new = np.full(cap, self.DEFAULTS.get(key, 0), dtype=arr.dtype)
+                new[: self.size] = arr[: self.size]
+                self.a[key] = new
+            self.cap = cap
+        ids = np.arange(self.size, need, dtype=np.intp)
+        self.size = need
+        return ids
+
+    def final(self):
+        return {k: v[: self.size].copy() for k, v in self.a.items()}
+
+
+class RawTree(dict):
+    """Node arrays in growth order plus ``cat_side`` (int8, one row per
+    categorical split: 1 = level sent left, 2 = right, 0 = absent from the node)."""
+
+
+def check_controls(min_split, min_leaf, max_depth, cp, risk):
+    """Validate the rpart-style controls; return them normalised."""
+    if max_depth is None:
+        max_depth = MAX_DEPTH
+    for name, val in (("min_split", min_split), ("min_leaf", min_leaf), ("max_depth", max_depth)):
+        if isinstance(val, bool) or not float(val).is_integer():
+            raise ValueError(f"{name} must be an integer, got {val!r}")
+    min_split, min_leaf, max_depth = int(min_split), int(min_leaf), int(max_depth)
+    if min_leaf < 1:
+        raise ValueError(f"min_leaf must be at least 1, got {min_leaf}")
+    if min_split < 1:
+        raise ValueError(f"min_split must be at least 1, got {min_split}")
+    if not 0 <= max_depth <= MAX_DEPTH:
+        raise ValueError(f"max_depth must lie in 0..{MAX_DEPTH} (rpart node numbers must fit "
+                         f"in 64 bits), got {max_depth}")
+    cp = float(cp)
+    if not cp >= 0:
+        raise ValueError(f"cp must be non-negative, got {cp}")
+    if risk not in ("surrogate", "misclass"):
+        raise ValueError(f"risk must be 'surrogate' or 'misclass', got {risk!r}")
+    return min_split, min_leaf, max_depth, cp, risk
+
+
+def node_risk(crit, wy, w, risk):
+    """Risk of nodes under the chosen measure (absolute, not relative)."""
+    if risk == "misclass":
+        return misclass_risk(wy, w)
+    return crit.surrogate_risk(wy, w)
+
+
+def _partition(order, go_left, A, C, m_new, ibuf, bbuf):
+    """Stable partition of ``order`` into the children's segments.
+
+    Position i holding a left-going row moves to cl[i] + A[i], a right-going
+    one to C[i] − cl[i] (C = i + B), with cl the running count of left-going
+    rows: each child keeps the parent's sort order.
+    """
+    m = order.shape[0]
+    cl, t, gl = ibuf[0][:m], ibuf[1][:m], bbuf[:m]
+    np.take(go_left, order, out=gl)
+    np.cumsum(gl, out=cl)
+    np.subtract(C, cl, out=t)
+    cl += A
+    np.copyto(t, cl, where=gl)
+    new = np.empty(m, dtype=order.dtype)
+    new[t] = order
+    return new[:m_new]
+
+
+def _partition_rows(orders, go_left, A, C, m_new):
+    """:func:`_partition` of every row of ``orders`` (g, m) at once."""
+    g, m = orders.shape
+    gl = np.take(go_left, orders)
+    cl = np.cumsum(gl, axis=1)
+    t = np.subtract(C, cl)
+    cl += A
+    np.copyto(t, cl, where=gl)
+    t += (np.arange(g, dtype=np.intp) * m)[:, None]
+    new = np.empty(g * m, dtype=orders.dtype)
+    new[t.ravel()] = orders.ravel()
+    return new.reshape(g, m)[:, :m_new]
+
+
+@dataclass
+class _Best:
+    """Best split of every segment over all predictors (column order breaks ties)."""
+
+    improve: np.ndarray
+    var: np.ndarray
+    n_tied: np.ndarray
+    threshold: np.ndarray
+    low_left: np.ndarray
+    lw: np.ndarray
+    rw: np.ndarray
+    side: np.ndarray | None
+
+
+def _batch_candidates(batch, values, orders2, row_of, rowdata, lay, crit, has_dups):
+    """Candidates of the predictors ``batch`` (numeric, no missing values,
+    unit weights) from :func:`numeric_best_batch`, in groups of at most
+    ``BATCH_BLOCK`` elements."""
+    g = max(1, BATCH_BLOCK // max(lay.m, 1))
+    out = {}
+    for i in range(0, len(batch), g):
+        js = batch[i:i + g]
+        rr = [row_of[j] for j in js]
+        sub = orders2[rr[0]:rr[-1] + 1] if rr == list(range(rr[0], rr[-1] + 1)) else orders2[rr]
+        res = numeric_best_batch([values[j] for j in js], sub, [has_dups[j] for j in js],
+                                 rowdata, lay, crit)
+        for q, j in enumerate(js):
+            improve, n_tied, thr, lw, rw, low = (r[q] for r in res)
+            out[j] = Candidates(improve=improve, n_tied=n_tied, threshold=thr, lw=lw, rw=rw,
+                                low_left=low)
+    return out
+
+
+def _best_splits(specs, values, orders, base, rowdata, lay, crit, ws, has_nan, has_dups, lmax,
+                 orders2=None, row_of=None):
+    """Scan the predictors in column order; a later one must be better by more
+    than the tie tolerance (rpart keeps the earlier variable).
+
+    With ``orders2`` (the numeric orderings as rows of one array, predictor
+    j in row ``row_of[j]``), the numeric predictors without missing values are
+    searched in batches when weights are unit and the criterion has a closed
+    form."""
+    S = lay.S
+    batched = {}
+    if orders2 is not None and rowdata.unit and crit.kind != "generic":
+        batch = [j for j in row_of if not has_nan[j]]
+        if batch:
+            batched = _batch_candidates(batch, values, orders2, row_of, rowdata, lay, crit,
+                                        has_dups)
+    best = _Best(improve=np.full(S, -np.inf), var=np.full(S, -1, dtype=np.intp),
+                 n_tied=np.zeros(S, dtype=np.int64), threshold=np.full(S, np.nan),
+                 low_left=np.ones(S, dtype=bool), lw=np.zeros(S), rw=np.zeros(S),
+                 side=None)
+    wy_base = w_base = None
+    for j, spec in enumerate(specs):
+        if spec.kind == CATEGORICAL:
+            if wy_base is None:
+                wy_base, w_base = rowdata.wy[base], rowdata.w[base]
+                best.side = np.zeros((S, lmax), dtype=np.int8)
+            c = categorical_best(values[j][base], len(spec.levels), wy_base, w_base, lay, crit)
+        elif j in batched:
+            c = batched[j]
+        else:
+            c = numeric_best(values[j], orders[j], rowdata, lay, crit, ws, has_nan[j],
+                             has_dups[j])
+        fin = np.isfinite(c.improve)
+        better = fin & (c.improve > best.improve + lay.tol)
+        with np.errstate(invalid="ignore"):        # −inf − (−inf) where neither splits
+            tie = fin & np.isfinite(best.improve) & ~better & \
+                (np.abs(c.improve - best.improve) <= lay.tol)
+        best.n_tied = np.where(better, c.n_tied,
+                               np.where(tie, best.n_tied + c.n_tied, best.n_tied))
+        if not better.any():
+            continue
+        best.improve = np.where(better, c.improve, best.improve)
+        best.var[better] = j
+        best.lw[better] = c.lw[better]
+        best.rw[better] = c.rw[better]
+        best.low_left[better] = c.low_left[better]
+        if spec.kind == CATEGORICAL:
+            best.side[better] = 0
+            best.side[better, : c.side.shape[1]] = c.side[better]
+            best.threshold[better] = np.nan
+        else:
+            best.threshold[better] = c.threshold[better]
+    return best
+
+
+def _route(specs, values, rows, rk, var_k, thr_k, low_k, na_left_k, cat_side, cat_row_k):
+    """Direction (True = left) of ``rows`` at split number ``rk`` of this level."""
+    left = np.empty(rows.shape[0], dtype=bool)
+    rvar = var_k[rk]
+    for j in np.unique(var_k):
+        sel = np.flatnonzero(rvar == j)
+        rr, kk = rows[sel], rk[sel]
+        xv = values[j][rr]
+        if specs[j].kind == CATEGORICAL:
+            miss = xv < 0
+            lft = cat_side[cat_row_k[kk], np.where(miss, 0, xv)] == 1
+        else:
+            miss = np.isnan(xv)
+            below = xv < thr_k[kk]
+            lft = np.where(low_k[kk], below, ~below)
+        left[sel] = np.where(miss, na_left_k[kk], lft)
+    return left
+
+
+def _relayout(lay, seg_len, ks, len_slot, keep):
+    """Where each position of the level's orderings moves (see :func:`_partition`).
+
+    Kept children get consecutive segments (in slot order: parent order,
+    left before right); the rows of closed children and of unsplit segments
+    go to a trash area past the kept ones.  Returns (A, C, m_new).
+    """
+    S = seg_len.shape[0]
+    m_new = int(len_slot[keep].sum())
+    start_slot = np.empty(len_slot.shape[0], dtype=np.intp)
+    start_slot[keep] = np.cumsum(len_slot[keep]) - len_slot[keep]
+    start_slot[~keep] = m_new + np.cumsum(len_slot[~keep]) - len_slot[~keep]
+    trash_from = m_new + int(len_slot[~keep].sum())
+    unsplit = np.ones(S, dtype=bool)
+    unsplit[ks] = False
+    n_left = seg_len.copy()                  # rows of unsplit segments all count as "left"
+    lstart = np.empty(S, dtype=np.intp)
+    rstart = np.zeros(S, dtype=np.intp)
+    uns = np.flatnonzero(unsplit)
+    lstart[uns] = trash_from + np.cumsum(seg_len[uns]) - seg_len[uns]
+    n_left[ks] = len_slot[0::2]
+    lstart[ks] = start_slot[0::2]
+    rstart[ks] = start_slot[1::2]
+    cl_base = np.cumsum(n_left) - n_left     # left-going rows before each segment
+    A = (lstart - cl_base - 1)[lay.seg]
+    C = (rstart - lay.start + cl_base)[lay.seg]
+    C += lay.pos
+    return A, C, m_new
+
+
+def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=30,
+             cp=0.01, risk="surrogate", alpha=None):
+    """Grow the tree before complexity pruning.
+
+    Nodes whose risk is at most ``alpha`` (= cp × root risk unless given) are
+    not split, since no subtree below them can have a complexity above alpha
+    (rpart stops at the same nodes).  Returns (RawTree, info dict).
+    """
+    values, specs, n = check_columns(columns)
+    y, w = check_response(y, weight, n)
+    min_split, min_leaf, max_depth, cp, risk = check_controls(min_split, min_leaf, max_depth,
+                                                              cp, risk)
+    crit = make_criterion(family)
+    wy_row = w * y
+    unit = bool(np.all(w == 1.0))
+    positive = w > 0
+    pos_rows = np.arange(n, dtype=np.intp) if unit else np.flatnonzero(positive)
+    npos_all = pos_rows.shape[0]
+
+    store = NodeStore()
+    root = store.add(1)
+    a = store.a
+    a["number"][root] = 1
+    a["n"][root] = n
+    a["npos"][root] = npos_all
+    a["weight"][root] = w.sum()
+    a["wy"][root] = wy_row.sum()
+    root_risk = float(node_risk(crit, a["wy"][0], a["weight"][0], risk))
+    if alpha is None:
+        alpha = cp * root_risk
+    info = dict(alpha=alpha, root_risk=root_risk, n=n, specs=specs)
+    min_rows = max(min_split, 2 * min_leaf)
+    # min_split / min_leaf count observations: rows with unit weights, the
+    # sum of the frequency weights otherwise (less a rounding tolerance)
+    size_key = "npos" if unit else "weight"
+    min_size = min_rows if unit else weight_floor(min_rows, a["weight"][0])
+    leaf_w = weight_floor(min_leaf, a["weight"][0])
+
+    def splittable(ids):
+        r = node_risk(crit, a["wy"][ids], a["weight"][ids], risk)
+        return (a[size_key][ids] >= min_size) & (a["depth"][ids] < max_depth) & (r > alpha)
+
+    cat_blocks = []
+    n_cat = 0
+    lmax = max([len(s.levels) for s in specs if s.kind == CATEGORICAL] or [1])
+    numeric = [j for j, s in enumerate(specs) if s.kind != CATEGORICAL]
+    cat_flag = np.array([s.kind == CATEGORICAL for s in specs], dtype=bool)
+    has_nan = {j: bool(np.isnan(values[j]).any()) for j in numeric}
+    if not splittable(root)[0]:
+        return _finish(store, cat_blocks, lmax), info
+
+    # the compiled gains (Matsushita, entropy) when the tree is large enough to
+    # repay numba's start-up: cuts per level × levels (log2 of the rows, or
+    # max_depth), the rows mostly staying open that long
+    crit.plan_kernels(npos_all * len(numeric) * min(max_depth, max(npos_all.bit_length() - 1, 1)),
+                      unit)
+
+    # presort every numeric predictor once (NaN sorts last)
+    orders, has_dups = {}, {}
+    for j in numeric:
+        xj = values[j] if unit else values[j][pos_rows]
+        o = np.argsort(xj)
+        xs = xj[o]
+        # a predictor without repeated values needs no distinctness test
+        has_dups[j] = bool(np.any(xs[1:] == xs[:-1]))
+        del xs
+        orders[j] = o if unit else pos_rows[o]
+    rowdata = RowData(y8=y.astype(np.uint8), wy=wy_row, w=w, unit=unit)
+    base = pos_rows.copy()                    # the open rows, by segment, any order
+    # every row has a positive weight: the rows to route are those of ``base``
+    # (each segment's rows stay in row order, so sums over a child add in the
+    # same order); else zero-weight rows are routed too, through seg_of_row
+    dense = npos_all == n
+    seg_of_row = None if dense else np.zeros(n, dtype=np.intp)  # open segment, -1 if closed
+    orders2 = None                            # small levels: the orderings, base last, as rows
+    row_of = {j: i for i, j in enumerate(numeric)}
+    go_left = np.ones(n, dtype=bool)
+    seg_node = root.copy()
+    seg_len = np.array([npos_all], dtype=np.intp)
+    ws = Workspace(npos_all)
+    ibuf = [np.empty(npos_all, dtype=np.intp) for _ in range(2)]
+
+    while seg_node.shape[0]:
+        S = seg_node.shape[0]
+        lay = make_layout(seg_len, a["wy"][seg_node], a["weight"][seg_node], crit, min_leaf, unit,
+                          leaf_w)
+        best = _best_splits(specs, values, orders, base, rowdata, lay, crit, ws, has_nan,
+                            has_dups, lmax, orders2, row_of)
+        ks = np.flatnonzero(best.improve > lay.tol)
+        K = ks.shape[0]
+        if K == 0:
+            break
+
+        # record the splits; the left child is the side with the smaller p (rpart)
+        ids = seg_node[ks]
+        var_k, thr_k, low_k = best.var[ks], best.threshold[ks], best.low_left[ks]
+        wl_k = np.where(low_k, best.lw[ks], best.rw[ks])
+        wr_k = np.where(low_k, best.rw[ks], best.lw[ks])
+        na_left_k = wl_k >= wr_k              # missing values: the heavier child
+        a["var"][ids] = var_k
+        a["threshold"][ids] = thr_k
+        a["direction"][ids] = np.where(low_k, -1, 1)
+        a["na_left"][ids] = na_left_k
+        a["improve"][ids] = best.improve[ks] / crit.b
+        a["n_tied"][ids] = best.n_tied[ks]
+        kc = np.flatnonzero(cat_flag[var_k])
+        if kc.size:
+            cat_blocks = [np.concatenate(cat_blocks + [best.side[ks[kc]]])]
+            a["cat_row"][ids[kc]] = n_cat + np.arange(kc.shape[0])
+            n_cat += kc.shape[0]
+
+        # route every row of the split nodes (any weight, missing values too)
+        rank_of_seg = np.full(S + 1, -1, dtype=np.intp)
+        rank_of_seg[ks] = np.arange(K)
+        if dense:
+            r_pos = rank_of_seg[lay.seg]        # per position of base; unsplit: -1
+            sel = np.flatnonzero(r_pos >= 0)
+            rows = base[sel]
+            rk = r_pos[sel]
+        else:
+            r_rank = rank_of_seg[seg_of_row]    # seg_of_row = -1 hits the trailing -1
+            rows = np.flatnonzero(r_rank >= 0)
+            rk = r_rank[rows]
+        left = _route(specs, values, rows, rk, var_k, thr_k, low_k, na_left_k,
+                      cat_blocks[0] if cat_blocks else None, a["cat_row"][ids])
+        if dense:                               # rows of unsplit segments count as left
+            gl_pos = np.ones(lay.m, dtype=bool)
+            gl_pos[sel] = left
+            go_left[base] = gl_pos
+        else:
+            go_left[:] = True
+            go_left[rows] = left
+        slot = 2 * rk + (~left)               # child slot: 2k left, 2k + 1 right
+
+        # the children's statistics
+        cn = np.bincount(slot, minlength=2 * K)
+        cw = np.bincount(slot, weights=w[rows], minlength=2 * K)
+        cwy = np.bincount(slot, weights=wy_row[rows], minlength=2 * K)
+        cnp = cn if unit else np.bincount(slot, weights=positive[rows],
+                                          minlength=2 * K).astype(np.int64)
+        kids = store.add(2 * K)
+        a = store.a
+        par = np.repeat(ids, 2)
+        a["parent"][kids] = par
+        a["number"][kids] = 2 * a["number"][par] + np.tile([0, 1], K)
+        a["depth"][kids] = a["depth"][par] + 1
+        a["n"][kids] = cn
+        a["npos"][kids] = cnp
+        a["weight"][kids] = cw
+        a["wy"][kids] = cwy
+        a["left"][ids] = kids[0::2]
+        a["right"][ids] = kids[1::2]
+
+        # the next level: open children only
+        keep = splittable(kids)
+        new_seg_of_slot = np.full(2 * K + 1, -1, dtype=np.intp)
+        new_seg_of_slot[np.flatnonzero(keep)] = np.arange(int(keep.sum()))
+        if not dense:
+            seg_of_row = np.full(n, -1, dtype=np.intp)
+            seg_of_row[rows] = new_seg_of_slot[slot]
+        len_slot = cnp.astype(np.intp)
+        A, C, m_new = _relayout(lay, seg_len, ks, len_slot, keep)
+        if m_new:
+            if orders2 is None and m_new <= BATCH_ROWS:
+                orders2 = np.stack([orders[j] for j in numeric] + [base])
+            if orders2 is not None:
+                orders2 = _partition_rows(orders2, go_left, A, C, m_new)
+                orders = {j: orders2[i] for i, j in enumerate(numeric)}
+                base = orders2[-1]
+            else:
+                for j in numeric:
+                    orders[j] = _partition(orders[j], go_left, A, C, m_new, ibuf, ws.b[0])
+                base = _partition(base, go_left, A, C, m_new, ibuf, ws.b[0])
+        seg_node = kids[keep]
+        seg_len = len_slot[keep]
+        del lay, A, C
+
+    return _finish(store, cat_blocks, lmax), info
+
+
+def _finish(store, cat_blocks, lmax):
+    raw = RawTree(store.final())
+    raw["cat_side"] = (np.concatenate(cat_blocks) if cat_blocks
+                       else np.zeros((0, lmax), dtype=np.int8))
+    return raw

@@ -1,0 +1,319 @@
+"""The fitted UDT tree: node table, prediction, risks, pruning.
+
+A :class:`Tree` holds plain numpy arrays, one entry per node in rpart's order
+(depth first, left child first; root 1, children of k are 2k and 2k + 1), the
+column specs (names, kinds, levels) and the family.  It holds no training data
+and is never mutated: :meth:`Tree.prune` returns a new tree.
+
+Leaf values (eq. 106, Theorem 4): a leaf k carries p_k, the weighted
+proportion of y = 1 (response scale), and H_k = ∇φ(p_k) (link scale).  At a
+pure leaf ∇φ(0) or ∇φ(1) is infinite for families whose link domain is
+unbounded; the link is then capped at ∇φ(ε) or ∇φ(1 − ε) with
+``LINK_EPS`` = 1e-12.  For a bounded link domain (gini: [−1, 1]) the bound
+itself is used, which is ∇φ(0) or ∇φ(1).
+"""
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from .columns import CATEGORICAL, align_columns
+from .criterion import make_criterion, misclass_risk
+from .prune import cp_rows
+from .route import route
+
+__all__ = ["Tree", "leaf_link", "LINK_EPS"]
+
+#: probability clip used to cap the link of pure leaves (unbounded link domains)
+LINK_EPS = 1e-12
+
+_PREDICT_TYPES = ("response", "link", "class", "leaf")
+
+
+def leaf_link(family, p):
+    """∇φ(p) capped at pure leaves (see the module docstring).
+
+    Evaluated as ∇φ(p) for p ≤ 1/2 and −∇φ(1 − p) above (φ is symmetric
+    about 1/2), which keeps the capped links of p = 0 and p = 1 opposite.
+    """
+    p = np.asarray(p, dtype=np.float64)
+    lo, hi = family.link_domain
+    q = np.minimum(p, 1.0 - p)                 # exact for p ≥ 1/2 (Sterbenz)
+    low = p <= 0.5
+    tiny = np.nextafter(0.0, 1.0)
+    floor = tiny if (np.isfinite(lo) and np.isfinite(hi)) else LINK_EPS
+    with np.errstate(divide="ignore", invalid="ignore"):
+        half = np.asarray(family.dphi(np.clip(q, floor, 0.5)), dtype=np.float64)
+    link = np.where(low, half, -half)
+    if np.isfinite(lo):
+        link = np.where(p <= 0.0, lo, link)
+    if np.isfinite(hi):
+        link = np.where(p >= 1.0, hi, link)
+    return link
+
+
+class Tree:
+    """A fitted UDT tree (Algorithm 3).
+
+    Build it with :func:`ubreg.tree.grow_tree`.  Main attributes:
+    :attr:`frame` (one row per node), :attr:`leaves`, :attr:`cptable`,
+    :attr:`variable_importance`, :attr:`deviance`, :attr:`null_deviance`,
+    :attr:`surrogate_risk`; methods :meth:`apply`, :meth:`predict`,
+    :meth:`prune`, :meth:`listing`.
+    """
+
+    def __init__(self, nodes, specs, family, controls, alpha, risk):
+        self.nodes = nodes
+        self.specs = list(specs)
+        self.family = family
+        self.controls = dict(controls)
+        #: the complexity floor α = cp × root risk (absolute)
+        self.alpha = float(alpha)
+        #: risk measure of the cp pruning: "surrogate" or "misclass"
+        self.risk = risk
+
+    # ---- per-node quantities ----------------------------------------------
+    @property
+    def n_nodes(self):
+        return self.nodes["number"].shape[0]
+
+    @property
+    def is_leaf(self):
+        return self.nodes["left"] < 0
+
+    @cached_property
+    def yprob(self):
+        """Weighted proportion of y = 1 in each node."""
+        return self.nodes["wy"] / self.nodes["weight"]
+
+    @cached_property
+    def node_surrogate_risk(self):
+        """w(S_k)(−φ(p_k) − a_φ)/b_φ per node, = Σ_{i∈k} w_i F_φ(y*_i ∇φ(p_k))
+        (Theorem 4)."""
+        return make_criterion(self.family).surrogate_risk(self.nodes["wy"], self.nodes["weight"])
+
+    @cached_property
+    def node_misclass(self):
+        """Misclassified weight per node (rpart's ``dev`` / ``loss``)."""
+        return misclass_risk(self.nodes["wy"], self.nodes["weight"])
+
+    def _risk_of(self, measure):
+        return self.node_surrogate_risk if measure == "surrogate" else self.node_misclass
+
+    @property
+    def root_risk(self):
+        """Risk of the root under the tree's risk measure (the cp scale)."""
+        return float(self._risk_of(self.risk)[0])
+
+    # ---- tables -------------------------------------------------------------
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        """One row per node in rpart order.
+
+        Columns: ``node`` (rpart number), ``parent`` (number, 0 at the root),
+        ``depth``, ``var`` ("<leaf>" at leaves), ``is_leaf``, ``direction``
+        ("<" when rows with x < threshold go left -- rpart's ncat = -1 --,
+        ">=" when rows with x >= threshold go left; None otherwise),
+        ``threshold`` (numeric splits, else NaN), ``left_levels`` /
+        ``right_levels`` (categorical splits, else None), ``na_goes``
+        ("left"/"right": the majority branch taken by missing values), ``n``
+        (rows), ``weight``, ``yprob`` (weighted proportion of y = 1),
+        ``link`` (∇φ(yprob), capped), ``yval`` (class: 1 iff yprob ≥ 1/2),
+        ``loss`` (misclassified weight, rpart's ``dev``), ``risk`` (the
+        node's surrogate risk w(−φ(p) − a_φ)/b_φ), ``improve`` (drop of the
+        tree's surrogate risk, eq. 104, brought by the node's split, computed on
+        the rows where the split variable is observed), ``complexity`` (rpart's
+        CP of the node, relative to the root risk of the tree's risk measure),
+        ``n_tied`` (number of candidate splits within the tie tolerance of the
+        chosen one, 1 = unique).
+        """
+        nd = self.nodes
+        leaf = self.is_leaf
+        names = np.array([s.name for s in self.specs] + ["<leaf>"], dtype=object)
+        var = names[np.where(leaf, -1, nd["var"])]
+        is_num = np.array([s.kind != CATEGORICAL for s in self.specs] + [False])
+        num_split = ~leaf & is_num[nd["var"]]
+        cat_split = ~leaf & ~is_num[nd["var"]]
+        direction = np.where(num_split, np.where(nd["direction"] < 0, "<", ">="), None)
+        left_levels = np.full(self.n_nodes, None, dtype=object)
+        right_levels = np.full(self.n_nodes, None, dtype=object)
+        for i in np.flatnonzero(cat_split):
+            levels = self.specs[nd["var"][i]].levels
+            side = nd["cat_side"][nd["cat_row"][i], : len(levels)]
+            left_levels[i] = [levels[c] for c in np.flatnonzero(side == 1)]
+            right_levels[i] = [levels[c] for c in np.flatnonzero(side == 2)]
+        parent_num = np.where(nd["parent"] >= 0, nd["number"][np.maximum(nd["parent"], 0)], 0)
+        scale = self.root_risk
+        with np.errstate(divide="ignore", invalid="ignore"):
+            complexity = nd["complexity"] / scale if scale > 0 else nd["complexity"] * 0.0
+        return pd.DataFrame({
+            "node": nd["number"],
+            "parent": parent_num,
+            "depth": nd["depth"],
+            "var": var,
+            "is_leaf": leaf,
+            "direction": direction,
+            "threshold": np.where(num_split, nd["threshold"], np.nan),
+            "left_levels": left_levels,
+            "right_levels": right_levels,
+            "na_goes": np.where(leaf, None, np.where(nd["na_left"], "left", "right")),
+            "n": nd["n"],
+            "weight": nd["weight"],
+            "yprob": self.yprob,
+            "link": leaf_link(self.family, self.yprob),
+            "yval": (self.yprob >= 0.5).astype(np.int64),
+            "loss": self.node_misclass,
+            "risk": self.node_surrogate_risk,
+            "improve": np.where(leaf, 0.0, nd["improve"]),
+            "complexity": complexity,
+            "n_tied": np.where(leaf, 0, nd["n_tied"]),
+        })
+
+    @property
+    def leaves(self) -> pd.DataFrame:
+        """The leaf rows of :attr:`frame`."""
+        f = self.frame
+        return f[f["is_leaf"]].reset_index(drop=True)
+
+    @cached_property
+    def cptable(self) -> pd.DataFrame:
+        """rpart's cp table without cross-validation: CP, nsplit, rel_error.
+
+        A row's tree keeps the splits whose complexity exceeds its CP
+        (``tree.prune(CP)``); rel_error is that tree's risk over the root's,
+        in the tree's risk measure.  For cross-validated columns see
+        :func:`ubreg.tree.cp_table_cv`.
+        """
+        nd = self.nodes
+        r = self._risk_of(self.risk)
+        cps, nsplit, risk = cp_rows(nd["complexity"], self.is_leaf, nd["left"], nd["right"], r,
+                                    self.alpha)
+        scale = self.root_risk if self.root_risk > 0 else 1.0
+        return pd.DataFrame({"CP": cps / scale, "nsplit": nsplit, "rel_error": risk / scale})
+
+    @cached_property
+    def variable_importance(self) -> pd.Series:
+        """Sum of the split improvements (surrogate-risk units) per variable.
+
+        As rpart's ``variable.importance`` without surrogate or competitor
+        splits: only the primary splits of the tree count; variables that are
+        never used are left out.  Sorted decreasingly.
+        """
+        nd = self.nodes
+        internal = ~self.is_leaf
+        tot = np.bincount(nd["var"][internal], weights=nd["improve"][internal],
+                          minlength=len(self.specs))
+        used = np.bincount(nd["var"][internal], minlength=len(self.specs)) > 0
+        s = pd.Series(tot[used], index=[sp.name for sp, u in zip(self.specs, used) if u],
+                      name="importance", dtype=float)
+        return s.sort_values(ascending=False, kind="stable")
+
+    # ---- risks and deviances ------------------------------------------------
+    @property
+    def surrogate_risk(self) -> float:
+        """The tree's balanced convex surrogate Σ_i w_i F_φ(y*_i H(x_i)) on the
+        training rows = Σ_k w(S_k)(−φ(p_k))/b_φ − W a_φ/b_φ (Theorem 4)."""
+        return float(self.node_surrogate_risk[self.is_leaf].sum())
+
+    @property
+    def deviance(self) -> float:
+        """2 Σ_i w_i D_φ(y_i ‖ p_leaf(i)) = 2 b_φ × :attr:`surrogate_risk` (docs/math.md §3)."""
+        return 2.0 * self.family.b * self.surrogate_risk
+
+    @property
+    def null_deviance(self) -> float:
+        """Deviance of the root alone (p = weighted mean of y)."""
+        return 2.0 * self.family.b * float(self.node_surrogate_risk[0])
+
+    # ---- prediction ---------------------------------------------------------
+    def _leaf_index(self, columns):
+        values, n = align_columns(columns, self.specs)
+        return route(self.nodes, self.specs, values, n)
+
+    def apply(self, columns) -> np.ndarray:
+        """rpart number of the leaf each row of ``columns`` reaches."""
+        return self.nodes["number"][self._leaf_index(columns)]
+
+    def predict(self, columns, type="response") -> np.ndarray:
+        """Predictions for new rows (the same predictors, matched by name).
+
+        Parameters
+        ----------
+        columns : list of TreeColumn
+        type : {"response", "link", "class", "leaf"}
+            p_k of the leaf, its link ∇φ(p_k) (capped, eq. 106), the class
+            (1 iff p_k ≥ 1/2), or the leaf's rpart number.
+        """
+        if type not in _PREDICT_TYPES:
+            raise ValueError(f"type must be one of {_PREDICT_TYPES}, got {type!r}")
+        idx = self._leaf_index(columns)
+        if type == "leaf":
+            return self.nodes["number"][idx]
+        p = self.yprob[idx]
+        if type == "response":
+            return p
+        if type == "class":
+            return (p >= 0.5).astype(np.int64)
+        return leaf_link(self.family, self.yprob)[idx]
+
+    # ---- pruning -----------------------------------------------------------
+    def prune(self, cp) -> "Tree":
+        """The subtree keeping the splits whose complexity exceeds ``cp``
+        (relative to the root risk, as rpart's ``prune(tree, cp)``)."""
+        cp = float(cp)
+        if not cp >= 0:
+            raise ValueError(f"cp must be non-negative, got {cp}")
+        root = self.root_risk
+        nd = self.nodes
+        # compare on the CP scale (complexity / root risk) as rpart's prune does,
+        # so that a CP copied from the cp table selects exactly its row's tree
+        rel = nd["complexity"] / root if root > 0 else np.zeros(self.n_nodes)
+        split = ~self.is_leaf & (rel > cp)
+        if split.sum() == (~self.is_leaf).sum():
+            return Tree(self.nodes, self.specs, self.family, self.controls, self.alpha, self.risk)
+        alpha = cp * root
+        keep = np.zeros(self.n_nodes, dtype=bool)
+        keep[0] = True
+        for d in range(1, int(nd["depth"].max()) + 1):
+            at = np.flatnonzero(nd["depth"] == d)
+            p = nd["parent"][at]
+            keep[at] = keep[p] & split[p]
+        controls = dict(self.controls, cp=cp)
+        return Tree(subset_nodes(nd, keep, split, alpha), self.specs, self.family, controls,
+                    alpha, self.risk)
+
+    def listing(self, labels=("0", "1"), digits=7) -> str:
+        """rpart-style text: ``node), split, n, loss, yval, (yprob)``."""
+        from ...summary.tree_listing import listing
+        return listing(self, labels=labels, digits=digits)
+
+    def __repr__(self):
+        n_leaves = int(self.is_leaf.sum())
+        return (f"<UDT tree: {self.family!r}, {self.n_nodes} nodes, {n_leaves} leaves, "
+                f"risk={self.risk!r}>")
+
+    def __str__(self):
+        return self.listing()
+
+
+def subset_nodes(nodes, keep, split, alpha):
+    """Node arrays restricted to ``keep`` (order preserved, indices remapped);
+    nodes whose split is not in ``split`` become leaves with complexity α."""
+    idx = np.flatnonzero(keep)
+    new_of_old = np.full(keep.shape[0], -1, dtype=np.intp)
+    new_of_old[idx] = np.arange(idx.shape[0])
+    out = {k: (v[idx].copy() if isinstance(v, np.ndarray) and v.shape[:1] == keep.shape else v)
+           for k, v in nodes.items()}
+    out["cat_side"] = nodes["cat_side"]
+    is_split = split[idx]
+
+    def remap(a):
+        return np.where(a >= 0, new_of_old[np.maximum(a, 0)], -1)
+
+    out["parent"] = remap(out["parent"])
+    out["left"] = np.where(is_split, remap(out["left"]), -1)
+    out["right"] = np.where(is_split, remap(out["right"]), -1)
+    out["complexity"] = np.where(is_split, out["complexity"], alpha)
+    return out

@@ -1,0 +1,186 @@
+"""``ubreg.fit``: one entry point for every method of the registry.
+
+``fit`` validates what is common (family, weights, method name, options),
+builds the :class:`~ubreg.methods.spec.FitSpec` and calls the method's
+in-memory fitter, or its Dask backend for a Dask frame
+(:mod:`ubreg.methods.registry`).
+"""
+from __future__ import annotations
+
+import json
+import re
+
+from ..design import is_dask_frame
+from ..errors import DataError, OptionError
+from ..families import resolve_family
+from .registry import METHODS
+from .spec import FitSpec
+
+__all__ = ["fit", "resolve_weights", "NOT_ON_DASK"]
+
+NOT_ON_DASK = ("method {name!r} does not run on Dask frames (it needs the data in memory); "
+               "only method='uls' (linear) does; call .compute() for data that fits in memory")
+
+def _unknown_options(label: str, unknown, accepted=None) -> OptionError:
+    names = ", ".join(map(repr, unknown))
+    msg = f"method {label} has no option {names}"
+    if accepted is not None:
+        msg += f"; it accepts: {', '.join(accepted) if accepted else '(no options)'}"
+    return OptionError(msg)
+
+
+_UNEXPECTED = re.compile(r"got an unexpected keyword argument '(\w+)'")
+
+
+def _literal(value) -> str:
+    return json.dumps(value) if isinstance(value, str) else repr(value)
+
+
+def _call_string(formula, family, method, weights, options, family_given=True,
+                 weight_kind="prior") -> str:
+    fam = "[" + ", ".join(map(repr, family)) + "]" if isinstance(family, list) else repr(family)
+    parts = [_literal(formula), "data"]
+    if family_given:
+        parts.append(f"family={fam}")
+    parts.append(f"method={_literal(method)}")
+    if weights is not None:
+        name = "weights" if weight_kind == "prior" else "freq_weights"
+        parts.append(f"{name}=" + (_literal(weights) if isinstance(weights, str) else "<array>"))
+    parts += [f"{k}={_literal(v)}" for k, v in options.items()]
+    return f"ubreg.fit({', '.join(parts)})"
+
+
+def resolve_weights(weights, freq_weights) -> tuple[object, str]:
+    """(the weights given, "prior" or "freq"); giving both kinds is an error."""
+    if weights is not None and freq_weights is not None:
+        raise ValueError("give weights= (prior weights, as R's glm) or freq_weights= "
+                         "(frequency weights: weight 2 = the row twice), not both")
+    return (weights, "prior") if freq_weights is None else (freq_weights, "freq")
+
+
+def _checked_trusted(trusted) -> bool:
+    """``trusted`` switches the formula check off, so only a real bool may do it:
+    ``bool("no")`` is True."""
+    if not isinstance(trusted, bool):
+        raise TypeError(f"trusted must be True or False, got {trusted!r}")
+    return trusted
+
+
+def fit(formula: str, data, family=None, method: str = "uls", weights=None,
+        na_action: str = "drop", positive=None, trusted: bool = False, freq_weights=None,
+        **options):
+    """Fit a classification model given as a formula.
+
+    Parameters
+    ----------
+    formula : str
+        ``"y ~ x1 + x2 + C(g)"`` (patsy syntax).  The response must have two
+        classes: 0/1, bool, or a two-level string/categorical.
+    data : pandas.DataFrame
+        Never modified.
+    family : Family or str, default ``Permissible("entropy")``
+        The loss; any permissible family, or ``Exponential()``.
+    method : str
+        ``"uls"`` (linear separator by ULS, paper 000 Algorithm 1); other
+        methods as they are registered (:data:`METHODS`).
+    weights : array-like or str, optional
+        R's prior weights (``glm(weights = w)``; values ≥ 0 or a column name):
+        ``nobs`` and df count the rows of non-zero weight, HC0 meat Σ wᵢ² rᵢ²
+        xᵢxᵢᵀ, AIC/logLik R's binomial()$aic.  gnnb/unn repeat rows by weight.
+    freq_weights : array-like or str, optional
+        Frequency weights (statsmodels' name): weight 2 is the row twice.
+        The same fit; ``nobs`` = Σ w, df Σ w − rank, HC0 meat Σ wᵢ (yᵢ − p̂ᵢ)²
+        xᵢxᵢᵀ (statsmodels' ``GLM(freq_weights=...)`` HC0, which is NaN for a
+        zero weight: here such a row counts as absent).  Not with ``weights``.
+    na_action : {"drop", "raise"}
+        Drop rows with NA in a model variable (counted in the summary), or
+        refuse them.
+    positive : optional
+        The response level modelled as y = 1; by default the second level in
+        sorted order, as in R.
+    trusted : bool, default False
+        Formulas are checked against an allowlist before patsy evaluates them
+        (patsy runs formula terms as Python); ``trusted=True`` skips the check
+        for formulas you wrote yourself.  The command line never sets it.
+    **options
+        Method options, e.g. for ``uls``: ``solver`` ("corrective" or
+        "coordinate"), ``tol``, ``maxiter``, ``on_separation`` ("warn" or
+        "raise").  An option the method does not take raises
+        :class:`~ubreg.errors.OptionError` (a ``ValueError``) naming it and
+        listing the method's options.
+
+    Returns
+    -------
+    Result
+        For ``uls`` a :class:`~ubreg.results.linear.LinearResult`.
+    """
+    family_given = family is not None
+    weights, weight_kind = resolve_weights(weights, freq_weights)
+    family = _resolve_families(family)
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; available: {sorted(METHODS)}")
+    entry = METHODS[method]
+    on_dask = is_dask_frame(data)
+    label, accepted = _accepted_options(entry, options, on_dask, data)
+    call = _call_string(formula, family, method, weights, options, family_given, weight_kind)
+    spec = FitSpec(formula=formula, data=data, family=family, weights=weights,
+                   na_action=na_action, positive=positive, call=call,
+                   trusted=_checked_trusted(trusted), family_given=family_given,
+                   weight_kind=weight_kind)
+    backend = entry.fit
+    if on_dask:
+        backend = entry.dask_backend()
+        if backend is None:
+            raise DataError(NOT_ON_DASK.format(name=method))
+    try:
+        result = backend(spec, **options)
+    except TypeError as exc:
+        # a method whose options could not be read from its signature: its
+        # forwarding call refused the keyword
+        match = _UNEXPECTED.search(str(exc)) if accepted is None else None
+        if match and match.group(1) in options:
+            raise _unknown_options(label, [match.group(1)]) from None
+        raise
+    return _with_weight_kind(result, weight_kind)
+
+
+def _type_name(data) -> str:
+    kind = type(data)
+    return f"{kind.__module__.split('.')[0]}.{kind.__qualname__}"
+
+
+def _accepted_options(entry, options: dict, on_dask: bool, data):
+    """Check ``options`` against what the method takes (its Dask-only options only
+    with a Dask frame); returns (label, accepted names or None)."""
+    label, accepted = entry.accepted(options)
+    dask_only = [k for k in options if k in entry.dask_options
+                 and (accepted is None or k not in accepted)]
+    if dask_only and not on_dask:
+        raise OptionError(f"method {label} option {', '.join(map(repr, dask_only))} applies "
+                          f"to dask DataFrames only; the data is a {_type_name(data)}")
+    if accepted is not None:
+        accepted = [*accepted, *dask_only]
+        unknown = [k for k in options if k not in accepted]
+        if unknown:
+            raise _unknown_options(label, unknown, accepted)
+    return label, accepted
+
+
+def _resolve_families(family):
+    """One family, or a bag of them (the adaptive strategies of boosting, paper 000 §7)."""
+    if not isinstance(family, (list, tuple)):
+        return resolve_family(family)
+    family = [resolve_family(f) for f in family]
+    if not family:
+        raise ValueError("family is an empty list")
+    return family
+
+
+def _with_weight_kind(result, weight_kind: str):
+    """Record on the result what its weights mean (every method's result: nobs, df and
+    the likelihood follow it, :class:`~ubreg.results.base.Result`)."""
+    if hasattr(result, "__dict__") and getattr(result, "weight_kind", None) != weight_kind:
+        result.weight_kind = weight_kind
+        for key in ("loglik",):                     # lazily computed from the weights
+            result.__dict__.pop(key, None)
+    return result

@@ -1,0 +1,262 @@
+"""Methods ``gnnb`` and ``unn``: formula and data in, :class:`GNNBResult` out."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+
+from ..design import build_model_frame
+from ..errors import DataError
+from ..families.base import PermissibleFamily
+from ..fitters.gnnb.fitter import leverage
+from ..fitters.gnnb.neighbours import NeighbourIndex
+from ..fitters.gnnb.preprocess import Preprocessor
+from ..numerics.limits import check_allocation, format_bytes
+from ..results.gnnb import BlockModel, GNNBResult
+from .spec import FitSpec, Method
+
+__all__ = ["fit_gnnb", "fit_unn"]
+
+
+def fit_gnnb(spec: FitSpec, *, k: int = 10, epsilon: float = 0.5, T: int | None = None,
+             chooser: str = "sequential", blocks: int = 1, norm: str = "l2",
+             standardize: bool = True, categorical: str = "onehot",
+             trace: bool = False) -> GNNBResult:
+    """Gentle nearest-neighbour boosting (paper 002, Algorithm 1; docs/math.md §8).
+
+    Parameters
+    ----------
+    k : int
+        Neighbours (1 ≤ k < number of training rows); an example is not its
+        own neighbour in training.
+    epsilon : float in (0, 1)
+        Step size of eq. (10): δ_j = 2(1 − ε) η(c, j)/(H* n_j).
+    T : int, optional
+        Boosting steps per class; default m (each example leveraged once in
+        turn, cycling when T > m).  "In turn" follows a canonical order that
+        depends on the rows' contents only (:func:`canonical_order`), not on
+        the order of the rows in ``data``: shuffling the rows gives the same fit.
+    chooser : {"sequential", "largest"}
+        Examples in turn, or GNNB* (largest |δ_j| per class, Section 4.4).
+    blocks : int
+        Divide-and-conquer (Section 6.4): split the predictor columns into
+        this many contiguous blocks, normalise each block per row (``norm``),
+        fit one GNNB per block and average the posteriors.  The indicator
+        columns of a factor stay together in one block; with ``blocks > 1``
+        the summary's ℓ(T, c) is summed over the blocks.
+    norm : {"l2", "l1"}
+        Block normalisation (only with ``blocks > 1``).
+    standardize : bool
+        Centre and scale numeric predictors with the training moments.
+    categorical : {"onehot", "refuse"}
+        Categorical predictors as 0/1 indicators of every level, or an error.
+    trace : bool
+        Keep the per-step surrogate risk (for diagnostics and tests).
+
+    Notes
+    -----
+    Row weights: ``ubreg.fit(..., weights=w)`` (prior weights) and
+    ``freq_weights=w`` (frequency weights) are both accepted and fit the same
+    model: Algorithm 1 has no example weights, so each row is repeated by its
+    integer weight (0 removes it).  They differ in ``nobs``: the rows of
+    non-zero weight, or Σ w.
+
+    The weights follow eq. (11) exactly for families with an unbounded link
+    (entropy, entropy2, matsushita, mu, power) and for gini (Table 1, row A,
+    the linear update also outside [0, 1/b_φ]).  For a bounded link (logcosh,
+    tempered with t < 1) they are ∇φ⁻¹ of the clipped link of the current
+    classifier, which departs from (11) iterated on the weights once its
+    argument leaves the link's range: see :mod:`ubreg.gnnb.fitter`.
+    """
+    return _fit(spec, "gnnb", k=k, epsilon=epsilon, T=T, chooser=chooser, blocks=blocks,
+                norm=norm, standardize=standardize, categorical=categorical, trace=trace)
+
+
+def fit_unn(spec: FitSpec, *, k: int = 10, T: int | None = None, blocks: int = 1,
+            norm: str = "l2", standardize: bool = True, categorical: str = "onehot",
+            delta_max: float = 10.0, tol: float = 1e-12, trace: bool = False,
+            epsilon=None, chooser=None) -> GNNBResult:
+    """UNN baseline: the GNNB loop (sequential chooser) with δ_j solved exactly
+    from the zero-edge condition (paper 000 eq. 70) on j's inverse
+    neighbourhood, to ``tol``.
+
+    Parameters
+    ----------
+    delta_max : float
+        Cap on |δ_j|.  When the zero-edge root lies beyond ±``delta_max`` —
+        in particular when every inverse neighbour of j agrees with j on
+        class c, so that the edge never reaches zero and the root is at
+        infinity — the step is capped at ±``delta_max`` and counted; the
+        count is ``result.n_capped`` and is shown in ``summary()``.
+    epsilon, chooser
+        Not options of UNN (δ is exact, examples are visited in turn): passing
+        either raises a ``ValueError``.
+
+    Other options as for ``gnnb``.
+    """
+    given = [name for name, v in (("epsilon", epsilon), ("chooser", chooser)) if v is not None]
+    if given:
+        raise ValueError(f"method 'unn' solves δ exactly: epsilon/chooser do not apply "
+                         f"(got {', '.join(given)}); use method='gnnb' for them")
+    if not (np.isfinite(delta_max) and delta_max > 0):
+        raise ValueError(f"delta_max must be a positive number, got {delta_max!r}")
+    return _fit(spec, "unn", k=k, epsilon=0.5, T=T, chooser="sequential", blocks=blocks,
+                norm=norm, standardize=standardize, categorical=categorical, trace=trace,
+                delta_max=float(delta_max), tol=float(tol))
+
+
+def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, standardize,
+         categorical, trace, delta_max=10.0, tol=1e-12) -> GNNBResult:
+    family = spec.family
+    if isinstance(family, list) or not isinstance(family, PermissibleFamily):
+        # a ValueError, as every user error in ubreg (errors.py)
+        raise ValueError(  # noqa: TRY004
+            f"method {update!r} needs one permissible family (φ), got {family!r}")
+    if spec.positive is not None:
+        raise ValueError(f"method {update!r} is multiclass: 'positive' does not apply")
+    if not (isinstance(epsilon, (int, float, np.floating)) and 0.0 < epsilon < 1.0):
+        raise ValueError(f"epsilon must lie in (0, 1) (eq. 10), got {epsilon!r}")
+    if chooser not in ("sequential", "largest"):
+        raise ValueError(f"unknown chooser {chooser!r}; use 'sequential' or 'largest'")
+    mf = build_model_frame(spec.formula, spec.data, weights=spec.weights,
+                           na_action=spec.na_action, response="multiclass", trusted=spec.trusted)
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k must be a positive integer, got {k!r}")
+    X_in, codes, row_index = _replicate_by_weights(mf, spec.weights is not None, update, k)
+    m = X_in.shape[0]
+    if k >= m:
+        raise DataError(f"k = {k} but only {m} training rows: k must be smaller than the number "
+                        f"of rows (an example is not its own neighbour)")
+    if T is not None and (isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1):
+        raise ValueError(f"T must be a positive integer, got {T!r}")
+    # fit on the rows in a canonical order, so that the user's row order changes
+    # neither the visiting order of the sequential chooser nor distance ties
+    order = canonical_order(X_in, codes)
+    X, codes_c = X_in[order], codes[order]
+    pre = Preprocessor(mf.design, X, standardize=standardize, categorical=categorical,
+                       blocks=blocks, norm=norm)
+    C = len(mf.response.levels)
+    Y = -np.ones((m, C))
+    Y[np.arange(m), codes] = 1.0
+    Y_c = Y[order]
+    models = []
+    t0 = time.perf_counter()
+    for B in pre.transform(X):
+        index = NeighbourIndex(B)
+        knn = index.query(None, k)
+        fit = leverage(knn, Y_c, family, epsilon=epsilon, T=T, chooser=chooser, update=update,
+                       delta_max=delta_max, tol=tol, trace=trace)
+        models.append(BlockModel(index=index, leverage=fit.alpha * Y_c,
+                                 fit=_in_input_order(fit, order)))
+    seconds = time.perf_counter() - t0
+    return GNNBResult(
+        method=update, formula=spec.formula, family=family, call=spec.call, design=mf.design,
+        response=mf.response, preprocessor=pre, blocks=models, codes=codes, Y=Y, k=int(k),
+        epsilon=float(epsilon), T=int(T if T is not None else m), chooser=chooser,
+        index=row_index, n_input=mf.n_input, dropped=mf.dropped, na_factors=mf.na_factors,
+        fit_seconds=seconds, order=order,
+        weighted_rows=len(mf.index) if spec.weights is not None else None,
+        positive_rows=int(np.count_nonzero(mf.weights)) if spec.weights is not None else None)   # index.X is in this order: Lemma 3 needs Y[order]
+
+
+#: a 64-bit process cannot address more bytes than this (a hard limit under any cap)
+_ADDRESSABLE = 2.0 ** 62
+
+
+def _bytes_per_row(d: int, C: int, k: int) -> int:
+    """Bytes a GNNB fit holds per training row: the design and its copies (repeated,
+    canonical order, standardised, the index's), class codes, labels and order,
+    Y twice, the neighbour lists and their inverse with its sort, and the
+    leveraging state (h, α, z, b w y, per class)."""
+    return 8 * (5 * (d + 1) + 10 * C + 4 * k + 6)
+
+
+def _replicate_by_weights(mf, weighted: bool, update: str, k: int):
+    """(design, class codes, row labels) with each row repeated by its weight.
+
+    Algorithm 1 has no example weights, and a k-NN rule sees a duplicated row
+    as a neighbour of its twin: frequency weights can only mean the rows
+    themselves, repeated (weight 0 removes a row).  So they must be integers.
+    Training-time outputs (``alpha``, ``predict()`` without newdata) then have
+    one row per copy, labelled with the row's index label.
+
+    The number of rows Σ w is checked against the memory cap
+    (:func:`ubreg.numerics.limits.check_allocation`) before anything is
+    repeated: a large weight would otherwise exhaust the machine, and a total
+    past 2^63 would wrap around in ``np.repeat``'s count.
+    """
+    codes = mf.y.astype(np.int64)
+    if not weighted:
+        return mf.X, codes, mf.index
+    w = mf.weights
+    if not np.all(w == np.round(w)):
+        bad = int(np.sum(w != np.round(w)))
+        raise DataError(f"method {update!r} takes integer frequency weights only (a row of "
+                        f"weight k is k copies of it); {bad} weight(s) are not integers")
+    total = float(np.sum(w))                   # float: no wrap-around, exact below 2^53
+    nbytes = total * _bytes_per_row(mf.X.shape[1], len(mf.response.levels), k)
+    what = (f"method {update!r}: the integer weights repeat the {w.size} rows into "
+            f"{total:.6g} rows (a row of weight k is k copies); its fit")
+    if nbytes >= _ADDRESSABLE:
+        raise DataError(f"{what} would need about {format_bytes(nbytes)}, more than a "
+                        f"64-bit machine can address; use smaller weights")
+    check_allocation(nbytes, what)
+    reps = w.astype(np.int64)
+    return (np.repeat(mf.X, reps, axis=0), np.repeat(codes, reps),
+            pd.Index(np.repeat(np.asarray(mf.index), reps), name=mf.index.name))
+
+
+def canonical_order(X: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """A permutation of the rows that depends on their contents only.
+
+    Each row is reduced to its class code and the ranks of its values within
+    their columns, and the rows are ordered by a 64-bit hash of that: a
+    pseudo-random visiting order (not a sweep along one predictor) that a
+    change of row order or of float precision (float32 input) leaves alone.
+    Identical rows with identical labels are interchangeable, so any order of
+    them gives the same fit; hash collisions fall back to the ranks.
+    """
+    ranks = [np.unique(X[:, j], return_inverse=True)[1].reshape(-1).astype(np.uint64)
+             for j in range(X.shape[1])]
+    h = np.full(X.shape[0], np.uint64(0x9E3779B97F4A7C15))
+    mult = np.uint64(0xBF58476D1CE4E5B9)
+    with np.errstate(over="ignore"):
+        for col in [codes.astype(np.uint64)] + ranks:
+            h = (h ^ col) * mult
+            h ^= h >> np.uint64(31)
+    return _sort_keys(h, codes, ranks)
+
+
+def _sort_keys(h, codes, ranks):
+    """``np.lexsort(ranks[::-1] + [codes, h])``: by hash, class, ranks, then row.
+
+    Sorted by (hash, row) first, which is that order whenever rows with equal
+    hashes are identical (equal class and ranks: the row order decides either
+    way); the full sort runs only on a hash collision.
+    """
+    order = np.lexsort((np.arange(h.shape[0]), h))
+    tied = np.flatnonzero(h[order[1:]] == h[order[:-1]])
+    if tied.size:
+        a, b = order[tied], order[tied + 1]
+        same = codes[a] == codes[b]
+        for r in ranks:
+            same &= r[a] == r[b]
+        if not same.all():          # a hash collision: the ranks decide
+            order = np.lexsort(ranks[::-1] + [codes, h])
+    return order
+
+
+def _in_input_order(fit, order: np.ndarray):
+    """The per-row arrays of a fit made on ``X[order]``, put back in input order;
+    chosen example indices are mapped back too."""
+    inv = np.empty_like(order)
+    inv[order] = np.arange(order.shape[0])
+    fit.alpha = fit.alpha[inv]
+    fit.z = fit.z[inv]
+    fit.chosen = order[fit.chosen]
+    return fit
+
+
+GNNB = Method("gnnb", fit=fit_gnnb, result=GNNBResult)
+UNN = Method("unn", fit=fit_unn, result=GNNBResult)

@@ -1,0 +1,118 @@
+"""What a method is: :class:`Method` declares it, :class:`FitSpec` is what it receives.
+
+A method module (``methods/uls.py``, ``methods/udt.py``, ...) builds one
+:class:`Method` naming its in-memory fitter, its options, its result class and
+its Dask backend (a ``"module:function"`` reference, imported only when a Dask
+frame arrives, so that ``import ubreg`` never loads Dask).
+:mod:`ubreg.methods.registry` lists them all.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..families.base import Family
+
+__all__ = ["FitSpec", "Method", "method_options"]
+
+
+@dataclass(frozen=True)
+class FitSpec:
+    """What every method receives: the model as the user wrote it."""
+
+    formula: str
+    data: object
+    family: Family  # or a list of families (a bag), for methods that accept one
+    weights: object
+    na_action: str
+    positive: object
+    call: str
+    trusted: bool = False
+    #: whether the caller named a family (``family=None`` resolves to entropy); methods
+    #: that take their loss from elsewhere (uboost's U=, tboost's t=) warn when it is ignored
+    family_given: bool = True
+    #: what ``weights`` mean: ``"prior"`` (R's glm(weights=): nobs and df count the rows
+    #: of non-zero weight, HC0 meat Σ w² r² x xᵀ) or ``"freq"`` (frequency weights: a row
+    #: of weight 2 is the row twice, nobs = Σ w)
+    weight_kind: str = "prior"
+
+
+def method_options(func) -> list[str] | None:
+    """The options a method function ``(spec, **options)`` accepts, from its signature.
+
+    ``None`` when the function forwards ``**options`` without declaring them
+    (a forwarding function can declare them by ``__signature__``).
+    """
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):
+        return None
+    params = list(sig.parameters.values())[1:]          # after spec
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
+def option_defaults(func) -> dict:
+    """Default values of a method function's options, from its signature."""
+    try:
+        params = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        return {}
+    return {p.name: p.default for p in params if p.default is not p.empty}
+
+
+@dataclass(frozen=True)
+class Method:
+    """One fitting method of :func:`ubreg.fit`.
+
+    Parameters
+    ----------
+    name : str
+        ``method=`` of :func:`ubreg.fit`.
+    fit : callable
+        ``(spec: FitSpec, **options) -> Result`` for data in memory.
+    result : type
+        The class of what ``fit`` returns.
+    options : callable, optional
+        ``options -> (label, accepted names or None)``: the options the method
+        accepts given those passed (``uls`` answers per learner).  By default the
+        keyword parameters of ``fit``.
+    defaults : callable, optional
+        ``options -> {name: default}`` (the command line reads yes/no options
+        from it).  By default the defaults of ``fit``'s signature.
+    dask : str, optional
+        ``"module:function"`` of the Dask backend, ``(spec, **options) -> Result``.
+        ``None``: the method needs its data in memory.
+    dask_options : tuple of str
+        Options only the Dask backend takes.
+    """
+
+    name: str
+    fit: Callable
+    result: type
+    options: Callable | None = None
+    defaults: Callable | None = None
+    dask: str | None = None
+    dask_options: tuple = field(default_factory=tuple)
+
+    def accepted(self, options: dict) -> tuple[str, list | None]:
+        """(label for messages, names of the options accepted, or None if unknown)."""
+        if self.options is not None:
+            return self.options(options)
+        return repr(self.name), method_options(self.fit)
+
+    def option_defaults(self, options: dict) -> dict:
+        """Default values of the options, given the options passed."""
+        if self.defaults is not None:
+            return self.defaults(options)
+        return option_defaults(self.fit)
+
+    def dask_backend(self) -> Callable | None:
+        """The Dask backend, imported now (``None`` if the method has none)."""
+        if self.dask is None:
+            return None
+        module, _, name = self.dask.partition(":")
+        return getattr(importlib.import_module(module), name)

@@ -1,0 +1,469 @@
+"""Diagnostic plots of fitted models: each a function ``(result, ax=None, ...) -> ax``.
+
+matplotlib is imported inside the functions, so ``import ubreg`` never needs
+it.  With ``ax=None`` a new figure is made with pyplot; pass an ``ax`` (for
+instance from :class:`matplotlib.figure.Figure`) to draw without pyplot's
+global state, as :mod:`ubreg.report` does.
+
+Everything is written against the :class:`~ubreg.results.base.Result`
+protocol: posteriors through ``predict``, coefficients through
+``coef_table`` when present, paths through ``risk_path``/``edge_path`` or
+``fit_info``, trees through :func:`ubreg.tree.plot_tree` or ``result.plot``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ..evaluate.metrics import auc, observed_and_posterior
+from ..summary.render import plain_text, shown_names
+
+__all__ = ["calibration", "roc", "margins", "risk_path", "edge_path", "cv_risk",
+           "coefficients", "tree", "wilson_interval", "calibration_table", "roc_curve",
+           "path_of", "available"]
+
+
+_TREE_METHODS = ("udt", "tree")
+
+
+def _axes(ax):
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+    _, ax = plt.subplots()
+    return ax
+
+
+# ---------------------------------------------------------------------------
+# calibration / reliability
+# ---------------------------------------------------------------------------
+def wilson_interval(successes, n, level: float = 0.95):
+    """Wilson score interval of a binomial proportion (vectorised).
+
+    (p̂ + z²/2n ± z √(p̂(1−p̂)/n + z²/4n²)) / (1 + z²/n); NaN where n = 0.
+    ``n`` may be a (frequency-)weighted count.
+    """
+    s = np.asarray(successes, dtype=float)
+    n = np.asarray(n, dtype=float)
+    z = stats.norm.ppf(0.5 + level / 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = s / n
+        denom = 1 + z ** 2 / n
+        centre = (p + z ** 2 / (2 * n)) / denom
+        half = z * np.sqrt(p * (1 - p) / n + z ** 2 / (4 * n ** 2)) / denom
+    return centre - half, centre + half
+
+
+def calibration_table(y, p, weights=None, bins: int = 10, strategy: str = "uniform",
+                      level: float = 0.95):
+    """Binned reliability data: mean posterior, observed rate and Wilson CI per bin.
+
+    Parameters
+    ----------
+    y, p : arrays
+        0/1 outcomes and posteriors P(y = 1) (clipped to [0, 1] for binning).
+    weights : array, optional
+        Frequency weights.
+    bins : int
+        Number of bins.
+    strategy : {"uniform", "quantile"}
+        Equal-width bins on [0, 1], or bins of (weighted) equal count.
+
+    Returns
+    -------
+    dict of arrays
+        ``mean_predicted``, ``observed``, ``lower``, ``upper``, ``count``
+        (weighted), one entry per non-empty bin.
+    """
+    y = np.asarray(y, dtype=float)
+    p = np.clip(np.asarray(p, dtype=float), 0.0, 1.0)
+    w = np.ones_like(y) if weights is None else np.asarray(weights, dtype=float)
+    if strategy == "uniform":
+        edges = np.linspace(0.0, 1.0, bins + 1)
+    elif strategy == "quantile":
+        order = np.argsort(p)
+        cw = np.cumsum(w[order]) / w.sum()
+        targets = np.linspace(0, 1, bins + 1)[1:-1]
+        inner = p[order][np.minimum(np.searchsorted(cw, targets), len(p) - 1)]
+        edges = np.unique(np.r_[0.0, inner, 1.0])
+    else:
+        raise ValueError(f"strategy must be 'uniform' or 'quantile', got {strategy!r}")
+    which = np.clip(np.searchsorted(edges, p, side="right") - 1, 0, len(edges) - 2)
+    nb = len(edges) - 1
+    count = np.bincount(which, weights=w, minlength=nb)
+    pos = np.bincount(which, weights=w * y, minlength=nb)
+    psum = np.bincount(which, weights=w * p, minlength=nb)
+    keep = count > 0
+    lo, hi = wilson_interval(pos[keep], count[keep], level)
+    return {"mean_predicted": psum[keep] / count[keep], "observed": pos[keep] / count[keep],
+            "lower": lo, "upper": hi, "count": count[keep], "edges": edges}
+
+
+def calibration(result, ax=None, bins: int = 10, strategy: str = "uniform",
+                level: float = 0.95, newdata=None, classes=None, weights=None):
+    """Reliability diagram: observed frequency against mean posterior, per bin.
+
+    Vertical bars are Wilson intervals at ``level`` (binomial, with the
+    weights as counts).  A result with per-class posteriors
+    (``predict_proba``) is drawn one-vs-rest, one line per class (or the
+    ``classes`` given).
+
+    Parameters
+    ----------
+    result : Result
+    ax : matplotlib Axes, optional
+    bins, strategy : see :func:`calibration_table`
+    level : float
+        Confidence level of the intervals.
+    newdata : DataFrame, optional
+        Evaluate on these rows (they must hold the response); default: the
+        training rows.
+    classes : list, optional
+        Classes drawn for a multiclass result (default: all).
+    weights : array, str or False, optional
+        Frequency weights of the rows: default (None) the model's prior
+        weights on the training rows and ones on ``newdata``; an array with
+        one value per row (of the training rows the model used, or of
+        ``newdata``), or a column of ``newdata``; ``False`` for ones.  They
+        weight the bin means and are the counts of the Wilson intervals.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    ax = _axes(ax)
+    y, p, w, labels = observed_and_posterior(result, newdata, weights=weights)
+    if labels is None:
+        series = [(None, y, p)]
+    else:
+        chosen = labels if classes is None else list(classes)
+        series = [(shown, (y == labels.index(c)).astype(float), p[:, labels.index(c)])
+                  for c, shown in zip(chosen, shown_names(chosen))]
+    ax.plot([0, 1], [0, 1], ls="--", color="0.6", lw=1, label="perfect calibration")
+    for label, yy, pp in series:
+        t = calibration_table(yy, pp, w, bins=bins, strategy=strategy, level=level)
+        err = np.maximum(np.vstack([t["observed"] - t["lower"], t["upper"] - t["observed"]]), 0)
+        name = "model" if label is None else f"class {label} vs rest"
+        ax.errorbar(t["mean_predicted"], t["observed"], yerr=err, marker="o", ms=4, capsize=2,
+                    lw=1.2, label=plain_text(name))
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("mean posterior p̂ in bin")
+    ax.set_ylabel("observed frequency")
+    ax.set_title(f"Calibration ({strategy} bins, {int(level * 100)}% Wilson CI)")
+    ax.legend(loc="upper left", fontsize="small")
+    return ax
+
+
+# ---------------------------------------------------------------------------
+# ROC
+# ---------------------------------------------------------------------------
+def roc_curve(y, score, weights=None):
+    """(false positive rate, true positive rate) at every distinct threshold, weighted."""
+    y = np.asarray(y, dtype=float)
+    s = np.asarray(score, dtype=float)
+    w = np.ones_like(y) if weights is None else np.asarray(weights, dtype=float)
+    order = np.argsort(-s, kind="mergesort")
+    s, y, w = s[order], y[order], w[order]
+    last = np.r_[s[1:] != s[:-1], True]           # end of each group of tied scores
+    tp = np.cumsum(w * y)[last]
+    fp = np.cumsum(w * (1 - y))[last]
+    P, N = tp[-1], fp[-1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.r_[0.0, fp / N], np.r_[0.0, tp / P]
+
+
+def roc(result, ax=None, newdata=None, weights=None):
+    """ROC curve with its AUC in the legend (one-vs-rest per class for multiclass).
+
+    ``weights`` as for :func:`calibration` (default: the model's prior weights).
+    """
+    ax = _axes(ax)
+    y, p, w, labels = observed_and_posterior(result, newdata, weights=weights)
+    series = ([("model", y, p)] if labels is None else
+              [(f"class {c} vs rest", (y == k).astype(float), p[:, k])
+               for k, c in enumerate(shown_names(labels))])
+    ax.plot([0, 1], [0, 1], ls="--", color="0.6", lw=1)
+    for name, yy, pp in series:
+        fpr, tpr = roc_curve(yy, pp, w)
+        ax.plot(fpr, tpr, lw=1.5, label=f"{plain_text(name)} (AUC = {auc(yy, pp, w):.3f})")
+    ax.set_xlabel("false positive rate")
+    ax.set_ylabel("true positive rate")
+    ax.set_title("ROC")
+    ax.set_aspect("equal", adjustable="box")
+    ax.legend(loc="lower right", fontsize="small")
+    return ax
+
+
+# ---------------------------------------------------------------------------
+# margins (eq. 42-43)
+# ---------------------------------------------------------------------------
+def margins(result, ax=None, newdata=None, bins: int = 40, weights=None):
+    """Distribution of the normalised margins μ = y*(2p̂ − 1) ∈ [−1, 1] (eq. 42-43).
+
+    μ < 0 is a misclassified row; the share of weight there is the error rate.
+    For multiclass results μ uses the posterior of the observed class in the
+    one-vs-rest sense.  ``weights`` as for :func:`calibration`.
+    """
+    from matplotlib.ticker import MultipleLocator
+
+    ax = _axes(ax)
+    y, p, w, labels = observed_and_posterior(result, newdata, weights=weights)
+    if labels is not None:
+        p = p[np.arange(len(y)), y.astype(int)]
+        y = np.ones_like(y)
+    mu = np.clip((2 * y - 1) * (2 * p - 1), -1, 1)
+    ax.hist(mu, bins=np.linspace(-1, 1, bins + 1), weights=w, color="C0", alpha=0.8)
+    ax.axvline(0, color="C3", lw=1)
+    wrong = float(w[mu < 0].sum() / w.sum())
+    ax.set_xlim(-1.04, 1.04)
+    ax.xaxis.set_major_locator(MultipleLocator(0.5))     # −1, −0.5, 0, 0.5, 1: never crowded
+    ax.xaxis.set_minor_locator(MultipleLocator(0.25))
+    ax.set_xlabel("normalised margin μ = y*(2p̂ − 1)")
+    ax.set_ylabel("weighted count")
+    ax.set_title(f"Margins (eq. 42): {wrong:.1%} of the weight has μ < 0", fontsize="medium")
+    return ax
+
+
+# ---------------------------------------------------------------------------
+# paths
+# ---------------------------------------------------------------------------
+def path_of(result, name: str):
+    """The array ``name`` (``risk_path`` or ``edge_path``) of a result, or None.
+
+    Looks at the result itself, then at ``result.fit_info``.  A result with
+    per-round normalisers Z_j and a temperature t but no ``risk_path``
+    (t-AdaBoost: ``rounds_table["Z"]`` and ``t``) has as its risk path the
+    tempered exponential loss of H_j, Π_{k≤j} Z_k^(2−t) (docs/tempered.md §2.3),
+    1 at round 0.
+    """
+    for holder in (result, getattr(result, "fit_info", None)):
+        value = getattr(holder, name, None) if holder is not None else None
+        if value is not None and not callable(value):
+            arr = np.asarray(value, dtype=float)
+            if arr.ndim == 1 and arr.size:
+                return value if isinstance(value, pd.Series) else arr
+    if name == "risk_path":
+        return _tempered_loss_path(result)
+    return None
+
+
+def _tempered_loss_path(result):
+    table = getattr(result, "rounds_table", None)
+    t = getattr(result, "t", None)
+    if not isinstance(table, pd.DataFrame) or "Z" not in table.columns or len(table) == 0:
+        return None
+    try:
+        t = float(t)
+    except (TypeError, ValueError):
+        return None
+    z = table["Z"].to_numpy(dtype=float)
+    loss = np.r_[1.0, np.cumprod(z ** (2.0 - t))]
+    out = pd.Series(loss, index=pd.RangeIndex(len(loss), name="round"),
+                    name="tempered exponential loss")
+    out.attrs.update(ylabel="tempered exp. loss = Π Z^(2−t)",
+                     title=f"Tempered exponential loss (t = {t:g})")
+    return out
+
+
+_AXIS_NAMES = {"mstop": "iterations (mstop)", "round": "round"}
+
+
+def _path(result, name, ax, ylabel, title, log):
+    from matplotlib.ticker import MaxNLocator
+
+    ax = _axes(ax)
+    values = result if isinstance(result, (np.ndarray, list, tuple)) else path_of(result, name)
+    if values is None:
+        raise TypeError(f"{type(result).__name__} has no {name} (neither .{name} nor "
+                        f".fit_info.{name})")
+    xlabel = "iteration"
+    if isinstance(values, pd.Series):
+        it = values.index.to_numpy()                  # e.g. rounds from 1
+        xlabel = _AXIS_NAMES.get(values.index.name, xlabel)
+        ylabel = values.attrs.get("ylabel", ylabel)
+        title = values.attrs.get("title", title)
+    else:
+        it = np.arange(len(values))
+    values = np.asarray(values, dtype=float)
+    marker = "." if len(values) <= 60 else None
+    if log and np.all(values[np.isfinite(values)] > 0):
+        ax.semilogy(it, values, marker=marker, lw=1.2)
+    else:
+        ax.plot(it, values, marker=marker, lw=1.2)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    return ax
+
+
+def risk_path(result, ax=None):
+    """Training risk before each iteration and at the end.
+
+    The surrogate risk ε_φ = Σ wᵢ F_φ(y*ᵢHᵢ)/Σ wᵢ of ULS, the U-risk of
+    U-Boost, or the tempered exponential loss of t-AdaBoost (see
+    :func:`path_of`).
+    """
+    return _path(result, "risk_path", ax, "surrogate risk ε_φ", "Surrogate risk path", False)
+
+
+def edge_path(result, ax=None):
+    """Largest |edge| before each iteration and at the end (log scale)."""
+    return _path(result, "edge_path", ax, "max |edge|", "Edge path", True)
+
+
+def _cv_arrays(obj, se):
+    """(mean, se) arrays from whatever describes a CV risk path."""
+    for name in ("cv_risk", "cv_risk_path"):
+        inner = getattr(obj, name, None)
+        if inner is not None and not callable(inner):
+            return _cv_arrays(inner, se)
+    if isinstance(obj, pd.DataFrame) and {"mean", "se"} <= set(obj.columns):
+        return obj["mean"], obj["se"]
+    if hasattr(obj, "mean") and hasattr(obj, "se") and not isinstance(obj, (np.ndarray, pd.Series)):
+        mean, s = obj.mean, obj.se
+        if isinstance(mean, pd.Series):
+            return mean, pd.Series(np.asarray(s, dtype=float), index=mean.index)
+        return np.asarray(mean, dtype=float), np.asarray(s, dtype=float)
+    arr = np.asarray(obj, dtype=float)
+    if arr.ndim == 2:   # folds × iterations
+        k = arr.shape[0]
+        return arr.mean(axis=0), arr.std(axis=0, ddof=1) / np.sqrt(k)
+    if arr.ndim == 1:
+        return arr, (None if se is None else np.asarray(se, dtype=float))
+    raise TypeError(f"cannot read a CV risk path from {type(obj).__name__}")
+
+
+def cv_risk(obj, ax=None, se=None, label: str = "CV risk"):
+    """Cross-validated risk against the number of iterations, with a ±1 SE band.
+
+    Parameters
+    ----------
+    obj : object or array
+        An object exposing ``cv_risk`` (or ``cv_risk_path``) as an attribute
+        (not a method: nothing is computed here), or ``mean`` and ``se`` (a
+        Series' index gives the iterations), or a DataFrame with ``mean`` and
+        ``se`` columns; or a folds × iterations array (mean and SE over the folds are
+        taken); or a 1-d array of mean risks (then give ``se``).
+    se : array, optional
+        Standard errors for a 1-d ``obj``.
+    """
+    from matplotlib.ticker import MaxNLocator
+
+    ax = _axes(ax)
+    holder = obj
+    for name in ("cv_risk", "cv_risk_path"):          # a result holding its CV path
+        inner = getattr(obj, name, None)
+        if inner is not None and not callable(inner):
+            holder = inner
+            break
+    mean, s = _cv_arrays(obj, se)
+    xlabel = "iteration"
+    if isinstance(mean, pd.Series):
+        it = mean.index.to_numpy()
+        xlabel = _AXIS_NAMES.get(mean.index.name, xlabel)
+    else:
+        it = np.arange(len(mean))
+    mean = np.asarray(mean, dtype=float)
+    ax.plot(it, mean, lw=1.5, label=label)
+    if s is not None:
+        s = np.asarray(s, dtype=float)
+        ax.fill_between(it, mean - s, mean + s, alpha=0.25, label="± 1 SE")
+    best = it[int(np.nanargmin(mean))]
+    ax.axvline(best, color="C3", ls=":", lw=1, label=f"minimum at {best}")
+    one_se = getattr(holder, "mstop_1se", None)
+    if one_se is not None and not callable(one_se) and one_se != best:
+        ax.axvline(one_se, color="C2", ls="--", lw=1, label=f"1-SE rule: {one_se}")
+    folds = getattr(holder, "folds", None)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("cross-validated risk")
+    ax.set_title("CV risk path" + (f" ({folds}-fold)" if isinstance(folds, (int, np.integer))
+                                    else ""))
+    ax.legend(fontsize="small")
+    return ax
+
+
+# ---------------------------------------------------------------------------
+# coefficients, trees
+# ---------------------------------------------------------------------------
+def coefficients(result, ax=None, level: float = 0.95, cov: str = "model",
+                 intercept: bool = False):
+    """Estimates with Wald confidence intervals (from ``coef_table``)."""
+    if not callable(getattr(result, "coef_table", None)):
+        raise TypeError(f"{type(result).__name__} has no coefficients (no coef_table)")
+    ax = _axes(ax)
+    t = result.coef_table(cov=cov, level=level)
+    if not intercept:
+        t = t.loc[[i for i in t.index if i != "Intercept"]]
+    t = t[np.isfinite(t["estimate"].to_numpy(dtype=float))]
+    pos = np.arange(len(t))[::-1]
+    est = t["estimate"].to_numpy(dtype=float)
+    err = np.vstack([est - t["conf_low"].to_numpy(dtype=float),
+                     t["conf_high"].to_numpy(dtype=float) - est])
+    ax.errorbar(est, pos, xerr=err, fmt="o", ms=4, capsize=3, lw=1.2)
+    ax.axvline(0, color="0.6", ls="--", lw=1)
+    ax.set_yticks(pos)
+    ax.set_yticklabels([plain_text(i) for i in shown_names(t.index)])   # short, distinct
+    ax.set_xlabel(f"estimate with {int(level * 100)}% CI ({cov} covariance)")
+    ax.set_title("Coefficients")
+    return ax
+
+
+def tree(result, ax=None, **options):
+    """Draw a fitted tree.
+
+    A result's own ``plot`` (a tree result delegates to
+    :func:`ubreg.tree.plot_tree` with its class labels) is preferred; else
+    :func:`ubreg.tree.plot_tree` is given ``result.tree``.
+    """
+    own_plot = (getattr(result, "method", "") in _TREE_METHODS
+                and callable(getattr(result, "plot", None)))
+    tree_obj = getattr(result, "tree", None)
+    if tree_obj is not None and callable(tree_obj):
+        tree_obj = None
+    if not own_plot and tree_obj is None:
+        raise TypeError(f"{type(result).__name__} is not a tree (no tree to draw)")
+    if ax is None:
+        import matplotlib.pyplot as plt
+        size = None
+        if tree_obj is not None:
+            from .treeplot import figure_size
+            try:
+                size = figure_size(tree_obj, options.get("max_depth"))
+            except Exception:  # noqa: BLE001 — a duck-typed tree: pyplot's default size
+                size = None
+        _, ax = plt.subplots(figsize=size)
+    if own_plot:
+        result.plot(ax=ax, **options)
+    else:
+        from .treeplot import plot_tree
+        plot_tree(tree_obj, ax=ax, **options)
+    return ax
+
+
+def available(result) -> list[str]:
+    """Names of the plots of this module that apply to ``result``.
+
+    ``cv_risk`` is listed when the result holds a cross-validated risk path
+    as an attribute ``cv_risk`` or ``cv_risk_path`` (not a method: a
+    U-Boost result's ``cv_risk()`` refits K times and is only run on
+    request, e.g. ``ubreg.report(..., cv_risk=True)``).
+    """
+    names = ["calibration", "roc", "margins"]
+    if callable(getattr(result, "coef_table", None)):
+        names.append("coefficients")
+    if path_of(result, "risk_path") is not None:
+        names.append("risk_path")
+    if path_of(result, "edge_path") is not None:
+        names.append("edge_path")
+    if any(getattr(result, n, None) is not None and not callable(getattr(result, n))
+           for n in ("cv_risk", "cv_risk_path")):   # precomputed, never computed here
+        names.append("cv_risk")
+    tree_obj = getattr(result, "tree", None)
+    if getattr(result, "method", "") in _TREE_METHODS or (tree_obj is not None
+                                                            and not callable(tree_obj)):
+        names.append("tree")
+    return names

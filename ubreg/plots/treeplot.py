@@ -1,0 +1,208 @@
+"""Drawing a tree with matplotlib (imported lazily).
+
+The layout follows rpart.plot: leaves evenly spaced along the bottom of
+their depth, an internal node centred over its children, the split
+condition printed under the node (the left branch is the one where it
+holds, marked "yes" at the root), and leaves coloured by p(y = 1).  The
+font size is chosen so that neighbouring boxes do not overlap: it shrinks
+with the number of leaves drawn (see :func:`figure_size` for a figure large
+enough to keep it readable).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["plot_tree", "figure_size", "drawn_leaves", "depth_for_leaves"]
+
+_CHAR_W = 0.62        # width of an average DejaVu Sans character, in ems (digits: 0.64)
+_LINE_H = 1.2         # line height, in ems
+_MIN_FONT = 4.0
+_MAX_LABEL = 26       # longest split or class label drawn (longer ones end in "…")
+
+
+def _shown(tree, max_depth=None):
+    f = tree.frame
+    depth = f["depth"].to_numpy()
+    left = tree.nodes["left"]
+    right = tree.nodes["right"]
+    shown = np.ones(len(f), dtype=bool) if max_depth is None else depth <= max_depth
+    child_shown = np.where(left >= 0, shown[np.maximum(left, 0)], False)
+    return depth, left, right, shown, shown & ~child_shown
+
+
+def drawn_leaves(tree, max_depth=None) -> int:
+    """Number of boxes at the bottom of their branch when drawn to ``max_depth``."""
+    return int(_shown(tree, max_depth)[4].sum())
+
+
+def depth_for_leaves(tree, max_leaves: int):
+    """The largest ``max_depth`` that draws at most ``max_leaves`` leaves
+    (None when the whole tree fits)."""
+    depth = tree.frame["depth"].to_numpy()
+    if drawn_leaves(tree) <= max_leaves:
+        return None
+    best = 0
+    for d in range(1, int(depth.max()) + 1):
+        if drawn_leaves(tree, d) > max_leaves:
+            break
+        best = d
+    return best
+
+
+def figure_size(tree, max_depth=None) -> tuple[float, float]:
+    """A figure size (inches) in which the tree is legible at about 8 points."""
+    depth, _, _, shown, leaf = _shown(tree, max_depth)
+    n_leaves = int(leaf.sum())
+    levels = int(depth[shown].max()) + 1
+    width = float(np.clip(0.95 * n_leaves + 1.0, 6.0, 16.0))
+    height = float(np.clip(0.95 * levels + 0.9, 3.2, 10.0))
+    return width, height
+
+
+def _short(text: str, limit: int = _MAX_LABEL) -> str:
+    text = str(text)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _condition(label: str, limit: int = _MAX_LABEL) -> str:
+    """``glucose< 127.5`` -> ``glucose < 127.5``; ``mass>=30`` -> ``mass ≥ 30``;
+    ``g=a,b`` -> ``g = a, b``.  Longer than ``limit``: the variable name is
+    shortened first (the threshold is always kept), then the list of levels."""
+    for op, pretty in (("< ", " < "), (">=", " ≥ ")):
+        if op in label:
+            var, _, value = label.partition(op)
+            var, rest = var.rstrip(), f"{pretty}{value.strip()}"
+            break
+    else:
+        var, _, levels = label.partition("=")
+        rest = f" = {', '.join(levels.split(','))}"
+    room = max(limit - len(rest), 8)
+    var = _short(var, room)
+    return _short(var + rest, max(limit, len(var) + 8))
+
+
+def _number(v, digits: int) -> str:
+    v = float(v)
+    return f"{int(v)}" if v == int(v) else f"{v:.{digits}g}"
+
+
+def plot_tree(tree, ax=None, *, labels=("0", "1"), digits=4, fontsize=None, max_depth=None):
+    """Draw ``tree``: the split under each internal node, n and p(y = 1) in each box.
+
+    Leaves are spread evenly along the x axis in rpart order; an internal
+    node sits above the middle of its children, with its split condition
+    under it: the left branch is where the condition holds ("yes" at the
+    root), the right branch where it does not.  Leaves show the predicted
+    class, p(y = 1) and the (weighted) count, and are coloured by p(y = 1)
+    (blue: low, red: high).  A subtree cut by ``max_depth`` is drawn as a
+    dashed box.  Every user string (variable names, levels, class labels) is
+    drawn as literal text, never as matplotlib mathtext.
+
+    Parameters
+    ----------
+    tree : Tree
+    ax : matplotlib Axes, optional
+        Default: a new pyplot figure of :func:`figure_size`.
+    labels : pair of str
+        Class names for y = 0 and y = 1.
+    digits : int
+        Significant digits of the split thresholds (probabilities get 3).
+    fontsize : float, optional
+        Default: the largest size up to 9 points at which neighbouring boxes
+        do not overlap (not below 4).
+    max_depth : int, optional
+        Draw only the nodes down to this depth (deeper subtrees are cut).
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    from ..summary.render import plain_text
+    from ..summary.tree_listing import split_labels
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=figure_size(tree, max_depth))
+    f = tree.frame
+    depth, left, right, shown, drawn_leaf = _shown(tree, max_depth)
+    n = len(f)
+    leaf_ids = np.flatnonzero(drawn_leaf)
+    n_leaves = leaf_ids.shape[0]
+    max_d = int(depth[shown].max())
+    x = np.zeros(n)
+    x[leaf_ids] = np.arange(n_leaves)
+    for i in range(n - 1, -1, -1):              # children come after parents
+        if shown[i] and not drawn_leaf[i]:
+            x[i] = 0.5 * (x[left[i]] + x[right[i]])
+
+    split = split_labels(tree, digits=digits)
+    cls = [_short(plain_text(lab), 14) for lab in labels]
+    texts, conds = {}, {}
+    for i in np.flatnonzero(shown):
+        p = float(f["yprob"].iat[i])
+        stats = f"p={p:.3g}\nn={_number(f['n'].iat[i], digits)}"
+        texts[i] = f"{cls[int(p >= 0.5)]}\n{stats}" if drawn_leaf[i] else stats
+        if not drawn_leaf[i]:
+            conds[i] = plain_text(_condition(split[left[i]]))
+
+    # ---- font size: boxes one leaf apart must not touch -------------------
+    fig = ax.figure
+    pos = ax.get_position()
+    fw, fh = fig.get_size_inches()
+    ax_w, ax_h = pos.width * fw * 72.0, pos.height * fh * 72.0          # points
+    per_leaf = ax_w / max(n_leaves, 1)
+    per_level = ax_h / (max_d + 1)
+    if fontsize is None:
+        widest_box = max(max(len(s) for s in t.split("\n")) for t in texts.values())
+        widest_cond = max((len(c) for c in conds.values()), default=0)
+        fs = min(9.0,
+                 0.92 * per_leaf / (_CHAR_W * widest_box + 0.8),
+                 # a condition sits between levels; its neighbours are ≥ 1.5 leaves away
+                 1.75 * per_leaf / (_CHAR_W * widest_cond + 0.6) if conds else 9.0,
+                 # per level: half a node box, its condition, half a leaf box (3 lines)
+                 per_level / 6.2 if max_d else 9.0)
+        fontsize = max(_MIN_FONT, fs)
+    fs = float(fontsize)
+
+    # ---- axes limits: room for the boxes above the root and below the leaves
+    top_pts = (2 * _LINE_H / 2 + 0.6) * fs + 2           # root box half-height
+    if n == 1 or not conds:
+        top_pts = (3 * _LINE_H / 2 + 0.6) * fs + 2
+    bottom_pts = (3 * _LINE_H / 2 + 0.6) * fs + 2
+    pad = min(0.45, (top_pts + bottom_pts) / max(ax_h, 1.0))
+    span = max(max_d, 0.5) / (1.0 - pad)
+    unit = ax_h / span                                  # points per level
+    ax.set_ylim(-max_d - bottom_pts / unit, top_pts / unit)
+    ax.set_xlim(-0.5, max(n_leaves - 0.5, 0.5))
+
+    cmap = matplotlib.colormaps["coolwarm"]
+    gap = (2 * _LINE_H / 2 + 0.6) * fs + 0.35 * fs      # node half-height + a gap
+    for i in np.flatnonzero(shown):
+        if not drawn_leaf[i]:
+            for c in (left[i], right[i]):
+                ax.plot([x[i], x[c]], [-depth[i], -depth[c]], color="0.55", lw=0.8, zorder=1)
+            ax.annotate(conds[i], (x[i], -depth[i]), xytext=(0, -gap - 0.6 * fs),
+                        textcoords="offset points", ha="center", va="center", fontsize=fs,
+                        fontweight="bold", zorder=3, annotation_clip=False,
+                        bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none"))
+            if depth[i] == 0:
+                for c, word in ((left[i], "yes"), (right[i], "no")):
+                    ax.annotate(word, (0.3 * x[i] + 0.7 * x[c], -0.7 * depth[c]),
+                                ha="center", va="center", fontsize=0.85 * fs, color="0.35",
+                                zorder=3, bbox=dict(boxstyle="round,pad=0.1", fc="white",
+                                                    ec="none"))
+        p = float(f["yprob"].iat[i])
+        cut = drawn_leaf[i] and not bool(f["is_leaf"].iat[i])
+        colour = np.asarray(cmap(p)[:3]) * 0.55 + 0.45 if drawn_leaf[i] else "0.93"
+        ax.text(x[i], -depth[i], texts[i], ha="center", va="center", fontsize=fs, zorder=4,
+                linespacing=1.1,
+                bbox=dict(boxstyle="round,pad=0.3", fc=colour, ec="0.3",
+                          ls="--" if cut else "-", lw=0.8))
+    ax.set_axis_off()
+    title = f"UDT tree ({plain_text(tree.family.name)}): {int(f['is_leaf'].sum())} leaves"
+    if max_depth is not None and n_leaves < int(f["is_leaf"].sum()):
+        title += f", drawn to depth {max_depth} (dashed: subtree cut)"
+    ax.set_title(title, fontsize=max(fs + 1, 9))
+    return ax

@@ -1,0 +1,128 @@
+"""``ubreg.report``: an HTML or PDF report of fitted models.
+
+The report is built in three steps, one module each: :mod:`.context` turns
+the models into plain data (summaries, metrics, the comparison table),
+:mod:`.figures` draws the diagnostics on pyplot-free matplotlib figures, and
+:mod:`.html` / :mod:`.pdf` render them (Jinja2 with autoescaping for HTML,
+matplotlib's PdfPages for PDF).  :mod:`.vignette` runs and renders vignettes;
+:mod:`.markdown` renders a Markdown file (the replication reports) as a page.
+
+User strings (column names, factor and response levels, model names, titles,
+the formula and the call) follow one rule, applied by :mod:`ubreg.render`:
+
+- Hidden characters are shown, never interpreted.  Every character of Unicode
+  category Cc (controls), Cf (format: the bidirectional embeddings, overrides
+  and isolates U+202A–U+202E and U+2066–U+2069, the marks U+200E, U+200F and
+  U+061C, zero-width characters such as U+200B and U+FEFF), Cs (lone
+  surrogates), Zl or Zp is replaced by the visible escape ``<U+XXXX>`` (its code
+  point in upper-case hexadecimal), so ``"a\u202eb"`` reads ``a<U+202E>b``.
+  Newline and tab are kept in running text and escaped in names.  The HTML
+  applies it to every template output (the Jinja environment's ``finalize``,
+  before autoescaping), the PDF to every line and heading it draws, the plots
+  to every label (:func:`ubreg.summary.render.plain_text`).
+- Names longer than 40 characters are shortened in tables and plots (HTML,
+  PDF, text summaries): the first 22 characters, ``…``, the last 17.  Names of
+  one table that would then look alike are shown as ``head…#xxxxxx…tail``
+  (``xxxxxx``: the start of the name's SHA-1), so shown names stay distinct.
+  In HTML the full name is the tooltip (``title`` attribute) of the shown one;
+  the DataFrame forms (``coef_table()``, ``frame()``) keep full names.  A
+  coefficient plot with long names is drawn wider, across the HTML page and on
+  a PDF page of its own.
+"""
+from __future__ import annotations
+
+import pathlib
+
+from ..evaluate.compare import _named
+from .context import build_context, versions
+from .html import render_html
+from .markdown import render_markdown
+from .pdf import write_pdf
+
+__all__ = ["report", "versions", "render_vignette", "render_markdown"]
+
+
+def _report_call(models: dict, path, title, data, cv_risk=False) -> str:
+    names = ", ".join(repr(n) for n in models)
+    extra = ", data=<DataFrame>" if data is not None else ""
+    extra += f", cv_risk={cv_risk!r}" if cv_risk else ""
+    where = [str(p) for p in path] if isinstance(path, (list, tuple)) else str(path)
+    return f"ubreg.report([{names}], {where!r}, title={title!r}{extra})"
+
+
+def report(models, path, title: str = "ubreg report", data=None, *, names=None,
+           format: str | None = None, call: str | None = None,
+           cv_risk: bool | int = False) -> pathlib.Path:
+    """Write a report of one or more fitted models.
+
+    Parameters
+    ----------
+    models : result, list, tuple or dict
+        Fitted ubreg models (any method) or :class:`~ubreg.cv.CVResult`
+        objects with their full-data fit (``refit=True``); a dict names them.
+    path : str, path-like, or a list of them
+        Output file; ``.html``/``.htm`` gives HTML, ``.pdf`` gives PDF.  A
+        list writes several files from one computation (figures drawn once).
+    title : str
+        Title of the report.
+    data : DataFrame, optional
+        Held-out data (with the response): calibration, ROC, margins and a
+        second metrics column are computed on it instead of the training rows.
+    names : list of str, optional
+        Model names (default: dict keys, or "(i) method · family").
+    format : {"html", "pdf"}, optional
+        Overrides the file extension.
+    call : str, optional
+        How the report was produced, stated in it (default: this call).
+    cv_risk : bool or int
+        Also cross-validate the risk path of the models that can (a U-Boost
+        result's ``cv_risk()``: K refits, seed 1) and draw it with its ±1 SE
+        band, with the chosen mstop in a note; ``True`` is 10 folds, an int
+        gives the folds.  A result that already holds a CV risk path (an
+        attribute ``cv_risk`` or ``cv_risk_path``) has it drawn in any case.
+
+    Returns
+    -------
+    pathlib.Path or list of pathlib.Path
+        The file(s) written.
+
+    Notes
+    -----
+    Every figure :func:`ubreg.plots.available` lists for a model is drawn;
+    one that fails (while drawing or rendering) is replaced by a note naming
+    it and the error, and the report is still written.
+
+    The HTML is one self-contained file: inline CSS, figures as base64 PNG,
+    no script, every user string escaped (Jinja2 ``autoescape=True``).  The
+    PDF is written with matplotlib's PdfPages (text pages, then vector
+    figures) so that it needs only pip-installed packages; see
+    :mod:`ubreg.reporting.pdf`.
+    """
+    many = isinstance(path, (list, tuple))
+    paths = [pathlib.Path(p) for p in (path if many else [path])]
+    formats = [_format_of(p, format) for p in paths]
+    named = _named(models, names)
+    ctx = build_context(named, title=title, data=data, cv_risk=cv_risk,
+                        call=call or _report_call(named, path, title, data, cv_risk))
+    for p, fmt in zip(paths, formats):
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if fmt == "html":
+            p.write_text(render_html(ctx), encoding="utf-8")
+        else:
+            write_pdf(ctx, p)
+    return paths if many else paths[0]
+
+
+def _format_of(path: pathlib.Path, format: str | None) -> str:
+    fmt = (format or path.suffix.lstrip(".")).lower()
+    fmt = {"htm": "html"}.get(fmt, fmt)
+    if fmt not in ("html", "pdf"):
+        raise ValueError(f"cannot tell the report format from {str(path)!r}: use a .html or "
+                         f".pdf file name, or format='html' / 'pdf'")
+    return fmt
+
+
+def render_vignette(path, out=None):
+    """Run a vignette script and write it as HTML (see :mod:`ubreg.reporting.vignette`)."""
+    from .vignette import render_vignette as _render
+    return _render(path, out)

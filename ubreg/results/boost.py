@@ -1,0 +1,382 @@
+"""Results of boosting: ULS with weak learners and U-Boost.
+
+Both predict on new data through the stored design (the formula's columns,
+then the stored weak hypotheses), pickle, and give staged predictions (after
+each round), the risk path and — for ULS — the edge path.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..fitters.boost.uboost import UBoostFit
+from ..fitters.boost.uls_boost import ULSBoostFit, feature_matrix
+from .base import Result
+
+__all__ = ["CVRisk", "UBoostResult", "ULSBoostResult"]
+
+
+def weighted_mean(w, v):
+    """Σ w v / Σ w (over the first axis of ``v``) with w divided by the power of two
+    nearest its largest value: the same bits as without it, and no overflow of Σ w."""
+    w = np.ldexp(w, -int(np.frexp(np.max(w))[1]))
+    out = (w @ np.asarray(v, dtype=np.float64)) / w.sum()
+    return float(out) if np.ndim(out) == 0 else out
+
+
+class ULSBoostResult(Result):
+    """H(x) = Σ_t α_t h_t(x) over weak hypotheses, fitted by ULS.
+
+    Attributes
+    ----------
+    coef : pandas.Series
+        The leveraging coefficients α_t, one per feature (a tree contributes
+        one feature per leaf), labelled by the feature.
+    rounds : int
+        Rounds run (fewer than asked when no hypothesis had an edge).
+    risk_path : pandas.Series
+        Training surrogate risk ε = Σ wᵢ F(y*ᵢ H(xᵢ))/Σ wᵢ at H = 0 (round 0)
+        and after each round (docs/math.md §4).
+    edge_path : pandas.Series
+        |normalised edge| Σ vᵢ h(xᵢ)/Σ |vᵢ| of the hypothesis of each round.
+    family_path : list of Family
+        The family used at each round (constant unless ``strategy`` is
+        ``"F."`` or ``"E."``).
+
+    Notes
+    -----
+    ``predict(type="response")`` is the family's posterior ∇φ⁻¹(H).  For gini
+    that is (1 + H)/2 (docs/math.md §3), which leaves [0, 1] when |H| > 1, as the
+    fitted values of a linear probability model do; it is not clipped, so the
+    deviance and the surrogate risk stay those of the fit.  Within a bag of
+    families (``strategy=``) H is renormalised to [−1, 1] whenever gini reads it.
+    """
+
+    method = "uls"
+
+    def __init__(self, *, fit: ULSBoostFit, learner: str, options: dict, **kwargs):
+        super().__init__(**kwargs)
+        self.fit_info = fit
+        self.learner = learner
+        self.options = dict(options)
+        self.hypotheses = list(fit.hypotheses)
+        names = self.design.column_names
+        labels = []
+        for r, h in enumerate(self.hypotheses, start=1):
+            for text in h.describe(names):
+                labels.append(f"[{r}] {text}")
+        self.coef = pd.Series(fit.coef, index=labels, name="coef")
+        self.rounds = len(self.hypotheses)
+        self.iterations = self.rounds
+        self.converged = fit.capped == 0
+        self.risk_path = pd.Series(fit.risk_path, index=pd.RangeIndex(len(fit.risk_path),
+                                                                      name="round"), name="risk")
+        self.edge_path = pd.Series(fit.edge_path, index=pd.RangeIndex(1, self.rounds + 1,
+                                                                      name="round"), name="edge")
+        self.family_path = list(fit.family_path)
+
+    @property
+    def df_model(self) -> float:
+        """Number of distinct features with a non-zero coefficient."""
+        return float(np.sum(self.feature_table()["coef"] != 0))
+
+    # ---- prediction -------------------------------------------------------
+    def _features(self, X):
+        return feature_matrix(self.hypotheses, X)
+
+    def _link_for(self, newdata):
+        X, na = self.design.transform(newdata)
+        return self._features(X) @ self.fit_info.coef, na
+
+    def staged_link(self, newdata=None) -> np.ndarray:
+        """(m, rounds) link values after each round."""
+        if newdata is None:
+            raise ValueError("staged predictions need newdata (the training rows: pass the data)")
+        X, na = self.design.transform(newdata)
+        Hm = self._features(X)
+        ends = np.cumsum(self.fit_info.blocks)
+        if self.fit_info.coef_history is not None:
+            out = np.column_stack([Hm[:, :e] @ c[:e]
+                                   for e, c in zip(ends, self.fit_info.coef_history)])
+        else:
+            contrib = Hm * self.fit_info.coef
+            cum = np.cumsum(contrib, axis=1) if contrib.shape[1] else contrib
+            out = cum[:, ends - 1] if ends.size else np.zeros((X.shape[0], 0))
+        return out, na
+
+    def staged_predict(self, newdata, type: str = "response") -> pd.DataFrame:
+        """Predictions after each round (columns 1..rounds), on the scale ``type``.
+
+        With ``strategy="F."``/``"E."`` the posterior after round r reads H
+        with the family of round r.
+        """
+        eta_ok, na = self.staged_link(newdata)
+        cols = {}
+        for r in range(eta_ok.shape[1]):
+            eta = np.full(len(newdata), np.nan)
+            eta[~na] = eta_ok[:, r]
+            fam = self.family_path[r] if self.family_path else self.family
+            cols[r + 1] = self._scaled(eta, na, newdata.index, type, fam)
+        return pd.DataFrame(cols, index=newdata.index).rename_axis(columns="round")
+
+    def _scaled(self, eta, na, index, type, family):
+        if type == "link":
+            return eta
+        if type == "response":
+            p = np.full(len(eta), np.nan)
+            p[~na] = family.posterior(eta[~na])
+            return p
+        if type == "class":
+            return self._on_scale(eta, na, index, type).to_numpy()
+        raise ValueError(f"type must be 'response', 'link' or 'class', got {type!r}")
+
+    # ---- tables ---------------------------------------------------------------
+    def feature_table(self) -> pd.DataFrame:
+        """Distinct features with their total leveraging coefficient.
+
+        The same stump or rule chosen in several rounds is one feature whose
+        coefficient is the sum; tree leaves are distinct features.
+        """
+        names = self.design.column_names
+        rows, pos = {}, 0
+        for r, h in enumerate(self.hypotheses, start=1):
+            texts = h.describe(names)
+            for k, text in enumerate(texts):
+                key = h.key() + ((k,) if len(texts) > 1 else ())
+                a = float(self.fit_info.coef[pos])
+                pos += 1
+                if key in rows:
+                    rows[key]["coef"] += a
+                    rows[key]["rounds"] += 1
+                else:
+                    rows[key] = {"feature": text, "coef": a, "rounds": 1, "first_round": r}
+        df = pd.DataFrame(list(rows.values()), columns=["feature", "coef", "rounds", "first_round"])
+        order = np.argsort(-np.abs(df["coef"].to_numpy()), kind="stable")
+        return df.iloc[order].reset_index(drop=True)
+
+    @property
+    def training_error(self) -> float:
+        return weighted_mean(self.weights, (self.eta >= 0) != (self.y == 1))
+
+    def summary(self, top: int = 10):
+        """Rounds, training risk, deviance and the top features."""
+        from ..summary.boost import ULSBoostSummary
+        return ULSBoostSummary(self, top=top)
+
+
+# ---------------------------------------------------------------------------
+# U-Boost
+# ---------------------------------------------------------------------------
+@dataclass
+class CVRisk:
+    """K-fold cross-validated U-risk of U-Boost for mstop = 0..M.
+
+    Attributes
+    ----------
+    risk : DataFrame (M + 1) × K
+        Held-out risk Σ w U(y*F)/Σ w of each fold after m iterations.
+    mean, se : Series
+        Mean over folds and its standard error sd/√K (the ±1 SE band).
+    mstop : int
+        The m of least mean risk (0 included).
+    mstop_1se : int
+        The least m whose mean risk is within one SE of the minimum.
+    """
+
+    risk: pd.DataFrame
+    mean: pd.Series
+    se: pd.Series
+    mstop: int
+    mstop_1se: int
+    folds: int
+    seed: object
+
+    def frame(self) -> pd.DataFrame:
+        """mean, se, lower = mean − se, upper = mean + se by mstop."""
+        return pd.DataFrame({"mean": self.mean, "se": self.se, "lower": self.mean - self.se,
+                             "upper": self.mean + self.se})
+
+    def plot(self, ax=None):
+        """The CV risk path with its ±1 SE band and the chosen mstop."""
+        import matplotlib.pyplot as plt
+        ax = ax or plt.gca()
+        m = self.mean.index.to_numpy()
+        ax.plot(m, self.mean.to_numpy(), color="C0", label="CV risk")
+        ax.fill_between(m, (self.mean - self.se).to_numpy(), (self.mean + self.se).to_numpy(),
+                        color="C0", alpha=0.2, label="±1 SE")
+        ax.axvline(self.mstop, color="C3", ls="--", label=f"mstop = {self.mstop}")
+        ax.set_xlabel("iterations (mstop)")
+        ax.set_ylabel("held-out U-risk")
+        ax.legend()
+        return ax
+
+
+class UBoostResult(Result):
+    """F(x) = F₀ + ν Σ_m f_m(x) fitted by U-Boost; p̂ = expit(F).
+
+    ``family`` is ``Permissible("entropy")`` whatever U: its posterior is
+    expit(F) (Theorem 1 of paper 003), so ``predict(type="response")``,
+    ``deviance`` (= −2 × the Bernoulli log-likelihood of p̂ = expit(F), the
+    binomial deviance) and ``loglik`` read F as a log-odds.  The U-risk that
+    boosting minimises is ``risk_path``.
+
+    Attributes
+    ----------
+    U : ULoss
+    mstop, nu : the iterations run and the step length
+    risk_path : Series
+        Training U-risk Σ w U(y*F)/Σ w after 0..mstop iterations.
+    coef, coef_path : Series, DataFrame
+        (``learner="linear"`` only) coefficients on the design columns after
+        mstop iterations, and after each iteration (rows 0..mstop).
+    """
+
+    method = "uboost"
+
+    def __init__(self, *, fit: UBoostFit, U, options: dict, X: np.ndarray, **kwargs):
+        from ..families.closed import Entropy
+        super().__init__(family=Entropy(), **kwargs)
+        self.fit_info = fit
+        self.U = U
+        self.options = dict(options)
+        self.learner = options["learner"]
+        self.nu = fit.nu
+        self.mstop = len(fit.learners)
+        self.iterations = self.mstop
+        self.X = X                       # kept for cv_risk
+        self.risk_path = pd.Series(fit.risk_path, index=pd.RangeIndex(self.mstop + 1,
+                                                                      name="mstop"), name="risk")
+        self.term_names = list(self.design.term_slices)
+
+    # ---- parameters -----------------------------------------------------------
+    @property
+    def df_model(self) -> float:
+        """Linear learner: non-zero coefficients; trees: distinct leaf values fitted."""
+        if self.learner == "linear":
+            return float(np.sum(self.coef.to_numpy() != 0))
+        return float(1 + sum(t.leaves.size for t in self.fit_info.learners))
+
+    @property
+    def coef_path(self) -> pd.DataFrame:
+        if self.learner != "linear":
+            raise AttributeError("coef_path exists for learner='linear' only")
+        p = self.X.shape[1]
+        names = self.design.column_names
+        path = np.zeros((self.mstop + 1, p))
+        icol = names.index("Intercept") if "Intercept" in names else None
+        cur = np.zeros(p)
+        if icol is not None:
+            cur[icol] = self.fit_info.F0
+        path[0] = cur
+        for m, step in enumerate(self.fit_info.learners, start=1):
+            cur = cur.copy()
+            cur[step.cols] += self.nu * step.b
+            if icol is not None:
+                # centred columns: x − c contributes −c·b to the intercept
+                cur[icol] -= self.nu * float(step.centre @ step.b)
+            path[m] = cur
+        return pd.DataFrame(path, index=pd.RangeIndex(self.mstop + 1, name="mstop"),
+                            columns=names)
+
+    @property
+    def coef(self) -> pd.Series:
+        if self.learner != "linear":
+            raise AttributeError("coef exists for learner='linear' only")
+        return self.coef_path.iloc[-1].rename("coef")
+
+    def importance(self) -> pd.DataFrame:
+        """Training-risk reduction per term (summed over iterations) and its share.
+
+        Trees and stumps split an iteration's reduction over the terms of
+        their splits in proportion to the split gains.
+        """
+        g = self.fit_info.gains.sum(axis=0)
+        tot = g.sum()
+        df = pd.DataFrame({"risk_reduction": g, "share": g / tot if tot > 0 else g},
+                          index=pd.Index(self.term_names, name="term"))
+        return df.sort_values("risk_reduction", ascending=False)
+
+    def selection_frequencies(self) -> pd.Series:
+        """Fraction of the iterations whose base-learner used each term."""
+        sel = self.fit_info.selected
+        f = sel.mean(axis=0) if sel.shape[0] else np.zeros(len(self.term_names))
+        return pd.Series(f, index=pd.Index(self.term_names, name="term"),
+                         name="selection frequency").sort_values(ascending=False)
+
+    # ---- prediction -------------------------------------------------------
+    def _link_for(self, newdata):
+        X, na = self.design.transform(newdata)
+        F = np.full(X.shape[0], self.fit_info.F0)
+        for base in self.fit_info.learners:
+            F += self.nu * base.predict(X)
+        return F, na
+
+    def staged_predict(self, newdata, type: str = "response") -> pd.DataFrame:
+        """Predictions after 0..mstop iterations (columns), on the scale ``type``."""
+        from ..fitters.boost.uboost import staged_F
+        X, na = self.design.transform(newdata)
+        S = staged_F(self.fit_info, X)
+        cols = {}
+        for m in range(S.shape[1]):
+            eta = np.full(len(newdata), np.nan)
+            eta[~na] = S[:, m]
+            cols[m] = self._on_scale(eta, na, newdata.index, type).to_numpy()
+        return pd.DataFrame(cols, index=newdata.index).rename_axis(columns="mstop")
+
+    def with_mstop(self, mstop: int) -> UBoostResult:
+        """A new result keeping the first ``mstop`` iterations (this one is unchanged)."""
+        if isinstance(mstop, bool) or not isinstance(mstop, (int, np.integer)) \
+                or not 0 <= mstop <= self.mstop:
+            raise ValueError(f"mstop must be an integer in [0, {self.mstop}], got {mstop!r}")
+        from ..fitters.boost.uboost import staged_F
+        f = self.fit_info
+        eta = staged_F(UBoostFit(f.learners[:mstop], f.F0, f.nu, f.eta, f.risk_path, f.gains,
+                                 f.selected), self.X)[:, -1]
+        fit = UBoostFit(learners=f.learners[:mstop], F0=f.F0, nu=f.nu, eta=eta,
+                        risk_path=f.risk_path[:mstop + 1], gains=f.gains[:mstop],
+                        selected=f.selected[:mstop])
+        return UBoostResult(fit=fit, U=self.U, options={**self.options, "mstop": int(mstop)},
+                            X=self.X, formula=self.formula, design=self.design,
+                            response=self.response, y=self.y, weights=self.weights, eta=eta,
+                            index=self.index, n_input=self.n_input, dropped=self.dropped,
+                            call=self.call, na_factors=self.na_factors)
+
+    def cv_risk(self, folds: int = 10, seed=None) -> CVRisk:
+        """Choose mstop by stratified K-fold cross-validation of the U-risk.
+
+        Every fold refits the same model (same U, learner, ν, bins) on the
+        other folds for ``self.mstop`` iterations and records its held-out risk
+        Σ w U(y*F)/Σ w after 0..mstop iterations (0 = the constant F₀).
+        """
+        from ..fitters.boost.uboost import boost_u, staged_F
+        from ..fitters.boost.uls_boost import stratified_folds
+        fold = stratified_folds(self.y, folds, seed)
+        opts = {k: v for k, v in self.options.items()}
+        ystar = 2.0 * self.y - 1.0
+        cols = {}
+        for k in range(folds):
+            tr, te = fold != k, fold == k
+            f = boost_u(self.X[tr], self.y[tr], self.weights[tr], self.U,
+                        term_slices=self.design.term_slices,
+                        has_intercept=self.design.has_intercept, **opts)
+            S = staged_F(f, self.X[te])
+            cols[k + 1] = weighted_mean(self.weights[te], self.U.U(ystar[te, None] * S))
+        risk = pd.DataFrame(cols, index=pd.RangeIndex(self.mstop + 1, name="mstop"))
+        risk.columns.name = "fold"
+        mean = risk.mean(axis=1).rename("mean")
+        se = (risk.std(axis=1, ddof=1) / np.sqrt(folds)).rename("se")
+        best = int(mean.to_numpy().argmin())
+        within = mean.to_numpy() <= mean.iloc[best] + se.iloc[best]
+        return CVRisk(risk=risk, mean=mean, se=se, mstop=best,
+                      mstop_1se=int(np.flatnonzero(within)[0]), folds=folds, seed=seed)
+
+    @property
+    def training_error(self) -> float:
+        return weighted_mean(self.weights, (self.eta >= 0) != (self.y == 1))
+
+    def summary(self, top: int = 10):
+        """Iterations, U-risk, deviance, variable importance and selection frequencies."""
+        from ..summary.boost import UBoostSummary
+        return UBoostSummary(self, top=top)

@@ -1,0 +1,159 @@
+"""Likelihood reading of a fit: deviance, log-likelihood, sandwich covariances.
+
+docs/math.md §3.  With η = xᵀβ and p̂ = ∇φ⁻¹(η), per observation the loss is
+ℓ = D_φ(y‖p̂) = b_φ F_φ(y*η), with dℓ/dη = p̂ − y and d²ℓ/dη² = 1/φ''(p̂).
+
+- A = Σ wᵢ xᵢxᵢᵀ ℓ''ᵢ (the Hessian),
+- B_model = Σ wᵢ E[ℓ'ᵢ²] xᵢxᵢᵀ = Σ wᵢ p̂ᵢ(1 − p̂ᵢ) xᵢxᵢᵀ (correct posterior),
+- B_robust = Σ wᵢ ℓ'ᵢ² xᵢxᵢᵀ = Σ wᵢ (yᵢ − p̂ᵢ)² xᵢxᵢᵀ (HC0),
+- V = A⁻¹ B A⁻¹.  For ``entropy`` B_model = A, so V_model = A⁻¹, glm's vcov.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+from scipy.special import gammaln, xlogy
+
+from ..families.base import Family
+from ..numerics.linalg import inverse_spd, weighted_grams
+
+__all__ = ["sandwich", "meat_weights", "covariances", "flat_directions", "deviance", "null_eta",
+           "bernoulli_loglik", "wald_table"]
+
+
+def sandwich(X, y, w, eta, family: Family, transform=None,
+             weight_kind: str = "prior") -> dict[str, np.ndarray]:
+    """Model-based and robust (HC0) covariances of β̂ (docs/math.md §3).
+
+    A, B_model and B_robust come from one blocked pass over X; when the
+    curvature equals the score variance row by row (``entropy``: both are
+    p̂(1 − p̂)), B_model is A.  The robust meat is Σ wᵢ² ℓ'ᵢ² xᵢxᵢᵀ for
+    prior weights (each row one observation whose score is wᵢℓ'ᵢxᵢ:
+    ``sandwich::vcovHC(type = "HC0")`` of R's weighted glm) and Σ wᵢ ℓ'ᵢ²
+    xᵢxᵢᵀ for frequency weights (wᵢ copies of the row).  ``transform`` T maps
+    the coefficients of X to those reported (β = T β̃,
+    :func:`~ubreg.fitters.uls.working_transform`).  Returns
+    :func:`covariances` of the three matrices.
+    """
+    meat = meat_weights(w, weight_kind)
+    A, B_model, B_robust = weighted_grams(X, [w * family.hessian(y, eta),
+                                              w * family.score_variance(eta),
+                                              meat * family.gradient(y, eta) ** 2])
+    return covariances(A, B_model, B_robust, transform)
+
+
+def meat_weights(w, weight_kind: str):
+    """The row weights of the robust meat: w² for prior weights, w for frequency
+    weights (:func:`sandwich`)."""
+    if weight_kind not in ("prior", "freq"):
+        raise ValueError(f"weight_kind must be 'prior' or 'freq', got {weight_kind!r}")
+    return w * w if weight_kind == "prior" else w
+
+
+#: an eigenvalue of the unit-diagonal A below this is a direction without curvature
+_FLAT = 1e-13
+
+
+def flat_directions(A: np.ndarray) -> np.ndarray:
+    """Coefficients along which the loss has no curvature at the fit (a bool mask).
+
+    A = Σ wᵢ xᵢxᵢᵀ ℓ''ᵢ is singular when the rows that carry some direction
+    all have ℓ'' = 0: saturated rows of a bounded link (posterior exactly 0
+    or 1, where the loss is affine).  The risk is then flat along that
+    direction at the optimum: the optimum is not unique and the coefficients
+    with a non-negligible loading on it have no Wald standard error.  A
+    non-finite A marks every coefficient.
+    """
+    p = A.shape[0]
+    if not np.all(np.isfinite(A)):
+        return np.ones(p, dtype=bool)
+    d = np.sqrt(np.clip(np.diag(A), 0.0, None))
+    flat = ~(d > 0)
+    live = np.flatnonzero(~flat)
+    if live.size:
+        S = A[np.ix_(live, live)] / np.outer(d[live], d[live])
+        vals, vecs = np.linalg.eigh((S + S.T) / 2.0)
+        null = vals <= _FLAT * max(float(vals[-1]), 1.0)
+        if null.any():
+            flat[live] = np.any(np.abs(vecs[:, null]) > 1e-6, axis=1)
+    return flat
+
+
+def covariances(A, B_model, B_robust, transform=None) -> dict:
+    """{"model": A⁻¹B_model A⁻¹, "robust": A⁻¹B_robust A⁻¹, "flat": mask}.
+
+    Rows and columns of coefficients in a flat direction of A
+    (:func:`flat_directions`) are NaN, never a 0 read off a pseudo-inverse;
+    with ``transform`` T (β = T β̃) each covariance is T V Tᵀ and a
+    coefficient is flat when T mixes a flat working coefficient into it.
+    """
+    flat = flat_directions(A)
+    A_inv = inverse_spd(A) if not flat.any() else np.linalg.pinv(np.nan_to_num(A),
+                                                                   hermitian=True)
+    if transform is not None:
+        flat = (np.abs(transform) @ flat.astype(float)) > 0
+    out = {"flat": flat}
+    for kind, B in (("model", B_model), ("robust", B_robust)):
+        V = A_inv @ B @ A_inv
+        if transform is not None:
+            V = transform @ V @ transform.T
+        V = (V + V.T) / 2.0
+        V[flat, :] = np.nan
+        V[:, flat] = np.nan
+        out[kind] = V
+    return out
+
+
+def deviance(family: Family, y, eta, w) -> float:
+    """2 Σ wᵢ D_φ(yᵢ‖p̂ᵢ) with p̂ the posterior (:meth:`Family.divergence`); the binomial
+    deviance for ``entropy``.  For a saturating family it is not twice the surrogate
+    risk the fit minimises: past the link's domain the loss grows linearly, D_φ does not."""
+    return float(2.0 * (w @ family.divergence(y, eta)))
+
+
+def null_eta(family: Family, y, w, has_intercept: bool) -> float:
+    """Link value of the null model: the weighted mean of y with an
+    intercept (properness), η = 0 (p̂ = 1/2) without one, as R does."""
+    if not has_intercept:
+        return 0.0
+    ybar = float(w @ y / w.sum())
+    return family.intercept_only_eta(ybar)
+
+
+def bernoulli_loglik(family: Family, y, eta, w, weight_kind: str = "freq") -> float:
+    """The Bernoulli log-likelihood of p̂ (clipped to [0, 1]).
+
+    Frequency weights: Σ wᵢ [yᵢ ln p̂ᵢ + (1 − yᵢ) ln(1 − p̂ᵢ)].  Prior weights:
+    R's binomial()$aic, Σ_{wᵢ>0} log dbinom(round(wᵢyᵢ), round(wᵢ), p̂ᵢ) (R
+    reads a weighted 0/1 response as round(w) trials; R rounds half to even,
+    as numpy does): the same for integer weights, and a row of weight below
+    ½ contributes nothing.  Defined for every family (a comparable
+    logLik/AIC); the maximised likelihood only for ``entropy``.
+    """
+    p, q = family.posterior_pair(eta)
+    p, q = np.clip(p, 0.0, 1.0), np.clip(q, 0.0, 1.0)
+    if weight_kind == "freq":
+        with np.errstate(divide="ignore"):
+            ll = xlogy(y, p) + xlogy(1.0 - y, q)
+        return float(w @ ll)
+    trials = np.round(w)
+    successes = np.round(w * y)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ll = (gammaln(trials + 1.0) - gammaln(successes + 1.0)
+              - gammaln(trials - successes + 1.0)
+              + xlogy(successes, p) + xlogy(trials - successes, q))
+    return float(np.sum(ll[w > 0]))
+
+
+def wald_table(coef, cov, level: float = 0.95) -> dict[str, np.ndarray]:
+    """Standard errors, Wald z, two-sided normal p-values and intervals.
+
+    A variance that is not positive (a degenerate covariance) gives NaN, never
+    a standard error of 0 with p < 2e-16."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = np.sqrt(np.diag(cov))
+        se = np.where(se > 0, se, np.nan)          # a standard error of 0 is never reported
+        z = coef / se
+    p = 2.0 * stats.norm.sf(np.abs(z))
+    q = stats.norm.ppf(0.5 + level / 2.0)
+    return {"se": se, "z": z, "p": p, "lower": coef - q * se, "upper": coef + q * se}

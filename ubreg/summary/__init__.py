@@ -1,0 +1,1 @@
+"""Summaries of fitted models (text, HTML, DataFrame) and the rendering they share."""

@@ -1,0 +1,159 @@
+"""Summaries of boosting results: text, HTML (``boost_summary.html``) and DataFrame.
+
+The facts are built once as plain data; text and HTML only render them.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+
+from .linear import _align, _sig
+from .render import render_template
+
+__all__ = ["UBoostSummary", "ULSBoostSummary"]
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.{_sig(x)}f}" if np.isfinite(x) else "NA"
+
+
+class _BoostSummary:
+    title = ""
+
+    def frame(self) -> pd.DataFrame:
+        return self.table
+
+    def _rows(self) -> list[list[str]]:
+        t = self.table
+        header = [""] + list(t.columns)
+        rows = [header]
+        cells = []
+        for c in t.columns:
+            col = t[c].to_numpy()
+            if np.issubdtype(col.dtype, np.floating):
+                cells.append([f"{v:.4g}" if np.isfinite(v) else "NA" for v in col])
+            else:
+                cells.append([str(v) for v in col])
+        for i, name in enumerate(t.index):
+            rows.append([str(name)] + [cells[j][i] for j in range(len(cells))])
+        return rows
+
+    def __str__(self) -> str:
+        f = self.facts()
+        lines = ["", "Call:", f["call"], ""]
+        lines += [f"{k}: {v}" for k, v in f["lines"]]
+        lines += ["", f["table_title"]]
+        lines += _align(self._rows()) if len(self.table) else ["  (none)"]
+        for note in f["notes"]:
+            lines += ["", note]
+        lines.append("")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return str(self)
+
+    def html(self) -> str:
+        """HTML fragment (autoescaped template ``boost_summary.html``)."""
+        rows = self._rows()
+        return render_template("boost_summary.html", facts=self.facts(), header=rows[0],
+                               rows=rows[1:])
+
+    def _repr_html_(self):
+        return self.html()
+
+
+class ULSBoostSummary(_BoostSummary):
+    """Summary of a :class:`~ubreg.boosting.result.ULSBoostResult`."""
+
+    def __init__(self, result, top: int = 10):
+        self.result = result
+        self.top = top
+        ft = result.feature_table().head(top)
+        self.table = ft.set_index("feature")[["coef", "rounds", "first_round"]]
+
+    def facts(self) -> dict:
+        r = self.result
+        fit = r.fit_info
+        o = r.options
+        learner = {"stumps": "decision stumps (±1)",
+                   "rules": f"monomial rules (≤ {o['literals']} literals, ±1)",
+                   "trees": f"UDT trees of depth ≤ {o['depth']} (leaves as features)"}[r.learner]
+        lines = [("Weak learner", learner),
+                 ("Rounds", f"{r.rounds} ({'totally corrective' if o['corrective'] else 'classic'}"
+                            f" ULS; leveraging coefficients from eq. (70) to 1e-10)"),
+                 ("Family", r.family.describe())]
+        if fit.strategy == "F*":
+            cand = ", ".join(f"{k} {v:.4g}" for k, v in fit.candidates.items())
+            crit = "training risk" if o["select"] == "train" else "inner-CV error"
+            lines.append(("Strategy", f"F* (family of least {crit}: {cand})"))
+        elif fit.strategy in ("F.", "E."):
+            counts = Counter(f.describe() for f in r.family_path)
+            per = " ".join(f.name[:4] for f in r.family_path)
+            lines.append(("Strategy", f"{fit.strategy} per round; chosen "
+                          + ", ".join(f"{k} ×{v}" for k, v in counts.items())))
+            lines.append(("Family per round", per))
+        lines += [("Training surrogate risk", f"{r.risk_path.iloc[0]:.4g} (H = 0) -> "
+                                              f"{r.risk_path.iloc[-1]:.4g}"),
+                  # no degrees of freedom: rounds of boosting are not parameters, and no
+                  # chi-squared test applies to these deviances (docs/math.md §3)
+                  ("Null deviance", _fmt(r.null_deviance)),
+                  ("Residual deviance", f"{_fmt(r.deviance)} ({r.df_model:g} distinct features)"),
+                  ("Training error", f"{r.training_error:.4f}"),
+                  ("Edge", (f"{r.edge_path.iloc[0]:.3g} (round 1) -> {r.edge_path.iloc[-1]:.3g} "
+                            f"(round {r.rounds})") if r.rounds else "none"),
+                  ("Response", f"P({r.response.name} = {r.response.positive}); "
+                               f"n = {r.nobs:g}")]
+        notes = []
+        if r.n_dropped:
+            notes.append(f"({r.n_dropped} observation(s) deleted due to missingness)")
+        if not r.family.is_permissible:
+            notes.append("Deviance of the exponential loss is 2 Σ w exp(−y*H): a loss, not a "
+                         "Bregman deviance; the posterior is expit(2H).")
+        if fit.capped:
+            notes.append(f"{fit.capped} coefficient(s) capped: a feature separates the weighted "
+                         "sample (Lemma 8).")
+        return {"call": r.call, "lines": lines, "notes": notes,
+                "table_title": f"Top {len(self.table)} features by |coefficient|:"}
+
+
+class UBoostSummary(_BoostSummary):
+    """Summary of a :class:`~ubreg.boosting.result.UBoostResult`."""
+
+    def __init__(self, result, top: int = 10):
+        self.result = result
+        imp = result.importance()
+        freq = result.selection_frequencies()
+        t = imp.join(freq)
+        if result.learner == "linear":
+            coef = result.coef
+            sl = result.design.term_slices
+            t["coef"] = [", ".join(f"{coef.iloc[j]:.4g}" for j in range(*sl[n].indices(len(coef))))
+                         for n in t.index]
+        self.table = t.head(top)
+
+    def facts(self) -> dict:
+        r = self.result
+        o = r.options
+        learner = {"stumps": "regression stumps (Newton, weighted least squares)",
+                   "trees": f"regression trees of depth ≤ {o['depth']} (Newton leaves)",
+                   "linear": "componentwise linear, one per term (glmboost)"}[r.learner]
+        lines = [("U", f"{r.U!r}"),
+                 ("Base-learner", learner),
+                 ("Iterations", f"mstop = {r.mstop}, nu = {r.nu:g}, F0 = {r.fit_info.F0:.4g} "
+                                f"(init = {o['init']})"),
+                 ("Training U-risk", f"{r.risk_path.iloc[0]:.4g} (m = 0) -> "
+                                     f"{r.risk_path.iloc[-1]:.4g}"),
+                 ("Null deviance", _fmt(r.null_deviance)),
+                 ("Residual deviance", _fmt(r.deviance)),
+                 ("Training error", f"{r.training_error:.4f}"),
+                 ("Response", f"P({r.response.name} = {r.response.positive}) = expit(F); "
+                              f"n = {r.nobs:g}")]
+        notes = ["Deviance is the binomial deviance of p̂ = expit(F) (F read as the log-odds, "
+                 "Theorem 1 of paper 003), whatever U; U-Boost minimises the U-risk."]
+        if r.n_dropped:
+            notes.append(f"({r.n_dropped} observation(s) deleted due to missingness)")
+        return {"call": r.call, "lines": lines, "notes": notes,
+                "table_title": "Variable importance (training-risk reduction) and selection "
+                               "frequency:"}

@@ -1,0 +1,170 @@
+"""Rendering: Jinja2 with autoescaping on for every template, and the one rule for
+showing user strings (column names, levels, titles, formulas, calls) in HTML, PDF and plots.
+
+Hidden characters
+    Every character of Unicode category Cc (control), Cf (format: the
+    bidirectional embeddings, overrides and isolates U+202A–U+202E,
+    U+2066–U+2069, the marks U+200E, U+200F, U+061C, the zero-width U+200B–U+200D,
+    U+FEFF, the soft hyphen, tag characters), Cs (lone surrogates), Zl or Zp
+    (line and paragraph separators) is shown as the visible escape ``<U+XXXX>``
+    (its code point, upper-case hexadecimal, at least 4 digits): ``"a\\u202eb"``
+    is shown ``a<U+202E>b``.  Newline and tab are kept in running text (summaries
+    are multi-line) and escaped in names.  :func:`visible_text` applies it; the
+    Jinja environment applies it to every ``{{ … }}`` output (``finalize``),
+    before autoescaping, and the plots and the PDF writer call it on every user
+    string they draw.
+Long names
+    A name longer than :data:`NAME_LIMIT` (40) characters, after the escapes
+    above, is shown as its first 22 characters, ``…`` and its last 17.  Names
+    of one table that would then look alike (they differ only in the middle)
+    are shown as ``head…#xxxxxx…tail`` with ``xxxxxx`` the first six hex digits
+    of the SHA-1 of the name, so that shown names stay distinct.  HTML tables
+    carry the full name in a ``title`` tooltip; the DataFrame forms
+    (``coef_table()``, ``frame()``) keep the full names.  :func:`shown_names`
+    applies it.
+"""
+from __future__ import annotations
+
+import hashlib
+import unicodedata
+from functools import lru_cache
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup, escape
+
+__all__ = ["environment", "render_template", "visible_text", "shown_names", "shown_name",
+           "NAME_LIMIT"]
+
+#: longest name shown in full in tables and plots
+NAME_LIMIT = 40
+_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
+def _visible(text: str, newlines: bool, html: bool) -> str:
+    probe = text.replace("\n", "").replace("\t", "") if newlines else text
+    if probe.isprintable():          # fast path: nothing to escape (C speed)
+        return text
+    out = []
+    for ch in text:
+        if (newlines and ch in "\n\t") or unicodedata.category(ch) not in _HIDDEN:
+            out.append(ch)
+        else:
+            out.append(f"&lt;U+{ord(ch):04X}&gt;" if html else f"<U+{ord(ch):04X}>")
+    return "".join(out)
+
+
+def visible_text(value, newlines: bool = True):
+    """``value`` with every hidden character shown as ``<U+XXXX>`` (see the module notes).
+
+    Parameters
+    ----------
+    value : object
+        A ``str`` is returned escaped; a :class:`markupsafe.Markup` (HTML) is
+        returned as Markup with the escape itself HTML-escaped
+        (``&lt;U+202E&gt;``); anything else is returned unchanged.
+    newlines : bool
+        Keep newline and tab (running text); ``False`` escapes them too (names).
+
+    Returns
+    -------
+    object
+        The same kind of value as ``value``; never modified in place.
+    """
+    if isinstance(value, Markup):
+        return Markup(_visible(str(value), newlines, True))
+    if isinstance(value, str):
+        return _visible(value, newlines, False)
+    return value
+
+
+def _cut(name: str, limit: int) -> str:
+    head = (limit * 11) // 20
+    return name[:head] + "…" + name[len(name) - (limit - 1 - head):]
+
+
+def _tagged(name: str, limit: int) -> str:
+    tag = "#" + hashlib.sha1(name.encode("utf-8", "surrogatepass")).hexdigest()[:6]
+    room = limit - len(tag) - 2
+    return name[:room - room // 2] + "…" + tag + "…" + name[len(name) - room // 2:]
+
+
+def shown_names(names, limit: int = NAME_LIMIT) -> list[str]:
+    """The names as tables and plots show them: escaped, shortened, distinct.
+
+    Parameters
+    ----------
+    names : iterable
+        Names (anything with ``str``), e.g. a DataFrame index.
+    limit : int
+        Longest name shown in full (at least 16).
+
+    Returns
+    -------
+    list of str
+        One shown name per name: the name with hidden characters (newline and
+        tab included) as ``<U+XXXX>``; if longer than ``limit``, its head, ``…``
+        and its tail, ``limit`` characters in all.  Distinct names give distinct
+        shown names (see the module notes), equal names equal ones.
+    """
+    if limit < 16:
+        raise ValueError(f"limit must be at least 16 characters, got {limit}")
+    full = [visible_text(str(n), newlines=False) for n in names]
+    shown = [s if len(s) <= limit else _cut(s, limit) for s in full]
+    owners: dict[str, set] = {}
+    for f, s in zip(full, shown):
+        owners.setdefault(s, set()).add(f)
+    shown = [_tagged(f, limit) if len(owners[s]) > 1 and len(f) > limit else s
+             for f, s in zip(full, shown)]
+    numbered: dict[str, dict] = {}          # a SHA-1 prefix collision (1 in 16.7 million)
+    out = []
+    for f, s in zip(full, shown):
+        k = numbered.setdefault(s, {}).setdefault(f, len(numbered[s]))
+        out.append(s if k == 0 else f"{s[:limit - len(str(k)) - 1]}~{k}")
+    return out
+
+
+def shown_name(name, limit: int = NAME_LIMIT) -> str:
+    """One name as :func:`shown_names` shows it."""
+    return shown_names([name], limit)[0]
+
+
+def _with_tooltip(name, shown: str) -> Markup:
+    full = visible_text(str(name), newlines=False)
+    if full == shown:
+        return escape(shown)
+    return Markup('<span class="shortened" title="{}">{}</span>').format(full, shown)
+
+
+def _shown_filter(name) -> Markup:
+    """Jinja filter ``shown``: one name, shortened, with its full name as a tooltip."""
+    return _with_tooltip(name, shown_name(name))
+
+
+def _shown_all_filter(names) -> list[Markup]:
+    """Jinja filter ``shown_all``: the names of one table (kept distinct), with tooltips."""
+    names = list(names)
+    return [_with_tooltip(n, s) for n, s in zip(names, shown_names(names))]
+
+
+@lru_cache(maxsize=1)
+def environment() -> Environment:
+    # autoescape=True (not select_autoescape): user strings are escaped in
+    # every template, including ones whose extension is not .html; finalize
+    # shows hidden characters of every {{ … }} output as <U+XXXX>
+    env = Environment(loader=PackageLoader("ubreg", "templates"), autoescape=True,
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                      finalize=visible_text)
+    env.filters["shown"] = _shown_filter
+    env.filters["shown_all"] = _shown_all_filter
+    return env
+
+
+def render_template(name: str, **context) -> str:
+    return environment().get_template(name).render(**context)
+
+
+def plain_text(label) -> str:
+    """A user string as literal matplotlib text: hidden characters (bidirectional
+    overrides, zero-width and control characters) shown as ``<U+XXXX>``
+    (:func:`visible_text`), ``$`` escaped (it would start mathtext)."""
+    return visible_text(str(label), newlines=False).replace("$", r"\$")
