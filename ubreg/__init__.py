@@ -8,27 +8,33 @@ functions φ (Nock & Nielsen), with the ergonomics of R's ``glm``::
     print(m.summary())
     m.predict(newdata, type="response")
 
-``__all__`` is the documented API.  Reports and plots are loaded on first use,
-so ``import ubreg`` loads neither matplotlib, Jinja2, numba nor Dask.
+``__all__`` is the documented API.  Everything but the families, the errors and
+the data sets is loaded on first use, so ``import ubreg`` (and ``import
+ubreg.families``) stays light: it loads neither the fitters, matplotlib, Jinja2,
+numba nor Dask.
 """
 import importlib
 
 from . import datasets, errors, families
 from ._version import __version__
-from .evaluate.anova import anova
-from .evaluate.compare import compare
-from .evaluate.cv import cv
 from .families import CustomPermissible, Exponential, Permissible
-from .fitters.boost.ulosses import U_alpha, U_custom
-from .methods.fit import fit
-from .methods.online import OnlineLearner
-from .methods.registry import METHODS
 from .numerics.limits import set_memory_cap
 
-#: names loaded on first use: (module, attribute or None for the module itself)
-_LAZY = {"plots": ("ubreg.plots", None), "report": ("ubreg.reporting", "report"),
-         "render_markdown": ("ubreg.reporting", "render_markdown"),
-         "render_vignette": ("ubreg.reporting", "render_vignette")}
+#: public names loaded on first use: name -> (module, attribute; None for the module)
+_LAZY = {
+    "fit": ("ubreg.methods.fit", "fit"),
+    "METHODS": ("ubreg.methods.registry", "METHODS"),
+    "OnlineLearner": ("ubreg.methods.online", "OnlineLearner"),
+    "U_alpha": ("ubreg.fitters.boost.ulosses", "U_alpha"),
+    "U_custom": ("ubreg.fitters.boost.ulosses", "U_custom"),
+    "compare": ("ubreg.evaluate.compare", "compare"),
+    "cv": ("ubreg.evaluate.cv", "cv"),
+    "anova": ("ubreg.evaluate.anova", "anova"),
+    "plots": ("ubreg.plots", None),
+    "report": ("ubreg.reporting", "report"),
+    "render_markdown": ("ubreg.reporting", "render_markdown"),
+    "render_vignette": ("ubreg.reporting", "render_vignette"),
+}
 
 __all__ = ["fit", "METHODS", "Permissible", "Exponential", "CustomPermissible", "U_alpha",
            "U_custom", "OnlineLearner", "compare", "cv", "anova", "report", "render_markdown",
