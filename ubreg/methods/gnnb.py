@@ -258,5 +258,5 @@ def _in_input_order(fit, order: np.ndarray):
     return fit
 
 
-GNNB = Method("gnnb", fit=fit_gnnb, result=GNNBResult)
-UNN = Method("unn", fit=fit_unn, result=GNNBResult)
+GNNB = Method("gnnb", fit=fit_gnnb, result=GNNBResult, quick={"": {"k": 3}}, multiclass=True)
+UNN = Method("unn", fit=fit_unn, result=GNNBResult, quick={"": {"k": 3}}, multiclass=True)

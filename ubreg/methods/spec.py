@@ -88,6 +88,15 @@ class Method:
         ``None``: the method needs its data in memory.
     dask_options : tuple of str
         Options only the Dask backend takes.
+    quick : dict
+        Small, fast settings by variant (``""`` the method itself, else a label
+        such as ``"stumps"``): options for examples and for the package's tests,
+        which fit every variant of every registered method on tiny data.
+    multiclass : bool
+        Whether the method fits responses of more than two classes.
+    keeps_missing : bool
+        Whether rows with NA predictors are kept and routed (trees) rather than
+        dropped.
     """
 
     name: str
@@ -97,6 +106,9 @@ class Method:
     defaults: Callable | None = None
     dask: str | None = None
     dask_options: tuple = field(default_factory=tuple)
+    quick: dict = field(default_factory=lambda: {"": {}})
+    multiclass: bool = False
+    keeps_missing: bool = False
 
     def accepted(self, options: dict) -> tuple[str, list | None]:
         """(label for messages, names of the options accepted, or None if unknown)."""

@@ -182,4 +182,4 @@ class _OnColumns:
         return self.hyp.describe([names[j] for j in self.cols])
 
 
-METHOD = Method("tboost", fit=fit_tboost, result=TBoostResult)
+METHOD = Method("tboost", fit=fit_tboost, result=TBoostResult, quick={"": {"rounds": 3}})

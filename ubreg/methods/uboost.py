@@ -42,4 +42,4 @@ def fit_uboost_method(spec: FitSpec, *, U="logistic", learner: str = "trees", de
                         call=spec.call, na_factors=mf.na_factors)
 
 
-METHOD = Method("uboost", fit=fit_uboost_method, result=UBoostResult)
+METHOD = Method("uboost", fit=fit_uboost_method, result=UBoostResult, quick={"": {"mstop": 5}})

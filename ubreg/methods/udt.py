@@ -58,4 +58,4 @@ def fit_udt(spec: FitSpec, *, min_split: int = 20, min_leaf: int = 7, max_depth:
     return result
 
 
-METHOD = Method("udt", fit=fit_udt, result=TreeResult)
+METHOD = Method("udt", fit=fit_udt, result=TreeResult, quick={"": {"xval": 0}}, keeps_missing=True)

@@ -203,4 +203,7 @@ LEARNERS = {"linear": fit_linear, "stumps": _boosted("stumps"), "rules": _booste
             "trees": _boosted("trees")}
 
 METHOD = Method("uls", fit=fit_uls_method, result=LinearResult, options=_uls_options,
-                defaults=_uls_defaults, dask="ubreg.dask:fit_dask", dask_options=("persist",))
+                defaults=_uls_defaults, dask="ubreg.dask:fit_dask", dask_options=("persist",),
+                quick={"": {}, "stumps": {"learner": "stumps", "rounds": 5},
+                       "rules": {"learner": "rules", "rounds": 3, "literals": 2},
+                       "trees": {"learner": "trees", "rounds": 3, "depth": 2}})
