@@ -18,7 +18,7 @@ import pytest
 import ubreg
 from ubreg import OnlineLearner
 from ubreg.families import Permissible
-from ubreg.methods.online import grad_psi
+from ubreg.fitters.online import grad_psi
 
 FORMULA = "y ~ x0 + x1 + x2 + x3"
 
@@ -287,7 +287,7 @@ def test_predict_pickle_and_summary():
 
 @pytest.mark.parametrize("t", [-0.5, 0.3, 0.9, 1.5])
 def test_tempered_scalar_posterior_matches_the_family(t):
-    from ubreg.methods.online import _scalar_posterior
+    from ubreg.fitters.online import scalar_posterior as _scalar_posterior
     fam = Permissible("tempered", t=t)
     post = _scalar_posterior(fam)
     hi = fam.link_domain[1]
@@ -328,8 +328,8 @@ class _Boom(Exception):
 
 def _failing_posterior(monkeypatch, after, exc):
     """The per-row posterior raises ``exc`` at its ``after``-th call (mid-batch)."""
-    import ubreg.methods.online as online
-    real = online._scalar_posterior
+    import ubreg.fitters.online as online
+    real = online.scalar_posterior
 
     def make(family):
         post, calls = real(family), [0]
@@ -341,7 +341,7 @@ def _failing_posterior(monkeypatch, after, exc):
             return post(a)
         return wrapped
 
-    monkeypatch.setattr(online, "_scalar_posterior", make)
+    monkeypatch.setattr(online, "scalar_posterior", make)
 
 
 def _state(learner):

@@ -1,15 +1,9 @@
 """On-line learning of a linear separator: Algorithm 2 of paper 000 (docs/math.md §9).
 
 A stream of batches (data frames) is learned row by row with the q-norm
-geodesic walk (eq. 93)::
-
-    θ_t = ∇ψ_q(w_t) = ∇ψ_q(w_{t−1}) − η (p̂_t − y_t) x_t,   p̂_t = ∇φ⁻¹(w_{t−1}ᵀx_t),
-
-w_0 = 0, with ψ_q(w) = ½‖w‖_q², ∇ψ_q(w)ᵢ = sign(wᵢ)|wᵢ|^{q−1}/‖w‖_q^{q−2} and
-its inverse the dual p-norm map ∇ψ_p (1/p + 1/q = 1).  For q = 2 both maps
-are the identity and the walk is a plain gradient step.  The learning rate
-of Theorem 3 is η = λ/((p − 1)λ_p²) (eq. 98) with λ ≤ inf φ'' (eq. 97) and
-λ_p ≥ sup‖x‖_p (eq. 96).
+geodesic walk (eq. 93); the walk, the potential ψ_q and Theorem 3's rate
+η = λ/((p − 1)λ_p²) (eq. 98) are in :mod:`ubreg.fitters.online`.  This module
+holds the learner: formula, batches, design, prediction and summary.
 
 Two options go beyond Algorithm 2 (which is the default walk): a decaying
 rate η_t = η/√t (``rate="sqrt"``), and the average of the iterates as the
@@ -22,8 +16,6 @@ batch; later batches go through the stored design and may not bring new
 columns, factor levels or response values.
 """
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pandas as pd
@@ -41,108 +33,13 @@ from ..design import (
 )
 from ..errors import DataError, FormulaError, PredictionError, ResponseError
 from ..families import resolve_family
-from ..families.closed import Entropy, Entropy2, Gini, Matsushita
-from ..families.tempered import Tempered
+from ..fitters import online as qnorm
 from ..summary.render import render_template
 
 __all__ = ["OnlineLearner"]
 
 _PREDICT_TYPES = ("response", "link", "class")
 _RATES = ("constant", "sqrt")
-
-
-# ---------------------------------------------------------------------------
-# scalar posteriors: the per-row loop calls them once per row
-# ---------------------------------------------------------------------------
-def _expit_scalar(a):
-    if a >= 0:
-        return 1.0 / (1.0 + math.exp(-a))
-    e = math.exp(a)
-    return e / (1.0 + e)
-
-
-def _scalar_posterior(family):
-    """A float → float posterior ∇φ⁻¹ for the per-row loop.
-
-    Closed forms (math module, ~0.1 µs) for the exact classes that have one;
-    any other family goes through its vectorised ``posterior`` (slower, same
-    values).
-    """
-    kind = type(family)
-    if kind is Entropy:
-        return _expit_scalar
-    if kind is Entropy2:
-        ln2 = math.log(2.0)
-        return lambda a: _expit_scalar(a * ln2)
-    if kind is Gini:
-        # the linear probability model: the posterior leaves [0, 1] as Gini's does
-        return lambda a: 0.5 * (1.0 + a)
-    if kind is Matsushita:
-        return lambda a: 0.5 * (1.0 + a / math.sqrt(1.0 + a * a)) if abs(a) < 1e150 else (
-            1.0 if a > 0 else 0.0)
-    if isinstance(family, Tempered) and family.t not in (0.0, 1.0):
-        return _tempered_scalar_posterior(family)
-    post = family.posterior
-    return lambda a: float(post(a))
-
-
-def _tempered_scalar_posterior(family):
-    """∇φ⁻¹ of the tempered family for one float: Brent's root of the
-    small-side link η_t(ζ) = target in the log-odds ζ ∈ [−746, 0] (the same
-    equation as :meth:`Tempered._small_posterior`, in scalar math: ~50 µs
-    instead of the vectorised solver's overhead per call)."""
-    from scipy.optimize import brentq
-
-    s, c = family._s, family._c
-    lo = family.link_domain[0]
-    ln2 = math.log(2.0)
-
-    def G(z):
-        sz = s * z
-        if abs(sz) < 1.0:
-            return math.log1p(0.5 * math.expm1(sz)) / s
-        return (max(sz, 0.0) + math.log1p(math.exp(-abs(sz))) - ln2) / s
-
-    def eta_small(z):
-        e = -c * G(z)
-        return -math.inf if e > 709.0 else math.exp(e) * math.expm1(c * z)
-
-    eta_min = eta_small(-746.0)
-
-    def post(a):
-        if a == 0.0:
-            return 0.5
-        target = -abs(a)
-        if target <= max(lo, eta_min):
-            x = 0.0
-        else:
-            z = brentq(lambda v: eta_small(v) - target, -746.0, 0.0, xtol=1e-13, rtol=4e-15)
-            x = _expit_scalar(z)
-        return 1.0 - x if a > 0 else x
-    return post
-
-
-# ---------------------------------------------------------------------------
-# the q-norm potential
-# ---------------------------------------------------------------------------
-def grad_psi(w, q):
-    """∇ψ_q(w)ᵢ = sign(wᵢ)|wᵢ|^{q−1}/‖w‖_q^{q−2} (docs/math.md §9), 0 at w = 0.
-
-    Computed on w/max|w| (scale-free: ∇ψ_q is 1-homogeneous), so no power
-    overflows for large p.
-    """
-    w = np.asarray(w, dtype=np.float64)
-    m = np.max(np.abs(w)) if w.size else 0.0
-    if m == 0.0 or q == 2.0:
-        return w.copy()
-    u = w / m
-    au = np.abs(u)
-    norm = np.sum(au ** q) ** (1.0 / q)
-    return m * np.sign(u) * au ** (q - 1.0) / norm ** (q - 2.0)
-
-
-def _dual_exponent(q):
-    return q / (q - 1.0)
 
 
 class OnlineLearner:
@@ -255,7 +152,7 @@ class OnlineLearner:
         self.rate = rate
         self.average = bool(average)
         self.q = q
-        self.p = _dual_exponent(q) if q < 2.0 else 2.0
+        self.p = qnorm.dual_exponent(q)
         self.eta_given = eta
         self.lambda_given = lambda_
         self.lambda_p_given = lambda_p
@@ -292,16 +189,7 @@ class OnlineLearner:
     # ---- set-up from the first batch -------------------------------------------
     def _lambda_from_family(self):
         """1/sup hessian_eta = inf φ'' (the curvature bound of eq. 97)."""
-        lo, hi = self.family.link_domain
-        lo, hi = max(lo, -50.0), min(hi, 50.0)
-        grid = np.unique(np.r_[np.linspace(lo, hi, 2001), 0.0])
-        with np.errstate(all="ignore"):
-            h = np.asarray(self.family.hessian_eta(grid), dtype=float)
-        sup = float(np.nanmax(h))
-        if not (np.isfinite(sup) and sup > 0) or sup > 1e12:
-            raise ValueError(f"family {self.family.describe()} has phi'' -> 0 somewhere on [0, 1]: "
-                             "no positive lambda <= inf phi'' exists; pass eta= or lambda_= explicitly")
-        return 1.0 / sup
+        return qnorm.curvature_lower_bound(self.family)
 
     def _start(self, batch):
         """The state the first batch sets (design, rate, zero iterates) as a dict,
@@ -323,12 +211,12 @@ class OnlineLearner:
         if self.lambda_p_given is not None:
             lp, lp_src = float(self.lambda_p_given), "given"
         else:
-            lp = float(_p_norms(frame.X, self.p).max())
+            lp = float(qnorm.p_norms(frame.X, self.p).max())
             lp_src = "max ||x||_p of the first batch (an estimate)"
         if not lp > 0:
             raise DataError("every row of the first batch has x = 0: lambda_p cannot be "
                             "estimated; pass lambda_p= or eta=")
-        st.update(lambda_=lam, lambda_p=lp, eta=lam / ((self.p - 1.0) * lp ** 2),
+        st.update(lambda_=lam, lambda_p=lp, eta=qnorm.theorem3_eta(lam, self.p, lp),
                   eta_source=(f"Theorem 3: eta = lambda/((p-1) lambda_p^2), lambda {lam_src}, "
                               f"lambda_p {lp_src}"))
         return st, frame.X, frame.y, len(batch) - len(frame.y)
@@ -384,63 +272,19 @@ class OnlineLearner:
                   n_dropped=self.n_dropped + dropped, n_batches=self.n_batches + 1,
                   n_seen=self.n_seen + len(y),
                   max_norm_p=max(self.max_norm_p,
-                                 float(_p_norms(X, self.p).max()) if len(y) else 0.0))
+                                 float(qnorm.p_norms(X, self.p).max()) if len(y) else 0.0))
         if len(y):
             st["online_loss"] = self.online_loss + float(np.sum(self.family.loss(y, links)))
             st["online_errors"] = self.online_errors + int(np.sum((links >= 0) != (y == 1)))
         self.__dict__.update(st)          # one step: the batch is learned, or not at all
         return self
 
-    def _rates(self, n, eta):
-        """η_t of the next n rows: η, or η/√t with t counting rows from 1."""
-        if self.rate == "constant":
-            return None
-        t = np.arange(self.n_seen + 1, self.n_seen + n + 1, dtype=np.float64)
-        return eta / np.sqrt(t)
-
     def _walk(self, X, y, eta, w, theta, w_sum):
-        """The per-row loop of Algorithm 2 from the iterates (w, θ) and the sum
-        of the iterates so far; returns (w_{t−1}ᵀx_t per row, w, θ, the sum with
-        these rows' iterates added), new arrays (the inputs are not modified)."""
-        n = X.shape[0]
-        links = np.empty(n)
-        post = _scalar_posterior(self.family)
-        rates = self._rates(n, eta)
-        if self.q == 2.0:
-            # ∇ψ_2 = id: the geodesic walk is a plain gradient step on w
-            rows = X.tolist()
-            wl = w.tolist()
-            yl = y.tolist()
-            etas = [eta] * n if rates is None else rates.tolist()
-            steps = [0.0] * n
-            d = len(wl)
-            rng = range(d)
-            for i in range(n):
-                x = rows[i]
-                a = 0.0
-                for k in rng:
-                    a += x[k] * wl[k]
-                links[i] = a
-                g = etas[i] * (post(a) - yl[i])
-                if g != 0.0:
-                    steps[i] = g
-                    for k in rng:
-                        wl[k] -= g * x[k]
-            # Σ_{i=1..n} w_i = n w_0 − Σ_s (n − s + 1) g_s x_s (no per-row sum in the loop)
-            weight = np.arange(n, 0, -1, dtype=np.float64) * np.asarray(steps)
-            w_new = np.array(wl)
-            return links, w_new, w_new.copy(), w_sum + n * w - X.T @ weight
-        p = self.p
-        w_sum = w_sum.copy()
-        for i in range(n):
-            x = X[i]
-            a = float(x @ w)
-            links[i] = a
-            step = eta if rates is None else rates[i]
-            theta = theta - (step * (post(a) - y[i])) * x
-            w = grad_psi(theta, p)               # the dual p-norm map inverts ∇ψ_q
-            w_sum += w
-        return links, w, theta, w_sum
+        """The per-row loop of Algorithm 2 (:func:`ubreg.fitters.online.walk`)
+        from the iterates (w, θ) and the sum of the iterates so far."""
+        rates = qnorm.step_sizes(self.n_seen, X.shape[0], eta, self.rate)
+        return qnorm.walk(X, y, qnorm.scalar_posterior(self.family), eta, rates, w, theta,
+                          w_sum, self.q, self.p)
 
     # ---- prediction ---------------------------------------------------------------
     def _coef(self) -> np.ndarray:
@@ -491,11 +335,10 @@ class OnlineLearner:
 
     def regret_bound_penalty(self, r) -> float:
         """(p − 1)λ_p²‖r‖_q²/(2λ), the penalty of Theorem 3 for a reference r."""
-        r = np.asarray(r, dtype=float)
         lam, lp = self.lambda_, self.lambda_p
         if lam is None or lp is None:
             raise ValueError("lambda_ and lambda_p are unknown (eta was given without them)")
-        return (self.p - 1.0) * lp ** 2 * np.sum(np.abs(r) ** self.q) ** (2.0 / self.q) / (2.0 * lam)
+        return qnorm.regret_bound_penalty(r, self.p, self.q, lam, lp)
 
     # ---- summary -------------------------------------------------------------------
     def summary(self) -> OnlineSummary:
@@ -515,16 +358,6 @@ def _in_batch(exc, k):
     msg = msg.replace("not seen in fitting", "not seen in the first batch")
     msg = msg.replace("levels seen in fitting", "levels of the first batch")
     return type(exc)(msg)
-
-
-def _p_norms(X, p):
-    if X.shape[0] == 0:
-        return np.zeros(1)
-    if p == 2.0:
-        return np.sqrt(np.einsum("ij,ij->i", X, X))
-    m = np.max(np.abs(X), axis=1, keepdims=True)
-    m = np.where(m > 0, m, 1.0)
-    return m[:, 0] * np.sum((np.abs(X) / m) ** p, axis=1) ** (1.0 / p)
 
 
 def _ol_avg(learner) -> bool:
