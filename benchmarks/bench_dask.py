@@ -1,4 +1,4 @@
-"""Out-of-core ULS (issue 9): fit from parquet files on a local Dask cluster.
+"""Out-of-core ULS: fit from parquet files on a local Dask cluster.
 
 Data: the generator of ``bench_uls.make_data`` (20 numeric + 2 categorical
 predictors, 34 design columns, logistic truth), written chunk by chunk as

@@ -1,6 +1,6 @@
 """Time the on-line learner (Algorithm 2) against one batch ULS fit on the same rows.
 
-Goal (issue 5): streaming n = 1e6 rows in batches of 1e4 takes under 20× the
+Goal: streaming n = 1e6 rows in batches of 1e4 takes under 20× the
 time of one batch ULS fit (entropy) of the same rows.  The exit status is 1
 when the goal is not met (a ratio ≥ 20×, or ``--max-ratio``), so CI can run it.
 

@@ -2,9 +2,9 @@
 
 Each case either raises a ``ValueError`` subclass whose message names the
 problem, or is a documented non-error (checked for finite outputs).  Methods
-are taken from ``ubreg.METHODS`` (plus the weak learners of ``uls``), so a
-method registered later is covered automatically; a method without an entry
-in ``OPTIONS`` fails the first test, so none is forgotten.
+are the registry's (``every_method``, tests/conftest.py: each method and
+variant with its ``quick`` settings), so a method registered later is covered
+without editing this file.
 """
 import warnings
 
@@ -15,38 +15,16 @@ import pytest
 import ubreg
 from ubreg.errors import ConvergenceWarning, DataError, FormulaError, OptionError, PredictionError, ResponseError, SeparationWarning
 
-# small, fast settings per method:
-# (options, binary only, drops rows with NA predictors); every method takes
-# frequency weights (gnnb/unn: integer ones, which repeat rows)
-OPTIONS = {
-    "uls": ({}, True, True),
-    "uls-stumps": ({"learner": "stumps", "rounds": 5}, True, True),
-    "uls-rules": ({"learner": "rules", "rounds": 3, "literals": 2}, True, True),
-    "uls-trees": ({"learner": "trees", "rounds": 3, "depth": 2}, True, True),
-    "udt": ({"xval": 0}, True, False),
-    "uboost": ({"mstop": 5}, True, True),
-    "gnnb": ({"k": 3}, False, True),
-    "unn": ({"k": 3}, False, True),
-    "tboost": ({"rounds": 3}, True, True),
-}
+from conftest import METHOD_CASES, method_case  # noqa: E402
 
-
-def _available():
-    names = []
-    for name in ubreg.METHODS:
-        names.append(name)
-    from ubreg.methods.uls import LEARNERS
-    names += [f"uls-{k}" for k in LEARNERS if k != "linear"]
-    return names
-
-
-METHOD_NAMES = _available()
+#: the method labels of the registry (tests/conftest.py)
+METHOD_NAMES = sorted(METHOD_CASES)
 
 
 def _fit(method, formula, data, **kw):
-    opts = dict(OPTIONS[method][0])
-    opts.update(kw)
-    name = method.split("-")[0]
+    case = method_case(method)
+    opts = {**case.options, **kw}
+    name = case.method
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return ubreg.fit(formula, data, method=name, **opts)
@@ -54,11 +32,11 @@ def _fit(method, formula, data, **kw):
 
 def _fit_recording(method, formula, data, **kw):
     """Like :func:`_fit`, but returns the warnings raised too."""
-    opts = dict(OPTIONS[method][0])
-    opts.update(kw)
+    case = method_case(method)
+    opts = {**case.options, **kw}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        m = ubreg.fit(formula, data, method=method.split("-")[0], **opts)
+        m = ubreg.fit(formula, data, method=case.method, **opts)
     return m, [w for w in caught if not issubclass(w.category, DeprecationWarning)]
 
 
@@ -82,16 +60,8 @@ def frame():
                          "g": rng.choice(["a", "b", "c"], size=n)})
 
 
-def test_every_method_has_an_entry():
-    missing = [m for m in METHOD_NAMES if m not in OPTIONS]
-    assert not missing, f"add these methods to the bad-input matrix: {missing}"
-
-
-methods = pytest.mark.parametrize("method", METHOD_NAMES)
-
-
-@methods
-def test_na_in_response_is_dropped_and_counted_or_refused(method, frame):
+def test_na_in_response_is_dropped_and_counted_or_refused(every_method, frame):
+    method = every_method
     d = frame.astype({"y": float})
     d.loc[[2, 3, 4], "y"] = np.nan
     m = _fit(method, "y ~ x1 + x2", d)
@@ -100,63 +70,63 @@ def test_na_in_response_is_dropped_and_counted_or_refused(method, frame):
         _fit(method, "y ~ x1 + x2", d, na_action="raise")
 
 
-@methods
-def test_na_in_predictor(method, frame):
+def test_na_in_predictor(every_method, frame):
+    method = every_method
     d = frame.copy()
     d.loc[[5, 6], "x2"] = np.nan
     m = _fit(method, "y ~ x1 + x2", d)
     p = m.predict(d)
     assert len(p) == len(d) and p.index.equals(d.index)
-    if OPTIONS[method][2]:
+    if not method_case(method).keeps_missing:
         assert m.n_dropped == 2
         assert p.iloc[[5, 6]].isna().all().all() if p.ndim == 2 else p.iloc[[5, 6]].isna().all()
     with pytest.raises(DataError, match="x2"):
         _fit(method, "y ~ x1 + x2", d, na_action="raise")
 
 
-@methods
-def test_infinite_predictor(method, frame):
+def test_infinite_predictor(every_method, frame):
+    method = every_method
     d = frame.copy()
     d.loc[7, "x1"] = -np.inf
     with pytest.raises(DataError, match="infinite"):
         _fit(method, "y ~ x1 + x2", d)
 
 
-@methods
-def test_zero_rows(method, frame):
+def test_zero_rows(every_method, frame):
+    method = every_method
     with pytest.raises(DataError, match="0 rows"):
         _fit(method, "y ~ x1", frame.iloc[:0])
 
 
-@methods
-def test_zero_rows_after_na_removal(method, frame):
+def test_zero_rows_after_na_removal(every_method, frame):
+    method = every_method
     d = frame.astype({"y": float}).assign(y=np.nan)
     with pytest.raises(DataError, match="no rows left|NA in all"):
         _fit(method, "y ~ x1", d)
 
 
-@methods
-def test_one_row(method, frame):
+def test_one_row(every_method, frame):
+    method = every_method
     with pytest.raises(ResponseError, match="class"):
         _fit(method, "y ~ x1", frame.iloc[:1])
 
 
-@methods
-def test_one_class_only(method, frame):
+def test_one_class_only(every_method, frame):
+    method = every_method
     with pytest.raises(ResponseError, match="class"):
         _fit(method, "y ~ x1", frame.assign(y=0))
 
 
-@methods
-def test_constant_predictor_fits_finitely(method, frame):
+def test_constant_predictor_fits_finitely(every_method, frame):
+    method = every_method
     m = _fit(method, "y ~ x1 + z", frame.assign(z=3.0))
     link = m.predict(frame.assign(z=3.0), type="link")
     assert np.all(np.isfinite(np.asarray(link, dtype=float)))
 
 
-@methods
-def test_three_classes(method, frame):
-    if not OPTIONS[method][1]:
+def test_three_classes(every_method, frame):
+    method = every_method
+    if method_case(method).multiclass:
         m = _fit(method, "g ~ x1 + x2", frame)
         assert set(m.predict(frame, type="class")) <= {"a", "b", "c"}
         return
@@ -164,59 +134,59 @@ def test_three_classes(method, frame):
         _fit(method, "g ~ x1", frame)
 
 
-@methods
-def test_non_numeric_where_numbers_are_needed(method, frame):
+def test_non_numeric_where_numbers_are_needed(every_method, frame):
+    method = every_method
     with pytest.raises(FormulaError, match="log"):
         _fit(method, "y ~ np.log(g)", frame)
 
 
-@methods
-def test_complex_numbers(method, frame):
+def test_complex_numbers(every_method, frame):
+    method = every_method
     with pytest.raises(DataError, match="complex"):
         _fit(method, "y ~ x1 + c", frame.assign(c=frame.x1 + 1j))
 
 
-@methods
-def test_missing_column(method, frame):
+def test_missing_column(every_method, frame):
+    method = every_method
     with pytest.raises(FormulaError, match="nope"):
         _fit(method, "y ~ x1 + nope", frame)
 
 
-@methods
-def test_duplicated_column(method, frame):
+def test_duplicated_column(every_method, frame):
+    method = every_method
     d = pd.concat([frame, frame[["x1"]]], axis=1)
     with pytest.raises(DataError, match="duplicated column.*x1"):
         _fit(method, "y ~ x1", d)
 
 
-@methods
 @pytest.mark.parametrize("weights, match", [
     (lambda n: -np.ones(n), "negative"), (lambda n: np.zeros(n), "all zero"),
     (lambda n: np.r_[np.nan, np.ones(n - 1)], "NaN"), (lambda n: np.ones(n + 1), "rows"),
     (lambda n: np.r_[np.inf, np.ones(n - 1)], "weights contain 1 infinite"),
     (lambda n: np.r_[np.ones(n - 2), -np.inf, np.inf], "weights contain 2 infinite"),
 ])
-def test_bad_weights(method, frame, weights, match):
+def test_bad_weights(every_method, frame, weights, match):
+    method = every_method
     with pytest.raises(ValueError, match=match):
         _fit(method, "y ~ x1", frame, weights=weights(len(frame)))
 
 
-@methods
-def test_new_level_at_predict(method, frame):
+def test_new_level_at_predict(every_method, frame):
+    method = every_method
     m = _fit(method, "y ~ x1 + g", frame)
     with pytest.raises(PredictionError, match="zz"):
         m.predict(frame.head(3).assign(g=["a", "zz", "b"]))
 
 
-@methods
-def test_missing_column_at_predict(method, frame):
+def test_missing_column_at_predict(every_method, frame):
+    method = every_method
     m = _fit(method, "y ~ x1 + x2", frame)
     with pytest.raises(PredictionError, match="x2"):
         m.predict(frame.drop(columns="x2"))
 
 
-@methods
-def test_user_data_is_not_modified(method, frame):
+def test_user_data_is_not_modified(every_method, frame):
+    method = every_method
     before = frame.copy(deep=True)
     w = np.ones(len(frame))
     m = _fit(method, "y ~ x1 + g", frame, weights=w)
@@ -226,9 +196,9 @@ def test_user_data_is_not_modified(method, frame):
 
 
 # ---- infinite response --------------------------------------------------------------
-@methods
 @pytest.mark.parametrize("value, sign", [(np.inf, r"\+inf"), (-np.inf, "-inf")])
-def test_infinite_response_is_refused(method, frame, value, sign):
+def test_infinite_response_is_refused(every_method, frame, value, sign):
+    method = every_method
     # binary methods used to report "3 distinct value(s) [0.0, 1.0, inf]" and the
     # multiclass ones (gnnb, unn) to take inf as a third class
     d = frame.astype({"y": float})
@@ -239,23 +209,23 @@ def test_infinite_response_is_refused(method, frame, value, sign):
 
 
 # ---- new data with other columns ----------------------------------------------------
-@methods
-def test_newdata_with_extra_and_reordered_columns_predicts_the_same(method, frame):
+def test_newdata_with_extra_and_reordered_columns_predicts_the_same(every_method, frame):
+    method = every_method
     m = _fit(method, "y ~ x1 + x2", frame)
     new = frame[["x2", "x1"]].assign(unrelated=["s"] * len(frame), other=np.nan)
     np.testing.assert_array_equal(_values(m.predict(new, type="response")),
                                   _values(m.predict(frame, type="response")))
 
 
-@methods
-def test_newdata_missing_a_needed_column_despite_extra_ones(method, frame):
+def test_newdata_missing_a_needed_column_despite_extra_ones(every_method, frame):
+    method = every_method
     m = _fit(method, "y ~ x1 + x2 + g", frame)
     with pytest.raises(PredictionError, match=r"lacks column\(s\) \['g', 'x2'\]"):
         m.predict(frame[["x1"]].assign(x3=1.0, unrelated="s"))
 
 
-@methods
-def test_string_in_a_numeric_column_at_predict(method, frame):
+def test_string_in_a_numeric_column_at_predict(every_method, frame):
+    method = every_method
     # patsy failed with "AttributeError: 'DataFrame' object has no attribute 'dtype'",
     # udt with a bare "could not convert string to float"
     m = _fit(method, "y ~ x1 + x2", frame)
@@ -265,15 +235,15 @@ def test_string_in_a_numeric_column_at_predict(method, frame):
         m.predict(new)
 
 
-@methods
-def test_numbers_as_objects_at_predict_are_numbers(method, frame):
+def test_numbers_as_objects_at_predict_are_numbers(every_method, frame):
+    method = every_method
     m = _fit(method, "y ~ x1 + x2", frame)
     np.testing.assert_allclose(_values(m.predict(frame.astype({"x2": object}))),
                                _values(m.predict(frame)))
 
 
-@methods
-def test_numbers_in_a_label_column_at_predict(method, frame):
+def test_numbers_in_a_label_column_at_predict(every_method, frame):
+    method = every_method
     m = _fit(method, "y ~ x1 + g", frame)
     with pytest.raises(PredictionError, match=r"factor 'g' has new level\(s\) \[1, 2\]"):
         m.predict(frame.head(2).assign(g=[1, 2]))
@@ -291,14 +261,14 @@ def test_unfitted_online_learner_refuses_to_predict(frame):
 
 
 # ---- options a method does not take ---------------------------------------------------
-@methods
-def test_unknown_option_names_the_method_and_its_options(method, frame):
-    name = method.split("-")[0]
+def test_unknown_option_names_the_method_and_its_options(every_method, frame):
+    method = every_method
+    name = method_case(method).method
     with pytest.raises(OptionError, match=rf"method '{name}'.* has no option 'no_such_option'; "
                                           "it accepts: ") as info:
         _fit(method, "y ~ x1", frame, no_such_option=1)
     accepted = str(info.value).split("it accepts: ")[1].split(", ")
-    assert set(OPTIONS[method][0]) <= set(accepted)     # the options this file uses
+    assert set(method_case(method).options) <= set(accepted)     # the options this file uses
 
 
 # ---- complete separation ------------------------------------------------------------
@@ -308,8 +278,8 @@ def separated():
     return pd.DataFrame({"y": (x > 9.5).astype(int), "x": x, "z": np.sin(x)})
 
 
-@methods
-def test_complete_separation_has_the_documented_outcome(method, separated):
+def test_complete_separation_has_the_documented_outcome(every_method, separated):
+    method = every_method
     d = separated
     m, caught = _fit_recording(method, "y ~ x + z", d)
     link = _values(m.predict(d, type="link"))
@@ -355,8 +325,8 @@ def test_complete_separation_has_the_documented_outcome(method, separated):
 
 
 # ---- maxiter = 1 ----------------------------------------------------------------------
-@methods
-def test_maxiter_one_has_the_documented_outcome(method, frame):
+def test_maxiter_one_has_the_documented_outcome(every_method, frame):
+    method = every_method
     if method == "uls":
         m, caught = _fit_recording(method, "y ~ x1 + x2", frame, maxiter=1)
         assert _warned(caught, ConvergenceWarning, "ULS did not converge")
@@ -369,8 +339,8 @@ def test_maxiter_one_has_the_documented_outcome(method, frame):
 
 
 # ---- aliasing: x3 = 2 x1 --------------------------------------------------------------
-@methods
-def test_aliased_column(method, frame):
+def test_aliased_column(every_method, frame):
+    method = every_method
     d = frame.assign(x3=2 * frame.x1)
     m = _fit(method, "y ~ x1 + x2 + x3", d)
     base = _fit(method, "y ~ x1 + x2", d)
@@ -394,9 +364,9 @@ def test_aliased_column(method, frame):
 # ---- a factor with one level ----------------------------------------------------------
 
 
-@methods
 @pytest.mark.parametrize("term, column", [("k", "a"), ("C(z)", 3.0)])
-def test_one_level_factor_fits_as_if_absent(method, frame, term, column):
+def test_one_level_factor_fits_as_if_absent(every_method, frame, term, column):
+    method = every_method
     d = frame.assign(k=column) if term == "k" else frame.assign(z=column)
     m = _fit(method, f"y ~ x1 + x2 + {term}", d)
     base = _fit(method, "y ~ x1 + x2", d)

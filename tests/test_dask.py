@@ -1,4 +1,4 @@
-"""ubreg on dask DataFrames (issue 9): the same fit, partition by partition.
+"""ubreg on dask DataFrames: the same fit, partition by partition.
 
 Every test runs on one LocalCluster of 2 worker processes (module fixture),
 except the one that checks the default local scheduler.

@@ -117,12 +117,13 @@ def test_trusted_opts_out(frame):
 
 
 # ---- every method ---------------------------------------------------------------------
-from test_bad_input import METHOD_NAMES, OPTIONS  # noqa: E402
+from conftest import method_case  # noqa: E402
+from test_bad_input import METHOD_NAMES  # noqa: E402
 
 
 def _fit_method(method, formula, data, **kw):
-    return ubreg.fit(formula, data, method=method.split("-")[0],
-                     **{**OPTIONS[method][0], **kw})
+    return ubreg.fit(formula, data, method=method_case(method).method,
+                     **{**method_case(method).options, **kw})
 
 
 @pytest.mark.parametrize("method", METHOD_NAMES)

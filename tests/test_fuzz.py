@@ -23,7 +23,8 @@ import ubreg
 from ubreg.errors import UbregError
 
 # every registered method, with small settings (the bad-input matrix's table)
-from test_bad_input import METHOD_NAMES, OPTIONS  # noqa: E402
+from conftest import method_case  # noqa: E402
+from test_bad_input import METHOD_NAMES  # noqa: E402
 
 FUZZ_METHODS = sorted(METHOD_NAMES)
 EXAMPLES = 40                        # per method entry: 9 x 40 = 360 fits, ~15 s in all
@@ -81,7 +82,7 @@ def cases(draw, method):
     # method-dependent number of draws, so that each method sees its own frames
     for _ in range(FUZZ_METHODS.index(method)):
         draw(st.integers(0, 2 ** 16))
-    multiclass = not OPTIONS[method][1]
+    multiclass = method_case(method).multiclass
     tree = method == "udt"
     # mostly enough rows to fit; sometimes 0-4 (documented errors)
     # (hypothesis favours the first choice of a sampled_from: the rare branch goes last)
@@ -117,8 +118,8 @@ def cases(draw, method):
 
 
 def _options(method, n):
-    name = method.split("-")[0]
-    opts = dict(OPTIONS[method][0])
+    name = method_case(method).method
+    opts = dict(method_case(method).options)
     if method == "uls":
         opts.update(solver="coordinate" if n % 2 else "corrective", maxiter=200)
     if name in ("gnnb", "unn"):

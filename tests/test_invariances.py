@@ -7,9 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from test_bad_input import METHOD_NAMES, _fit
+from test_bad_input import _fit
 
-methods = pytest.mark.parametrize("method", METHOD_NAMES)
 FORMULA = "y ~ x1 + x2 + g"
 
 
@@ -32,8 +31,8 @@ def _response(m, data):
     return _values(m.predict(data, type="response"))
 
 
-@methods
-def test_integer_weights_equal_repeated_rows(method, frame):
+def test_integer_weights_equal_repeated_rows(every_method, frame):
+    method = every_method
     w = np.ones(len(frame), dtype=int)
     w[::7] = 2
     w[::11] = 3
@@ -47,8 +46,8 @@ def test_integer_weights_equal_repeated_rows(method, frame):
     assert c.nobs == len(frame)
 
 
-@methods
-def test_zero_weights_equal_removed_rows(method, frame):
+def test_zero_weights_equal_removed_rows(every_method, frame):
+    method = every_method
     w = np.ones(len(frame))
     w[:15] = 0
     a = _fit(method, FORMULA, frame, weights=w)
@@ -56,31 +55,31 @@ def test_zero_weights_equal_removed_rows(method, frame):
     np.testing.assert_allclose(_response(a, frame), _response(b, frame), rtol=1e-7, atol=1e-9)
 
 
-@methods
-def test_refit_is_identical(method, frame):
+def test_refit_is_identical(every_method, frame):
+    method = every_method
     a = _fit(method, FORMULA, frame)
     b = _fit(method, FORMULA, frame)
     np.testing.assert_array_equal(_response(a, frame), _response(b, frame))
 
 
-@methods
-def test_row_order_does_not_change_predictions(method, frame):
+def test_row_order_does_not_change_predictions(every_method, frame):
+    method = every_method
     perm = np.random.default_rng(0).permutation(len(frame))
     a = _fit(method, FORMULA, frame)
     b = _fit(method, FORMULA, frame.iloc[perm])
     np.testing.assert_allclose(_response(a, frame), _response(b, frame), atol=1e-9)
 
 
-@methods
-def test_subset_prediction_is_subset_of_predictions(method, frame):
+def test_subset_prediction_is_subset_of_predictions(every_method, frame):
+    method = every_method
     m = _fit(method, FORMULA, frame)
     full = m.predict(frame, type="response")
     part = m.predict(frame.iloc[10:30], type="response")
     np.testing.assert_allclose(_values(part), _values(full)[10:30], rtol=1e-12, atol=1e-12)
 
 
-@methods
-def test_float32_input_works(method, frame):
+def test_float32_input_works(every_method, frame):
+    method = every_method
     f32 = frame.astype({"x1": np.float32, "x2": np.float32})
     m = _fit(method, FORMULA, f32)
     p = _response(m, f32)
@@ -88,16 +87,16 @@ def test_float32_input_works(method, frame):
     np.testing.assert_allclose(p, _response(_fit(method, FORMULA, frame), frame), atol=1e-4)
 
 
-@methods
-def test_pickle_round_trip(method, frame):
+def test_pickle_round_trip(every_method, frame):
+    method = every_method
     m = _fit(method, FORMULA, frame)
     m2 = pickle.loads(pickle.dumps(m))
     np.testing.assert_array_equal(_response(m, frame), _response(m2, frame))
     assert str(m.summary()) == str(m2.summary())
 
 
-@methods
-def test_pickle_from_another_version_warns(method, frame, monkeypatch):
+def test_pickle_from_another_version_warns(every_method, frame, monkeypatch):
+    method = every_method
     # every result records the ubreg version that made it (results/base.py,
     # gnnb/result.py) and warns when another version loads it
     import ubreg

@@ -1,4 +1,4 @@
-"""ULS with the entropy family equals R's glm(binomial) (issue: foundation §6).
+"""ULS with the entropy family equals R's glm(binomial) (the package's promise: every reported number to 1e-6).
 
 Fixtures: tests/fixtures/glm_*.json, computed by R 4.2.2 with
 glm.control(epsilon = 1e-14); the R code is in each file's ``r_code``.

@@ -1,0 +1,66 @@
+"""The package's registries as test fixtures.
+
+Every method variant (``ubreg.METHODS`` and each method's ``quick`` settings) and every
+family (``ubreg.families.FAMILIES``) is read from the package itself, so a method or a
+family added there is tested by the shared matrices (bad input, invariances, weights,
+formula safety, fuzzing) without editing them.  A test asks for ``every_method`` (a
+method label such as ``"uls-stumps"``) or ``every_family`` (a family name) and is run
+once per entry; :func:`method_case` gives a label's method, options and traits.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+import ubreg
+from ubreg.families import FAMILIES
+
+
+@dataclass(frozen=True)
+class MethodCase:
+    """One variant of a registered method, with its small, fast settings."""
+
+    label: str
+    method: str
+    options: dict
+    multiclass: bool
+    keeps_missing: bool
+
+
+def _method_cases() -> dict[str, MethodCase]:
+    out = {}
+    for name, entry in ubreg.METHODS.items():
+        for variant, options in entry.quick.items():
+            label = f"{name}-{variant}" if variant else name
+            out[label] = MethodCase(label, name, dict(options), entry.multiclass,
+                                    entry.keeps_missing)
+    return out
+
+
+#: every method variant by label ("uls", "uls-stumps", "udt", ...)
+METHOD_CASES = _method_cases()
+#: every permissible family by name
+FAMILY_NAMES = sorted(FAMILIES)
+
+
+def method_case(label: str) -> MethodCase:
+    """The variant ``label`` of :data:`METHOD_CASES`."""
+    return METHOD_CASES[label]
+
+
+def pytest_generate_tests(metafunc):
+    if "every_method" in metafunc.fixturenames:
+        metafunc.parametrize("every_method", sorted(METHOD_CASES))
+    if "every_family" in metafunc.fixturenames:
+        metafunc.parametrize("every_family", FAMILY_NAMES)
+
+
+@pytest.fixture(scope="session")
+def methods_registry() -> dict[str, MethodCase]:
+    return dict(METHOD_CASES)
+
+
+@pytest.fixture(scope="session")
+def families_registry() -> dict:
+    return dict(FAMILIES)
