@@ -69,31 +69,24 @@ def test_errors_are_one_line(tmp_path, capsys, argv, message):
     assert len(err) == 1 and err[0].startswith("ubreg: error:") and message in err[0]
 
 
-def test_full_demo_is_fast_and_labels_models_by_what_they_fit(tmp_path, capsys):
-    """The whole demo (every registered method, 10-fold CV, both reports) in under a minute
-    (about 25 s on an idle 2-core machine)."""
-    import os
-
-    from ubreg import cli
-    start, cpu = time.perf_counter(), time.process_time()
+def test_full_demo_labels_models_by_what_they_fit(tmp_path, capsys):
+    """The whole demo (every method, 10-fold CV, both reports).  Its CPU time, unlike its
+    wall time, does not depend on what else the machine runs (about 20 s here)."""
+    cpu = time.process_time()
     assert main(["demo", "--out", str(tmp_path)]) == 0
-    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    cpu = time.process_time() - cpu
     assert cpu < 60, f"ubreg demo used {cpu:.0f} s of CPU"
-    # wall time: 60 s, stretched only when other processes hold every core
-    busy = max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1)) if hasattr(os, "getloadavg") \
-        else 1.0
-    assert elapsed < 60 * busy, f"ubreg demo took {elapsed:.0f} s (load factor {busy:.1f})"
     out = capsys.readouterr().out
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     expected = {"tboost": "tboost · tempered exponential (t = 0.5)", "gnnb": "gnnb · entropy",
                 "uboost": "uboost · entropy", "udt": "udt · entropy"}
-    for method, label in expected.items():
+    for label in expected.values():
         assert label in out and label in html, label
     assert "tboost · entropy" not in out
     # AIC only for the linear fits: blank for uboost, with the footnote
     line = next(ln for ln in out.splitlines() if ln.startswith("uboost · entropy"))
     assert re.match(r"uboost · entropy\s+\d\.\d{3} ± ", line), line
-    assert 'id="model-7-cv_risk"' in html or "cv_risk" in html   # its CV risk path
+    assert re.search(r'id="model-\d+-cv_risk"', html)       # its CV risk path, drawn
     assert "AIC and BIC are therefore given for the linear fits only" in html
 
 
