@@ -14,7 +14,7 @@ import pickle
 import numpy as np
 from patsy import EvalEnvironment
 
-from . import transforms
+from . import splines, transforms
 
 __all__ = ["FORMULA_NAMESPACE", "NUMPY_FUNCTIONS", "TRANSFORMS", "ESCAPE"]
 
@@ -28,7 +28,7 @@ NUMPY_FUNCTIONS = {
 #: stateful transforms, skipping missing values as R's do (:mod:`.transforms`)
 TRANSFORMS = {"center": transforms.center, "standardize": transforms.standardize,
               "scale": transforms.scale, "bs": transforms.bs, "cr": transforms.cr,
-              "cc": transforms.cc}
+              "cc": transforms.cc, "poly": splines.poly, "ns": splines.ns}
 
 #: names a formula may use besides the data's columns
 FORMULA_NAMESPACE = {"np": np, **NUMPY_FUNCTIONS, **TRANSFORMS}

@@ -28,7 +28,7 @@ NUMPY_ALLOWED = frozenset({
     "ceil", "round", "clip", "minimum", "maximum", "where", "sign", "pi", "e",
 })
 _CONTRASTS = frozenset({"Treatment", "Sum", "Helmert", "Poly", "Diff"})
-_SPLINES = frozenset({"bs", "cr", "cc"})
+_SPLINES = frozenset({"bs", "cr", "cc", "ns", "poly"})
 #: callables a formula may call by bare name
 CALLS_ALLOWED = frozenset(FORMULA_NAMESPACE) | frozenset({"C", "I", "Q", "te"}) | _CONTRASTS
 #: the largest constant exponent of ``**`` (or R's ``^``) in a formula
@@ -45,7 +45,8 @@ _NUMPY_SIGNATURES = {
 }
 #: positional parameters of the spline transforms after ``x``
 _SPLINE_POSITIONAL = {"bs": ("df", "knots", "degree"), "cr": ("df", "knots"),
-                      "cc": ("df", "knots")}
+                      "cc": ("df", "knots"), "ns": ("df", "knots", "intercept", "Boundary_knots"),
+                      "poly": ("degree", "raw")}
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
            ast.Pow: operator.pow, ast.BitAnd: operator.and_, ast.BitOr: operator.or_}
@@ -282,6 +283,11 @@ class _Checker:
                 self.refuse(f"knots= of {name}() must be a literal list of numbers")
             if limit is not None and len(knots.elts) > limit:
                 self.refuse(f"{name}() has {len(knots.elts)} knots, more than the {limit} rows")
+        bounds = given.get("Boundary_knots")
+        if bounds is not None and not (isinstance(bounds, ast.Constant) and bounds.value is None):
+            if not _is_literal(bounds, (int, float)) or isinstance(bounds, ast.Constant) \
+                    or len(bounds.elts) != 2:
+                self.refuse(f"Boundary_knots= of {name}() must be a literal pair of numbers")
         constraints = given.get("constraints")
         if constraints is not None and not _is_literal(constraints, (str, int, float)):
             self.refuse(f"constraints= of {name}() must be a literal value")
@@ -317,7 +323,8 @@ def check_formula_code(code: str, columns, n_rows: int | None = None,
       within the range of a double, and a constant exponent must be at most
       :data:`MAX_EXPONENT` in absolute value (``10 ** 10 ** 8`` is refused
       before Python would spend hours on it).
-    - Spline transforms (``bs``, ``cr``, ``cc``): ``df`` and ``degree`` are whole
+    - Spline and polynomial transforms (``bs``, ``cr``, ``cc``, ``ns``, ``poly``): ``df``
+      and ``degree`` are whole
       numbers and, with ``n_rows`` given, at most the number of rows; ``knots``
       a literal list no longer than that.
 
