@@ -728,3 +728,125 @@ def test_custom_pickles_with_a_module_level_phi():
     assert clone == custom
     np.testing.assert_array_equal(clone.posterior(np.r_[-2.0, 0.3]), custom.posterior(np.r_[-2.0, 0.3]))
     assert "m" in repr(custom) and custom.describe() == "m"
+
+
+# ---------------------------------------------------------------------------
+# what fitters read from a family (no fitter tests a family's class)
+# ---------------------------------------------------------------------------
+_IMPURITY = {"gini": lambda p: p * (1.0 - p),
+             "entropy": lambda p: -xlogy(p, p) - xlogy(1.0 - p, 1.0 - p),
+             "sqrt": lambda p: np.sqrt(p * (1.0 - p))}
+
+
+def test_impurity_form_is_phi(fam):
+    """−φ(p) − a_φ = c·g(p) for the shape the family declares (the tree criteria)."""
+    form = fam.impurity_form
+    if form is None:
+        return
+    shape, c = form
+    p = np.linspace(0.0, 1.0, 41)
+    np.testing.assert_allclose(c * _IMPURITY[shape](p), -fam.phi(p) - fam.a, rtol=1e-13,
+                               atol=1e-15)
+
+
+def _exp(x):
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+def _declared_posterior(shape, c, a):
+    """∇φ⁻¹ of one float by the operations ``posterior_form`` names, in the C
+    library's maths (what the compiled GNNB kernels repeat)."""
+    if shape == "linear":
+        p = 0.5 * (1.0 + a / c)
+        return p, 1.0 - p
+    if shape == "logistic":
+        return 1.0 / (1.0 + _exp(-(a * c))), 1.0 / (1.0 + _exp(a * c))
+    u = a / c
+    s = math.hypot(1.0, u)
+    small = 0.5 / s / (s + abs(u))
+    return (1.0 - small, small) if u > 0 else (small, 1.0 - small)
+
+
+def test_posterior_form_is_the_posterior_bit_for_bit(fam):
+    form = fam.posterior_form
+    if form is None:
+        return
+    eta = np.r_[np.linspace(-40, 40, 161), -1e3, 1e3, 1e-300, -0.0]
+    eta = eta[(eta >= fam.link_domain[0]) & (eta <= fam.link_domain[1])] \
+        if not fam.extends_past_domain else eta
+    p, q = fam.posterior_pair(eta)
+    p_ref, q_ref = np.array([_declared_posterior(*form, float(a)) for a in eta]).T
+    np.testing.assert_array_equal(p, p_ref)
+    np.testing.assert_array_equal(q, q_ref)
+
+
+def test_closed_forms_are_declared_where_they_exist():
+    assert Gini().impurity_form == ("gini", 1.0) and Gini().posterior_form == ("linear", 1.0)
+    assert Entropy().impurity_form == ("entropy", 1.0)
+    assert Entropy2().posterior_form == ("logistic", math.log(2.0))
+    assert Matsushita().impurity_form == ("sqrt", 1.0)
+    assert Mu(mu=0.3).posterior_form == ("sqrt", 0.7)
+    for fam in (Power(0.5), LogCosh(-4.0), Permissible("tempered", t=0.5),
+                CustomPermissible(gini_phi)):
+        assert fam.impurity_form is None and fam.posterior_form is None
+
+
+def test_a_subclass_does_not_inherit_closed_forms():
+    """A subclass may change φ or the posterior: it gets the generic routes
+    unless it declares its own closed forms."""
+    class Sharper(Entropy):
+        def phi(self, p):
+            return 2.0 * super().phi(p)
+
+    fam = Sharper()
+    assert fam.impurity_form is None and fam.posterior_form is None
+    assert type(fam).scalar_posterior is Exponential.scalar_posterior    # the generic one
+    assert Entropy2().impurity_form is not None        # declared anew by the subclass
+
+
+def test_scalar_posterior_is_the_posterior(fam):
+    post = fam.scalar_posterior()
+    eta = inner_etas(fam)
+    np.testing.assert_allclose([post(float(a)) for a in eta], fam.posterior(eta), rtol=1e-12,
+                               atol=1e-14)
+
+
+def test_h_star_and_curvature_bound_are_inf_d2phi(fam):
+    """H* = 1/(b_φ inf φ'') (eq. 8 of paper 002) and λ = inf φ'' (eq. 97 of paper 000)."""
+    p = np.r_[np.linspace(1e-6, 1 - 1e-6, 20001), 0.5]
+    inf_d2 = float(np.min(fam.d2phi(p)))
+    assert fam.h_star() == pytest.approx(1.0 / (fam.b * inf_d2), rel=1e-9)
+    try:
+        lam = fam.curvature_lower_bound()
+    except ValueError:
+        assert fam.d2phi(np.r_[1e-12]) < 1e-6          # φ'' → 0 at the ends (tempered t < 0)
+        return
+    # the η grid reaches the ends of a bounded link, where φ'' is smallest (logcosh)
+    assert lam <= inf_d2 * (1 + 1e-7)          # custom: φ'' by differences, ~1e-8
+    assert lam == pytest.approx(inf_d2, rel=1e-4)
+
+
+def test_curvature_bound_refuses_a_vanishing_d2phi():
+    with pytest.raises(ValueError, match="no positive lambda"):
+        Permissible("tempered", t=-0.5).curvature_lower_bound()
+
+
+def test_risk_scale_and_separation(any_family):
+    fam = any_family
+    assert fam.risk_scale == (fam.b if fam.is_permissible else 1.0)
+    z = np.linspace(-2, 2, 9)
+    if fam.is_permissible:
+        np.testing.assert_allclose(fam.loss(1.0, z) / fam.risk_scale, fam.F(z), rtol=1e-12)
+    lo, hi = fam.link_domain
+    unbounded = np.isinf(lo) and np.isinf(hi)
+    assert fam.separation_possible == (unbounded and not fam.extends_past_domain)
+
+
+def test_exponential_declares_adaboost_and_its_tree_criterion():
+    fam = Exponential()
+    assert fam.adaboost_closed_form and fam.criterion_family == Matsushita()
+    assert not any(f().adaboost_closed_form for f in FAMILIES.values())
+    assert Matsushita().criterion_family is not None and Gini().criterion_family == Gini()

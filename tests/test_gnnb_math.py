@@ -5,7 +5,7 @@ import pytest
 from scipy.optimize import minimize_scalar
 
 from ubreg.families import Permissible
-from ubreg.fitters.gnnb.fitter import h_star, lemma3_optimal_risk, leverage, surrogate_risk
+from ubreg.fitters.gnnb.fitter import lemma3_optimal_risk, leverage, surrogate_risk
 from ubreg.fitters.gnnb.neighbours import NeighbourIndex, inverse_neighbourhoods
 
 FAMILIES = [("gini", {}), ("entropy", {}), ("entropy2", {}), ("matsushita", {}),
@@ -32,7 +32,7 @@ def _reference(knn, Y, fam, eps=0.5, T=None):
     """Algorithm 1 literally: one class at a time, eq. (9), (10), (11) on w."""
     m, C = Y.shape
     T = m if T is None else T
-    hs, b = h_star(fam), fam.b
+    hs, b = fam.h_star(), fam.b
     inv = [np.flatnonzero((knn == j).any(axis=1)) for j in range(m)]
     alpha = np.zeros((m, C))
     for c in range(C):
@@ -73,7 +73,7 @@ def _table1_update(name, w, d, s):
 def test_table1_delta_is_eq10(name):
     fam = Permissible(name)
     eta, n = 0.37, 7
-    generic = 2 * (1 - 0.5) * eta / (h_star(fam) * n)
+    generic = 2 * (1 - 0.5) * eta / (fam.h_star() * n)
     assert generic == pytest.approx(TABLE1_DELTA[name] * eta / n, rel=1e-12)
 
 
@@ -95,14 +95,14 @@ def test_table1_weight_update_is_eq11(name):
 
 def test_h_star_values():
     # H* = 1/(b φ''(1/2)) (docs/math.md §8); π* = b² H*/2 of eq. (43) as in Table 1
-    assert h_star(Permissible("gini")) == pytest.approx(2.0)
-    assert h_star(Permissible("matsushita")) == pytest.approx(1.0)
+    assert Permissible("gini").h_star() == pytest.approx(2.0)
+    assert Permissible("matsushita").h_star() == pytest.approx(1.0)
     fam = Permissible("entropy")
-    assert fam.b ** 2 * h_star(fam) / 2 == pytest.approx(LN2 / 8)
+    assert fam.b ** 2 * fam.h_star() / 2 == pytest.approx(LN2 / 8)
     assert Permissible("gini").b ** 2 * 2.0 / 2 == pytest.approx(1 / 16)
     # logcosh's φ'' is smallest at the ends of [0, 1], not at 1/2
     lc = Permissible("logcosh", zeta=-2.0)
-    assert h_star(lc) > 1.0 / (lc.b * float(lc.d2phi(0.5)))
+    assert lc.h_star() > 1.0 / (lc.b * float(lc.d2phi(0.5)))
 
 
 # ---- the batched loop is Algorithm 1 --------------------------------------
@@ -128,7 +128,7 @@ def _literal_11(knn, Y, fam, eps, T):
     undefined; gini extends ∇φ⁻¹ linearly, Table 1 row A).  Returns (w, whether some
     argument left the range)."""
     m = Y.shape[0]
-    hs, b = h_star(fam), fam.b
+    hs, b = fam.h_star(), fam.b
     indptr, indices = inverse_neighbourhoods(knn, m)
     lo, hi = fam.link_domain
     w = np.full(Y.shape, float(fam.posterior_pair(0.0)[0]) / b)

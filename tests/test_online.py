@@ -287,9 +287,8 @@ def test_predict_pickle_and_summary():
 
 @pytest.mark.parametrize("t", [-0.5, 0.3, 0.9, 1.5])
 def test_tempered_scalar_posterior_matches_the_family(t):
-    from ubreg.fitters.online import scalar_posterior as _scalar_posterior
     fam = Permissible("tempered", t=t)
-    post = _scalar_posterior(fam)
+    post = fam.scalar_posterior()
     hi = fam.link_domain[1]
     eta = np.r_[-1e3, -20.0, -3.0, -0.4, 0.0, 0.2, 2.5, 30.0, 1e3]
     eta = np.r_[eta[np.abs(eta) < 0.999 * hi], -1e3, 1e3] if np.isfinite(hi) else eta
@@ -326,13 +325,12 @@ class _Boom(Exception):
     pass
 
 
-def _failing_posterior(monkeypatch, after, exc):
+def _failing_posterior(monkeypatch, family, after, exc):
     """The per-row posterior raises ``exc`` at its ``after``-th call (mid-batch)."""
-    import ubreg.fitters.online as online
-    real = online.scalar_posterior
+    real = type(family).scalar_posterior
 
-    def make(family):
-        post, calls = real(family), [0]
+    def make(self):
+        post, calls = real(self), [0]
 
         def wrapped(a):
             calls[0] += 1
@@ -341,7 +339,7 @@ def _failing_posterior(monkeypatch, after, exc):
             return post(a)
         return wrapped
 
-    monkeypatch.setattr(online, "scalar_posterior", make)
+    monkeypatch.setattr(type(family), "scalar_posterior", make)
 
 
 def _state(learner):
@@ -370,7 +368,7 @@ def test_interrupted_partial_fit_leaves_the_learner_as_it_was(monkeypatch, q, wh
             raise exc
         monkeypatch.setattr(type(ol.family), "loss", boom)
     else:
-        _failing_posterior(monkeypatch, 40, exc)
+        _failing_posterior(monkeypatch, ol.family, 40, exc)
     state = _state(ol)
     with pytest.raises(type(exc)):
         ol.partial_fit(batch)

@@ -2,9 +2,12 @@
 
 Every fitter in ubreg talks to a family through the five link-scale methods of
 :class:`Family` (``posterior``, ``loss``, ``gradient``, ``hessian``,
-``score_variance``).  Permissible families (docs/math.md §2) derive all of them from
-the generator φ; :class:`~ubreg.families.exponential.Exponential` is the one
-loss that is not balanced and defines them directly.
+``score_variance``) and the public attributes and methods below, never by
+testing its class: what a fitter may specialise on (a closed form, a compiled
+kernel, a bound) is something the family states about itself.  Permissible
+families (docs/math.md §2) derive all of it from the generator φ;
+:class:`~ubreg.families.exponential.Exponential` is the one loss that is not
+balanced and defines them directly.
 
 Conventions (docs/math.md §1): ``y`` in {0, 1}, ``ystar = 2y - 1``, ``eta`` is the
 link value H(x) (the natural parameter θ), ``p`` the posterior ∇φ⁻¹(η).
@@ -41,6 +44,29 @@ class Family(abc.ABC):
     likelihood_deviance: bool = False
     #: what the deviance of this family sums, for summaries
     divergence_formula: str = "2 Σ wᵢ ℓ(yᵢ, ηᵢ)"
+    #: the range of the link (of ∇φ on (0, 1) for a permissible family): the values
+    #: the link can take
+    link_domain: tuple[float, float] = (-np.inf, np.inf)
+    #: True when the loss continues past ``link_domain`` by a closed form (gini: the
+    #: linear probability model) instead of saturating
+    extends_past_domain: bool = False
+    #: True when the loss is exp(−y*η): the root of eq. (70) for a feature valued in
+    #: {−1, +1} is then AdaBoost's δ = ½ ln(W₊/W₋) (docs/math.md §4)
+    adaboost_closed_form: bool = False
+
+    @property
+    def risk_scale(self) -> float:
+        """c with the balanced loss F = ℓ/c: the surrogate risk ε = Σ wᵢ ℓᵢ/(c Σ wᵢ)
+        (eq. 30, 37).  1 for a loss that is its own F."""
+        return 1.0
+
+    @property
+    def separation_possible(self) -> bool:
+        """Whether a linear fit can run off to infinity (Lemma 8): the link is
+        unbounded on both sides and the loss does not continue by a closed form
+        (the linear probability model has a finite optimum)."""
+        lo, hi = self.link_domain
+        return not self.extends_past_domain and bool(np.isinf(lo) and np.isinf(hi))
 
     # ---- link scale: what the fitters use -------------------------------
     @abc.abstractmethod
@@ -87,6 +113,23 @@ class Family(abc.ABC):
         """Inverse of :meth:`posterior` (η from p), where it exists."""
         raise NotImplementedError(f"{self.name} has no link function")
 
+    def scalar_posterior(self):
+        """A float → float posterior, for loops that take one row at a time (the
+        on-line learner, docs/math.md §9).
+
+        This default goes through the vectorised :meth:`posterior` (about 10 µs a
+        call); families with a closed form return it written in ``math`` (about
+        0.1 µs).
+        """
+        post = self.posterior
+        return lambda a: float(post(a))
+
+    @property
+    def criterion_family(self) -> PermissibleFamily:
+        """The permissible family whose φ scores tree splits on this loss's example
+        weights (docs/math.md §5, §6): the family itself when it is permissible."""
+        raise NotImplementedError(f"{self.name} names no split criterion")
+
     def intercept_only_eta(self, ybar):
         """Link value of the intercept-only optimum, whose posterior is the
         weighted mean of y (docs/math.md §2, properness)."""
@@ -122,6 +165,12 @@ class PermissibleFamily(Family):
     Subclasses give ``phi``, ``dphi``, ``dphi_inv`` (accurate for η ≤ 0, i.e.
     for the small posterior), ``d2phi``, ``a``, ``b``, ``link_domain``, and
     closed forms where they exist (``F``, ``hessian_eta``).
+
+    Fitters may specialise on the closed forms a class declares:
+    :attr:`impurity_form` (tree criteria), :attr:`posterior_form` (compiled
+    kernels) and :meth:`scalar_posterior` (per-row loops).  These three are not
+    inherited: a subclass that does not declare them anew gets the generic
+    routes, which are correct whatever it overrides.
     """
 
     is_permissible = True
@@ -130,11 +179,15 @@ class PermissibleFamily(Family):
     a: float = 0.0
     #: b_φ = −φ(1/2) − a_φ
     b: float = 1.0
-    #: the range of ∇φ on (0, 1): the values the link can take
-    link_domain: tuple[float, float] = (-np.inf, np.inf)
-    #: True when the loss continues past ``link_domain`` by the closed form of
-    #: Table 2 (gini: the linear probability model) instead of saturating
-    extends_past_domain: bool = False
+
+    def __init_subclass__(cls, **kwargs):
+        # A closed form describes the class that declares it.  A subclass that
+        # does not declare its own may have changed φ or the posterior, so it
+        # takes the generic routes rather than inheriting its parent's formulas.
+        super().__init_subclass__(**kwargs)
+        for name in _CLOSED_FORMS:
+            if name not in cls.__dict__:
+                setattr(cls, name, _GENERIC[name])
 
     # ---- the generator and its derivatives (probability scale) -----------
     @abc.abstractmethod
@@ -156,6 +209,82 @@ class PermissibleFamily(Family):
     # ---- derived objects ---------------------------------------------------
     def link(self, p):
         return self.dphi(p)
+
+    @property
+    def risk_scale(self) -> float:
+        """b_φ: F_φ = D_φ/b_φ (eq. 37)."""
+        return self.b
+
+    @property
+    def criterion_family(self) -> PermissibleFamily:
+        """The family itself: its φ is the UDT criterion (docs/math.md §5)."""
+        return self
+
+    # ---- closed forms a class declares (not inherited, see the class docstring) --
+    @property
+    def impurity_form(self):
+        """``(shape, c)`` with −φ(p) − a_φ = c·g(p) for a standard g, or None.
+
+        shape ``"gini"``: g = p(1 − p); ``"entropy"``: g = −p ln p − (1 − p) ln(1 − p);
+        ``"sqrt"``: g = √(p(1 − p)).  A tree node of weight w and positive weight wy
+        has the term w(−φ(p) − a_φ) = c·w·g(wy/w) (docs/math.md §5), which the
+        criteria of CART, C4.5 and Kearns–Mansour compute in closed form.  None:
+        only φ itself is known.
+        """
+        return None
+
+    @property
+    def posterior_form(self):
+        """``(shape, c)`` naming how :meth:`posterior_pair` computes ∇φ⁻¹, or None.
+
+        shape ``"linear"``: p = (1 + η/c)/2; ``"logistic"``: p = expit(cη) =
+        1/(1 + exp(−cη)) (scipy's expit); ``"sqrt"``: with u = η/c and
+        s = hypot(1, u), the small side ½/s/(s + |u|) and the large side 1 minus
+        it.  A compiled loop that repeats these operations gets this family's
+        posteriors bit for bit (docs/math.md §8).  None: no such closed form.
+        """
+        return None
+
+    def h_star(self) -> float:
+        """H* = sup_z 1/(b_φ φ''(∇φ⁻¹(z))) = 1/(b_φ min φ''), eq. (8) of paper 002.
+
+        It is 1/(b_φ φ''(½)) for the families of Table 1 (docs/math.md §8).  The
+        minimum is taken on a grid of [1e-6, 1 − 1e-6] and ½, so that families
+        whose φ'' is smallest at the ends (``logcosh``) are covered, and H* stays
+        finite when φ'' vanishes at 0 and 1 (tempered, t < 0).
+        """
+        p = np.concatenate([np.linspace(1e-6, 1.0 - 1e-6, 4001), [0.5]])
+        with np.errstate(all="ignore"):
+            d2 = np.asarray(self.d2phi(p), dtype=np.float64)
+        d2 = d2[np.isfinite(d2) & (d2 > 0)]
+        if d2.size == 0:
+            raise ValueError(f"family {self.describe()}: φ'' is not positive and finite on (0, 1)")
+        return 1.0 / (self.b * float(d2.min()))
+
+    def curvature_lower_bound(self) -> float:
+        """λ = inf φ'' over the closed [0, 1] = 1/sup_η :meth:`hessian_eta`, the
+        curvature bound λ ≤ inf φ'' of eq. (97) (Theorem 3, docs/math.md §9).
+
+        The supremum is taken over η on [max(lo, −50), min(hi, 50)] (2001 points
+        and 0), which reaches the ends of a bounded link; unlike :meth:`h_star`'s
+        grid, it sees φ'' → 0 at the ends, where no positive λ exists.
+
+        Raises
+        ------
+        ValueError
+            If φ'' → 0 somewhere on [0, 1].
+        """
+        lo, hi = self.link_domain
+        lo, hi = max(lo, -50.0), min(hi, 50.0)
+        grid = np.unique(np.r_[np.linspace(lo, hi, 2001), 0.0])
+        with np.errstate(all="ignore"):
+            h = np.asarray(self.hessian_eta(grid), dtype=float)
+        sup = float(np.nanmax(h))
+        if not (np.isfinite(sup) and sup > 0) or sup > 1e12:
+            raise ValueError(f"family {self.describe()} has phi'' -> 0 somewhere on [0, 1]: "
+                             "no positive lambda <= inf phi'' exists; pass eta= or lambda_= "
+                             "explicitly")
+        return 1.0 / sup
 
     def posterior(self, eta):
         return self.posterior_pair(eta)[0]
@@ -313,3 +442,10 @@ class PermissibleFamily(Family):
     def __repr__(self):
         par = "".join(f", {k}={v!r}" for k, v in self.params().items())
         return f'Permissible("{self.name}"{par})'
+
+
+#: the closed-form hooks of :class:`PermissibleFamily`, declared per class
+_CLOSED_FORMS = ("impurity_form", "posterior_form", "scalar_posterior")
+_GENERIC = {"impurity_form": PermissibleFamily.__dict__["impurity_form"],
+            "posterior_form": PermissibleFamily.__dict__["posterior_form"],
+            "scalar_posterior": Family.scalar_posterior}

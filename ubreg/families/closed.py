@@ -1,6 +1,8 @@
 """Permissible families with closed forms (docs/math.md §2, Table 2 of paper 000)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.special import expit, logit, xlogy
 
@@ -9,6 +11,14 @@ from .base import PermissibleFamily, _as_float
 __all__ = ["Gini", "Entropy", "Entropy2", "Matsushita", "Mu"]
 
 _LN2 = np.log(2.0)
+
+
+def _expit_scalar(a):
+    """expit of one float, in ``math`` (the per-row loops' posterior)."""
+    if a >= 0:
+        return 1.0 / (1.0 + math.exp(-a))
+    e = math.exp(a)
+    return e / (1.0 + e)
 
 
 def log1pexp(x):
@@ -63,6 +73,14 @@ class Gini(PermissibleFamily):
         p = np.clip(0.5 * (1.0 + _as_float(eta)), 0.0, 1.0)
         return p * (1.0 - p)
 
+    # ---- closed forms --------------------------------------------------------
+    impurity_form = ("gini", 1.0)         # −φ(p) = p(1 − p): CART
+    posterior_form = ("linear", 1.0)      # p = (1 + η)/2, past [−1, 1] too
+
+    def scalar_posterior(self):
+        # the linear probability model: the posterior leaves [0, 1] as Gini's does
+        return lambda a: 0.5 * (1.0 + a)
+
 
 class Entropy(PermissibleFamily):
     """φ(x) = x ln x + (1 − x) ln(1 − x), eq. (29): logistic regression.
@@ -106,6 +124,13 @@ class Entropy(PermissibleFamily):
         eta = _as_float(eta)
         return expit(eta) * expit(-eta)
 
+    # ---- closed forms --------------------------------------------------------
+    impurity_form = ("entropy", 1.0)      # natural-log entropy: C4.5
+    posterior_form = ("logistic", 1.0)    # expit(η)
+
+    def scalar_posterior(self):
+        return _expit_scalar
+
 
 class Entropy2(Entropy):
     """Base-2 entropy (GNNB paper, row C): b_φ = 1, ∇φ = log₂(x/(1 − x)).
@@ -144,6 +169,14 @@ class Entropy2(Entropy):
     def hessian_eta(self, eta):
         eta = _as_float(eta) * _LN2
         return _LN2 * expit(eta) * expit(-eta)
+
+    # ---- closed forms --------------------------------------------------------
+    impurity_form = ("entropy", 1.0 / _LN2)       # the entropy in bits
+    posterior_form = ("logistic", float(_LN2))    # expit(η ln 2)
+
+    def scalar_posterior(self):
+        ln2 = math.log(2.0)
+        return lambda a: _expit_scalar(a * ln2)
 
 
 def _sqrt_posterior_pair(h):
@@ -203,6 +236,15 @@ class Matsushita(PermissibleFamily):
         # 4 (p(1 − p))^{3/2} with p(1 − p) = 1/(4(1 + η²))
         return 0.5 * np.hypot(1.0, _as_float(eta)) ** -3.0     # no overflow of η²
 
+    # ---- closed forms --------------------------------------------------------
+    impurity_form = ("sqrt", 1.0)         # √(p(1 − p)): Kearns–Mansour
+    posterior_form = ("sqrt", 1.0)        # _sqrt_posterior_pair(η)
+
+    def scalar_posterior(self):
+        # ½(1 + η/√(1 + η²)); past |η| = 1e150, η² overflows and p is 0 or 1
+        return lambda a: 0.5 * (1.0 + a / math.sqrt(1.0 + a * a)) if abs(a) < 1e150 else (
+            1.0 if a > 0 else 0.0)
+
 
 class Mu(PermissibleFamily):
     """φ(x) = −(μ + (1 − μ)√(x(1 − x))), eq. (27), μ ∈ (0, 1).
@@ -250,3 +292,14 @@ class Mu(PermissibleFamily):
     def hessian_eta(self, eta):
         c = 1.0 - self.mu
         return 0.5 / c * np.hypot(1.0, _as_float(eta) / c) ** -3.0
+
+    # ---- closed forms --------------------------------------------------------
+    @property
+    def impurity_form(self):
+        """−φ(p) − a_φ = (1 − μ)√(p(1 − p))."""
+        return ("sqrt", 1.0 - self.mu)
+
+    @property
+    def posterior_form(self):
+        """_sqrt_posterior_pair(η/(1 − μ))."""
+        return ("sqrt", 1.0 - self.mu)

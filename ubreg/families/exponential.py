@@ -25,6 +25,14 @@ class Exponential(Family):
     name = "exponential"
     is_permissible = False
     divergence_formula = "2 Σ wᵢ exp(−y*ᵢηᵢ)"
+    adaboost_closed_form = True
+
+    @property
+    def criterion_family(self):
+        """Matsushita's family: its criterion is exactly the exponential loss after
+        solving (70) on each leaf (Kearns–Mansour; real AdaBoost)."""
+        from .closed import Matsushita
+        return Matsushita()
 
     def posterior(self, eta):
         return expit(2.0 * _as_float(eta))

@@ -38,6 +38,7 @@ import math
 import numpy as np
 
 from .base import PermissibleFamily, _as_float
+from .closed import _expit_scalar
 from .custom import _chandrupatla
 
 __all__ = ["Tempered"]
@@ -303,6 +304,44 @@ class Tempered(PermissibleFamily):
                                             -self.link_domain[0], np.inf))
         low = p <= 0.5
         return np.where(low, big, small), np.where(low, small, big)
+
+    def scalar_posterior(self):
+        """∇φ⁻¹ for one float (the per-row loops): at t = 0 and t = 1 (the closed
+        forms of :meth:`_small_posterior`) the generic way; otherwise Brent's root of the small-side link η_t(ζ) = target
+        in the log-odds ζ ∈ [−746, 0] — the equation of :meth:`_small_posterior`
+        in scalar math, about 50 µs a call instead of the vectorised solver's
+        overhead."""
+        if self.t == 0.0 or self._s == 0.0:        # _s = 0: |1 − t| < 1e-12 is t = 1
+            return super().scalar_posterior()
+        from scipy.optimize import brentq      # only when a row loop asks for it
+
+        s, c = self._s, self._c
+        lo = self.link_domain[0]
+
+        def G(z):
+            sz = s * z
+            if abs(sz) < 1.0:
+                return math.log1p(0.5 * math.expm1(sz)) / s
+            return (max(sz, 0.0) + math.log1p(math.exp(-abs(sz))) - _LN2) / s
+
+        def eta_small(z):
+            e = -c * G(z)
+            return -math.inf if e > 709.0 else math.exp(e) * math.expm1(c * z)
+
+        eta_min = eta_small(_ZETA_MIN)
+
+        def post(a):
+            if a == 0.0:
+                return 0.5
+            target = -abs(a)
+            if target <= max(lo, eta_min):
+                x = 0.0
+            else:
+                z = brentq(lambda v: eta_small(v) - target, _ZETA_MIN, 0.0, xtol=1e-13,
+                           rtol=4e-15)
+                x = _expit_scalar(z)
+            return 1.0 - x if a > 0 else x
+        return post
 
     def describe(self):
         return f"tempered (t = {self.t:g})"

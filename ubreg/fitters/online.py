@@ -11,90 +11,16 @@ learning rate is η = λ/((p − 1)λ_p²) (eq. 98) with λ ≤ inf φ'' (eq. 97
 λ_p ≥ sup‖x‖_p (eq. 96).
 
 Arrays in, arrays out: the formula, the batches and the design are the
-business of :class:`ubreg.methods.online.OnlineLearner`.
+business of :class:`ubreg.methods.online.OnlineLearner`; the family supplies
+the per-row posterior (``scalar_posterior``) and the curvature bound λ
+(``curvature_lower_bound``).
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from ..families.closed import Entropy, Entropy2, Gini, Matsushita
-from ..families.tempered import Tempered
-
-__all__ = ["grad_psi", "dual_exponent", "p_norms", "curvature_lower_bound", "theorem3_eta",
-           "regret_bound_penalty", "step_sizes", "scalar_posterior", "walk"]
-
-
-# ---------------------------------------------------------------------------
-# scalar posteriors: the per-row loop calls them once per row
-# ---------------------------------------------------------------------------
-def _expit_scalar(a):
-    if a >= 0:
-        return 1.0 / (1.0 + math.exp(-a))
-    e = math.exp(a)
-    return e / (1.0 + e)
-
-
-def scalar_posterior(family):
-    """A float → float posterior ∇φ⁻¹ for the per-row loop.
-
-    Closed forms (math module, ~0.1 µs) for the exact classes that have one;
-    any other family goes through its vectorised ``posterior`` (slower, same
-    values).
-    """
-    kind = type(family)
-    if kind is Entropy:
-        return _expit_scalar
-    if kind is Entropy2:
-        ln2 = math.log(2.0)
-        return lambda a: _expit_scalar(a * ln2)
-    if kind is Gini:
-        # the linear probability model: the posterior leaves [0, 1] as Gini's does
-        return lambda a: 0.5 * (1.0 + a)
-    if kind is Matsushita:
-        return lambda a: 0.5 * (1.0 + a / math.sqrt(1.0 + a * a)) if abs(a) < 1e150 else (
-            1.0 if a > 0 else 0.0)
-    if isinstance(family, Tempered) and family.t not in (0.0, 1.0):
-        return _tempered_scalar_posterior(family)
-    post = family.posterior
-    return lambda a: float(post(a))
-
-
-def _tempered_scalar_posterior(family):
-    """∇φ⁻¹ of the tempered family for one float: Brent's root of the
-    small-side link η_t(ζ) = target in the log-odds ζ ∈ [−746, 0] (the same
-    equation as :meth:`Tempered._small_posterior`, in scalar math: ~50 µs
-    instead of the vectorised solver's overhead per call)."""
-    from scipy.optimize import brentq
-
-    s, c = family._s, family._c
-    lo = family.link_domain[0]
-    ln2 = math.log(2.0)
-
-    def G(z):
-        sz = s * z
-        if abs(sz) < 1.0:
-            return math.log1p(0.5 * math.expm1(sz)) / s
-        return (max(sz, 0.0) + math.log1p(math.exp(-abs(sz))) - ln2) / s
-
-    def eta_small(z):
-        e = -c * G(z)
-        return -math.inf if e > 709.0 else math.exp(e) * math.expm1(c * z)
-
-    eta_min = eta_small(-746.0)
-
-    def post(a):
-        if a == 0.0:
-            return 0.5
-        target = -abs(a)
-        if target <= max(lo, eta_min):
-            x = 0.0
-        else:
-            z = brentq(lambda v: eta_small(v) - target, -746.0, 0.0, xtol=1e-13, rtol=4e-15)
-            x = _expit_scalar(z)
-        return 1.0 - x if a > 0 else x
-    return post
+__all__ = ["grad_psi", "dual_exponent", "p_norms", "theorem3_eta", "regret_bound_penalty",
+           "step_sizes", "walk"]
 
 
 # ---------------------------------------------------------------------------
@@ -134,28 +60,9 @@ def p_norms(X, p):
 
 
 # ---------------------------------------------------------------------------
-# Theorem 3: curvature bound, rate and the penalty of the regret bound
+# Theorem 3: rate and the penalty of the regret bound (the curvature bound
+# λ ≤ inf φ'' of eq. 97 is the family's: ``family.curvature_lower_bound()``)
 # ---------------------------------------------------------------------------
-def curvature_lower_bound(family):
-    """λ = 1/sup hessian_eta = inf φ'' over [0, 1] (the curvature bound of eq. 97).
-
-    Raises
-    ------
-    ValueError
-        If φ'' → 0 somewhere on [0, 1] (no positive λ exists).
-    """
-    lo, hi = family.link_domain
-    lo, hi = max(lo, -50.0), min(hi, 50.0)
-    grid = np.unique(np.r_[np.linspace(lo, hi, 2001), 0.0])
-    with np.errstate(all="ignore"):
-        h = np.asarray(family.hessian_eta(grid), dtype=float)
-    sup = float(np.nanmax(h))
-    if not (np.isfinite(sup) and sup > 0) or sup > 1e12:
-        raise ValueError(f"family {family.describe()} has phi'' -> 0 somewhere on [0, 1]: "
-                         "no positive lambda <= inf phi'' exists; pass eta= or lambda_= explicitly")
-    return 1.0 / sup
-
-
 def theorem3_eta(lam, p, lambda_p):
     """η = λ/((p − 1)λ_p²), Theorem 3's learning rate (eq. 98)."""
     return lam / ((p - 1.0) * lambda_p ** 2)
@@ -187,7 +94,7 @@ def walk(X, y, post, eta, rates, w, theta, w_sum, q, p):
     X : ndarray (n, d), C-contiguous
     y : ndarray (n,) of 0/1
     post : callable float → float
-        ∇φ⁻¹ (see :func:`scalar_posterior`).
+        ∇φ⁻¹ (the family's ``scalar_posterior()``).
     eta : float
         The constant rate, used when ``rates`` is None.
     rates : ndarray (n,) or None

@@ -189,7 +189,7 @@ class OnlineLearner:
     # ---- set-up from the first batch -------------------------------------------
     def _lambda_from_family(self):
         """1/sup hessian_eta = inf φ'' (the curvature bound of eq. 97)."""
-        return qnorm.curvature_lower_bound(self.family)
+        return self.family.curvature_lower_bound()
 
     def _start(self, batch):
         """The state the first batch sets (design, rate, zero iterates) as a dict,
@@ -283,7 +283,7 @@ class OnlineLearner:
         """The per-row loop of Algorithm 2 (:func:`ubreg.fitters.online.walk`)
         from the iterates (w, θ) and the sum of the iterates so far."""
         rates = qnorm.step_sizes(self.n_seen, X.shape[0], eta, self.rate)
-        return qnorm.walk(X, y, qnorm.scalar_posterior(self.family), eta, rates, w, theta,
+        return qnorm.walk(X, y, self.family.scalar_posterior(), eta, rates, w, theta,
                           w_sum, self.q, self.p)
 
     # ---- prediction ---------------------------------------------------------------

@@ -11,15 +11,16 @@ The exact k-NN search is BLAS (numpy's matmul) plus numpy selection, with
 deterministic ties: no runtime dependency beyond numpy.  When ``threadpoolctl``
 is installed (it comes with scikit-learn) chunks of queries run on a thread
 per core with single-threaded BLAS inside each.  See :mod:`ubreg.fitters.gnnb.neighbours`
-for the measurements behind it.
+for the measurements behind it.  The family supplies H* (``family.h_star()``,
+eq. 8) and, for the compiled loops, the closed form of its posterior
+(``family.posterior_form``).
 """
 from __future__ import annotations
 
-from .fitter import LeverageFit, h_star, lemma3_optimal_risk, leverage, surrogate_risk
+from .fitter import LeverageFit, lemma3_optimal_risk, leverage, surrogate_risk
 
 __all__ = [
            "LeverageFit",
-           "h_star",
            "lemma3_optimal_risk",
            "leverage",
            "surrogate_risk",

@@ -3,7 +3,7 @@
 Two kernels, for the families whose posterior has a closed form that numba
 can evaluate with the same floating-point operations as the family's numpy
 ``posterior_pair`` (so that the kernels' numbers are those of the numpy loop
-of :mod:`ubreg.gnnb.fitter`, bit for bit):
+of :mod:`ubreg.fitters.gnnb.fitter`, bit for bit):
 
 * :func:`sequential` — the sequential chooser: every example once in turn,
   all classes together, written as the literal loop of Algorithm 1 (the
@@ -22,13 +22,15 @@ in-order sums) and :func:`levels` (its exact batching of commuting steps).
 Compile time on first use (2-core Xeon, numba 0.68): about 1.5 s for each of
 the two kernels, then a cache load of about 0.2 s per process.
 
-Family kinds (``fitter._compiled_kind``): ``GINI`` p = (1 + η)/2; ``LOGISTIC``
-p = expit(s η) (``entropy`` s = 1, ``entropy2`` s = ln 2), computed as scipy's
+Family kinds (``fitter._compiled_kind``, from the family's ``posterior_form``):
+``GINI`` p = (1 + η)/2 (``"linear"``); ``LOGISTIC`` p = expit(s η)
+(``"logistic"``: ``entropy`` s = 1, ``entropy2`` s = ln 2), computed as scipy's
 expit, 1/(1 + exp(−x)) with the C library's exp; ``SQRT``
-p = ½(1 + u/√(1 + u²)) with u = η/c (``matsushita`` c = 1, ``mu`` c = 1 − μ),
-computed as :func:`ubreg.families.closed._sqrt_posterior_pair`.  Other
-families (numeric inverses: ``power``, ``logcosh``, ``tempered``, custom)
-keep the numpy loop.
+p = ½(1 + u/√(1 + u²)) with u = η/c (``"sqrt"``: ``matsushita`` c = 1, ``mu``
+c = 1 − μ), computed as the small side ½/s/(s + |u|), s = hypot(1, u), and the
+large side 1 minus it, as those families do.  Families that declare no
+``posterior_form`` (numeric inverses: ``power``, ``logcosh``, ``tempered``,
+custom) keep the numpy loop.
 
 ``cache=True`` compiles each kernel once per machine (numba's cache in
 ``__pycache__``, or ``NUMBA_CACHE_DIR``); the module (and numba) is imported

@@ -41,9 +41,10 @@ the sequential loop (LetterRecognition: 16 000 steps fall into about 100 levels)
 The sum over an inverse neighbourhood is added in increasing i, one term after
 the other (:func:`_segment_sums`).
 
-Compiled loops.  For GNNB without ``trace`` and a family whose posterior has a
-closed form (gini, entropy, entropy2, matsushita, mu), both choosers run as
-numba kernels (:mod:`ubreg.gnnb._kernels`): the sequential chooser as the
+Compiled loops.  For GNNB without ``trace`` and a family that declares the
+closed form of its posterior (``family.posterior_form``: gini, entropy,
+entropy2, matsushita, mu), both choosers run as
+numba kernels (:mod:`ubreg.fitters.gnnb._kernels`): the sequential chooser as the
 literal loop of Algorithm 1, GNNB* with a tournament tree for the argmax.  They
 do the numpy loops' floating-point operations in the same order (the
 posteriors as the families compute them, scipy's expit with the C library's
@@ -63,7 +64,7 @@ import numpy as np
 from ...numerics.progress import progress
 from .neighbours import inverse_neighbourhoods
 
-__all__ = ["LeverageFit", "h_star", "lemma3_optimal_risk", "leverage", "surrogate_risk"]
+__all__ = ["LeverageFit", "lemma3_optimal_risk", "leverage", "surrogate_risk"]
 
 CHOOSERS = ("sequential", "largest")
 UPDATES = ("gnnb", "unn")
@@ -109,22 +110,6 @@ class LeverageFit:
     edge_after: np.ndarray | None = None
     n_capped: int = 0
     extra: dict = field(default_factory=dict)
-
-
-def h_star(family) -> float:
-    """H*_ψ = sup_z 1/(b_φ φ''(∇φ⁻¹(z))) = 1/(b_φ min_{(0,1)} φ''), eq. (8).
-
-    It is 1/(b_φ φ''(1/2)) for the families of Table 1 (docs/math.md §8); the
-    minimum is taken on a grid so that families whose φ'' is smallest at the
-    ends (``logcosh``) are covered too.
-    """
-    p = np.concatenate([np.linspace(1e-6, 1.0 - 1e-6, 4001), [0.5]])
-    with np.errstate(all="ignore"):
-        d2 = np.asarray(family.d2phi(p), dtype=np.float64)
-    d2 = d2[np.isfinite(d2) & (d2 > 0)]
-    if d2.size == 0:
-        raise ValueError(f"family {family.describe()}: φ'' is not positive and finite on (0, 1)")
-    return 1.0 / (family.b * float(d2.min()))
 
 
 def surrogate_risk(family, z: np.ndarray) -> np.ndarray:
@@ -196,7 +181,7 @@ def leverage(knn: np.ndarray, Y: np.ndarray, family, *, epsilon: float = 0.5, T:
     T = m if T is None else T
     if not (isinstance(T, (int, np.integer)) and T >= 1):
         raise ValueError(f"T must be a positive integer, got {T!r}")
-    hs = h_star(family)
+    hs = family.h_star()              # H*, eq. (8)
     indptr, indices = inverse_neighbourhoods(knn, m)
     kind = _compiled_kind(family) if (update == "gnnb" and not trace) else None
     if chooser == "largest":
@@ -212,7 +197,7 @@ def leverage(knn: np.ndarray, Y: np.ndarray, family, *, epsilon: float = 0.5, T:
 
 
 # ---------------------------------------------------------------------------
-# compiled loops (numba, :mod:`ubreg.gnnb._kernels`): GNNB without trace, for
+# compiled loops (numba, :mod:`ubreg.fitters.gnnb._kernels`): GNNB without trace, for
 # the families with a closed-form posterior; the same numbers as the numpy loops
 # ---------------------------------------------------------------------------
 #: use the compiled kernels where they apply (tests switch it off to compare)
@@ -220,22 +205,21 @@ COMPILED = True
 
 
 def _compiled_kind(family):
-    """(kind, parameter) for :mod:`._kernels`, or None (numpy loop)."""
+    """(kind, parameter) for :mod:`._kernels`, or None (numpy loop): the kernel
+    that repeats the operations of the family's ``posterior_form``."""
     if not COMPILED:
         return None
-    from ...families.closed import _LN2, Entropy, Entropy2, Gini, Matsushita, Mu
     from ._kernels import GINI, LOGISTIC, SQRT
-    t = type(family)          # exact classes: a subclass may override posterior_pair
-    if t is Gini:
+    form = family.posterior_form
+    if form is None:
+        return None
+    shape, c = form
+    if shape == "linear" and c == 1.0:
         return GINI, 1.0
-    if t is Entropy:
-        return LOGISTIC, 1.0
-    if t is Entropy2:
-        return LOGISTIC, float(_LN2)
-    if t is Matsushita:
-        return SQRT, 1.0
-    if t is Mu:
-        return SQRT, 1.0 - family.mu
+    if shape == "logistic":
+        return LOGISTIC, float(c)
+    if shape == "sqrt":
+        return SQRT, float(c)
     return None
 
 

@@ -16,11 +16,12 @@ maximises a *gain* g with T(left) + T(right) = offset(node) − g, where offset
 is constant over the cuts of one node: gini (CART) uses the classical proxy
 Σ wy²/w, entropy (C4.5) and the square-root families (Kearns–Mansour,
 Matsushita, μ) have closed forms, and any other permissible family goes through
-its ``phi``.  The closed forms are specialisations of the generic formula for
-the exact family classes only (a subclass goes the generic way).
+its ``phi``.  The closed form is the one the family declares
+(``family.impurity_form``: −φ(p) − a_φ = c·g(p) for a standard g); a family
+that declares none goes the generic way.
 
 On large levels of large trees the square-root and entropy gains run in
-compiled one-pass kernels (:mod:`ubreg.tree._kernels`) that give numpy's
+compiled one-pass kernels (:mod:`ubreg.fitters.udt._kernels`) that give numpy's
 values bit for bit (:meth:`Criterion.plan_kernels`, :meth:`Criterion.kernels`).
 """
 from __future__ import annotations
@@ -113,7 +114,7 @@ class Criterion:
         return self.compiled
 
     def kernels(self, m):
-        """:mod:`ubreg.tree._kernels` if a level of ``m`` cuts should use them,
+        """:mod:`ubreg.fitters.udt._kernels` if a level of ``m`` cuts should use them,
         else None: when the tree was planned so (:meth:`plan_kernels`) or numba
         is loaded anyway.  Both routes give the same gains bit for bit, so the
         choice changes the time only."""
@@ -305,19 +306,17 @@ class _Sqrt(Criterion):
 
 
 def make_criterion(family) -> Criterion:
-    """The criterion of ``family``: a closed form for gini, entropy,
-    entropy2, matsushita and mu (exact classes), else the generic φ route."""
-    from ...families.closed import Entropy, Entropy2, Gini, Matsushita, Mu
-
-    kind = type(family)
-    if kind is Gini:
+    """The criterion of ``family``: the closed form its ``impurity_form`` names
+    (gini: CART's proxy; entropy: C4.5, scaled; sqrt: Kearns–Mansour, scaled),
+    else the generic φ route."""
+    form = family.impurity_form
+    if form is None:
+        return Criterion(family)
+    shape, c = form
+    if shape == "gini" and c == 1.0:
         return _Gini(family)
-    if kind is Entropy:
-        return _Entropy(family)
-    if kind is Entropy2:
-        return _Entropy(family, scale=1.0 / np.log(2.0))
-    if kind is Matsushita:
-        return _Sqrt(family, 1.0)
-    if kind is Mu:
-        return _Sqrt(family, 1.0 - family.mu)
+    if shape == "entropy":
+        return _Entropy(family, scale=c)
+    if shape == "sqrt":
+        return _Sqrt(family, c)
     return Criterion(family)
