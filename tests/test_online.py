@@ -285,7 +285,7 @@ def test_predict_pickle_and_summary():
     assert s.frame().shape == (5, 1)
 
 
-@pytest.mark.parametrize("t", [-0.5, 0.3, 0.9, 1.5])
+@pytest.mark.parametrize("t", [-0.5, 0.0, 0.3, 0.9, 1.0 - 1e-13, 1.0, 1.0 + 1e-13, 1.5])
 def test_tempered_scalar_posterior_matches_the_family(t):
     fam = Permissible("tempered", t=t)
     post = fam.scalar_posterior()
