@@ -30,10 +30,12 @@ _JIT = dict(cache=True, nogil=True, error_model="numpy")
 # Histograms: two columns at a time, the bins are summed in a small scratch
 # histogram ``loc`` (L1-resident; each row's statistics are read once per
 # pair of columns), then copied to ``out``; every bin sums its rows in
-# increasing row order.  The loops are written out for k = 2 and 3 statistics,
-# and the root (all rows) and segments (gathered rows) have their own kernels:
-# numba's code is about 1.5–2× slower through helper functions, run-time
-# branches in the loop, or arrays of unknown layout.
+# increasing row order.  The loops are written out for k = 2 and 3 statistics.
+# One kernel body serves the root (all rows, read in place) and the segments
+# (rows gathered first): :func:`_histogram_kernel` compiles it once for each,
+# with the row source a compile-time constant, so neither pays a run-time
+# branch in its loop (numba's code is about 1.5–2× slower through helper
+# functions, run-time branches in the loop, or arrays of unknown layout).
 
 
 @njit(**_JIT)
@@ -55,105 +57,85 @@ def _copy_out(loc, f0, f1, offsets, nbins, k, out):
                 out[o + t, s] = loc[q, t, s]
 
 
-@njit(**_JIT)
+def _histogram_kernel(all_rows):
+    """The histogram kernel over every row (``all_rows``) or over ``rows``.
+
+    ``all_rows`` is frozen into the compiled code (a closure constant), so the
+    row index ``r`` and the statistics' source are chosen at compile time.
+    """
+    @njit(**_JIT)
+    def kernel(codes, feats, offsets, nbins, stats, rows, out):
+        k = stats.shape[1]
+        if all_rows:
+            m = stats.shape[0]
+            st = stats
+        else:
+            # the statistics of the rows, contiguous: one gather
+            m = rows.shape[0]
+            st = np.empty((m, k))
+            for i in range(m):
+                r = rows[i]
+                for s in range(k):
+                    st[i, s] = stats[r, s]
+        loc = _scratch(feats, nbins, k)
+        nf = feats.shape[0]
+        for j in range(0, nf, 2):
+            f0 = feats[j]
+            f1 = feats[min(j + 1, nf - 1)]      # an odd last column pairs with itself
+            c0 = codes[f0]
+            c1 = codes[f1]
+            loc[:] = 0.0
+            if k == 2:
+                for i in range(m):
+                    r = i if all_rows else rows[i]
+                    b0 = c0[r]
+                    b1 = c1[r]
+                    g0 = st[i, 0]
+                    g1 = st[i, 1]
+                    loc[0, b0, 0] += g0
+                    loc[0, b0, 1] += g1
+                    loc[1, b1, 0] += g0
+                    loc[1, b1, 1] += g1
+            elif k == 3:
+                for i in range(m):
+                    r = i if all_rows else rows[i]
+                    b0 = c0[r]
+                    b1 = c1[r]
+                    g0 = st[i, 0]
+                    g1 = st[i, 1]
+                    g2 = st[i, 2]
+                    loc[0, b0, 0] += g0
+                    loc[0, b0, 1] += g1
+                    loc[0, b0, 2] += g2
+                    loc[1, b1, 0] += g0
+                    loc[1, b1, 1] += g1
+                    loc[1, b1, 2] += g2
+            else:
+                for i in range(m):
+                    r = i if all_rows else rows[i]
+                    b0 = c0[r]
+                    b1 = c1[r]
+                    for s in range(k):
+                        loc[0, b0, s] += st[i, s]
+                        loc[1, b1, s] += st[i, s]
+            _copy_out(loc, f0, f1, offsets, nbins, k, out)
+    return kernel
+
+
+_histogram_all = _histogram_kernel(True)
+_histogram_rows = _histogram_kernel(False)
+_NO_ROWS = np.zeros(0, dtype=np.intp)
+
+
 def histogram_all(codes, feats, offsets, nbins, stats, out):
     """``out[offsets[f] + code, s] = Σ stats[r, s]`` over every row r and the
     columns f in ``feats`` (bins of other columns are left untouched)."""
-    m, k = stats.shape
-    loc = _scratch(feats, nbins, k)
-    nf = feats.shape[0]
-    for j in range(0, nf, 2):
-        f0 = feats[j]
-        f1 = feats[min(j + 1, nf - 1)]      # an odd last column pairs with itself
-        c0 = codes[f0]
-        c1 = codes[f1]
-        loc[:] = 0.0
-        if k == 2:
-            for i in range(m):
-                b0 = c0[i]
-                b1 = c1[i]
-                g0 = stats[i, 0]
-                g1 = stats[i, 1]
-                loc[0, b0, 0] += g0
-                loc[0, b0, 1] += g1
-                loc[1, b1, 0] += g0
-                loc[1, b1, 1] += g1
-        elif k == 3:
-            for i in range(m):
-                b0 = c0[i]
-                b1 = c1[i]
-                g0 = stats[i, 0]
-                g1 = stats[i, 1]
-                g2 = stats[i, 2]
-                loc[0, b0, 0] += g0
-                loc[0, b0, 1] += g1
-                loc[0, b0, 2] += g2
-                loc[1, b1, 0] += g0
-                loc[1, b1, 1] += g1
-                loc[1, b1, 2] += g2
-        else:
-            for i in range(m):
-                b0 = c0[i]
-                b1 = c1[i]
-                for s in range(k):
-                    loc[0, b0, s] += stats[i, s]
-                    loc[1, b1, s] += stats[i, s]
-        _copy_out(loc, f0, f1, offsets, nbins, k, out)
+    _histogram_all(codes, feats, offsets, nbins, stats, _NO_ROWS, out)
 
 
-@njit(**_JIT)
 def histogram_rows(codes, feats, offsets, nbins, stats, rows, out):
     """As :func:`histogram_all` over the rows ``rows`` (in that order)."""
-    m = rows.shape[0]
-    k = stats.shape[1]
-    loc = _scratch(feats, nbins, k)
-    # the statistics of the rows, contiguous: one gather
-    st = np.empty((m, k))
-    for i in range(m):
-        r = rows[i]
-        for s in range(k):
-            st[i, s] = stats[r, s]
-    nf = feats.shape[0]
-    for j in range(0, nf, 2):
-        f0 = feats[j]
-        f1 = feats[min(j + 1, nf - 1)]
-        c0 = codes[f0]
-        c1 = codes[f1]
-        loc[:] = 0.0
-        if k == 2:
-            for i in range(m):
-                r = rows[i]
-                b0 = c0[r]
-                b1 = c1[r]
-                g0 = st[i, 0]
-                g1 = st[i, 1]
-                loc[0, b0, 0] += g0
-                loc[0, b0, 1] += g1
-                loc[1, b1, 0] += g0
-                loc[1, b1, 1] += g1
-        elif k == 3:
-            for i in range(m):
-                r = rows[i]
-                b0 = c0[r]
-                b1 = c1[r]
-                g0 = st[i, 0]
-                g1 = st[i, 1]
-                g2 = st[i, 2]
-                loc[0, b0, 0] += g0
-                loc[0, b0, 1] += g1
-                loc[0, b0, 2] += g2
-                loc[1, b1, 0] += g0
-                loc[1, b1, 1] += g1
-                loc[1, b1, 2] += g2
-        else:
-            for i in range(m):
-                r = rows[i]
-                b0 = c0[r]
-                b1 = c1[r]
-                for s in range(k):
-                    loc[0, b0, s] += st[i, s]
-                    loc[1, b1, s] += st[i, s]
-        _copy_out(loc, f0, f1, offsets, nbins, k, out)
+    _histogram_rows(codes, feats, offsets, nbins, stats, rows, out)
 
 
 @njit(**_JIT)
