@@ -231,7 +231,7 @@ def test_clear_errors(client, frame, ddf):
         ubreg.fit("y ~ nope", ddf)
     with pytest.raises(FormulaError, match="not allowed"):
         ubreg.fit("y ~ I(__import__('os').getpid())", ddf)
-    with pytest.raises(DataError, match="na_action='raise'"):
+    with pytest.raises(DataError, match="na_action='fail'"):
         ubreg.fit("y ~ x1", ddf, na_action="raise")
     one_class = dd.from_pandas(frame.assign(y="yes"), npartitions=2)
     with pytest.raises(ubreg.errors.ResponseError):

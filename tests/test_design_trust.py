@@ -232,3 +232,76 @@ def test_predict_refuses_what_fit_refused(frame):
     m = _quiet_fit("y ~ x", frame)
     with pytest.raises(PredictionError, match="'x'"):
         m.predict(frame.assign(x=frame.x.astype(str) + "z"))
+
+
+# --- R's model.frame: subset, offsets, grouped responses, na.action names -------------------
+def test_subset_as_expression_or_booleans(frame):
+    mf = build_model_frame("y ~ x", frame, subset="age > 30 & x < 1.8")
+    keep = (frame.age > 30) & (frame.x < 1.8)
+    assert list(mf.index) == list(frame.index[keep]) and mf.n_outside_subset == (~keep).sum()
+    same = build_model_frame("y ~ x", frame, subset=keep.to_numpy())
+    np.testing.assert_array_equal(same.X, mf.X)
+    with pytest.raises(FormulaError, match="not allowed"):
+        build_model_frame("y ~ x", frame, subset="__import__('os')")
+    with pytest.raises(DataError, match="subset has 3 values but the data have 120 rows"):
+        build_model_frame("y ~ x", frame, subset=[True, False, True])
+    w = np.arange(len(frame), dtype=float) + 1
+    assert np.array_equal(build_model_frame("y ~ x", frame, weights=w, subset=keep).weights,
+                          w[keep.to_numpy()])
+
+
+def test_offsets_from_the_formula_and_the_argument(frame):
+    mf = build_model_frame("y ~ x + offset(log(age)) + offset(x / 2)", frame)
+    np.testing.assert_allclose(mf.offset, np.log(frame.age) + frame.x / 2)
+    assert mf.design.column_names == ["Intercept", "x"]
+    by_name = build_model_frame("y ~ x", frame, offset="age")
+    np.testing.assert_allclose(by_name.offset, frame.age)
+    by_expr = build_model_frame("y ~ x", frame, offset="0.02 * age")
+    np.testing.assert_allclose(by_expr.offset, 0.02 * frame.age)
+    np.testing.assert_allclose(by_expr.design.offset_of(frame.head(3)), 0.02 * frame.age[:3])
+    arr = build_model_frame("y ~ x", frame, offset=np.ones(len(frame)))
+    np.testing.assert_allclose(arr.offset, 1.0)
+    with pytest.raises(PredictionError, match="given as an array"):
+        arr.design.offset_of(frame)
+    d = frame.copy()
+    d.loc[4, "age"] = np.nan
+    assert build_model_frame("y ~ x + offset(log(age))", d).n_dropped == 1
+
+
+def test_cbind_and_proportion_responses():
+    data = pd.DataFrame({"s": [3, 0, 5, 2], "f": [1, 4, 0, 2], "x": [0.1, 0.4, 0.2, 0.9]})
+    mf = build_model_frame("cbind(s, f) ~ x", data, proportions=True)
+    np.testing.assert_allclose(mf.y, [0.75, 0.0, 1.0, 0.5])
+    np.testing.assert_allclose(mf.weights, [4, 4, 5, 4])
+    assert mf.response.kind == "proportion"
+    prop = build_model_frame("p ~ x", data.assign(p=data.s / (data.s + data.f)),
+                             weights=data.s + data.f, proportions=True)
+    np.testing.assert_allclose(prop.y, mf.y)
+    with pytest.raises(ubreg.errors.ResponseError, match="proportions"):
+        build_model_frame("cbind(s, f) ~ x", data)
+    with pytest.raises(ubreg.errors.ResponseError, match="proportions"):
+        ubreg.fit("cbind(s, f) ~ x", data, method="udt")
+
+
+@pytest.mark.parametrize("name, alias", [("omit", "drop"), ("fail", "raise")])
+def test_na_action_takes_r_names_and_the_old_ones(frame, name, alias):
+    d = frame.copy()
+    d.loc[3, "x"] = np.nan
+    if name == "omit":
+        assert build_model_frame("y ~ x", d, na_action=name).n_dropped == 1
+        assert build_model_frame("y ~ x", d, na_action=alias).n_dropped == 1
+        assert build_model_frame("y ~ x", d, na_action="exclude").na_action == "exclude"
+    else:
+        for value in (name, alias):
+            with pytest.raises(DataError, match="'x'"):
+                build_model_frame("y ~ x", d, na_action=value)
+    with pytest.raises(ValueError, match="'omit', 'exclude', 'fail'"):
+        build_model_frame("y ~ x", d, na_action="pass")
+
+
+def test_logical_operators_have_r_precedence(frame):
+    mf = build_model_frame("y ~ I(age > 30 & x < 1.5) + I(age < 25 | !x > 1.2)", frame)
+    np.testing.assert_array_equal(mf.X[:, 1], ((frame.age > 30) & (frame.x < 1.5)).astype(float))
+    np.testing.assert_array_equal(mf.X[:, 2],
+                                  ((frame.age < 25) | ~(frame.x > 1.2)).astype(float))
+    assert mf.design.column_names[1] == "I(age > 30 & x < 1.5)[T.True]"

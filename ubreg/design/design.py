@@ -32,7 +32,7 @@ class _RecordingNAAction(NAAction):
 
     def __init__(self, on_NA="drop"):
         super().__init__(on_NA="drop", NA_types=["None", "NaN"])
-        self.mode = on_NA
+        self.mode = "fail" if on_NA in ("fail", "raise") else "omit"
         self.mask = None
         self.na_factors = []
 
@@ -45,9 +45,9 @@ class _RecordingNAAction(NAAction):
                 self.na_factors.append((name, int(np.sum(is_na))))
             mask |= is_na
         self.mask = mask
-        if self.mode == "raise" and mask.any():
+        if self.mode == "fail" and mask.any():
             detail = ", ".join(f"{name!r} ({k} rows)" for name, k in self.na_factors)
-            raise DataError(f"missing values (NA) in {detail} and na_action='raise'")
+            raise DataError(f"missing values (NA) in {detail} and na_action='fail'")
         return super().handle_NA(values, is_NAs, origins)
 
 
@@ -71,8 +71,11 @@ class Design:
     Wraps patsy's DesignInfo; pickles (see :class:`_DesignPickler`).
     """
 
-    def __init__(self, design_info, formula_rhs: str, label_levels: dict | None = None):
+    def __init__(self, design_info, formula_rhs: str, label_levels: dict | None = None,
+                 offset=None):
         self.design_info = design_info
+        #: the model's offset (:class:`~ubreg.design.offset.OffsetSpec`), rebuilt on new data
+        self.offset = offset
         self.formula_rhs = formula_rhs
         self.label_levels = dict(label_levels or {})
 
@@ -136,12 +139,25 @@ class Design:
 
     def __getstate__(self):
         return {"design_info": _dumps_design_info(self.design_info),
-                "formula_rhs": self.formula_rhs, "label_levels": self.label_levels}
+                "formula_rhs": self.formula_rhs, "label_levels": self.label_levels,
+                "offset": self.offset}
 
     def __setstate__(self, state):
         self.design_info = pickle.loads(state["design_info"])
         self.formula_rhs = state["formula_rhs"]
         self.label_levels = state.get("label_levels", {})
+        self.offset = state.get("offset")
+
+    @property
+    def has_offset(self) -> bool:
+        return self.offset is not None and self.offset.present
+
+    def offset_of(self, data) -> np.ndarray:
+        """The offset of every row of new ``data`` (zeros without one; NaN where a
+        variable it reads is missing)."""
+        if not self.has_offset:
+            return np.zeros(len(data))
+        return self.offset.for_new_data(data)
 
     def __repr__(self):
         return f"Design({self.formula_rhs!r}, columns={self.column_names})"

@@ -9,7 +9,7 @@ import pandas as pd
 import patsy
 from patsy import ModelDesc, PatsyError
 
-from ..errors import DataError, FormulaError
+from ..errors import DataError, FormulaError, ResponseError
 from ..numerics.limits import check_allocation
 from .checks import (
     _as_categoricals,
@@ -17,27 +17,17 @@ from .checks import (
     _check_real,
     _label_levels,
     _translate_patsy_error,
-    as_frame,
     patsy_input,
 )
-from .coerce import normalise_columns
 from .design import Design, _RecordingNAAction, check_design_size
 from .namespace import _environment
-from .parse import (
-    _check_formula_names,
-    expand_dot,
-    formula_variables,
-    parse_formula,
-    response_values,
-)
+from .offset import OffsetSpec
+from .prepare import prepare
 from .response import (
     Response,
     _check_weighted_classes,
-    check_response_finite,
-    check_weights,
     code_response,
     code_response_multiclass,
-    is_na,
 )
 from .safety import variable_names
 
@@ -57,43 +47,16 @@ class ModelFrame:
     n_input: int
     dropped: pd.Index
     na_factors: list = field(default_factory=list)
+    #: the offset of every row used (zeros without one): η = Xβ + offset
+    offset: np.ndarray | None = None
+    #: R's na.action: "omit", "exclude" (outputs padded to the input rows) or "fail"
+    na_action: str = "omit"
+    #: rows left out by ``subset`` (not counted as dropped)
+    n_outside_subset: int = 0
 
     @property
     def n_dropped(self) -> int:
         return len(self.dropped)
-
-
-@dataclass
-class _Parsed:
-    """What both frame builders learn before touching the predictors."""
-
-    formula: str
-    desc: ModelDesc
-    weights: np.ndarray | None
-    response_name: str
-    response_values: object
-    response_na: np.ndarray
-
-
-def _prepare(formula, data, weights, na_action, trusted) -> tuple[pd.DataFrame, _Parsed]:
-    """Validate the data and formula; evaluate the response and weights."""
-    data = as_frame(data, "data")
-    if na_action not in ("drop", "raise"):
-        raise ValueError(f"na_action must be 'drop' or 'raise', got {na_action!r}")
-    if len(data) == 0:
-        raise DataError("data has 0 rows")
-    formula = expand_dot(formula, data.columns)
-    desc = parse_formula(formula, data.columns)
-    _check_formula_names(desc, data, formula, trusted)
-    data = normalise_columns(data, formula_variables(desc))
-    w_full = check_weights(weights, data)
-    name, yvals = response_values(desc, data, formula)
-    check_response_finite(yvals, name)
-    y_na = is_na(yvals)
-    if y_na.any() and na_action == "raise":
-        raise DataError(f"missing values (NA) in response {name!r} ({int(y_na.sum())} rows) "
-                        f"and na_action='raise'")
-    return data, _Parsed(formula, desc, w_full, name, yvals, y_na)
 
 
 def _levels_of(factor, frame: pd.DataFrame) -> int:
@@ -126,28 +89,11 @@ def _check_estimated_size(terms, frame: pd.DataFrame) -> None:
                      "levels")
 
 
-def build_model_frame(formula: str, data, weights=None, na_action: str = "drop",
-                      positive=None, response: str = "binary", trusted: bool = False) -> ModelFrame:
-    """Evaluate ``formula`` on ``data``: design matrix, 0/1 response, weights.
-
-    Rows with NA in the response or in any variable the formula uses are
-    dropped (``na_action="drop"``, counted in ``n_dropped``) or refused
-    (``na_action="raise"``).  Never modifies ``data``.  Formula terms must pass
-    :func:`check_formula_code` unless ``trusted=True``.  ``response="multiclass"``
-    codes a response with two or more classes as 0..C−1 instead of 0/1.
-    A ``.`` on the right of ``~`` stands for every other column.
-    """
-    data, parsed = _prepare(formula, data, weights, na_action, trusted)
-    formula, desc, w_full = parsed.formula, parsed.desc, parsed.weights
-    name, yvals, y_na = parsed.response_name, parsed.response_values, parsed.response_na
-    rhs = ModelDesc([], desc.rhs_termlist)
-    frame = data if not y_na.any() else data.loc[~y_na]
-    used = set().union(*[variable_names(f.code) for t in desc.rhs_termlist for f in t.factors])
-    _check_real(frame, used)
-    label_levels = _label_levels(frame, sorted(used))
-    frame = _as_categoricals(frame, label_levels, "data")
+def _design_matrix(rhs: ModelDesc, frame: pd.DataFrame, used, na_action: str, formula: str):
+    """patsy's design of ``frame`` (size checked before it is built), and the NA
+    bookkeeping of its rows."""
     _check_estimated_size(rhs.rhs_termlist, frame)
-    na = _RecordingNAAction(na_action)
+    na = _RecordingNAAction("raise" if na_action == "fail" else "drop")
     try:
         data_in = patsy_input(frame, used)
         (info,) = patsy.design_matrix_builders([rhs.rhs_termlist], lambda: iter([data_in]),
@@ -161,29 +107,92 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "drop",
     except Exception as exc:  # anything else patsy or a user transform raised
         raise FormulaError(f"cannot build the design of {formula!r}: "
                            f"{type(exc).__name__}: {exc}") from None
-    design = Design(X.design_info, rhs.describe(), label_levels)
-    X = np.asarray(X, dtype=np.float64)
     if X.shape[1] == 0:
         raise FormulaError(f"formula {formula!r} has no terms on the right-hand side")
+    return X, na
+
+
+def _offset_of(prep, frame: pd.DataFrame, keep_rows: np.ndarray, trusted: bool):
+    """The offset spec and its values on ``frame``; rows where it is NA join the
+    rows to drop (``keep_rows`` is updated)."""
+    spec = OffsetSpec.learn(prep.offset_codes, frame, prep.data.columns, trusted,
+                            prep.offset_array is not None)
+    values = spec.values(frame)
+    if prep.offset_array is not None:
+        values = values + prep.offset_array[keep_rows]
+    bad = np.isnan(values)
+    if bad.any() and prep.na_action == "fail":
+        raise DataError(f"missing values (NA) in the offset ({int(bad.sum())} rows) and "
+                        "na_action='fail'")
+    return spec, values, bad
+
+
+def build_model_frame(formula: str, data, weights=None, na_action: str = "omit",
+                      positive=None, response: str = "binary", trusted: bool = False,
+                      offset=None, subset=None, proportions: bool = False) -> ModelFrame:
+    """Evaluate ``formula`` on ``data``: design matrix, response, weights, offset.
+
+    R's ``model.frame``: ``subset`` (a boolean array or an expression) first; rows
+    with NA in the response, the offset or any variable the formula uses dropped
+    (``na_action="omit"`` or ``"exclude"``, counted in ``n_dropped``) or refused
+    (``"fail"``).  Never modifies ``data``.  Formula terms must pass
+    :func:`check_formula_code` unless ``trusted=True``.  ``response="multiclass"``
+    codes a response with two or more classes as 0..C−1 instead of 0/1;
+    ``proportions=True`` accepts proportions and ``cbind(successes, failures)``.
+    A ``.`` on the right of ``~`` stands for every other column.
+    """
+    prep = prepare(formula, data, weights, na_action, trusted, offset, subset)
+    data, desc, formula, y_na = prep.data, prep.desc, prep.formula, prep.response_na
+    rhs = ModelDesc([], desc.rhs_termlist)
+    frame = data if not y_na.any() else data.loc[~y_na]
+    offset_spec, offset_values, offset_na = _offset_of(prep, frame, ~y_na, trusted)
+    if offset_na.any():
+        frame = frame.loc[~offset_na]
+    used = set().union(*[variable_names(f.code) for t in desc.rhs_termlist for f in t.factors])
+    _check_real(frame, used)
+    label_levels = _label_levels(frame, sorted(used))
+    frame = _as_categoricals(frame, label_levels, "data")
+    X, na = _design_matrix(rhs, frame, used, prep.na_action, formula)
+    design = Design(X.design_info, rhs.describe(), label_levels, offset_spec)
+    X = np.asarray(X, dtype=np.float64)
     rhs_na = na.mask if na.mask is not None else np.zeros(len(frame), dtype=bool)
     keep = ~y_na
+    keep[np.flatnonzero(keep)[offset_na]] = False
     keep[np.flatnonzero(keep)[rhs_na]] = False
-    index = data.index[keep]
-    if len(index) == 0:
+    if not keep.any():
         raise DataError(f"no rows left after removing missing values: all {len(data)} rows have "
                         f"NA in a variable of the formula")
     _check_finite(X, design.column_names, "data")
-    yk = yvals[keep] if isinstance(yvals, pd.Series) else yvals[keep]
-    if response == "multiclass":
-        y, response_info = code_response_multiclass(pd.Series(yk), name)
-    else:
-        y, response_info = code_response(yk, name, positive)
-    w = np.ones(len(y)) if w_full is None else w_full[keep]
+    y, response_info = _coded_response(prep, keep, response, positive, proportions)
+    w = np.ones(len(y)) if prep.weights is None else prep.weights[keep]
     if not (w > 0).any():
         raise DataError("weights are all zero on the rows left after removing missing values")
-    _check_weighted_classes(y, w, name)
-    na_factors = list(na.na_factors)
-    if y_na.any():
-        na_factors.insert(0, (name, int(y_na.sum())))
-    return ModelFrame(X=X, y=y, weights=w, design=design, response=response_info, index=index,
-                      n_input=len(data), dropped=data.index[~keep], na_factors=na_factors)
+    if response_info.kind != "proportion":
+        _check_weighted_classes(y, w, prep.response_name)
+    na_factors = _na_counts(prep, offset_na, na.na_factors)
+    return ModelFrame(X=X, y=y, weights=w, design=design, response=response_info,
+                      index=data.index[keep], n_input=len(data), dropped=data.index[~keep],
+                      na_factors=na_factors, offset=offset_values[~offset_na][~rhs_na],
+                      na_action=prep.na_action, n_outside_subset=prep.n_outside_subset)
+
+
+def _coded_response(prep, keep, response, positive, proportions):
+    yvals = prep.response_values
+    yk = yvals[keep] if isinstance(yvals, pd.Series) else np.asarray(yvals)[keep]
+    if response == "multiclass":
+        if prep.grouped:
+            raise ResponseError(f"response {prep.response_name!r}: cbind() gives a proportion, "
+                                "not classes")
+        return code_response_multiclass(pd.Series(yk), prep.response_name)
+    return code_response(pd.Series(yk) if not isinstance(yk, pd.Series) else yk,
+                         prep.response_name, positive, proportions, prep.grouped)
+
+
+def _na_counts(prep, offset_na, factor_counts) -> list:
+    """(variable, rows with NA) in R's order: the response, the offset, the terms."""
+    counts = []
+    if prep.response_na.any():
+        counts.append((prep.response_name, int(prep.response_na.sum())))
+    if offset_na.any():
+        counts.append(("offset", int(offset_na.sum())))
+    return counts + list(factor_counts)

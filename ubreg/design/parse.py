@@ -13,7 +13,7 @@ from patsy import ModelDesc, PatsyError
 from ..errors import FormulaError
 from .namespace import _PATSY_BUILTINS, _environment, _known_names
 from .safety import check_formula_code, variable_names
-from .terms import nfkc, quoted_name, rewrite_terms
+from .terms import bang_as_not, nfkc, quoted_name, rewrite_terms
 
 __all__ = ['expand_dot', 'parse_formula', 'response_values']
 
@@ -56,6 +56,7 @@ def _split_tilde(formula: str) -> tuple[str, str] | None:
     return None
 
 
+_GROUPED = re.compile(r"^\s*cbind\s*\(")
 _FLAT_TERMS = 100
 
 
@@ -148,7 +149,7 @@ def parse_formula(formula: str, columns=()) -> ModelDesc:
     if _split_tilde(formula) is None:
         raise FormulaError(f"formula {formula!r} has no '~': write it as 'response ~ terms'")
     try:
-        desc = ModelDesc.from_formula(_formula_carets(formula))
+        desc = ModelDesc.from_formula(_formula_carets(bang_as_not(formula)))
     except PatsyError as exc:
         raise FormulaError(f"cannot parse formula {formula!r}: "
                            f"{str(exc).splitlines()[0]}") from None
@@ -174,7 +175,7 @@ def _check_unicode_collisions(desc: ModelDesc, columns, formula: str) -> None:
     for col in map(str, columns):
         groups.setdefault(nfkc(col), []).append(col)
     for factor in _factors(desc):
-        for name in variable_names(factor.name()):
+        for name in variable_names(factor.code):
             group = groups.get(nfkc(name), [])
             if len(group) > 1:
                 raise FormulaError(
@@ -200,6 +201,8 @@ def _check_formula_names(desc: ModelDesc, data: pd.DataFrame, formula: str,
     if not trusted:
         columns = frozenset(map(str, data.columns))
         for factor in _factors(desc):
+            if _GROUPED.match(factor.code):
+                continue                # cbind(successes, failures): each part is checked
             check_formula_code(factor.code, columns, n_rows=len(data), shown=factor.name())
 
 

@@ -188,9 +188,9 @@ def build_partition_frame(parsed: PartitionedFormula, design: Design, response: 
     frame = normalise_columns(frame, formula_variables(parsed.desc))
     _, yvals = response_values(parsed.desc, frame, parsed.formula)
     y_na = is_na(yvals)
-    if y_na.any() and na_action == "raise":
+    if y_na.any() and na_action in ("raise", "fail"):
         raise DataError(f"missing values (NA) in response {parsed.response_name!r} "
-                        f"({int(y_na.sum())} rows) and na_action='raise'")
+                        f"({int(y_na.sum())} rows) and na_action='fail'")
     kept = frame if not y_na.any() else frame.loc[~y_na]
     kept = _as_categoricals(kept, design.label_levels, "data")
     na = _RecordingNAAction(na_action)

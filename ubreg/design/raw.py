@@ -22,8 +22,8 @@ from .checks import (
 )
 from .coerce import normalise_columns
 from .design import variables_of
-from .frame import _prepare
 from .namespace import _dumps_design_info, _environment
+from .prepare import prepare
 from .response import Response, _check_weighted_classes, code_response
 from .safety import variable_names
 
@@ -145,16 +145,21 @@ class RawFrame:
         return len(self.dropped)
 
 
-def build_raw_frame(formula: str, data, weights=None, na_action: str = "drop",
-                    positive=None, trusted: bool = False) -> RawFrame:
+def build_raw_frame(formula: str, data, weights=None, na_action: str = "omit",
+                    positive=None, trusted: bool = False, subset=None) -> RawFrame:
     """Like :func:`build_model_frame`, but predictors stay raw columns.
 
     Rows with NA in the response are dropped (counted).  NA in predictors is
-    kept for the method to handle, or refused with ``na_action="raise"``.
+    kept for the method to handle, or refused with ``na_action="fail"``.  Trees
+    take no offset and a binary response only.
     """
-    data, parsed = _prepare(formula, data, weights, na_action, trusted)
-    formula, desc, w_full = parsed.formula, parsed.desc, parsed.weights
-    name, yvals, y_na = parsed.response_name, parsed.response_values, parsed.response_na
+    prep = prepare(formula, data, weights, na_action, trusted, None, subset)
+    if prep.offset_codes:
+        raise FormulaError(f"formula {prep.formula!r}: offset() has no meaning for this method "
+                           "(a tree has no linear predictor)")
+    data, formula, desc, w_full = prep.data, prep.formula, prep.desc, prep.weights
+    name, yvals, y_na = prep.response_name, prep.response_values, prep.response_na
+    na_action = prep.na_action
     for term in desc.rhs_termlist:
         if len(term.factors) > 1:
             raise FormulaError(f"term {term.name()!r}: interactions are not supported by this "
@@ -182,11 +187,11 @@ def build_raw_frame(formula: str, data, weights=None, na_action: str = "drop",
         k = int(np.sum(col.values < 0) if col.kind == "categorical" else np.isnan(col.values).sum())
         if k:
             na_counts[col.name] = k
-    if na_counts and na_action == "raise":
+    if na_counts and na_action == "fail":
         detail = ", ".join(f"{n!r} ({k} rows)" for n, k in na_counts.items())
-        raise DataError(f"missing values (NA) in {detail} and na_action='raise'")
+        raise DataError(f"missing values (NA) in {detail} and na_action='fail'")
     keep = ~y_na
-    y, response = code_response(yvals[keep], name, positive)
+    y, response = code_response(yvals[keep], name, positive, grouped=prep.grouped)
     w = np.ones(len(y)) if w_full is None else w_full[keep]
     if not (w > 0).any():
         raise DataError("weights are all zero on the rows used")

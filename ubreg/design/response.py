@@ -63,14 +63,37 @@ def check_response_finite(values, name: str) -> None:
                         "(use NaN for a missing label)")
 
 
-def code_response(values: pd.Series, name: str, positive=None) -> tuple[np.ndarray, Response]:
+def _proportion(values: pd.Series, name: str, allowed: bool, grouped: bool):
+    """0/1 and fractional values in [0, 1] (R's binomial proportions, fitted with the
+    number of trials as weights), coded as they are; None when not proportions."""
+    arr = np.asarray(values[~is_na(values)])
+    if arr.dtype.kind not in "iuf" or not len(arr):
+        return None
+    fractional = grouped or bool(np.any((arr > 0) & (arr < 1)))
+    if not fractional or arr.min() < 0 or arr.max() > 1:
+        return None
+    if not allowed:
+        raise ResponseError(f"response {name!r} holds proportions (values in [0, 1]); this "
+                            "method needs a binary response (only method='uls' with the "
+                            "design columns fits proportions and cbind(successes, failures))")
+    y = np.asarray(values, dtype=np.float64)
+    return y, Response(name=name, levels=[0, 1], positive=1, kind="proportion")
+
+
+def code_response(values: pd.Series, name: str, positive=None, proportions: bool = False,
+                  grouped: bool = False) -> tuple[np.ndarray, Response]:
     """Code a binary response as 0/1; NA rows give NaN.
 
     The positive class (y = 1) is the second level in sorted order, as in R,
     unless ``positive`` names it.  A pandas Categorical keeps its own level
-    order, as an R factor does.
+    order, as an R factor does.  Numbers in [0, 1] that are not all 0 or 1, and a
+    ``cbind(successes, failures)`` response (``grouped``), are proportions: coded as
+    they are (kind ``"proportion"``) when ``proportions`` is allowed, else refused.
     """
     check_response_finite(values, name)
+    coded = _proportion(values, name, proportions, grouped)
+    if coded is not None:
+        return coded
     na = is_na(values)
     present = values[~na]
     if isinstance(values.dtype, pd.CategoricalDtype):

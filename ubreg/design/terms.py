@@ -15,9 +15,13 @@ coefficients stays the one written:
   of the function (``_ubreg_fn_C``), so both the column and ``C(g)`` work.
 - Python reads identifiers in Unicode normal form NFKC (``ｘ`` as ``x``): a
   column whose name is not in that form is read through ``Q("ｘ")``.
+- ``&``, ``|`` and ``!`` have R's precedence, below the comparisons:
+  ``I(age > 30 & mass < 40)`` and ``subset="age > 30 & mass < 40"`` mean what they
+  mean in R (Python would read ``age > (30 & mass) < 40``); they act elementwise.
 """
 from __future__ import annotations
 
+import ast
 import io
 import keyword
 import re
@@ -29,7 +33,7 @@ from patsy import EvalFactor, ModelDesc, Term
 from .namespace import ESCAPE
 from .safety import CALLS_ALLOWED
 
-__all__ = ["UFactor", "rewrite_code", "rewrite_terms", "quoted_name", "nfkc"]
+__all__ = ["UFactor", "rewrite_code", "rewrite_terms", "quoted_name", "nfkc", "bang_as_not"]
 
 _SPACED_CARET = re.compile(r"\s*\^\s*")
 _STRING_LITERAL = re.compile(r"'(?:[^'\\]|\\.)*'" r'|"(?:[^"\\]|\\.)*"')
@@ -68,11 +72,18 @@ def _significant(tokens):
                                                 tokenize.ENDMARKER)]
 
 
+_LOGICAL = {"&": " and ", "|": " or "}
+
+
 def _replacement(tokens, i: int, columns: set) -> str | None:
     """The new text of token ``i``, or None to keep it."""
     tok = tokens[i]
     if tok.type == tokenize.OP and tok.string == "^":
         return "**"
+    if tok.type == tokenize.OP and tok.string in _LOGICAL:
+        return _LOGICAL[tok.string]
+    if tok.type == tokenize.ERRORTOKEN and tok.string == "!":
+        return " not "
     if tok.type != tokenize.NAME or keyword.iskeyword(tok.string):
         return None
     before = tokens[i - 1].string if i > 0 else ""
@@ -107,18 +118,67 @@ def rewrite_code(code: str, columns) -> str:
         end = starts[tok.end[0] - 1] + tok.end[1]
         pieces += [code[last:begin], new]
         last = end
-    return "".join(pieces) + code[last:] if pieces else code
+    if not pieces:
+        return _elementwise(code) if _is_logical(tokens) else code
+    out = "".join(pieces) + code[last:]
+    return _elementwise(out) if _is_logical(tokens) else out
+
+
+def _is_logical(tokens) -> bool:
+    return any(t.string in ("&", "|", "!", "and", "or", "not") for t in tokens)
+
+
+def bang_as_not(text: str) -> str:
+    """R's ``!`` as Python's ``not`` (``!=`` kept, strings untouched): patsy's
+    tokenizer cannot read a lone ``!``."""
+    if "!" not in text:
+        return text
+    pieces, last = [], 0
+    for m in _STRING_LITERAL.finditer(text):
+        pieces += [re.sub(r"!(?!=)", " not ", text[last:m.start()]), m.group()]
+        last = m.end()
+    return "".join(pieces) + re.sub(r"!(?!=)", " not ", text[last:])
+
+
+class _Elementwise(ast.NodeTransformer):
+    """``and``/``or``/``not`` (R's precedence) as the elementwise ``&``/``|``/``~``."""
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        op = ast.BitAnd() if isinstance(node.op, ast.And) else ast.BitOr()
+        out = node.values[0]
+        for value in node.values[1:]:
+            out = ast.BinOp(left=out, op=op, right=value)
+        return out
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Not):
+            return ast.UnaryOp(op=ast.Invert(), operand=node.operand)
+        return node
+
+
+def _elementwise(code: str) -> str:
+    try:
+        tree = ast.parse(code.strip(), mode="eval")
+    except SyntaxError:
+        return code                      # the check reports it
+    return ast.unparse(ast.fix_missing_locations(_Elementwise().visit(tree)))
+
+
+def _r_spelling(text: str) -> str:
+    return re.sub(r"\bnot\s+", "!", _SPACED_CARET.sub("^", text))
 
 
 def _display(code: str) -> str:
-    """The name shown for a term: patsy's spacing, but R's ``x^2`` for a power."""
-    if "^" not in code:
+    """The name shown for a term: patsy's spacing, but R's ``x^2`` and ``!x``."""
+    if "^" not in code and "not" not in code:
         return code
     pieces, last = [], 0
     for m in _STRING_LITERAL.finditer(code):
-        pieces += [_SPACED_CARET.sub("^", code[last:m.start()]), m.group()]
+        pieces += [_r_spelling(code[last:m.start()]), m.group()]
         last = m.end()
-    return "".join(pieces) + _SPACED_CARET.sub("^", code[last:])
+    return "".join(pieces) + _r_spelling(code[last:])
 
 
 def _factor(factor, columns):
