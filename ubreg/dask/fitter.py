@@ -13,8 +13,9 @@ sums reduced on the cluster:
 - final pass: the sandwich pieces A, B_model, B_robust, deviance, null
   deviance, Bernoulli log-likelihood, and the extremes of p̂ the warnings need.
 
-The stopping rule (largest |normalised edge| ≤ tol), the line search and the
-linear algebra on the client are those of the in-memory fitter.
+The iteration itself (stopping rule, Newton step, line search) is the one the
+in-memory fitter runs, :func:`ubreg.numerics.newton.newton`, driven here by
+:class:`_PartitionProblem`, whose risk, gradient and Hessian are those sums.
 """
 from __future__ import annotations
 
@@ -23,16 +24,8 @@ import warnings
 import numpy as np
 
 from ..errors import ConvergenceWarning, DataError, ResponseError, SeparationWarning
-from ..fitters.uls import (
-    LinearFit,
-    _accept,
-    _working_gram,
-    working_scale,
-    working_shift,
-    working_transform,
-)
+from ..fitters.uls import LinearFit, working_gram, working_scale, working_shift, working_transform
 from ..methods.fit import FitSpec
-from ..methods.uls import R_EPS, SEPARATION_SYMPTOM, separation_possible
 from ..numerics.aliasing import (
     AliasCheck,
     Scatter,
@@ -42,7 +35,8 @@ from ..numerics.aliasing import (
     merge_scatter,
     reduce_scatter,
 )
-from ..numerics.linalg import solve_spd
+from ..numerics.newton import NewtonProblem, newton
+from ..numerics.separation import R_EPS, SEPARATION_SYMPTOM
 from ..results.inference import bernoulli_loglik, covariances, meat_weights
 from .frame import prepare_partitions
 from .packed import BLOCK_ROWS
@@ -273,6 +267,31 @@ def fit_linear_dask(spec: FitSpec, *, solver: str = "corrective", tol: float = 1
     """
     from .result import DaskLinearResult
 
+    _check_options(spec, solver, on_separation, persist)
+    family = spec.family
+    parts = prepare_partitions(spec, persist=persist)
+    intercept = (parts.design.column_names.index("Intercept") if parts.design.has_intercept
+                 else None)
+    setup = reduce_sums(parts.frames, _setup_sums, family, intercept is not None)
+    _check_rows(setup, parts.parsed.response_name)
+    problem = _PartitionProblem(parts.frames, family, setup, intercept)
+    run = newton(problem, problem.risk, wsum=problem.wsum, scale=problem.scale,
+                 risk_scale=family.risk_scale, tol=tol,
+                 maxiter=100 if maxiter is None else maxiter)
+    ybar = setup["wy"] / setup["wsum"]
+    eta0 = family.intercept_only_eta(ybar) if parts.design.has_intercept else 0.0
+    fit, covariance, final = problem.finish(run, eta0, spec.weight_kind)
+    result = DaskLinearResult(fit=fit, covariance=covariance, separation=None,
+                              stats=_stats(setup, final, problem.passes, parts),
+                              partitioned=parts, formula=spec.formula, family=family,
+                              design=parts.design, response=parts.response, call=spec.call,
+                              na_factors=list(setup["na_counts"].items()),
+                              weight_kind=spec.weight_kind)
+    _warn(result, family, tol, on_separation)
+    return result
+
+
+def _check_options(spec, solver, on_separation, persist):
     if isinstance(spec.family, list):
         raise ValueError("a bag of families (family=[...]) needs weak learners, which need the "
                          "data in memory")
@@ -283,46 +302,41 @@ def fit_linear_dask(spec: FitSpec, *, solver: str = "corrective", tol: float = 1
         raise ValueError(f"on_separation must be 'warn' or 'raise', got {on_separation!r}")
     if persist not in ("auto", True, False):
         raise ValueError(f"persist must be 'auto', True or False, got {persist!r}")
-    maxiter = 100 if maxiter is None else maxiter
-    family = spec.family
-    parts = prepare_partitions(spec, persist=persist)
-    names = parts.design.column_names
-    intercept = names.index("Intercept") if parts.design.has_intercept else None
-    setup = reduce_sums(parts.frames, _setup_sums, family, intercept is not None)
+
+
+def _check_rows(setup, response_name):
+    """The errors of the in-memory method on the rows the setup pass counted."""
     if setup["n_used"] == 0:
         raise DataError(f"no rows left after removing missing values: all {setup['n_input']} "
                         "rows have NA in a variable of the formula")
     if setup["n_pos"] in (0, setup["n_used"]):
-        raise ResponseError(f"response {parts.parsed.response_name!r} has only one class among "
+        raise ResponseError(f"response {response_name!r} has only one class among "
                             f"the {setup['n_used']} rows used")
     if setup["wsum"] <= 0:
         raise DataError("weights are all zero on the rows left after removing missing values")
-    run = _Run(parts.frames, family, setup, intercept)
-    run.newton(tol, maxiter)
-    ybar = setup["wy"] / setup["wsum"]
-    eta0 = family.intercept_only_eta(ybar) if parts.design.has_intercept else 0.0
-    fit, covariance, final = run.finish(eta0, spec.weight_kind)
-    stats = {"wsum": setup["wsum"], "n_positive": setup["n_positive"],
-             "n_used": setup["n_used"], "n_input": setup["n_input"],
-             "n_dropped": setup["n_dropped"], "deviance": 2.0 * final["divergence"],
-             "null_deviance": 2.0 * final["null_divergence"], "loglik": final["loglik"],
-             "pq_min": final["pq_min"], "n_extreme": final["n_extreme"],
-             "lpm_outside": final["lpm_outside"], "passes": run.passes,
-             "n_saturated": final["n_saturated"],
-             "partitions": len(parts.frames), "persisted": parts.persisted,
-             "design_bytes": parts.design_bytes}
-    na_factors = list(setup["na_counts"].items())
-    result = DaskLinearResult(fit=fit, covariance=covariance, separation=None, stats=stats,
-                              partitioned=parts, formula=spec.formula, family=family,
-                              design=parts.design, response=parts.response, call=spec.call,
-                              na_factors=na_factors, weight_kind=spec.weight_kind)
-    _warn(result, family, tol, on_separation)
-    return result
 
 
-class _Run:
-    """The client side of the Newton iteration: the working design (aliased columns
-    left out, columns far from zero centred, as in memory) and the passes made."""
+def _stats(setup, final, passes, parts) -> dict:
+    """What the result reads in place of the rows it does not hold."""
+    return {"wsum": setup["wsum"], "n_positive": setup["n_positive"],
+            "n_used": setup["n_used"], "n_input": setup["n_input"],
+            "n_dropped": setup["n_dropped"], "deviance": 2.0 * final["divergence"],
+            "null_deviance": 2.0 * final["null_divergence"], "loglik": final["loglik"],
+            "pq_min": final["pq_min"], "n_extreme": final["n_extreme"],
+            "lpm_outside": final["lpm_outside"], "passes": passes,
+            "n_saturated": final["n_saturated"],
+            "partitions": len(parts.frames), "persisted": parts.persisted,
+            "design_bytes": parts.design_bytes}
+
+
+class _PartitionProblem(NewtonProblem):
+    """The Newton iteration's risk, gradient and Hessian as partition-wise sums, on the
+    working design (aliased columns left out, columns far from zero centred, as in
+    memory); counts the passes made.
+
+    A candidate's pass brings its gradient and Hessian along with its risk, so an
+    accepted step costs one pass (a rejected one, one more).
+    """
 
     def __init__(self, frames, family, setup, intercept):
         self.frames, self.family, self.wsum = frames, family, setup["wsum"]
@@ -338,18 +352,16 @@ class _Run:
         self.sub = np.ix_(keep, keep)
         self.shift = working_shift(check)
         self.scale = working_scale(check, self.shift)
-        self.b = getattr(family, "b", 1.0) if family.is_permissible else 1.0
         self.beta = np.zeros(int(keep.sum()))
-        self.risk = setup["loss"] / self.wsum / self.b
+        self.risk = setup["loss"] / self.wsum / family.risk_scale
         grad = setup["grad"] - (0.0 if self.shift is None else self.shift * setup["gsum"])
         if setup["h0_min"] == setup["h0_max"]:      # one curvature at β = 0 (every family)
             self.grad = grad[keep]
-            self.hess = setup["h0_min"] * _working_gram(check, self.shift)
+            self.hess = setup["h0_min"] * working_gram(check, self.shift)
         else:
             self._sums(self.beta)
-        self.risk_path, self.edge_path = [], []
-        self.converged = self.stalled = False
-        self.iterations = 0
+            self.grad, self.hess = self._pending
+        self._candidate = self._pending = None
 
     def full(self, coef):
         out = np.zeros(len(self.keep))          # aliased columns: 0 in the partition sums
@@ -357,41 +369,27 @@ class _Run:
         return out
 
     def _sums(self, beta):
+        """One pass at β: the risk, and the gradient and Hessian kept as pending."""
         sums = reduce_sums(self.frames, _newton_sums, self.full(beta), self.family, self.shift)
         self.passes += 1
-        self.grad, self.hess = sums["grad"][self.keep], sums["hess"][self.sub]
-        return sums["loss"] / self.wsum / self.b
+        self._pending = sums["grad"][self.keep], sums["hess"][self.sub]
+        return sums["loss"] / self.wsum / self.family.risk_scale
 
-    def newton(self, tol, maxiter):
-        """Safeguarded Newton steps, as :func:`ubreg.fitters.uls._corrective`."""
-        while True:
-            max_edge = float(np.max(np.abs(self.grad / (self.wsum * self.scale)), initial=0.0))
-            self.risk_path.append(self.risk)
-            self.edge_path.append(max_edge)
-            if max_edge <= tol:
-                self.converged = True
-                return
-            if self.iterations >= maxiter:
-                return
-            grad, hess = self.grad, self.hess
-            step = solve_spd(hess, grad)
-            decrease = float(grad @ step) / self.wsum / self.b
-            t = 1.0
-            while True:
-                candidate = self.beta - t * step
-                risk_new = self._sums(candidate)
-                if np.isfinite(risk_new) and _accept(risk_new, self.risk, t * decrease):
-                    break
-                t *= 0.5
-                if t < 1e-12:
-                    break
-            self.iterations += 1
-            if t < 1e-12:
-                self.stalled = True
-                return
-            self.beta, self.risk = candidate, risk_new
+    def gradient(self):
+        return self.grad
 
-    def finish(self, eta0, weight_kind="prior"):
+    def hessian(self, iteration):
+        return self.hess
+
+    def trial(self, step, t):
+        self._candidate = self.beta - t * step
+        return self._sums(self._candidate)
+
+    def accept(self, step, t):
+        self.beta = self._candidate
+        self.grad, self.hess = self._pending
+
+    def finish(self, run, eta0, weight_kind="prior"):
         """The final pass: the LinearFit, the covariances (mapped back from the working
         design) and the final sums."""
         keep, sub = self.keep, self.sub
@@ -408,17 +406,17 @@ class _Run:
         coef[keep] = self.beta if T is None else T @ self.beta
         final_edges = -final["grad"][keep] / (self.wsum * self.scale)
         fit = LinearFit(coef=coef, aliased=self.check.aliased.copy(), eta=None,
-                        iterations=self.iterations, converged=self.converged,
+                        iterations=run.iterations, converged=run.converged,
                         max_edge=float(np.max(np.abs(final_edges), initial=0.0)),
-                        solver="corrective", risk_path=np.asarray(self.risk_path),
-                        edge_path=np.asarray(self.edge_path), stalled=self.stalled,
+                        solver="corrective", risk_path=np.asarray(run.risk_path),
+                        edge_path=np.asarray(run.edge_path), stalled=run.stalled,
                         shift=self.shift, intercept=self.check.intercept)
         return fit, covariance, final
 
 
 def _warn(result, family, tol, on_separation="warn"):
     stats = result._stats
-    if separation_possible(family) and stats["pq_min"] < SEPARATION_SYMPTOM:
+    if family.separation_possible and stats["pq_min"] < SEPARATION_SYMPTOM:
         msg = (f"fitted probabilities numerically 0 or 1 occurred ({stats['n_extreme']} rows "
                f"with min(p, 1 - p) < {SEPARATION_SYMPTOM:g}): the data may be separated "
                "(Lemma 8). The linear-program check needs all rows in memory and is not run on "

@@ -25,12 +25,12 @@ import numpy as np
 
 from ..families.base import Family
 from ..numerics.aliasing import AliasCheck, alias_check
-from ..numerics.linalg import BLOCK_ROWS, blocked_products, column_absmax, solve_spd
+from ..numerics.linalg import BLOCK_ROWS, blocked_products, column_absmax
+from ..numerics.newton import NewtonProblem, armijo_accept, newton
 
 __all__ = ["LinearFit", "fit_uls", "edges", "surrogate_risk", "working_shift",
-           "working_design", "working_transform", "working_scale", "CENTRE_RATIO"]
-
-_EPS = np.finfo(float).eps
+           "working_design", "working_transform", "working_scale", "working_gram",
+           "CENTRE_RATIO"]
 
 #: with an intercept, a column whose weighted mean exceeds this many of its weighted
 #: standard deviations (a timestamp, a weight + 3e5) is fitted centred, x − m: the same
@@ -119,10 +119,10 @@ def working_transform(fit: "LinearFit", intercept_value: float) -> np.ndarray | 
 def surrogate_risk(family: Family, y, eta, w, wsum) -> float:
     """Weighted mean surrogate risk ε_φ = Σ wᵢ F_φ(y*ᵢ ηᵢ) / Σ wᵢ (eq. 30).
 
-    For a permissible family F_φ = loss / b_φ; for the exponential loss F = ψ.
+    F = loss/``family.risk_scale``: b_φ for a permissible family, 1 for the
+    exponential loss (F = ψ).
     """
-    b = getattr(family, "b", 1.0) if family.is_permissible else 1.0
-    return float(w @ family.loss(y, eta)) / wsum / b
+    return float(w @ family.loss(y, eta)) / wsum / family.risk_scale
 
 
 def edges(family: Family, X, y, eta, w, wsum, col_scale) -> np.ndarray:
@@ -186,7 +186,7 @@ def fit_uls(X: np.ndarray, y: np.ndarray, w: np.ndarray, family: Family, *,
         check = alias_check(X, w, intercept)
         shell.aliased, shell.intercept = check.aliased, check.intercept
         shell.shift = working_shift(check)
-        gram = _working_gram(check, shell.shift)
+        gram = working_gram(check, shell.shift)
     else:
         shell.aliased = np.asarray(aliased, dtype=bool).copy()
     keep = ~shell.aliased
@@ -210,7 +210,7 @@ def fit_uls(X: np.ndarray, y: np.ndarray, w: np.ndarray, family: Family, *,
                      stalled=stalled, shift=shell.shift, intercept=shell.intercept)
 
 
-def _working_gram(check: AliasCheck, shift) -> np.ndarray:
+def working_gram(check: AliasCheck, shift) -> np.ndarray:
     """X̃ᵀWX̃ of the kept working columns from the scatter: C + W m̃m̃ᵀ, m̃ the
     working columns' weighted means (0 for the centred ones).  The first
     Newton step's Hessian when the curvature at the start is one constant."""
@@ -222,70 +222,57 @@ def _working_gram(check: AliasCheck, shift) -> np.ndarray:
     return gram + s.wsum * np.outer(mean, mean)
 
 
-def _accept(risk_new, risk_old, decrease):
-    # Armijo, relaxed by a few ulps so a step that cannot change the risk at
-    # machine precision (near the optimum) is not mistaken for a failure
-    return risk_new <= risk_old - 1e-4 * decrease + 8 * _EPS * abs(risk_old)
+class _ArrayProblem(NewtonProblem):
+    """Risk, gradient and Hessian of Σ wᵢ ℓ(yᵢ, ηᵢ) with η = offset + Xβ, from arrays.
+
+    Per iteration: the gradient Xᵀ(w·g) (one matrix-vector pass), the Hessian
+    Xᵀdiag(w·h)X by blocks of rows (:func:`blocked_products`, one pass, no
+    scaled copy of X), the step Xδ (one matrix-vector pass); the line search
+    works on η alone.  ``gram`` = XᵀWX, when the caller has it, is the first
+    Hessian divided by the curvature at the start if that curvature is one
+    constant (η = 0 for every permissible family).
+    """
+
+    def __init__(self, X, y, w, family, offset, gram):
+        self.X, self.y, self.w, self.family, self.gram = X, y, w, family, gram
+        self.wsum = float(w.sum())
+        self.beta = np.zeros(X.shape[1])
+        self.eta = offset.copy()
+        self.buffer = np.empty((min(X.shape[0], BLOCK_ROWS), X.shape[1]))
+        self._step = self._deta = self._eta_new = None
+
+    def gradient(self):
+        return self.X.T @ (self.w * self.family.gradient(self.y, self.eta))
+
+    def hessian(self, iteration):
+        h = self.family.hessian(self.y, self.eta)
+        if iteration == 0 and self.gram is not None and h.size and np.all(h == h[0]):
+            return h[0] * self.gram
+        return blocked_products(self.X, [self.w * h], buffer=self.buffer)[0][0]
+
+    def trial(self, step, t):
+        if step is not self._step:            # a new direction: Xδ once per iteration
+            self._step, self._deta = step, self.X @ step
+        self._eta_new = self.eta - t * self._deta
+        return surrogate_risk(self.family, self.y, self._eta_new, self.w, self.wsum)
+
+    def accept(self, step, t):
+        self.beta -= t * step
+        self.eta = self._eta_new
 
 
 def _corrective(X, y, w, family, tol, maxiter, offset, scale=None, gram=None):
-    """Totally corrective ULS: safeguarded Newton steps on all coefficients.
-
-    Per iteration: the gradient Xᵀ(w·g) (one matrix-vector pass), the
-    Hessian Xᵀdiag(w·h)X by blocks of rows (:func:`blocked_products`, one
-    pass, no scaled copy of X), the step Xδ (one matrix-vector pass); the
-    line search works on η alone.  ``gram`` = XᵀWX, when the caller has it,
-    is the first Hessian times the curvature at the start if that curvature
-    is one constant (η = 0 for every permissible family).
-    """
-    n, p = X.shape
-    wsum = float(w.sum())
+    """Totally corrective ULS: safeguarded Newton steps on all coefficients
+    (:func:`ubreg.numerics.newton.newton` on the arrays, :class:`_ArrayProblem`)."""
+    problem = _ArrayProblem(X, y, w, family, offset, gram)
     if scale is None:
         scale = _column_scale(X)
-    beta = np.zeros(p)
-    eta = offset.copy()
-    risk = surrogate_risk(family, y, eta, w, wsum)
-    risk_path, edge_path = [], []
-    converged = stalled = False
-    iterations = 0
-    b = getattr(family, "b", 1.0) if family.is_permissible else 1.0
-    buffer = np.empty((min(n, BLOCK_ROWS), p))
-    while True:
-        grad = X.T @ (w * family.gradient(y, eta))
-        max_edge = float(np.max(np.abs(grad / (wsum * scale)), initial=0.0))
-        risk_path.append(risk)
-        edge_path.append(max_edge)
-        if max_edge <= tol:
-            converged = True
-            break
-        if iterations >= maxiter:
-            break
-        h = family.hessian(y, eta)
-        if iterations == 0 and gram is not None and h.size and np.all(h == h[0]):
-            hess = h[0] * gram
-        else:
-            hess = blocked_products(X, [w * h], buffer=buffer)[0][0]
-        step = solve_spd(hess, grad)
-        deta = X @ step
-        decrease = float(grad @ step) / wsum / b
-        t = 1.0
-        while True:
-            eta_new = eta - t * deta
-            risk_new = surrogate_risk(family, y, eta_new, w, wsum)
-            if np.isfinite(risk_new) and _accept(risk_new, risk, t * decrease):
-                break
-            t *= 0.5
-            if t < 1e-12:
-                break
-        iterations += 1
-        if t < 1e-12:
-            stalled = True
-            break
-        beta -= t * step
-        eta = eta_new
-        risk = risk_new
-    eta = offset + X @ beta
-    return beta, eta, iterations, converged, risk_path, edge_path, [], stalled
+    risk = surrogate_risk(family, y, problem.eta, w, problem.wsum)
+    run = newton(problem, risk, wsum=problem.wsum, scale=scale, risk_scale=family.risk_scale,
+                 tol=tol, maxiter=maxiter)
+    eta = offset + X @ problem.beta
+    return (problem.beta, eta, run.iterations, run.converged, run.risk_path, run.edge_path, [],
+            run.stalled)
 
 
 def _standardisation(X, w):
@@ -308,7 +295,7 @@ def _one_dimensional(zj, y, w, eta, family, wsum, zscale, tol=1e-10, maxit=100):
     """Solve (70) for one feature: δ with Σ wᵢ ψ'(y*ᵢ(ηᵢ + δ zᵢ)) y*ᵢ zᵢ = 0."""
     delta = 0.0
     risk = surrogate_risk(family, y, eta, w, wsum)
-    b = getattr(family, "b", 1.0) if family.is_permissible else 1.0
+    b = family.risk_scale
     for _ in range(maxit):
         cur = eta + delta * zj
         d1 = float(zj @ (w * family.gradient(y, cur)))
@@ -319,7 +306,7 @@ def _one_dimensional(zj, y, w, eta, family, wsum, zscale, tol=1e-10, maxit=100):
         t = 1.0
         while True:
             new_risk = surrogate_risk(family, y, eta + (delta - t * step) * zj, w, wsum)
-            if np.isfinite(new_risk) and _accept(new_risk, risk, t * d1 * step / wsum / b):
+            if np.isfinite(new_risk) and armijo_accept(new_risk, risk, t * d1 * step / wsum / b):
                 break
             t *= 0.5
             if t < 1e-12:

@@ -15,29 +15,18 @@ import numpy as np
 
 from ..design import build_model_frame
 from ..errors import ConvergenceWarning, DataError, SeparationWarning
-from ..families.base import Family
 from ..fitters.boost.adaptive import fit_fstar
 from ..fitters.boost.leverage import MAX_DELTA
 from ..fitters.boost.uls_boost import boost_uls, check_options
 from ..fitters.uls import fit_uls, working_design, working_transform
 from ..learners.binning import bin_design
-from ..numerics.separation import detect_separation
+from ..numerics.separation import R_EPS, SEPARATION_SYMPTOM, detect_separation
 from ..results.boost import ULSBoostResult
 from ..results.inference import sandwich
 from ..results.linear import LinearResult
 from .spec import FitSpec, Method, method_options, option_defaults
 
 __all__ = ["fit_uls_method", "fit_linear", "fit_boosted", "LEARNERS", "METHOD"]
-
-# ---------------------------------------------------------------------------
-SEPARATION_SYMPTOM = 1e-8   # a fitted probability this close to 0 or 1 triggers the check
-R_EPS = 10 * np.finfo(float).eps
-
-
-def separation_possible(family: Family) -> bool:
-    """Whether a fit of ``family`` can run off to infinity (Lemma 8): an unbounded link."""
-    lo, hi = getattr(family, "link_domain", (-np.inf, np.inf))
-    return not getattr(family, "extends_past_domain", False) and np.isinf(lo) and np.isinf(hi)
 
 
 def fit_uls_method(spec: FitSpec, *, learner: str = "linear", **options):
@@ -95,7 +84,7 @@ def fit_linear(spec: FitSpec, *, solver: str = "corrective", tol: float = 1e-10,
     separation = None
     p, q = family.posterior_pair(result_fit.eta)
     extreme = np.minimum(p, q)
-    if separation_possible(family) and np.any(extreme < SEPARATION_SYMPTOM):
+    if family.separation_possible and np.any(extreme < SEPARATION_SYMPTOM):
         separation = detect_separation(Xk, mf.y, mf.weights)
         if separation.separated:
             cols = np.flatnonzero(keep)[list(separation.columns)]

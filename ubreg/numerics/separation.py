@@ -16,7 +16,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linprog
 
-__all__ = ["Separation", "detect_separation"]
+__all__ = ["Separation", "detect_separation", "SEPARATION_SYMPTOM", "R_EPS"]
+
+#: a fitted min(p̂, 1 − p̂) below this is the symptom of separation that triggers the
+#: linear program (in memory) or the warning (on partitioned data)
+SEPARATION_SYMPTOM = 1e-8
+#: R's glm.fit warns "fitted probabilities numerically 0 or 1 occurred" below 10 ε
+R_EPS = 10 * np.finfo(float).eps
 
 
 @dataclass(frozen=True)
