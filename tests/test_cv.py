@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 import ubreg
-from ubreg.evaluate.cv import fold_assignment
+from ubreg.numerics.folds import fold_assignment
 from ubreg.evaluate.metrics import classification_metrics
 
 FORMULA = "diabetes ~ glucose + mass + age"

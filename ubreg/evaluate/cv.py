@@ -13,37 +13,12 @@ import pandas as pd
 
 from ..design import as_frame, build_model_frame
 from ..errors import ResponseError
+from ..numerics.folds import fold_assignment
 from ..numerics.progress import progress
 from ..summary.render import render_template
 from .metrics import METRIC_NAMES, classification_metrics, observed_classes, posteriors
 
-__all__ = ["cv", "CVResult", "fold_assignment"]
-
-
-def fold_assignment(y, folds: int, stratified: bool = True, seed=None) -> np.ndarray:
-    """Fold number (0..folds−1) of every row.
-
-    Stratified: within each class the rows are shuffled and dealt to the folds
-    in turn, continuing across classes, so every fold holds each class's count
-    to within one and the fold sizes differ by at most one.
-    """
-    y = np.asarray(y)
-    n = len(y)
-    if not isinstance(folds, (int, np.integer)) or folds < 2:
-        raise ValueError(f"folds must be an integer ≥ 2, got {folds!r}")
-    if folds > n:
-        raise ValueError(f"folds = {folds} exceeds the {n} complete rows")
-    rng = np.random.default_rng(seed)
-    out = np.empty(n, dtype=int)
-    if not stratified:
-        out[rng.permutation(n)] = np.arange(n) % folds
-        return out
-    start = 0
-    for c in np.unique(y):
-        idx = rng.permutation(np.flatnonzero(y == c))
-        out[idx] = (start + np.arange(len(idx))) % folds
-        start = (start + len(idx)) % folds
-    return out
+__all__ = ["cv", "CVResult"]
 
 
 @dataclass

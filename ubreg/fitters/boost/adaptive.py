@@ -1,7 +1,7 @@
 """Adaptive choice of the loss out of a bag (paper 000 §7; docs/math.md §6).
 
 ``"F."`` and ``"E."`` choose a family at each round inside
-:func:`~ubreg.boosting.uls_boost.boost_uls`.  ``"F*"`` chooses once per fit
+:func:`~ubreg.fitters.boost.uls_boost.boost_uls`.  ``"F*"`` chooses once per fit
 ("per training fold" in the paper's cross-validation): every family of the
 bag is boosted on the whole training sample and the one of least empirical
 surrogate risk ε_φ = Σ wᵢ F_φ(y*ᵢHᵢ)/Σ wᵢ is kept (``select="train"``, the
@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .uls_boost import ULSBoostFit, boost_uls, feature_matrix, stratified_folds
+from ...numerics.folds import stratified_folds
+from .uls_boost import ULSBoostFit, boost_uls, feature_matrix
 
 __all__ = ["fit_fstar"]
 

@@ -31,6 +31,7 @@ import numpy as np
 from ...errors import ConvergenceWarning
 from ...families.base import Family
 from ...learners.binning import bin_design
+from ...numerics.folds import stratified_folds  # noqa: F401  (imported from here by cv_risk)
 from ..uls import fit_uls, surrogate_risk
 from .leverage import MAX_DELTA, solve_leverage
 from .weak import LEARNERS, propose
@@ -210,19 +211,3 @@ def feature_matrix(hypotheses, X) -> np.ndarray:
     if not hypotheses:
         return np.zeros((X.shape[0], 0))
     return np.hstack([h.transform(X) for h in hypotheses])
-
-
-def stratified_folds(y, folds: int, seed) -> np.ndarray:
-    """Fold number of each row, every class spread evenly over the folds."""
-    if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:
-        raise ValueError(f"folds must be an integer ≥ 2, got {folds!r}")
-    if folds > len(y):
-        raise ValueError(f"folds={folds} exceeds the number of rows ({len(y)})")
-    rng = np.random.default_rng(seed)
-    out = np.empty(len(y), dtype=np.int64)
-    start = 0
-    for cls in np.unique(y):
-        idx = rng.permutation(np.flatnonzero(y == cls))
-        out[idx] = (start + np.arange(idx.size)) % folds
-        start += idx.size
-    return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ...numerics.folds import xval_groups
 from ...numerics.progress import progress
 from .columns import TreeColumn, check_columns, check_response
 from .criterion import make_criterion
@@ -113,7 +114,8 @@ def cp_table_cv(columns, y, weight, family, folds=10, seed=0, **controls) -> pd.
     columns, y, weight, family
         As :func:`grow_tree`.
     folds : int
-        Number of folds (rows are assigned at random, balanced sizes).
+        Number of folds (rows are assigned at random, balanced sizes, as rpart
+        draws them: :func:`ubreg.numerics.folds.xval_groups`).
     seed : int
         Seed of the fold assignment (numpy ``default_rng``).
     **controls
@@ -139,8 +141,7 @@ def cp_table_cv(columns, y, weight, family, folds=10, seed=0, **controls) -> pd.
     thr = np.empty_like(cps)
     thr[0] = 10.0 * cps[0]
     thr[1:] = np.sqrt(cps[:-1] * cps[1:])
-    rng = np.random.default_rng(seed)
-    group = rng.permutation(n) % folds
+    group = xval_groups(n, folds, seed)           # rpart's fold construction
     w_total = w.sum()
     xrisk = np.zeros(cps.shape[0])
     xsq = np.zeros(cps.shape[0])
