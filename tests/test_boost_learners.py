@@ -157,3 +157,56 @@ def test_cuts_and_codes_follow_their_definitions():
         pos = pos[pos < values.size - 1]
         np.testing.assert_array_equal(b.cuts[0], 0.5 * (values[pos] + values[pos + 1]))
         np.testing.assert_array_equal(b.codes[0], np.searchsorted(b.cuts[0], x, side="left"))
+
+
+# --- the one protocol of weak hypotheses (ubreg.learners.base) -----------------------
+def _hypotheses(X):
+    """One hypothesis of every kind, fitted on X, with its training values."""
+    from ubreg.families import Permissible
+    from ubreg.learners.best_first import grow_best_first
+    from ubreg.learners.linear import Componentwise
+    from ubreg.learners.trees import fit_leaf_tree, fit_newton_tree
+    b = bin_design(X)
+    rng = np.random.default_rng(6)
+    n = X.shape[0]
+    v, y = rng.normal(size=n), rng.integers(0, 2, n)
+    g, h = rng.normal(size=n) + X[:, 0], rng.uniform(0.1, 1, n)
+    newton, node = fit_newton_tree(b, np.column_stack([g, h]), 2, 1e-3)
+    best_first = grow_best_first(X, 2.0 * y - 1, rng.uniform(0.1, 1, n),
+                                 lambda p: 4 * p * (1 - p), lambda p: 4 * (2 * p - 1), max_size=7)
+    step, fitted = Componentwise(X, np.ones(n), [np.array([0]), np.array([1, 3])],
+                                 True).step(g, h)
+    return [fit_sign_stump(b, v)[:2], fit_rule(b, v, 2)[:2],
+            fit_leaf_tree(b, v, y, np.ones(n), Permissible("gini").phi, 2)[:2],
+            (newton, newton.value[node]), (best_first, best_first.predict(X)),
+            (step, fitted)]
+
+
+def test_every_hypothesis_gives_features_and_output_by_one_protocol(X):
+    from ubreg.learners.base import OnColumns, WeakHypothesis
+    names = ["a", "b", "one", "c"]
+    for hyp, values in _hypotheses(X):
+        assert isinstance(hyp, WeakHypothesis), hyp
+        T = hyp.transform(X)
+        assert T.shape == (X.shape[0], hyp.n_features) and T.dtype == np.float64
+        assert len(hyp.describe(names)) == hyp.n_features
+        assert set(hyp.columns) <= {0, 1, 3} and hash(hyp.key()) is not None
+        # the learner's training values are the hypothesis read on the training rows
+        np.testing.assert_allclose(values.reshape(X.shape[0], -1),
+                                   T if values.ndim == 2 else hyp.predict(X)[:, None],
+                                   rtol=1e-12, atol=1e-12)
+        if hyp.kind == "tree":
+            # a tree's features are its leaf indicators; its output the leaf's value
+            np.testing.assert_array_equal(T.sum(axis=1), 1.0)
+            if hyp.value is not None:
+                np.testing.assert_array_equal(hyp.predict(X),
+                                              T @ np.asarray(hyp.value)[hyp.leaves])
+        else:
+            np.testing.assert_allclose(hyp.predict(X), T[:, 0], rtol=1e-12, atol=1e-12)
+        # fitted on X, whose columns are the columns 3, 0, 2, 1 of the design
+        on = OnColumns(hyp, [3, 0, 2, 1])
+        wide = np.empty_like(X)
+        wide[:, [3, 0, 2, 1]] = X
+        np.testing.assert_array_equal(on.transform(wide), T)
+        assert on.columns == tuple(sorted([3, 0, 2, 1][j] for j in hyp.columns))
+        assert on.describe(["b", "c", "one", "a"]) == hyp.describe(names)

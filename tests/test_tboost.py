@@ -3,7 +3,7 @@
 The tempered algebra, the closed-form and exact μ_j, the co-simplex, the
 per-round bound Z_j^{2−t} ≤ K_t(ρ_j), Π Z^{2−t} = tempered exponential loss,
 the margin bound, the clipped running sum, t = 1 = AdaBoost, and the result
-object (predict, clipped, margins, plot, pickle, summary).
+object (predict, clipped, margins, pickle, summary) and its t-margins plot.
 """
 from __future__ import annotations
 
@@ -293,9 +293,9 @@ def test_result_predict_clipped_pickle_margins_summary(tmp_path):
     assert "t = 0.5" in str(s) and "<table" in s.html() and len(s.frame()) == 10
     import matplotlib
     matplotlib.use("Agg")
-    from ubreg.results.tboost import plot_margins
-    ax = plot_margins(res)
+    ax = ubreg.plots.t_margins(res)                     # drawing lives in ubreg.plots
     assert ax.get_xlabel() == "t-margin θ"
+    assert not hasattr(res, "plot_margins")
     assert df.shape == (180, 5)
 
 
@@ -410,10 +410,10 @@ def test_udt_learner_runs_and_reduces_the_tempered_loss(t):
     from ubreg.families import Tempered
     hyp = res.hypotheses[0].hyp
     X = np.c_[df[["a", "b", "c", "d"]].to_numpy()]
-    leaf = hyp.tree.apply(X)
+    leaf = hyp.apply(X)
     for k in np.unique(leaf):
         p = np.mean(ystar[leaf == k] > 0)                    # q uniform in round 1
-        assert hyp.tree.value[k] == pytest.approx(float(Tempered(t).dphi(p)), rel=1e-10)
+        assert hyp.value[k] == pytest.approx(float(Tempered(t).dphi(p)), rel=1e-10)
     assert "leaf [" in "\n".join(res.hypotheses[0].describe(list(res.design.column_names)))
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .base import SignHypothesis
 from .binning import BinnedDesign
 from .stumps import _left_cumsum
 
@@ -21,7 +22,7 @@ __all__ = ["MonomialRule", "fit_rule"]
 
 
 @dataclass(frozen=True)
-class MonomialRule:
+class MonomialRule(SignHypothesis):
     """h(x) = +1 if every literal holds, else −1.
 
     ``literals`` is a tuple of (column, cut, greater) meaning x_col > cut when
@@ -32,10 +33,6 @@ class MonomialRule:
     kind: str = "rule"
 
     @property
-    def n_features(self) -> int:
-        return 1
-
-    @property
     def columns(self) -> tuple[int, ...]:
         return tuple(sorted({c for c, _, _ in self.literals}))
 
@@ -44,9 +41,6 @@ class MonomialRule:
         for col, cut, greater in self.literals:   # ≤ l literals, each vectorised
             ok &= (X[:, col] > cut) if greater else (X[:, col] <= cut)
         return ok
-
-    def transform(self, X: np.ndarray) -> np.ndarray:
-        return np.where(self.holds(X), 1.0, -1.0)[:, None]
 
     def key(self):
         return ("rule", tuple(sorted(self.literals)))

@@ -13,13 +13,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .base import SignHypothesis
 from .binning import BinnedDesign
 
 __all__ = ["SignStump", "fit_sign_stump"]
 
 
 @dataclass(frozen=True)
-class SignStump:
+class SignStump(SignHypothesis):
     """h(x) = +1 if x[column] > cut else −1."""
 
     column: int
@@ -27,16 +28,11 @@ class SignStump:
     kind: str = "stump"
 
     @property
-    def n_features(self) -> int:
-        return 1
-
-    @property
     def columns(self) -> tuple[int, ...]:
         return (self.column,)
 
-    def transform(self, X: np.ndarray) -> np.ndarray:
-        """(m, 1) matrix of ±1."""
-        return np.where(X[:, self.column] > self.cut, 1.0, -1.0)[:, None]
+    def holds(self, X: np.ndarray) -> np.ndarray:
+        return X[:, self.column] > self.cut
 
     def key(self):
         return ("stump", self.column, self.cut)

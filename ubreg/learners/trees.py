@@ -29,16 +29,19 @@ import numpy as np
 
 from .binning import BinnedDesign
 
-__all__ = ["Tree", "grow_tree", "newton_gain", "udt_gain"]
+__all__ = ["Tree", "fit_leaf_tree", "fit_newton_tree", "grow_tree", "leaf_indicators",
+           "newton_gain", "udt_gain"]
 
 
-@dataclass
+@dataclass(eq=False)
 class Tree:
-    """A binary tree in heap order.
+    """A binary tree in heap order (:class:`~ubreg.learners.base.WeakHypothesis`).
 
     ``feature[i] = −1`` marks a leaf; otherwise node i sends x to its right
     child when x[feature[i]] > cut[i].  ``value`` holds leaf outputs (filled
-    by the caller); ``gain`` the criterion gain of each split.
+    by the learner; None for ULS's trees, whose leaf coefficients ULS solves);
+    ``gain`` the criterion gain of each split.  Its features are the
+    indicators of its leaves, its output the value of x's leaf.
     """
 
     depth: int
@@ -58,6 +61,14 @@ class Tree:
             if reach[i] and self.feature[i] >= 0:
                 reach[2 * i + 1] = reach[2 * i + 2] = True
         return np.flatnonzero(reach & (self.feature < 0))
+
+    @property
+    def n_leaves(self) -> int:
+        return int(self.leaves.size)
+
+    @property
+    def n_features(self) -> int:
+        return self.n_leaves
 
     @property
     def columns(self) -> tuple[int, ...]:
@@ -81,6 +92,13 @@ class Tree:
     def predict(self, X: np.ndarray) -> np.ndarray:
         return self.value[self.apply(X)]
 
+    def transform(self, X: np.ndarray) -> np.ndarray:
+        """(m, leaves) indicators of the leaf of each row."""
+        return leaf_indicators(self.apply(X), self.leaves)
+
+    def key(self):
+        return ("tree", id(self))
+
     def split_gains_by_column(self, d: int) -> np.ndarray:
         out = np.zeros(d)
         s = self.feature >= 0
@@ -96,6 +114,17 @@ class Tree:
                         f"{self.cut[parent]:.4g}")
             i = parent
         return " & ".join(reversed(path)) or "(all)"
+
+    def describe(self, names) -> list[str]:
+        """One line per leaf: its path, and its value when the leaves have one."""
+        return [f"leaf [{self.describe_node(int(k), names)}]"
+                + ("" if self.value is None else f": {self.value[k]:.4g}")
+                for k in self.leaves]
+
+
+def leaf_indicators(node: np.ndarray, leaves: np.ndarray) -> np.ndarray:
+    """(n, len(leaves)) float64: row i has a 1 in the column of its leaf ``node[i]``."""
+    return (node[:, None] == np.asarray(leaves)[None, :]).astype(np.float64)
 
 
 def newton_gain(L, R, P):
@@ -226,6 +255,62 @@ def grow_tree(binned: BinnedDesign, stats: np.ndarray, gain_fn, depth: int,
             np.subtract(H[a], child[small], out=child[big])
             active += [2 * nd + 1, 2 * nd + 2]
         H = child
+    return tree, node
+
+
+
+def fit_leaf_tree(binned: BinnedDesign, v, y, w, phi, depth: int, min_leaf=1.0):
+    """ULS's tree learner: a UDT tree on the boosting weights, its leaves the features.
+
+    The split criterion is the drop of Σ_leaves W_k(−φ(p_k)) (docs/math.md §5)
+    with W_k^± the leaf's positive and negative parts of the signed weights
+    ``v`` = wᵢ ωᵢ y*ᵢ on rows of class ±1 (``y`` 0/1), ``min_leaf`` bounds
+    the frequency weight ``w`` of a child.
+
+    Returns
+    -------
+    (Tree, values, edge)
+        The tree (no leaf values: ULS solves one coefficient per leaf), the
+        (n, leaves) indicators of the training rows' leaves, and the edge of
+        the best sign on each leaf, Σ_leaves |Σ_leaf vᵢ|.
+    """
+    pos = y == 1
+    stats = np.column_stack([np.where(pos, np.maximum(v, 0.0), 0.0),
+                             np.where(pos, 0.0, np.maximum(-v, 0.0)), w])
+    tree, node = grow_tree(binned, stats, udt_gain(phi), depth, min_leaf=min_leaf, leaf_col=2)
+    values = leaf_indicators(node, tree.leaves)
+    edge = float(np.abs(values.T @ v).sum())
+    return tree, values, edge
+
+
+def fit_newton_tree(binned: BinnedDesign, stats, depth: int, min_child_weight: float,
+                    min_samples_leaf: float | None = None):
+    """U-Boost's regression tree (docs/math.md §6): a Newton tree and its leaf values.
+
+    ``stats`` holds per row the gradient gᵢ, the curvature hᵢ and, when
+    ``min_samples_leaf`` is given, the row weight (a third column): each child
+    holds a curvature ≥ ``min_child_weight`` (and a weight ≥
+    ``min_samples_leaf``).  Leaves take the Newton value −Σg/Σh (sums in row
+    order; 0 where Σh = 0).
+
+    Returns
+    -------
+    (Tree, node)
+        The tree with its leaf values and the heap index of each training
+        row's leaf.
+    """
+    from . import _hist
+
+    if stats.shape[1] == 3:
+        # the row weight bounds the leaf size too (as HistGradientBoosting)
+        tree, node = grow_tree(binned, stats, newton_gain, depth,
+                               min_leaf=(min_child_weight, min_samples_leaf), leaf_col=(1, 2))
+    else:
+        tree, node = grow_tree(binned, stats, newton_gain, depth,
+                               min_leaf=min_child_weight, leaf_col=1)
+    G, H = _hist.node_sums(node, stats, tree.feature.size)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tree.value = np.where(H > 0, -G / H, 0.0)
     return tree, node
 
 

@@ -11,6 +11,7 @@ from ..families.tempered import Tempered
 from ..fitters.tboost.boost import normalise_weights, tboost
 from ..fitters.tboost.learners import fit_stump, fit_tempered_tree, fit_udt_tree
 from ..fitters.tboost.loss import TemperedExponential
+from ..learners.base import OnColumns
 from ..results.tboost import TBoostResult
 from .spec import FitSpec, Method
 
@@ -39,22 +40,19 @@ def fit_tboost(spec: FitSpec, *, t=None, rounds: int = 20, learner: str = "trees
     rounds : int, default 20
         J, the number of weak hypotheses (≥ 1).
     learner : {"trees", "udt", "stumps"}
-        ``"trees"`` (default): the authors' §3.3 tree (Σq statistics, L_t
-        split score, admissible splits, leaves η_t(p), grown by the most
-        populated leaf up to ``max_size`` nodes, at most ``max_candidates``
-        random candidate thresholds per node).  Its thresholds are
-        within-node midpoints, as in the authors' code: the midpoint of two
-        consecutive distinct values of a column among the training rows in
-        the node (not among all rows of the column, as the binned cuts of
-        ``"udt"`` and ``"stumps"``); ``x <= threshold`` goes left.  ``"udt"``: the shallow trees
-        shared with ``method="uls"``/``"uboost"`` (ubreg.learners.trees,
-        histogram split search on ``max_bins`` binned cuts per column, grown
-        level-wise to ``depth``, default 2) with the same statistics,
-        criterion, admissibility and η_t leaves as the §3.3 tree (see
-        :func:`ubreg.tempered.learners.fit_udt_tree`); ``max_size``,
-        ``max_candidates`` and ``seed`` do not apply.  ``"stumps"``:
-        AdaBoost's ±1 stumps (ubreg.learners.stumps, ``max_bins`` cuts per
-        column).
+        ``"trees"`` (default): the authors' §3.3 tree (Σq statistics, L_t split
+        score, admissible splits, leaves η_t(p), grown by the most populated
+        leaf up to ``max_size`` nodes, at most ``max_candidates`` random
+        candidate thresholds per node).  Its thresholds are within-node
+        midpoints, as in the authors' code: the midpoint of two consecutive
+        distinct values of a column among the training rows in the node (not
+        among all rows of the column, as the binned cuts of ``"udt"`` and
+        ``"stumps"``); ``x <= threshold`` goes left.  ``"udt"``: the shallow
+        trees shared with ``method="uls"``/``"uboost"`` (ubreg.learners.trees,
+        ``max_bins`` binned cuts per column, level-wise to ``depth``, default
+        2) with the statistics, criterion, admissibility and η_t leaves of the
+        §3.3 tree (:func:`ubreg.fitters.tboost.learners.fit_udt_tree`).
+        ``"stumps"``: AdaBoost's ±1 stumps (``max_bins`` cuts per column).
     mu : {"closed", "exact"}
         μ_j by the closed form §2.2(a) (default) or the exact projection
         §2.2(b), a 1-D root to 1e−10.
@@ -75,15 +73,52 @@ def fit_tboost(spec: FitSpec, *, t=None, rounds: int = 20, learner: str = "trees
     -----
     Row weights (``weights=`` or ``freq_weights=`` of :func:`ubreg.fit`: the same
     fit, they differ only in ``nobs``) enter as
-    :func:`ubreg.tempered.boost.normalise_weights` gives them (divided by a
+    :func:`ubreg.fitters.tboost.boost.normalise_weights` gives them (divided by a
     power of two, mean in [1, 2); all equal: the unweighted data): the fit
     does not depend on their scale, and the q, μ_j and r_j it records are
     on that scale.
     """
-    family = spec.family
+    t = _resolve_t(spec.family, spec.family_given, t)
+    _check_options(rounds, learner, mu, depth, max_size)
+    mf = build_model_frame(spec.formula, spec.data, weights=spec.weights,
+                           na_action=spec.na_action, positive=spec.positive,
+                           trusted=spec.trusted)
+    # scale-free (docs/tempered.md §2.1): the learners and the loop see the same
+    # normalised weights; weights all equal are the unweighted data
+    w = normalise_weights(mf.weights)
+    w = None if np.all(w == 1.0) else w
+    X, ystar = mf.X, 2.0 * mf.y - 1.0
+    # the intercept column carries no split: leave it out of the learners
+    cols = [j for j, n in enumerate(mf.design.column_names) if n != "Intercept"]
+    depth = DEFAULT_UDT_DEPTH if depth is None and learner == "udt" else depth
+    if learner == "trees":
+        weak, desc = _tree_learner(X[:, cols], ystar, t, w, max_size, depth, max_candidates,
+                                   seed)
+    else:
+        weak, desc = _binned_learner(learner, X[:, cols], ystar, t, w, mf.weights, depth,
+                                     max_bins)
+    fit = tboost(X, ystar, t, int(rounds), _on_columns(weak, cols), mu=mu, weights=w)
+    options = {"t": t, "rounds": int(rounds), "learner": learner, "mu": mu,
+               "max_size": int(max_size), "depth": depth, "seed": seed, "learner_desc": desc}
+    return _result(spec, mf, fit, options)
+
+
+def _result(spec, mf, fit, options):
+    """The :class:`TBoostResult` of ``fit`` (H_J on the training rows as ``eta``)."""
+    eta = np.sum(fit.alpha[:, None] * np.asarray(fit.train_values), axis=0)
+    return TBoostResult(fit=fit, learner=options["learner"], options=options,
+                        formula=spec.formula, family=TemperedExponential(fit.t),
+                        design=mf.design, response=mf.response, y=mf.y, weights=mf.weights,
+                        eta=eta, index=mf.index, n_input=mf.n_input, dropped=mf.dropped,
+                        call=spec.call, na_factors=mf.na_factors)
+
+
+def _resolve_t(family, family_given, t):
+    """The temperature: ``t``, else the tempered family's t, else :data:`DEFAULT_T`
+    (any other family is ignored, with a warning)."""
     if isinstance(family, list):
         raise ValueError("method 'tboost' takes its loss from t=, not a bag of families")
-    if spec.family_given and not isinstance(family, Tempered):
+    if family_given and not isinstance(family, Tempered):
         warnings.warn(f"method 'tboost' minimises the tempered exponential loss of t=: "
                       f"family={family!r} is ignored; pass t= or "
                       "family=Permissible(\"tempered\", t=...)", UserWarning,
@@ -100,6 +135,10 @@ def fit_tboost(spec: FitSpec, *, t=None, rounds: int = 20, learner: str = "trees
         raise ValueError(f"t must be a number < 2, got {t!r}") from None
     if not (np.isfinite(t) and t < 2):
         raise ValueError(f"t must be a finite number < 2, got t={t!r}")
+    return t
+
+
+def _check_options(rounds, learner, mu, depth, max_size):
     if isinstance(rounds, bool) or int(rounds) != rounds or rounds < 1:
         raise ValueError(f"rounds must be an integer >= 1, got {rounds!r}")
     if learner not in LEARNERS:
@@ -110,76 +149,41 @@ def fit_tboost(spec: FitSpec, *, t=None, rounds: int = 20, learner: str = "trees
         raise ValueError(f"depth must be an integer >= 1, got {depth!r}")
     if int(max_size) != max_size or max_size < 3:
         raise ValueError(f"max_size must be an integer >= 3 (one split), got {max_size!r}")
-    mf = build_model_frame(spec.formula, spec.data, weights=spec.weights,
-                           na_action=spec.na_action, positive=spec.positive,
-                           trusted=spec.trusted)
-    # scale-free (docs/tempered.md §2.1): the learners and the loop see the same
-    # normalised weights; weights all equal are the unweighted data
-    w = normalise_weights(mf.weights)
-    w = None if np.all(w == 1.0) else w
-    X, ystar = mf.X, 2.0 * mf.y - 1.0
-    # the intercept column carries no split: leave it out of the learners
-    cols = [j for j, n in enumerate(mf.design.column_names) if n != "Intercept"]
-    Xw = X[:, cols]
-    if learner == "trees":
-        rng = np.random.default_rng(seed)
 
-        def weak(q):
-            tree = fit_tempered_tree(Xw, ystar, q, t, max_size=int(max_size), depth=depth,
-                                     max_candidates=int(max_candidates), rng=rng, w=w)
-            if tree.n_nodes == 1:
-                return None, None
-            return _OnColumns(tree, cols), tree.predict(Xw)
-        desc = f"(depth {depth})" if depth is not None else f"(max_size {max_size} nodes)"
-    elif learner == "udt":
-        from ..learners.binning import bin_design
-        depth = DEFAULT_UDT_DEPTH if depth is None else int(depth)
+
+def _tree_learner(Xw, ystar, t, w, max_size, depth, max_candidates, seed):
+    """The §3.3 tree as a weak learner q -> (tree, values), and its description."""
+    rng = np.random.default_rng(seed)
+
+    def weak(q):
+        tree = fit_tempered_tree(Xw, ystar, q, t, max_size=int(max_size), depth=depth,
+                                 max_candidates=int(max_candidates), rng=rng, w=w)
+        if tree.n_nodes == 1:
+            return None, None
+        return tree, tree.predict(Xw)
+    return weak, (f"(depth {depth})" if depth is not None else f"(max_size {max_size} nodes)")
+
+
+def _binned_learner(learner, Xw, ystar, t, w, weights, depth, max_bins):
+    """The shared trees (``"udt"``) or ±1 stumps on binned columns as a weak learner
+    q -> (hypothesis, values), and its description."""
+    from ..learners.binning import bin_design
+    if learner == "udt":
+        depth = int(depth)
         # float64 histograms: tempered weights span many orders of magnitude
-        binned = bin_design(Xw, max_bins, weights=mf.weights, float32=False)
-
-        def weak(q):
-            hyp, values = fit_udt_tree(binned, ystar, q, t, depth, w)
-            if hyp is None:
-                return None, None
-            return _OnColumns(hyp, cols), values
+        binned = bin_design(Xw, max_bins, weights=weights, float32=False)
         desc = f"(shared trees of ubreg.learners, depth {depth}, {max_bins} bins)"
-    else:
-        from ..learners.binning import bin_design
-        binned = bin_design(Xw, max_bins, weights=mf.weights)
-
-        def weak(q):
-            stump, values = fit_stump(binned, ystar, q, w)
-            if stump is None:
-                return None, None
-            return _OnColumns(stump, cols), values
-        desc = f"(+-1, {max_bins} bins)"
-    fit = tboost(X, ystar, t, int(rounds), weak, mu=mu, weights=w)
-    eta = np.sum(fit.alpha[:, None] * np.asarray(fit.train_values), axis=0)
-    options = {"t": t, "rounds": int(rounds), "learner": learner, "mu": mu,
-               "max_size": int(max_size), "depth": depth, "seed": seed, "learner_desc": desc}
-    return TBoostResult(fit=fit, learner=learner, options=options, formula=spec.formula,
-                        family=TemperedExponential(t), design=mf.design, response=mf.response,
-                        y=mf.y, weights=mf.weights, eta=eta, index=mf.index,
-                        n_input=mf.n_input, dropped=mf.dropped, call=spec.call,
-                        na_factors=mf.na_factors)
+        return (lambda q: fit_udt_tree(binned, ystar, q, t, depth, w)), desc
+    binned = bin_design(Xw, max_bins, weights=weights)
+    return (lambda q: fit_stump(binned, ystar, q, w)), f"(+-1, {max_bins} bins)"
 
 
-class _OnColumns:
-    """A hypothesis fitted on a subset of the design columns."""
-
-    def __init__(self, hyp, cols):
-        self.hyp = hyp
-        self.cols = list(cols)
-
-    def predict(self, X):
-        return self.hyp.predict(np.asarray(X)[:, self.cols])
-
-    @property
-    def kind(self):
-        return self.hyp.kind
-
-    def describe(self, names):
-        return self.hyp.describe([names[j] for j in self.cols])
+def _on_columns(weak, cols):
+    """``weak`` with its hypotheses read on the design columns ``cols``."""
+    def on_columns(q):
+        hyp, values = weak(q)
+        return (None, None) if hyp is None else (OnColumns(hyp, cols), values)
+    return on_columns
 
 
 METHOD = Method("tboost", fit=fit_tboost, result=TBoostResult, quick={"": {"rounds": 3}})

@@ -36,35 +36,22 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...learners.binning import bin_design
-from ...learners.trees import grow_tree, newton_gain
+from ...learners.linear import Componentwise
+from ...learners.trees import fit_newton_tree
 from ...numerics.progress import progress
 from .ulosses import ULoss
 
-__all__ = ["UBOOST_LEARNERS", "LinearStep", "UBoostFit", "boost_u", "check_options",
-           "check_leaf_options"]
+__all__ = ["UBOOST_LEARNERS", "UBoostFit", "boost_u", "check_options", "check_leaf_options"]
 
 UBOOST_LEARNERS = ("stumps", "trees", "linear")
 #: what ubreg.fit gives a method when no family= is passed
 
 
 @dataclass
-class LinearStep:
-    """f(x) = (x[cols] − centre) · b: one componentwise linear base-learner fit."""
-
-    term: int
-    cols: np.ndarray
-    centre: np.ndarray
-    b: np.ndarray
-
-    def predict(self, X):
-        return (X[:, self.cols] - self.centre) @ self.b
-
-
-@dataclass
 class UBoostFit:
     """Arrays of a U-Boost run (no statistics)."""
 
-    learners: list          # the fitted base-learner of each iteration (Tree or LinearStep)
+    learners: list          # the base-learner of each iteration (Tree or LinearStep)
     F0: float
     nu: float
     eta: np.ndarray         # F on the training rows
@@ -79,74 +66,6 @@ def _column_terms(term_slices: dict, p: int) -> tuple[list, np.ndarray]:
     for t, sl in enumerate(term_slices.values()):
         col_term[sl] = t
     return names, col_term
-
-
-def _tree_step(binned, stats, depth, min_child_weight, min_samples_leaf):
-    """A Newton tree on ``stats`` (columns g, h and, when min_samples_leaf > 1,
-    the row weight) and its leaf values −Σg/Σh (sums in row order).
-    Returns (tree, heap index of each training row's leaf)."""
-    from ...learners import _hist
-
-    if stats.shape[1] == 3:
-        # a third statistic, the row weight, bounds the leaf size (as HistGradientBoosting)
-        tree, node = grow_tree(binned, stats, newton_gain, depth,
-                               min_leaf=(min_child_weight, min_samples_leaf), leaf_col=(1, 2))
-    else:
-        tree, node = grow_tree(binned, stats, newton_gain, depth,
-                               min_leaf=min_child_weight, leaf_col=1)
-    G, H = _hist.node_sums(node, stats, tree.feature.size)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        tree.value = np.where(H > 0, -G / H, 0.0)
-    return tree, node
-
-
-#: columns whose largest |value| lies outside [2^-_UNIT_EXP, 2^_UNIT_EXP] are fitted
-#: divided by a power of two (their normal equations would overflow or underflow)
-_UNIT_EXP = 100
-
-
-class _Componentwise:
-    """Componentwise linear base-learners, one per formula term.
-
-    A fit is equivariant in a column's unit (x → s x gives b → b/s), so a column
-    of extreme magnitude is fitted on x/2^e (e its binary exponent) and its
-    coefficient divided by 2^e: exact, and no overflow of Σ h x² at |x| ≳ 1e154
-    (or underflow at tiny |x|).  Ordinary columns (e = 0) are untouched.
-    """
-
-    def __init__(self, X, w, term_slices, has_intercept):
-        self.X = X
-        p = X.shape[1]
-        self.names, self.col_term = _column_terms(term_slices, p)
-        const = np.all(X == X[:1], axis=0)
-        amax = np.abs(X).max(axis=0, initial=0.0)
-        outside = (amax > 2.0 ** _UNIT_EXP) | ((amax > 0) & (amax < 2.0 ** -_UNIT_EXP))
-        self.shift = np.where(outside, np.frexp(amax)[1], 0)
-        Xs = np.ldexp(X, -self.shift)
-        # centring makes the componentwise fits nearly orthogonal to the
-        # intercept (mboost's center=TRUE); it needs an intercept to absorb it
-        mean = (w @ Xs) / w.sum()
-        centre_s = np.where(const | (not has_intercept), 0.0, mean)
-        self.centre = np.ldexp(centre_s, self.shift)
-        self.Xc = Xs - centre_s                     # the columns over 2^shift, centred
-        self.groups = [np.flatnonzero(self.col_term == t) for t in range(len(self.names))]
-
-    def step(self, g, h):
-        best, best_score = None, -np.inf
-        for t, cols in enumerate(self.groups):     # one small solve per term
-            Z = self.Xc[:, cols]
-            A = Z.T @ (h[:, None] * Z)
-            r = -(Z.T @ g)
-            try:
-                b = np.linalg.solve(A, r)
-            except np.linalg.LinAlgError:
-                b = np.linalg.lstsq(A, r, rcond=None)[0]
-            score = float(r @ b)                   # twice the decrease of the Newton model
-            if np.isfinite(score) and score > best_score:
-                best, best_score = (t, cols, b), score
-        t, cols, b = best
-        step = LinearStep(t, cols, self.centre[cols], np.ldexp(b, -self.shift[cols]))
-        return step, self.Xc[:, cols] @ b
 
 
 def check_options(mstop, nu, depth, learner, init):
@@ -195,10 +114,57 @@ def _initial_F(w, y, wsum, init):
     return float(np.log(ybar) - np.log1p(-ybar))
 
 
+class _TreeSteps:
+    """U-Boost's tree iterations: a Newton tree on per-row (g, h[, w]), F ← F + ν f.
+
+    The statistics are filled in place each iteration; the leaf values are
+    added to F by a compiled loop (no (n,) temporary).
+    """
+
+    def __init__(self, binned, w, wy, U, depth, min_child_weight, min_samples_leaf, leaf_rows,
+                 col_term, n_terms):
+        self.binned, self.w, self.wy, self.U = binned, w, wy, U
+        self.depth, self.bounds = depth, (min_child_weight, min_samples_leaf)
+        self.col_term, self.n_terms = col_term, n_terms
+        # per-row statistics of the trees: g, h (and w, which bounds the leaf size)
+        self.stats = np.empty((w.shape[0], 3 if leaf_rows else 2))
+        if leaf_rows:
+            self.stats[:, 2] = w
+
+    def step(self, F, z, d1, d2, nu):
+        """One iteration: (tree, F updated in place, share of each term in its gain)."""
+        from ...learners import _hist
+
+        np.multiply(self.wy, d1, out=self.stats[:, 0])            # ∂/∂F of wᵢ U(y*ᵢ Fᵢ)
+        np.multiply(self.w, self.U.newton_weight(z, F, d2), out=self.stats[:, 1])
+        base, node = fit_newton_tree(self.binned, self.stats, self.depth, *self.bounds)
+        _hist.add_leaf_values(F, node, base.value, float(nu))     # F ← F + ν f
+        by_col = base.split_gains_by_column(self.col_term.shape[0])
+        share = np.bincount(self.col_term, weights=by_col, minlength=self.n_terms)
+        return base, F, (share / share.sum() if share.sum() > 0 else share)
+
+
+class _LinearSteps:
+    """U-Boost's componentwise linear iterations (one term per iteration)."""
+
+    def __init__(self, X, w, wy, U, col_term, n_terms, has_intercept):
+        self.w, self.wy, self.U, self.n_terms = w, wy, U, n_terms
+        self.comp = Componentwise(X, w, [np.flatnonzero(col_term == t) for t in range(n_terms)],
+                                  has_intercept)
+
+    def step(self, F, z, d1, d2, nu):
+        """One iteration: (linear step, the new F, its term's share 1)."""
+        g = self.wy * d1                                   # ∂/∂F of wᵢ U(y*ᵢ Fᵢ)
+        h = self.w * self.U.newton_weight(z, F, d2)        # its curvature (docs/math.md §6)
+        base, fitted = self.comp.step(g, h)
+        share = np.zeros(self.n_terms)
+        share[base.term] = 1.0
+        return base, F + nu * fitted, share
+
+
 def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
             max_bins=255, init="mean", min_child_weight=1e-3, min_samples_leaf=1,
-            term_slices=None,
-            has_intercept=True, binned=None) -> UBoostFit:
+            term_slices=None, has_intercept=True, binned=None) -> UBoostFit:
     """Run U-Boost on arrays (see the module docstring).
 
     Parameters
@@ -226,10 +192,13 @@ def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
     wsum = float(w.sum())
     F0 = _initial_F(w, y, wsum, init)
     F = np.full(n, F0)
-    depth_used = 1 if learner == "stumps" else depth
-    if learner in ("stumps", "trees") and binned is None:
-        binned = bin_design(X, max_bins, weights=w)
-    comp = _Componentwise(X, w, term_slices, has_intercept) if learner == "linear" else None
+    wy = w * ystar
+    if learner == "linear":
+        steps = _LinearSteps(X, w, wy, U, col_term, len(names), has_intercept)
+    else:
+        binned = bin_design(X, max_bins, weights=w) if binned is None else binned
+        steps = _TreeSteps(binned, w, wy, U, 1 if learner == "stumps" else depth,
+                           min_child_weight, min_samples_leaf, leaf_rows, col_term, len(names))
     learners = []
     z = ystar * F
     Uv, d1, d2 = U.values(z)
@@ -238,31 +207,8 @@ def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
     risk = [float(np.sum(w * Uv)) / wsum]
     gains = np.zeros((mstop, len(names)))
     selected = np.zeros((mstop, len(names)), dtype=bool)
-    wy = w * ystar
-    if comp is None:
-        from ...learners import _hist
-
-        # per-row statistics of the trees, filled in place: g, h (and w)
-        stats = np.empty((n, 3 if leaf_rows else 2))
-        if stats.shape[1] == 3:
-            stats[:, 2] = w
     for m in progress(range(mstop), "uboost", total=mstop):
-        if comp is not None:
-            g = wy * d1                            # ∂/∂F of wᵢ U(y*ᵢ Fᵢ)
-            h = w * U.newton_weight(z, F, d2)      # its curvature (docs/math.md §6)
-            base, fitted = comp.step(g, h)
-            share = np.zeros(len(names))
-            share[base.term] = 1.0
-            F = F + nu * fitted
-        else:
-            np.multiply(wy, d1, out=stats[:, 0])
-            np.multiply(w, U.newton_weight(z, F, d2), out=stats[:, 1])
-            base, node = _tree_step(binned, stats, depth_used, min_child_weight,
-                                    min_samples_leaf)
-            _hist.add_leaf_values(F, node, base.value, float(nu))     # F ← F + ν f
-            by_col = base.split_gains_by_column(p)
-            share = np.bincount(col_term, weights=by_col, minlength=len(names))
-            share = share / share.sum() if share.sum() > 0 else share
+        base, F, share = steps.step(F, z, d1, d2, nu)
         z = ystar * F
         Uv, d1, d2 = U.values(z)               # risk now, derivatives for the next step
         risk.append(float(np.sum(w * Uv)) / wsum)

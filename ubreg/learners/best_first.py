@@ -1,0 +1,280 @@
+"""Trees grown best first on exact within-node midpoints: the tree of docs/tempered.md §3.3.
+
+The weak learner of the authors' t-AdaBoost code [J], parametrised by its
+criterion (a node risk L, concave on [0, 1] with L(0) = L(1) = 0, and a leaf
+link η):
+
+- node statistics from per-row weights q (Σq, not the co-density), with
+  W = Σ_{node} q_i and p = Σ_{node, y = +1} q_i / W;
+- split score Δ = L(p) − τ L(p_L) − (1 − τ) L(p_R), τ = W_L/W; |Δ| below
+  ``DELTA_TOL`` counts as 0, and a split with Δ = 0 is still taken;
+- admissible splits only: both children hold positive weight of both classes
+  (judged by counts of rows with q_i > 0, which are exact);
+- thresholds at within-node midpoints: between consecutive distinct values of
+  a column among the rows in the node ("x ≤ τ" goes left);
+- at most ``max_candidates`` candidates per node, drawn at random;
+- growth by splitting the leaf reached by the most training examples until
+  the node count (internal + leaves) reaches ``max_size`` (or, with
+  ``depth``, every leaf down to that depth);
+- leaf value η(p_leaf), ±``PURE_LEAF`` for a pure or non-finite leaf.
+
+Why this is a grower of its own, beside the level-wise growers of
+:mod:`ubreg.learners.trees` (binned columns) and :mod:`ubreg.fitters.udt.grow`
+(rpart's engine): its trees are defined by its growth order.  The candidate
+draw of a node consumes the random stream when that node is expanded, and
+nodes are expanded most-populated first up to a node count, so a level-wise
+grower (which searches every node of a level at once) would draw differently
+and grow other trees; its within-node midpoints are not bin cuts (the binned
+grower cuts at midpoints of the whole column, which send unseen values
+elsewhere); and it scores Δ per unit weight with its own tie rule.  The
+level-wise binned grower with the same criterion is t-AdaBoost's
+``learner="udt"`` (:func:`ubreg.fitters.tboost.learners.fit_udt_tree`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .trees import leaf_indicators
+
+__all__ = ["BestFirstTree", "grow_best_first", "leaf_value", "PURE_LEAF", "DELTA_TOL"]
+
+#: value of a pure (or non-finite) leaf, as in [J]
+PURE_LEAF = 100.0
+#: |Δ| below this is 0 (docs/tempered.md §3.3)
+DELTA_TOL = 1e-10
+
+
+@dataclass(eq=False)
+class BestFirstTree:
+    """A fitted §3.3 tree: parallel node arrays (−1 children for leaves), in
+    growth order (:class:`~ubreg.learners.base.WeakHypothesis`: its features
+    are the indicators of its leaves, its output the value of x's leaf)."""
+
+    feature: list = field(default_factory=list)
+    threshold: list = field(default_factory=list)
+    left: list = field(default_factory=list)
+    right: list = field(default_factory=list)
+    value: list = field(default_factory=list)
+    n_nodes: int = 0
+    kind: str = "tree"
+
+    def _add(self, value):
+        self.feature.append(-1)
+        self.threshold.append(np.nan)
+        self.left.append(-1)
+        self.right.append(-1)
+        self.value.append(float(value))
+        self.n_nodes += 1
+        return self.n_nodes - 1
+
+    def apply(self, X):
+        """Leaf index of every row ("x ≤ τ" goes left)."""
+        X = np.asarray(X, dtype=np.float64)
+        node = np.zeros(X.shape[0], dtype=np.int64)
+        feat, thr = np.array(self.feature), np.array(self.threshold)
+        left, right = np.array(self.left), np.array(self.right)
+        active = left[node] >= 0
+        while active.any():
+            idx = np.flatnonzero(active)
+            nd = node[idx]
+            go_left = X[idx, feat[nd]] <= thr[nd]
+            node[idx] = np.where(go_left, left[nd], right[nd])
+            active = left[node] >= 0
+        return node
+
+    def predict(self, X):
+        return np.array(self.value)[self.apply(X)]
+
+    @property
+    def leaves(self) -> np.ndarray:
+        return np.flatnonzero(np.array(self.left, dtype=np.int64) < 0)
+
+    @property
+    def n_leaves(self):
+        return int(sum(1 for v in self.left if v < 0))
+
+    @property
+    def n_features(self) -> int:
+        return self.n_leaves
+
+    @property
+    def columns(self) -> tuple[int, ...]:
+        return tuple(sorted({int(f) for f in self.feature if f >= 0}))
+
+    def transform(self, X):
+        """(m, leaves) indicators of the leaf of each row."""
+        return leaf_indicators(self.apply(X), self.leaves)
+
+    def key(self):
+        return ("tree", id(self))
+
+    def _paths(self, names):
+        """Path text of every node (root: "(all)")."""
+        paths = ["(all)"] + [""] * (self.n_nodes - 1)
+        for k in range(self.n_nodes):        # parents come before their children
+            if self.left[k] >= 0:
+                test = f"{names[self.feature[k]]} %s {self.threshold[k]:.6g}"
+                pre = "" if k == 0 else paths[k] + " & "
+                paths[self.left[k]] = pre + test % "<="
+                paths[self.right[k]] = pre + test % ">"
+        return paths
+
+    def describe(self, names) -> list[str]:
+        """One line per leaf: its path and value."""
+        paths = self._paths(names)
+        return [f"leaf [{paths[k]}]: {self.value[k]:.4g}" for k in self.leaves]
+
+    def listing(self, names) -> list[str]:
+        """The tree, one indented line per node (depth first, left child first)."""
+        out = []
+
+        def walk(k, depth):
+            pad = "  " * depth
+            if self.left[k] < 0:
+                out.append(f"{pad}leaf: {self.value[k]:.4g}")
+                return
+            out.append(f"{pad}{names[self.feature[k]]} <= {self.threshold[k]:.6g}")
+            walk(self.left[k], depth + 1)
+            walk(self.right[k], depth + 1)
+
+        walk(0, 0)
+        return out
+
+
+def leaf_value(wpos, w, link):
+    """η(p) of a leaf with positive weight ``wpos`` of ``w`` (0 when w = 0);
+    ±:data:`PURE_LEAF` for a pure or non-finite leaf, as in [J]."""
+    if not w > 0:
+        return 0.0
+    p = wpos / w
+    if p <= 0.0:
+        return -PURE_LEAF
+    if p >= 1.0:
+        return PURE_LEAF
+    v = float(link(p))
+    return v if np.isfinite(v) else (PURE_LEAF if p > 0.5 else -PURE_LEAF)
+
+
+def _candidates(X, rows):
+    """Per column with a cut: (column, its order on ``rows``, sorted values, cut
+    positions), a cut after each position whose next value is larger."""
+    cands = []
+    for j in range(X.shape[1]):
+        xj = X[rows, j]
+        order = np.argsort(xj, kind="stable")
+        xs = xj[order]
+        cut = np.flatnonzero(xs[1:] > xs[:-1])          # split after position cut
+        if cut.size:
+            cands.append((j, order, xs, cut))
+    return cands
+
+
+def _best_split(X, rows, q, pos, risk, max_candidates, rng):
+    """(Δ, feature, threshold) of the best admissible split of ``rows``, or None."""
+    qn, posn = q[rows], pos[rows]
+    W = float(qn.sum())
+    Wp = float(qn[posn].sum())
+    if not (W > 0 and 0 < Wp < W):
+        return None
+    parent = float(risk(Wp / W))
+    n_live_pos = int(np.sum((qn > 0) & posn))
+    n_live_neg = int(np.sum((qn > 0) & ~posn))
+    cands = _candidates(X, rows)
+    total = sum(c[3].size for c in cands)
+    if total == 0:
+        return None
+    keep = None
+    if total > max_candidates:
+        keep = np.zeros(total, dtype=bool)
+        keep[rng.choice(total, size=max_candidates, replace=False)] = True
+    best = None
+    offset = 0
+    for j, order, xs, cut in cands:
+        sel = cut if keep is None else cut[keep[offset:offset + cut.size]]
+        offset += cut.size
+        if sel.size == 0:
+            continue
+        qo, po = qn[order], posn[order]
+        cq = np.cumsum(qo)
+        cp = np.cumsum(np.where(po, qo, 0.0))
+        WL, WLp = cq[sel], cp[sel]
+        WR, WRp = W - WL, Wp - WLp
+        # admissibility by counts of live rows: differences of float sums are
+        # not exactly 0 for an empty side, and would depend on the row order
+        live_pos = np.cumsum((qo > 0) & po)[sel]
+        live_neg = np.cumsum((qo > 0) & ~po)[sel]
+        ok = ((live_pos > 0) & (live_neg > 0)
+              & (live_pos < n_live_pos) & (live_neg < n_live_neg))
+        if not ok.any():
+            continue
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tau = WL / W
+            delta = parent - tau * risk(WLp / WL) - (1 - tau) * risk(WRp / WR)
+        delta = np.where(np.abs(delta) < DELTA_TOL, 0.0, delta)
+        delta = np.where(ok, delta, -np.inf)
+        k = int(np.argmax(delta))
+        if best is None or delta[k] > best[0]:
+            s = sel[k]
+            best = (float(delta[k]), j, 0.5 * (xs[s] + xs[s + 1]))
+    return best
+
+
+def grow_best_first(X, ystar, q, risk, link, *, max_size=5, depth=None, max_candidates=2000,
+                    rng=None, w=None) -> BestFirstTree:
+    """Grow a §3.3 tree (see the module docstring) on per-row weights ``q``.
+
+    Parameters
+    ----------
+    X : (n, d) design; ystar : labels ±1; q : weights ≥ 0
+    risk : callable p -> L(p)
+        The node risk of the split score Δ (vectorised).
+    link : callable p -> η(p)
+        The leaf value.
+    max_size : int
+        Stop once internal nodes + leaves ≥ max_size (5: 2 splits, 3 leaves).
+    depth : int, optional
+        Instead of max_size: split every leaf admissibly down to this depth.
+    max_candidates : int
+        Candidates drawn per node when it has more.
+    rng : numpy Generator, optional
+        The candidate draws (default ``default_rng(0)``).
+    w : array, optional
+        Frequency weights: node statistics are Σ w_i q_i, and "most examples"
+        counts Σ w_i; rows of weight 0 are not in the data (no thresholds
+        from them).
+    """
+    if w is not None:
+        q = q * w
+    count = np.ones(X.shape[0]) if w is None else np.asarray(w, dtype=float)
+    rng = np.random.default_rng(0) if rng is None else rng
+    pos = ystar > 0
+    tree = BestFirstTree()
+
+    def stats(rows):
+        return float(q[rows][pos[rows]].sum()), float(q[rows].sum())
+
+    all_rows = np.flatnonzero(count > 0)
+    queue = [(tree._add(leaf_value(*stats(all_rows), link)), all_rows, 0)]
+    while queue:
+        if depth is None:
+            if tree.n_nodes >= max_size:
+                break
+            k = max(range(len(queue)), key=lambda i: count[queue[i][1]].sum())   # most examples
+        else:
+            k = 0
+        node, rows, d = queue.pop(k)
+        if depth is not None and d >= depth:
+            continue
+        best = _best_split(X, rows, q, pos, risk, max_candidates, rng)
+        if best is None:
+            continue                                        # dropped from the queue
+        _, j, thr = best
+        go_left = X[rows, j] <= thr
+        lrows, rrows = rows[go_left], rows[~go_left]
+        tree.feature[node], tree.threshold[node] = j, thr
+        tree.left[node] = tree._add(leaf_value(*stats(lrows), link))
+        tree.right[node] = tree._add(leaf_value(*stats(rrows), link))
+        queue += [(tree.left[node], lrows, d + 1), (tree.right[node], rrows, d + 1)]
+    return tree
