@@ -186,78 +186,135 @@ def grow_tree(binned: BinnedDesign, stats: np.ndarray, gain_fn, depth: int,
     stats = np.ascontiguousarray(stats, dtype=np.float64)
     n, k = stats.shape
     size = 2 ** (depth + 1) - 1
-    feature = np.full(size, -1, dtype=np.int64)
-    cut = np.zeros(size)
-    gain = np.zeros(size)
+    tree = Tree(depth=depth, feature=np.full(size, -1, dtype=np.int64), cut=np.zeros(size),
+                gain=np.zeros(size))
     node = np.zeros(n, dtype=np.int64)
-    tree = Tree(depth=depth, feature=feature, cut=cut, gain=gain)
-    flat, col, kk = binned.candidates()
-    if flat.size == 0 or n == 0:
+    if binned.candidates()[0].size == 0 or n == 0:
         return tree, node
-    codes, offsets, nbins = binned.codes, binned.offsets, binned.nbins
-    feats = np.flatnonzero(nbins > 1)
-    B = binned.total_bins
-    lc = np.atleast_1d(leaf_col)
-    ml = np.broadcast_to(np.asarray(min_leaf, dtype=np.float64), lc.shape)
-    order = np.arange(n, dtype=np.intp)
-    buf = np.empty(n, dtype=np.intp)
-    H = np.zeros((1, B, k))
-    _hist.histogram_all(codes, feats, offsets, nbins, stats, H[0])
-    if nbins[0] > 1:
-        scale = float(np.abs(H[0, offsets[0]:offsets[1]]).sum())
-    else:                                   # a one-bin first column holds the totals
-        scale = float(np.abs(_total(H[0], offsets, feats)).sum())
-    scale = scale or 1.0
+    feats = np.flatnonzero(binned.nbins > 1)
+    H = np.zeros((1, binned.total_bins, k))
+    _hist.histogram_all(binned.codes, feats, binned.offsets, binned.nbins, stats, H[0])
+    threshold = min_gain * _gain_scale(H[0], binned.offsets, binned.nbins, feats)
+    search = _SplitSearch(binned, feats, gain_fn, k, leaf_col, min_leaf)
+    rows = _Segments(n)
     active = [0]                            # heap indices of the nodes of H
-    seg = {0: (0, n)}                       # rows of a node: order[start:end]
-    newton = gain_fn is newton_gain and k >= 2
-    if newton:
-        # fresh writable arrays: one compiled signature whatever the caller passed
-        lc_arr = np.array(lc % k, dtype=np.intp)
-        ml_arr = np.array(ml, dtype=np.float64)
     for level in range(depth):
-        if newton:                          # one compiled pass, same arithmetic
-            best, best_gain = _hist.newton_split(H, offsets, nbins, feats, flat.size,
-                                                 lc_arr, ml_arr, TIE_RTOL)
-        else:
-            L, P = _hist.left_sums(H, offsets, nbins, feats, flat.size)
-            P = P[:, None, :]
-            R = P - L
-            g = gain_fn(L, R, P)
-            ok = np.all((L[..., lc] >= ml) & (R[..., lc] >= ml), axis=-1)
-            g = np.where(ok & ~np.isnan(g), g, -np.inf)
-            best, best_gain = _first_best(g)
-        split = []
-        for a, nd in enumerate(active):     # ≤ 2^depth nodes per level
-            if not best_gain[a] > min_gain * scale:
-                continue
-            b = int(best[a])
-            feature[nd], gain[nd] = col[b], best_gain[a]
-            cut[nd] = binned.cut_value(int(col[b]), int(kk[b]))
-            start, end = seg.pop(nd)
-            if level == depth - 1:          # the leaves need no segments (nor histograms)
-                _hist.route(codes, order[start:end], node, int(col[b]), int(kk[b]), nd)
-                continue
-            mid = _hist.partition(codes, order, node, start, end, int(col[b]), int(kk[b]),
-                                  nd, buf)
-            seg[2 * nd + 1], seg[2 * nd + 2] = (start, mid), (mid, end)
-            split.append((a, nd, start, mid, end))
+        best, best_gain = search(H)
+        split = _split_level(tree, binned, rows, node, active, best, best_gain, threshold,
+                             last=level == depth - 1)
         if not split:
             break
-        # the smaller child's histogram from its rows, its sibling's by subtraction
-        child = np.zeros((2 * len(split), B, k))
-        active = []
-        for i, (a, nd, start, mid, end) in enumerate(split):
-            left_small = mid - start <= end - mid
-            small, big = (2 * i, 2 * i + 1) if left_small else (2 * i + 1, 2 * i)
-            lo, hi = (start, mid) if left_small else (mid, end)
-            _hist.histogram_rows(codes, feats, offsets, nbins, stats, order[lo:hi], child[small])
-            np.subtract(H[a], child[small], out=child[big])
-            active += [2 * nd + 1, 2 * nd + 2]
-        H = child
+        H, active = _child_histograms(binned, feats, stats, rows.order, H, split)
     return tree, node
 
 
+def _gain_scale(H0, offsets, nbins, feats):
+    """Σ of the absolute root-histogram entries of the first design column (its
+    totals when it has one bin), the unit of ``min_gain``; 1 when it is 0."""
+    if nbins[0] > 1:
+        scale = float(np.abs(H0[offsets[0]:offsets[1]]).sum())
+    else:                                   # a one-bin first column holds the totals
+        scale = float(np.abs(_total(H0, offsets, feats)).sum())
+    return scale or 1.0
+
+
+class _SplitSearch:
+    """The best split candidate of every node of a level (a row of H each).
+
+    Candidates are scored by ``gain_fn`` on the left sums L (bins ≤ the cut),
+    the right sums R = P − L and the node totals P; a child holding less than
+    ``min_leaf`` of statistic ``leaf_col`` (each may be a sequence) is no
+    candidate, nor is a NaN gain.  The Newton criterion runs as one compiled
+    pass (``_hist.newton_split``, the same arithmetic in the same order), any
+    other criterion in numpy.
+    """
+
+    def __init__(self, binned, feats, gain_fn, k, leaf_col, min_leaf):
+        self.binned, self.feats, self.gain_fn = binned, feats, gain_fn
+        self.ncand = binned.candidates()[0].size
+        self.lc = np.atleast_1d(leaf_col)
+        self.ml = np.broadcast_to(np.asarray(min_leaf, dtype=np.float64), self.lc.shape)
+        self.newton = gain_fn is newton_gain and k >= 2
+        if self.newton:
+            # fresh writable arrays: one compiled signature whatever the caller passed
+            self.lc_arr = np.array(self.lc % k, dtype=np.intp)
+            self.ml_arr = np.array(self.ml, dtype=np.float64)
+
+    def __call__(self, H):
+        """(candidate, gain) of each node of H (gain −inf: no candidate)."""
+        from . import _hist
+
+        b = self.binned
+        if self.newton:
+            return _hist.newton_split(H, b.offsets, b.nbins, self.feats, self.ncand,
+                                      self.lc_arr, self.ml_arr, TIE_RTOL)
+        L, P = _hist.left_sums(H, b.offsets, b.nbins, self.feats, self.ncand)
+        P = P[:, None, :]
+        R = P - L
+        g = self.gain_fn(L, R, P)
+        lc, ml = self.lc, self.ml
+        ok = np.all((L[..., lc] >= ml) & (R[..., lc] >= ml), axis=-1)
+        return _first_best(np.where(ok & ~np.isnan(g), g, -np.inf))
+
+
+class _Segments:
+    """The training rows of the open nodes: node i's rows are ``order[start:end]``
+    for ``(start, end) = seg[i]``, in increasing row order."""
+
+    def __init__(self, n):
+        self.order = np.arange(n, dtype=np.intp)
+        self.buf = np.empty(n, dtype=np.intp)
+        self.seg = {0: (0, n)}
+
+
+def _split_level(tree, binned, rows, node, active, best, best_gain, threshold, last):
+    """Record the split of every node of ``active`` whose best gain exceeds
+    ``threshold`` and send its rows to its children (``node``).
+
+    On the last level the rows are only routed; otherwise each split node's
+    segment is partitioned into its children's.  Returns the split nodes as
+    (row of H, heap index, start, mid, end) of their segments (empty on the
+    last level).
+    """
+    from . import _hist
+
+    _, col, kk = binned.candidates()
+    split = []
+    for a, nd in enumerate(active):         # ≤ 2^depth nodes per level
+        if not best_gain[a] > threshold:
+            continue
+        b = int(best[a])
+        f, kcut = int(col[b]), int(kk[b])
+        tree.feature[nd], tree.gain[nd] = col[b], best_gain[a]
+        tree.cut[nd] = binned.cut_value(f, kcut)
+        start, end = rows.seg.pop(nd)
+        if last:                            # the leaves need no segments (nor histograms)
+            _hist.route(binned.codes, rows.order[start:end], node, f, kcut, nd)
+            continue
+        mid = _hist.partition(binned.codes, rows.order, node, start, end, f, kcut, nd,
+                              rows.buf)
+        rows.seg[2 * nd + 1], rows.seg[2 * nd + 2] = (start, mid), (mid, end)
+        split.append((a, nd, start, mid, end))
+    return split
+
+
+def _child_histograms(binned, feats, stats, order, H, split):
+    """The histograms of the children of the ``split`` nodes, and their heap
+    indices: the smaller child's from its rows, its sibling's by subtraction
+    from the parent's."""
+    from . import _hist
+
+    child = np.zeros((2 * len(split), binned.total_bins, stats.shape[1]))
+    active = []
+    for i, (a, nd, start, mid, end) in enumerate(split):
+        left_small = mid - start <= end - mid
+        small, big = (2 * i, 2 * i + 1) if left_small else (2 * i + 1, 2 * i)
+        lo, hi = (start, mid) if left_small else (mid, end)
+        _hist.histogram_rows(binned.codes, feats, binned.offsets, binned.nbins, stats,
+                             order[lo:hi], child[small])
+        np.subtract(H[a], child[small], out=child[big])
+        active += [2 * nd + 1, 2 * nd + 2]
+    return child, active
 
 def fit_leaf_tree(binned: BinnedDesign, v, y, w, phi, depth: int, min_leaf=1.0):
     """ULS's tree learner: a UDT tree on the boosting weights, its leaves the features.
