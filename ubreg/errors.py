@@ -45,19 +45,3 @@ class SeparationWarning(UserWarning):
 
 class PerfectFitWarning(UserWarning):
     """The fit reproduces the response exactly."""
-
-
-def user_stacklevel() -> int:
-    """The ``stacklevel`` that points a warning at the first caller outside ubreg.
-
-    ``fit()`` reaches a method through wrappers, so the depth is not fixed.
-    Call it as an argument of ``warnings.warn`` in the function that warns.
-    """
-    import os
-    import sys
-
-    root = os.path.dirname(os.path.abspath(__file__)) + os.sep
-    level, frame = 2, sys._getframe(2)      # 1: the warning function, 2: its caller
-    while frame is not None and frame.f_code.co_filename.startswith(root):
-        frame, level = frame.f_back, level + 1
-    return level

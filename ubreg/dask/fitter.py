@@ -19,12 +19,19 @@ in-memory fitter runs, :func:`ubreg.numerics.newton.newton`, driven here by
 """
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 
 from ..errors import ConvergenceWarning, DataError, ResponseError, SeparationWarning
-from ..fitters.uls import LinearFit, working_gram, working_scale, working_shift, working_transform
+from ..fitters.uls import (
+    EXTREME_MESSAGE,
+    LinearFit,
+    convergence_message,
+    working_gram,
+    working_scale,
+    working_shift,
+    working_transform,
+)
 from ..methods.fit import FitSpec
 from ..numerics.aliasing import (
     AliasCheck,
@@ -37,6 +44,7 @@ from ..numerics.aliasing import (
 )
 from ..numerics.newton import NewtonProblem, newton
 from ..numerics.separation import R_EPS, SEPARATION_SYMPTOM
+from ..numerics.warnings import warn
 from ..results.inference import bernoulli_loglik, covariances, meat_weights
 from .frame import prepare_partitions
 from .packed import BLOCK_ROWS
@@ -424,12 +432,9 @@ def _warn(result, family, tol, on_separation="warn"):
         if on_separation == "raise":
             raise DataError(msg + " (on_separation='raise' raises on this symptom on a dask "
                                   "DataFrame)")
-        warnings.warn(msg, SeparationWarning, stacklevel=6)
+        warn(msg, SeparationWarning)
     elif not result.is_linear_probability_model and stats["pq_min"] < R_EPS:
-        warnings.warn("fitted probabilities numerically 0 or 1 occurred", SeparationWarning,
-                      stacklevel=6)
-    if not result.fit_info.converged:
-        why = ("the line search could not decrease the risk" if result.fit_info.stalled
-               else f"after {result.iterations} iterations")
-        warnings.warn(f"ULS did not converge: max |edge| {result.fit_info.max_edge:.3g} > tol "
-                      f"{tol:g} ({why})", ConvergenceWarning, stacklevel=6)
+        warn(EXTREME_MESSAGE, SeparationWarning)
+    message = convergence_message(result.fit_info, tol)
+    if message is not None:
+        warn(message, ConvergenceWarning)

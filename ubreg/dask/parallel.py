@@ -4,83 +4,18 @@ Cross-validation folds (``ubreg.cv(..., scheduler=client)``) and candidate
 models (:func:`fit_models`, for :func:`ubreg.compare`) are independent fits of
 in-memory data.  Each runs unchanged on a worker; the fold split, the seeds
 and the scoring stay on the client, so the results are identical to the
-sequential ones.  Warnings a fit raises on a worker are recorded there
-(:func:`record_warnings`, which is safe when several fits of one process run
-in threads) and re-issued on the client in task order, each distinct warning
-of a task once, prefixed with the task's label (``"fold 3: ..."``) —
-exactly as ``ubreg.cv`` re-issues the warnings of its sequential folds.
+sequential ones.  Warnings a fit raises on a worker are recorded there and
+re-issued on the client in task order, each distinct warning of a task once,
+prefixed with the task's label (``"fold 3: ..."``) — exactly as ``ubreg.cv``
+re-issues the warnings of its sequential folds (the policy of
+:mod:`ubreg.numerics.warnings`, safe when several fits of one process run in
+threads).
 """
 from __future__ import annotations
 
-import threading
-import warnings
-from contextlib import contextmanager
+from ..numerics.warnings import record_warnings, reissue_warnings
 
-__all__ = ["fit_folds", "fit_models", "record_warnings", "reissue_warnings", "run_tasks"]
-
-_LOCK = threading.Lock()
-_LOCAL = threading.local()
-#: the recorders alive in this process, the catch_warnings context they share
-#: and the showwarning it replaced
-_STATE = {"depth": 0, "context": None, "show": None}
-
-
-def _dispatch(message, category, filename, lineno, file=None, line=None):
-    """``warnings.showwarning`` while recorders are alive: into the log of the
-    calling thread's recorder, or shown as before for a thread without one."""
-    log = getattr(_LOCAL, "log", None)
-    if log is not None:
-        log.append((category, str(message)))
-        return
-    show = _STATE["show"]
-    if show is not None and show is not getattr(warnings, "_showwarning_orig", None):
-        show(message, category, filename, lineno, file, line)
-    else:          # the default display, or the log of a catch_warnings(record=True)
-        warnings._showwarnmsg_impl(
-            warnings.WarningMessage(message, category, filename, lineno, file, line))
-
-
-@contextmanager
-def record_warnings():
-    """Record the warnings raised in this thread; yields the list of
-    ``(category, message)``.
-
-    ``warnings.catch_warnings`` is process-wide: two threads recording with it
-    at once restore each other's state and lose warnings (the thread
-    scheduler of ``ubreg.cv`` lost all of them).  Here the first recorder of
-    the process installs one shared context (every warning shown, through a
-    dispatcher that files it under the recorder of the thread that raised it)
-    and the last one removes it.
-    """
-    log = []
-    with _LOCK:
-        if _STATE["depth"] == 0:
-            context = warnings.catch_warnings()
-            context.__enter__()
-            warnings.simplefilter("always")
-            _STATE.update(context=context, show=warnings.showwarning)
-            warnings.showwarning = _dispatch
-        _STATE["depth"] += 1
-    outer = getattr(_LOCAL, "log", None)
-    _LOCAL.log = log
-    try:
-        yield log
-    finally:
-        _LOCAL.log = outer
-        with _LOCK:
-            _STATE["depth"] -= 1
-            if _STATE["depth"] == 0:
-                _STATE["context"].__exit__(None, None, None)   # filters and showwarning back
-                _STATE.update(context=None, show=None)
-
-
-def reissue_warnings(caught, label: str | None = None) -> None:
-    """Warn again, at the caller's line outside ubreg, each distinct
-    ``(category, message)`` of ``caught`` once, in order, as ``"label: message"``."""
-    from ..errors import user_stacklevel
-    for category, message in dict.fromkeys(caught):
-        text = message if label is None else f"{label}: {message}"
-        warnings.warn(text, category, stacklevel=user_stacklevel())
+__all__ = ["fit_folds", "fit_models", "run_tasks"]
 
 
 def _fit_recording(data, rows, formula, weights, fit_kw):
@@ -110,7 +45,7 @@ def run_tasks(scheduler, data, tasks: list, labels=None) -> list:
     data : pandas.DataFrame
     tasks : list of tuples (rows, formula, weights, fit_kw)
     labels : list of str, optional
-        One per task: the prefix of its re-issued warnings (:func:`reissue_warnings`).
+        One per task: the prefix of its re-issued warnings (:func:`ubreg.numerics.warnings.reissue_warnings`).
 
     Returns
     -------

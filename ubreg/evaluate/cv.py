@@ -15,6 +15,7 @@ from ..design import as_frame, build_model_frame
 from ..errors import ResponseError
 from ..numerics.folds import fold_assignment
 from ..numerics.progress import progress
+from ..numerics.warnings import record_warnings, reissue_warnings
 from ..summary.render import render_template
 from .metrics import METRIC_NAMES, classification_metrics, observed_classes, posteriors
 
@@ -174,7 +175,6 @@ def cv(formula: str, data, family=None, method: str = "uls", folds: int = 10,
         held-out part), their mean ± SE (SE = sd/√K), the pooled out-of-fold
         metrics and predictions.
     """
-    from ..dask.parallel import record_warnings, reissue_warnings
     from ..families import resolve_family
     from ..methods.fit import (  # late: ubreg.fit imports the method registry
         fit,

@@ -9,10 +9,9 @@ five-point central differences otherwise.
 """
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
+from ..numerics.warnings import ignoring, raising
 from .base import PermissibleFamily, _as_float
 
 __all__ = ["CustomPermissible"]
@@ -159,8 +158,7 @@ class CustomPermissible(PermissibleFamily):
     def _evaluate(self, f, x, label):
         """f(x) as a float array of x's shape, with a clear error otherwise."""
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
+            with ignoring(RuntimeWarning):
                 out = np.asarray(f(x), dtype=np.float64)
         except Exception as exc:
             raise ValueError(
@@ -196,10 +194,8 @@ class CustomPermissible(PermissibleFamily):
         written with complex-capable, analytic numpy functions)."""
         x = np.array([0.013, 0.1, 0.27, 0.42, 0.5, 0.61, 0.9])
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("error")
-                with np.errstate(all="ignore"):
-                    cs = self._grad_complex(x)
+            with raising(), np.errstate(all="ignore"):
+                cs = self._grad_complex(x)
         except Exception:  # noqa: BLE001 - any failure on complex input means "no complex step"
             return False
         if cs.shape != x.shape or not np.all(np.isfinite(cs)):
@@ -233,8 +229,7 @@ class CustomPermissible(PermissibleFamily):
         finite differences, resolvable: ε|φ(x)| small against the change of φ
         over the stencil (which matters when φ(0) ≠ 0)."""
         x = _XMIN_CANDIDATES
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
+        with np.errstate(all="ignore"), ignoring(RuntimeWarning):
             g = self._grad_raw(x)
             ok = np.isfinite(g) & (g < 0)
             if self._mode == "differences":

@@ -30,7 +30,10 @@ from ..numerics.newton import NewtonProblem, armijo_accept, newton
 
 __all__ = ["LinearFit", "fit_uls", "edges", "surrogate_risk", "working_shift",
            "working_design", "working_transform", "working_scale", "working_gram",
-           "CENTRE_RATIO"]
+           "convergence_message", "CENTRE_RATIO", "EXTREME_MESSAGE"]
+
+#: R's warning when some min(p̂, 1 − p̂) < 10ε (and no separation was confirmed)
+EXTREME_MESSAGE = "fitted probabilities numerically 0 or 1 occurred"
 
 #: with an intercept, a column whose weighted mean exceeds this many of its weighted
 #: standard deviations (a timestamp, a weight + 3e5) is fitted centred, x − m: the same
@@ -57,6 +60,17 @@ class LinearFit:
     #: :func:`working_shift`); ``None`` when the fit ran on the design columns themselves
     shift: np.ndarray | None = None
     intercept: int | None = None  # the intercept column, when there is one
+
+
+def convergence_message(fit: LinearFit, tol: float) -> str | None:
+    """The ``ConvergenceWarning`` text of a fit that stopped before its largest
+    |edge| reached ``tol`` (maxiter, or a line search that could not decrease the
+    risk), or None."""
+    if fit.converged:
+        return None
+    why = ("the line search could not decrease the risk" if fit.stalled
+           else f"after {fit.iterations} iterations")
+    return f"ULS did not converge: max |edge| {fit.max_edge:.3g} > tol {tol:g} ({why})"
 
 
 def working_shift(check: AliasCheck) -> np.ndarray | None:

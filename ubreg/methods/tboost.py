@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 from ..design import build_model_frame
-from ..errors import user_stacklevel
+from ..numerics.warnings import user_stacklevel
 from ..families.tempered import Tempered
 from ..fitters.tboost.boost import normalise_weights, tboost
 from ..fitters.tboost.learners import fit_stump, fit_tempered_tree, fit_udt_tree

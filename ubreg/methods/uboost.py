@@ -4,7 +4,7 @@ from __future__ import annotations
 import warnings
 
 from ..design import build_model_frame
-from ..errors import user_stacklevel
+from ..numerics.warnings import user_stacklevel
 from ..fitters.boost.uboost import boost_u, check_leaf_options, check_options
 from ..fitters.boost.ulosses import resolve_U
 from ..results.boost import UBoostResult

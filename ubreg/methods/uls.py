@@ -9,7 +9,6 @@ partition (:mod:`ubreg.dask`).
 from __future__ import annotations
 
 import inspect
-import warnings
 
 import numpy as np
 
@@ -18,9 +17,16 @@ from ..errors import ConvergenceWarning, DataError, SeparationWarning
 from ..fitters.boost.adaptive import fit_fstar
 from ..fitters.boost.leverage import MAX_DELTA
 from ..fitters.boost.uls_boost import boost_uls, check_options
-from ..fitters.uls import fit_uls, working_design, working_transform
+from ..fitters.uls import (
+    EXTREME_MESSAGE,
+    convergence_message,
+    fit_uls,
+    working_design,
+    working_transform,
+)
 from ..learners.binning import bin_design
 from ..numerics.separation import R_EPS, SEPARATION_SYMPTOM, detect_separation
+from ..numerics.warnings import warn
 from ..results.boost import ULSBoostResult
 from ..results.inference import sandwich
 from ..results.linear import LinearResult
@@ -126,20 +132,17 @@ def _warn_like_glm(result: LinearResult, on_separation: str, tol: float):
                "stopped, and their standard errors are not meaningful.")
         if on_separation == "raise":
             raise DataError(msg)
-        warnings.warn(msg, SeparationWarning, stacklevel=5)
+        warn(msg, SeparationWarning)
         return
     # a saturated row (posterior exactly 0 or 1 past a bounded link's domain) is the
     # family's shape, not a symptom of separation
     p, q = result.family.posterior_pair(result.eta)
     live = ~result.family.saturated(result.eta)
     if not result.is_linear_probability_model and np.any(np.minimum(p, q)[live] < R_EPS):
-        warnings.warn("fitted probabilities numerically 0 or 1 occurred", SeparationWarning,
-                      stacklevel=5)
-    if not result.fit_info.converged:
-        why = ("the line search could not decrease the risk" if result.fit_info.stalled
-               else f"after {result.iterations} iterations")
-        warnings.warn(f"ULS did not converge: max |edge| {result.fit_info.max_edge:.3g} > tol "
-                      f"{tol:g} ({why})", ConvergenceWarning, stacklevel=5)
+        warn(EXTREME_MESSAGE, SeparationWarning)
+    message = convergence_message(result.fit_info, tol)
+    if message is not None:
+        warn(message, ConvergenceWarning)
 
 
 # ---------------------------------------------------------------------------

@@ -23,7 +23,6 @@ risk, ``"E."`` the family whose weak hypothesis has the largest |edge|.
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -32,6 +31,7 @@ from ...errors import ConvergenceWarning
 from ...families.base import Family
 from ...learners.binning import bin_design
 from ...numerics.folds import stratified_folds  # noqa: F401  (imported from here by cv_risk)
+from ...numerics.warnings import warn
 from ..uls import fit_uls, surrogate_risk
 from .leverage import MAX_DELTA, solve_leverage
 from .weak import LEARNERS, propose
@@ -162,9 +162,9 @@ def boost_uls(X, y, w, bag: list, *, learner: str, rounds: int, corrective: bool
         for r, c in enumerate(history):
             coef_history[r, :c.size] = c
     if capped:
-        warnings.warn(f"{capped} leveraging coefficient(s) reached |δ| = {max_delta:g}: the "
-                      "feature separates the weighted sample (Lemma 8), the root of (70) is "
-                      "at infinity", ConvergenceWarning, stacklevel=6)
+        warn(f"{capped} leveraging coefficient(s) reached |δ| = {max_delta:g}: the feature "
+             "separates the weighted sample (Lemma 8), the root of (70) is at infinity",
+             ConvergenceWarning)
     return ULSBoostFit(hypotheses=hyps, blocks=blocks, coef=coef, coef_history=coef_history,
                        eta=eta, risk_path=np.asarray(risk_path), edge_path=np.asarray(edge_path),
                        family_path=fam_path, family=family, capped=capped, strategy=strategy)
