@@ -4,7 +4,13 @@ import warnings
 
 import pytest
 
-from ubreg.numerics.warnings import ignoring, raising, record_warnings, reissue_warnings, warn
+from ubreg.numerics.warnings import (
+    ignoring,
+    raising,
+    record_warnings,
+    reissue_warnings,
+    warn,
+)
 
 
 def test_warn_points_at_the_callers_line():

@@ -19,7 +19,6 @@ in-memory fitter runs, :func:`ubreg.numerics.newton.newton`, driven here by
 """
 from __future__ import annotations
 
-
 import numpy as np
 
 from ..errors import ConvergenceWarning, DataError, ResponseError, SeparationWarning

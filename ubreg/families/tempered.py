@@ -313,7 +313,7 @@ class Tempered(PermissibleFamily):
         overhead."""
         if self.t == 0.0 or self._s == 0.0:        # _s = 0: |1 − t| < 1e-12 is t = 1
             return super().scalar_posterior()
-        from scipy.optimize import brentq      # only when a row loop asks for it
+        from scipy.optimize import brentq  # only when a row loop asks for it
 
         s, c = self._s, self._c
         lo = self.link_domain[0]

@@ -6,12 +6,12 @@ import warnings
 import numpy as np
 
 from ..design import build_model_frame
-from ..numerics.warnings import user_stacklevel
 from ..families.tempered import Tempered
 from ..fitters.tboost.boost import normalise_weights, tboost
 from ..fitters.tboost.learners import fit_stump, fit_tempered_tree, fit_udt_tree
 from ..fitters.tboost.loss import TemperedExponential
 from ..learners.base import OnColumns
+from ..numerics.warnings import user_stacklevel
 from ..results.tboost import TBoostResult
 from .spec import FitSpec, Method
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 import warnings
 
 from ..design import build_model_frame
-from ..numerics.warnings import user_stacklevel
 from ..fitters.boost.uboost import boost_u, check_leaf_options, check_options
 from ..fitters.boost.ulosses import resolve_U
+from ..numerics.warnings import user_stacklevel
 from ..results.boost import UBoostResult
 from .spec import FitSpec, Method
 
