@@ -87,7 +87,7 @@ def test_uboost_cv_risk_and_training_error_scale_free(frame):
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         assert b.training_error == pytest.approx(a.training_error, rel=1e-12)
-        ra, rb = a.cv_risk(folds=3, seed=1), b.cv_risk(folds=3, seed=1)
+        ra, rb = ubreg.cv_risk(a, folds=3, seed=1), ubreg.cv_risk(b, folds=3, seed=1)
     np.testing.assert_allclose(rb.risk.to_numpy(), ra.risk.to_numpy(), rtol=1e-9)
     assert rb.mstop == ra.mstop
 

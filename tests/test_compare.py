@@ -19,7 +19,9 @@ def models(pima):
 
 
 class NoCoefficients:
-    """A result without coef_table (as a tree would be): every other attribute delegated."""
+    """Not a ubreg result: every attribute but the coefficients delegated to one.  It
+    declares no capabilities, so compare reads only its posteriors (the minimal protocol
+    of ubreg.results.base), however much it could answer."""
 
     def __init__(self, result):
         self._r = result
@@ -81,11 +83,36 @@ def test_cv_results_add_mean_and_se(pima):
     assert "±" in c.frame().loc["AUC (CV)", first]
 
 
-def test_models_without_coefficients_contribute_statistics(models):
-    c = ubreg.compare({"fake": NoCoefficients(models["small"]), "small": models["small"]})
+def test_models_without_coefficients_contribute_statistics(pima, models):
+    tree = ubreg.fit("diabetes ~ glucose + mass", pima, method="udt", xval=0)
+    c = ubreg.compare({"tree": tree, "small": models["small"]})
     coefs = c.coefficients()
-    assert coefs[("fake", "estimate")].isna().all()
-    assert c.statistics().loc["deviance", "fake"] == pytest.approx(models["small"].deviance)
+    assert coefs[("tree", "estimate")].isna().all()
+    s = c.statistics()
+    assert s.loc["deviance", "tree"] == pytest.approx(tree.deviance)
+    assert s.loc["null_deviance", "tree"] == pytest.approx(tree.null_deviance)
+    assert s.loc["nobs", "tree"] == tree.nobs
+
+
+def test_an_object_that_is_not_a_result_gives_its_metrics_only(models):
+    fake = NoCoefficients(models["small"])
+    c = ubreg.compare({"fake": fake, "small": models["small"]})
+    s = c.statistics()
+    for key in ("nobs", "n_dropped", "df_model", "deviance", "loglik", "aic", "bic"):
+        assert np.isnan(s.loc[key, "fake"]), key           # never probed for
+    assert s.loc["auc", "fake"] == pytest.approx(s.loc["auc", "small"])
+    assert c.frame().loc["Method", "fake"] == "NoCoefficients"
+
+
+def test_multiclass_and_online_models(pima, models):
+    gnnb = ubreg.fit("diabetes ~ glucose + mass", pima, method="gnnb", k=5)
+    online = ubreg.OnlineLearner("diabetes ~ glucose + mass").partial_fit(pima)
+    s = ubreg.compare({"gnnb": gnnb, "online": online, "small": models["small"]}).statistics()
+    assert s.loc["nobs", "gnnb"] == gnnb.nobs and np.isnan(s.loc["deviance", "gnnb"])
+    assert s.loc["auc", "gnnb"] == pytest.approx(
+        ubreg.evaluate.metrics.metrics_of(gnnb)["auc"])
+    assert s.loc["nobs", "online"] == online.n_seen        # no training rows kept:
+    assert np.isnan(s.loc["auc", "online"])                 # nothing to score it on
 
 
 def test_user_strings_are_escaped_in_html(pima):
@@ -132,17 +159,17 @@ def test_text_blocks_drop_coefficient_rows_empty_in_all_their_models(models):
     assert "pregnant" not in only_small and "glucose" in only_small
 
 
-def test_aic_only_for_linear_fits(models):
-    fake = NoCoefficients(models["small"])
-    c = ubreg.compare({"small": models["small"], "fake": fake})
+def test_aic_only_for_linear_fits(pima, models):
+    tree = ubreg.fit("diabetes ~ glucose + mass", pima, method="udt", xval=0)
+    c = ubreg.compare({"small": models["small"], "tree": tree})
     s = c.statistics()
     assert s.loc["aic", "small"] == pytest.approx(models["small"].aic)
-    assert np.isnan(s.loc["aic", "fake"]) and np.isnan(s.loc["bic", "fake"])
+    assert np.isnan(s.loc["aic", "tree"]) and np.isnan(s.loc["bic", "tree"])
     f = c.frame()
-    assert f.loc["AIC", "fake"] == "" and f.loc["BIC", "fake"] == ""
-    assert f.loc["Parameters", "fake"] == f"{models['small'].df_model:g}†"
+    assert f.loc["AIC", "tree"] == "" and f.loc["BIC", "tree"] == ""
+    assert f.loc["Parameters", "tree"] == f"{tree.df_model:g}†"
     assert f.loc["Parameters", "small"] == f"{models['small'].df_model:g}"
-    assert "† Not degrees of freedom" in str(c) and "not for fake" in str(c)
+    assert "† Not degrees of freedom" in str(c) and "not for udt" in str(c)
     assert "†" not in str(ubreg.compare(models))           # only linear fits: no footnote
 
 

@@ -3,8 +3,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-from types import SimpleNamespace  # noqa: E402
-
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
@@ -27,7 +25,8 @@ def _ax():
 
 
 class ThreeClasses:
-    """A multiclass result: per-class posteriors through predict_proba."""
+    """Not a ubreg result, with the minimal protocol of ubreg.results.base: per-class
+    posteriors from predict, the training classes y and weights."""
 
     method = "fake"
 
@@ -37,7 +36,7 @@ class ThreeClasses:
         self.y = np.array([rng.choice(3, p=p) for p in self.P]).astype(float)
         self.weights = np.ones(200)
 
-    def predict_proba(self, newdata=None):
+    def predict(self, newdata=None, type="response"):
         return pd.DataFrame(self.P, columns=["a", "b", "c"])
 
 
@@ -107,11 +106,12 @@ def test_cv_risk_from_arrays_and_objects():
     np.testing.assert_allclose(ax.lines[0].get_ydata(), folds.mean(axis=0))
     assert len(ax.collections) == 1                       # the ± SE band
 
-    boosted = SimpleNamespace(cv_risk=SimpleNamespace(
-        mean=pd.Series(folds.mean(axis=0)), se=pd.Series(folds.std(axis=0, ddof=1) / np.sqrt(5))))
-    ax = plots.cv_risk(boosted, ax=_ax())
+    table = pd.DataFrame({"mean": folds.mean(axis=0),
+                          "se": folds.std(axis=0, ddof=1) / np.sqrt(5)})
+    ax = plots.cv_risk(table, ax=_ax())
     best = int(np.argmin(folds.mean(axis=0)))
     assert f"minimum at {best}" in [t.get_text() for t in ax.get_legend().get_texts()]
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), table["mean"])
 
 
 def test_coefficients_and_tree(model):
@@ -287,16 +287,48 @@ def test_tboost_loss_path_is_available():
     assert "tempered" in ax.get_ylabel() and ax.get_xlabel() == "round"
 
 
-def test_a_stored_cv_risk_path_is_available(model):
-    from ubreg.results.boost import CVRisk
+def test_a_cv_risk_path_is_drawn_and_never_computed_by_plots(model):
+    from ubreg.evaluate.cv_risk import CVRisk
     mean = pd.Series([0.7, 0.6, 0.55, 0.56], index=pd.RangeIndex(4, name="mstop"))
     se = pd.Series([0.02] * 4, index=mean.index)
     path = CVRisk(risk=pd.DataFrame(), mean=mean, se=se, mstop=2, mstop_1se=1, folds=5, seed=1)
-    holder = SimpleNamespace(cv_risk_path=path, method="x")
-    assert "cv_risk" in plots.available(holder)
-    ax = plots.cv_risk(holder, ax=_ax())
+    ax = plots.cv_risk(path, ax=_ax())
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert "minimum at 2" in legend and "1-SE rule: 1" in legend
-    assert ax.get_title() == "CV risk path (5-fold)"
-    # a result with cv_risk() as a method: not listed (never computed by available)
-    assert "cv_risk" not in plots.available(SimpleNamespace(cv_risk=lambda: path))
+    assert ax.get_title() == "CV risk path (5-fold)" and ax.get_xlabel() == "iterations (mstop)"
+    # a fitted model is refused (cross-validating it refits: ubreg.cv_risk), and no
+    # result lists cv_risk among its plots
+    boost = ubreg.fit("diabetes ~ glucose + mass", ubreg.datasets.load_pima(),
+                      method="uboost", mstop=5)
+    with pytest.raises(TypeError, match="ubreg.cv_risk"):
+        plots.cv_risk(boost, ax=_ax())
+    assert "cv_risk" not in plots.available(boost)
+
+
+def test_t_margins_of_tboost_only(model):
+    m = ubreg.fit("diabetes ~ glucose + mass + age", ubreg.datasets.load_pima(),
+                  method="tboost", t=0.5, rounds=8)
+    ax = plots.t_margins(m, ax=_ax())
+    nu = np.sort(m.margins().to_numpy())
+    np.testing.assert_allclose(ax.lines[0].get_xdata()[:len(nu)], nu)
+    assert ax.get_xlabel() == "t-margin θ" and "bound (§2.7)" in \
+        [t.get_text() for t in ax.get_legend().get_texts()]
+    with pytest.raises(TypeError, match="no t-margins"):
+        plots.t_margins(model, ax=_ax())
+
+
+def test_objects_that_are_not_results_get_the_posterior_plots_only(model):
+    class Wrapper:                   # answers everything, declares nothing
+        def __init__(self, r):
+            self._r = r
+
+        def __getattr__(self, name):
+            return getattr(self._r, name)
+
+    wrapped = Wrapper(model)
+    assert plots.available(wrapped) == ["calibration", "roc", "margins"]
+    with pytest.raises(TypeError, match="no coefficients"):
+        plots.coefficients(wrapped, ax=_ax())
+    with pytest.raises(TypeError, match="risk_path"):
+        plots.risk_path(wrapped, ax=_ax())
+    plots.calibration(wrapped, ax=_ax())            # predict, y and weights suffice

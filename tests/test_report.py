@@ -92,17 +92,18 @@ def test_pdf_report_and_its_pages(tmp_path):
 
 
 def test_duck_typed_results_and_held_out_data(tmp_path):
+    """An object that is not a ubreg result is read by the minimal protocol of
+    ubreg.results.base (predict, y, weights; response for held-out data), whatever
+    else it could answer: its metrics and the figures of its posteriors."""
     data = ubreg.datasets.load_pima()
 
-    class Proxy:                         # no coef_table, no fit_info: like a future method
+    class Proxy:                         # no capability declaration: like a future method
         method = "proxy"
 
         def __init__(self, r):
             self._r = r
 
         def __getattr__(self, name):
-            if name in ("coef_table", "coef", "fit_info"):
-                raise AttributeError(name)
             return getattr(self._r, name)
 
     m = ubreg.fit("diabetes ~ glucose + mass", data.iloc[:500])
@@ -110,6 +111,22 @@ def test_duck_typed_results_and_held_out_data(tmp_path):
     html = path.read_text(encoding="utf-8")
     assert len(_img_sources(html)) == 3                     # calibration, ROC, margins
     assert "Report data" in html and "268 rows" in html
+    assert "no summary: a Proxy is not a ubreg result" in html
+    assert "not drawn" not in html and "not computed" not in html
+
+
+def test_a_model_without_training_rows_is_shown_on_the_report_data(tmp_path):
+    data = ubreg.datasets.load_pima()
+    online = ubreg.OnlineLearner("diabetes ~ glucose + mass").partial_fit(data.iloc[:500])
+    plain = ubreg.report({"online": online}, tmp_path / "a.html").read_text(encoding="utf-8")
+    assert not _img_sources(plain)                          # no rows to draw posteriors on
+    assert "not drawn" not in plain and "not computed" not in plain
+    assert "q-norm, q = 2" in plain                         # its summary
+    held = ubreg.report({"online": online}, tmp_path / "b.html",
+                        data=data.iloc[500:]).read_text(encoding="utf-8")
+    assert len(_img_sources(held)) == 3
+    auc = ubreg.evaluate.metrics.metrics_of(online, data.iloc[500:])["auc"]
+    assert f"<td>{auc:.4f}</td>" in held                    # the held-out metrics column
 
 
 def test_format_errors(tmp_path):
@@ -194,7 +211,7 @@ def test_cv_risk_path_of_uboost_on_request(tmp_path):
     data = ubreg.datasets.load_pima()
     m = ubreg.fit("diabetes ~ glucose + mass + age", data, method="uboost", mstop=30)
     plain = ubreg.report(m, tmp_path / "a.html").read_text(encoding="utf-8")
-    assert 'id="model-1-cv_risk"' not in plain               # cv_risk() is not run unasked
+    assert 'id="model-1-cv_risk"' not in plain               # cv_risk is not run unasked
     html, pdf = ubreg.report(m, [tmp_path / "b.html", tmp_path / "b.pdf"], cv_risk=3)
     text = html.read_text(encoding="utf-8")
     assert 'id="model-1-cv_risk"' in text
@@ -202,18 +219,13 @@ def test_cv_risk_path_of_uboost_on_request(tmp_path):
                      r"\d+, 1-SE rule \d+; this model runs mstop = 30\.", text)
     assert "cv_risk=3" in text                               # in the call it states
     assert pdf.read_bytes().startswith(b"%PDF")
-    # a path the result holds (attribute cv_risk_path) is drawn without asking
-
-    class Holding:
-        def __init__(self, r, path):
-            self._r, self.cv_risk_path = r, path
-
-        def __getattr__(self, name):
-            return getattr(self._r, name)
-
-    held = Holding(m, m.cv_risk(folds=3, seed=2))
-    text = ubreg.report({"held": held}, tmp_path / "c.html").read_text(encoding="utf-8")
-    assert 'id="model-1-cv_risk"' in text
+    # the path is ubreg.cv_risk's, fold for fold
+    path = ubreg.cv_risk(m, folds=3, seed=1)
+    assert f"least mean held-out risk at mstop = {path.mstop}, 1-SE rule {path.mstop_1se}" in text
+    # a model that cannot be cross-validated so is reported without the path or a note
+    linear = ubreg.fit("diabetes ~ glucose + mass", data)
+    text = ubreg.report(linear, tmp_path / "c.html", cv_risk=3).read_text(encoding="utf-8")
+    assert 'id="model-1-cv_risk"' not in text and "CV risk path" not in text
 
 
 def test_tboost_report_shows_its_loss_path(tmp_path):

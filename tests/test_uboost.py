@@ -120,21 +120,22 @@ def test_init_mean_is_the_constant_minimiser(data):
 def test_cv_risk(data):
     m = ubreg.fit("y ~ a + b + c", data, method="uboost", learner="trees", depth=2, mstop=40,
                   nu=0.2)
-    cv = m.cv_risk(folds=4, seed=1)
+    cv = ubreg.cv_risk(m, folds=4, seed=1)
     assert cv.risk.shape == (41, 4)
     assert list(cv.mean.index)[:2] == [0, 1]
     assert 0 <= cv.mstop_1se <= cv.mstop <= 40
     assert cv.mean.loc[cv.mstop] == cv.mean.min()
     assert np.all(cv.se >= 0)
-    again = m.cv_risk(folds=4, seed=1)
+    again = ubreg.cv_risk(m, folds=4, seed=1)
     pd.testing.assert_frame_equal(cv.risk, again.risk)
+    assert m.mstop == 40 and not hasattr(m, "cv_risk")     # the result is not refitted
     # on pure noise the held-out risk rises from the start: choose (almost) 0 iterations
     rng = np.random.default_rng(0)
     noise = pd.DataFrame(rng.normal(size=(200, 3)), columns=["a", "b", "c"])
     noise["y"] = rng.integers(0, 2, 200)
     mn = ubreg.fit("y ~ a + b + c", noise, method="uboost", learner="trees", depth=3,
                    mstop=30, nu=0.3)
-    assert mn.cv_risk(folds=5, seed=2).mstop_1se <= 3
+    assert ubreg.cv_risk(mn, folds=5, seed=2).mstop_1se <= 3
     short = m.with_mstop(cv.mstop)
     assert short.mstop == cv.mstop and m.mstop == 40
     np.testing.assert_allclose(short.predict(data, type="link"),
@@ -212,7 +213,7 @@ def test_bad_options(data):
     with pytest.raises(ValueError, match="unknown U"):
         ubreg.fit(f, data, method="uboost", U="hinge")
     with pytest.raises(ValueError, match="folds"):
-        ubreg.fit(f, data, method="uboost", mstop=2).cv_risk(folds=1)
+        ubreg.cv_risk(ubreg.fit(f, data, method="uboost", mstop=2), folds=1)
 
 
 def test_values_match_the_separate_functions():

@@ -29,6 +29,7 @@ _LAZY = {
     "U_custom": ("ubreg.fitters.boost.ulosses", "U_custom"),
     "compare": ("ubreg.evaluate.compare", "compare"),
     "cv": ("ubreg.evaluate.cv", "cv"),
+    "cv_risk": ("ubreg.evaluate.cv_risk", "cv_risk"),
     "anova": ("ubreg.evaluate.anova", "anova"),
     "plots": ("ubreg.plots", None),
     "report": ("ubreg.reporting", "report"),
@@ -37,9 +38,9 @@ _LAZY = {
 }
 
 __all__ = ["fit", "METHODS", "Permissible", "Exponential", "CustomPermissible", "U_alpha",
-           "U_custom", "OnlineLearner", "compare", "cv", "anova", "report", "render_markdown",
-           "render_vignette", "plots", "set_memory_cap", "families", "datasets", "errors",
-           "__version__"]
+           "U_custom", "OnlineLearner", "compare", "cv", "cv_risk", "anova", "report",
+           "render_markdown", "render_vignette", "plots", "set_memory_cap", "families",
+           "datasets", "errors", "__version__"]
 
 
 def __getattr__(name):

@@ -48,13 +48,13 @@ ubreg.plots.risk_path(stumps)
 # ## U-Boost and a cross-validated number of iterations
 #
 # U-Boost (paper 003) fits regression trees to the Newton working response of a loss U.
-# Its `cv_risk` gives the held-out U-risk against the number of iterations, with a ±1 SE
-# band, drawn by `ubreg.plots.cv_risk`.
+# `ubreg.cv_risk` refits it on K folds and gives the held-out U-risk against the number of
+# iterations, with a ±1 SE band, drawn by `ubreg.plots.cv_risk`.
 
 # %%
 boost = ubreg.fit(formula, pima, method="uboost", mstop=60, depth=2)
 models["uboost · logistic"] = boost
-ubreg.plots.cv_risk(boost.cv_risk(folds=5, seed=1))
+ubreg.plots.cv_risk(ubreg.cv_risk(boost, folds=5, seed=1))
 
 # %% [markdown]
 # ## Tempered boosting (t-AdaBoost)

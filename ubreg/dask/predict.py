@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..design import build_partition_frame, check_columns
-from ..results.base import _PREDICT_TYPES
+from ..results.base import check_predict_type
 
 __all__ = ["predict_lazy", "training_lazy", "TRAINING_QUANTITIES"]
 
@@ -51,8 +51,7 @@ def _predict_partition(part: pd.DataFrame, payload: _Payload, type: str) -> pd.S
 def predict_lazy(model, ddf, type: str = "response"):
     """``model.predict`` of every partition of ``ddf``, as a lazy dask Series
     aligned with ``ddf``'s index (NaN / None for rows with NA)."""
-    if type not in _PREDICT_TYPES:
-        raise ValueError(f"type must be one of {_PREDICT_TYPES}, got {type!r}")
+    check_predict_type(type)
     check_columns(model.design.design_info, ddf._meta, "newdata")   # fail now, not at compute
     meta = _meta(type, "object" if type == "class" else "float")
     return ddf.map_partitions(_predict_partition, _Payload(model=model), type, meta=meta)

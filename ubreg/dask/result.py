@@ -18,8 +18,9 @@ import pandas as pd
 from ..design import is_dask_frame
 from ..results.linear import LinearResult
 from ..summary.linear import (
-    _RISK_NOTE,
     LinearSummary,
+    aliased_note,
+    convergence_note,
     saturated_note,
     standard_error_notes,
 )
@@ -160,7 +161,9 @@ class DaskLinearSummary(LinearSummary):
         q = r.quantile([0, 0.25, 0.5, 0.75, 1.0]).compute()
         return pd.Series(np.asarray(q, dtype=float), index=["Min", "1Q", "Median", "3Q", "Max"])
 
-    def facts(self) -> dict:
+    def notes(self) -> list[str]:
+        """The notes of :meth:`LinearSummary.notes`, from the partition-wise sums, and
+        how the fit ran."""
         r = self.result
         stats = r._stats
         notes = []
@@ -169,33 +172,14 @@ class DaskLinearSummary(LinearSummary):
                          f"of y on x; {stats['lpm_outside']} fitted value(s) outside [0, 1] "
                          "(clipped only for class and likelihood).")
         if r.rank < len(r.coef):
-            names = list(r.coef.index[r.aliased.to_numpy()])
-            notes.append(f"Coefficients: {len(names)} not defined because of singularities "
-                         f"(aliased: {', '.join(names)}).")
+            notes.append(aliased_note(r))
         if not r.is_linear_probability_model and stats["pq_min"] < 10 * np.finfo(float).eps:
             notes.append("Fitted probabilities numerically 0 or 1 occurred.")
         if stats.get("n_saturated", 0):
             notes.append(saturated_note(stats["n_saturated"]))
         if not r.fit_info.converged:
-            notes.append(f"The fit did not converge in {r.iterations} iterations "
-                         f"(max |edge| {r.fit_info.max_edge:.2e}).")
+            notes.append(convergence_note(r))
         notes += standard_error_notes(r, self.table)
         notes.append(f"Fitted out of core: {stats['partitions']} partitions, "
                      f"{stats['passes']} passes; residual quantiles are approximate.")
-        cov_label = {"model": "model-based (A⁻¹ B A⁻¹, docs/math.md §3)",
-                     "robust": "robust sandwich (HC0)"}[self.cov]
-        if self.cov == "model" and r.family.name == "entropy":
-            cov_label = "model-based (inverse Fisher information, as glm)"
-        return {
-            "call": r.call, "family": r.family.describe(), "covariance": cov_label,
-            "likelihood": bool(r.family.likelihood_deviance),
-            "divergence_formula": r.family.divergence_formula, "risk_note": _RISK_NOTE,
-            "null_deviance": r.null_deviance, "df_null": r.df_null,
-            "deviance": r.deviance, "df_resid": r.df_resid,
-            "aic": r.aic, "loglik": r.loglik,
-            "iterations": r.iterations, "solver": r.fit_info.solver,
-            "converged": r.converged, "max_edge": r.fit_info.max_edge,
-            "n_dropped": r.n_dropped, "nobs": r.nobs,
-            "positive": r.response.positive, "response": r.response.name,
-            "notes": notes,
-        }
+        return notes

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..results.base import capabilities_of
 from ..summary.linear import format_pvalue
 from ..summary.render import render_template
 
@@ -28,9 +29,10 @@ class NotNestedError(ValueError):
 
 
 def _check_linear(m, which):
-    if not (hasattr(m, "coef") and callable(getattr(m, "vcov", None))):
-        raise TypeError(f"anova compares nested linear fits (results with coef and vcov); "
-                        f"{which} is a {type(m).__name__}")
+    caps = capabilities_of(m)
+    if not (caps.has_coefficients and caps.has_covariance and caps.has_deviance):
+        raise TypeError(f"anova compares nested linear fits (results with coefficients, their "
+                        f"covariance and a deviance); {which} is a {type(m).__name__}")
 
 
 def _same_fit_data(m0, m1):
@@ -47,7 +49,7 @@ def _same_fit_data(m0, m1):
                              f"different rows; fit both on the same complete rows")
     if not np.array_equal(m0.weights, m1.weights):
         raise NotNestedError("the models were fitted with different weights")
-    k0, k1 = getattr(m0, "weight_kind", "freq"), getattr(m1, "weight_kind", "freq")
+    k0, k1 = m0.weight_kind, m1.weight_kind
     if k0 != k1:
         raise NotNestedError(f"the models read their weights differently ({k0} and {k1} "
                              "weights): fit both with weights= or both with freq_weights=")

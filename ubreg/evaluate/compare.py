@@ -1,16 +1,20 @@
 """``ubreg.compare``: fitted models side by side (stargazer / modelsummary style).
 
 A :class:`Comparison` holds plain data built once from the models — the
-coefficient estimates of the models that have them (``coef_table``), and per
-model the fit statistics and the training-set metrics — and renders it as a
-DataFrame, text or HTML.  It is written against the
-:class:`~ubreg.results.base.Result` protocol only: a model without
-coefficients (a tree, a nearest-neighbour classifier) contributes its
-statistics and leaves its coefficient cells empty.
+coefficient estimates of the models that have them, and per model the fit
+statistics and the training-set metrics — and renders it as a DataFrame,
+text or HTML.  What it shows of a model is what the model's declared
+capabilities (:class:`~ubreg.results.base.Capabilities`) promise: a model
+without coefficients (a tree, a nearest-neighbour classifier) leaves its
+coefficient cells empty, one without a deviance (GNNB) its deviance cells,
+one without training rows (the on-line learner) its training metrics.  An
+object that is not a :class:`~ubreg.results.base.Result` contributes its
+training metrics only (:mod:`ubreg.results.base`, "Objects that are not
+results").
 
-AIC and BIC are shown for the linear fits only — the models with a
-coefficient table (``coef_table``), whose parameters are the coefficients
-of a fixed design fitted by minimising the loss.  A tree (udt), a boosted
+AIC and BIC are shown for the linear fits only — the models that declare
+``has_likelihood``, whose parameters are the coefficients of a fixed design
+fitted by minimising the loss.  A tree (udt), a boosted
 ensemble (uboost, tboost) or a nearest-neighbour rule (gnnb) chooses its
 structure adaptively: the count its ``df_model`` reports (leaves, the leaves
 of every base tree, rounds) is not a number of degrees of freedom, and an
@@ -23,12 +27,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..results.base import Result, capabilities_of
 from ..summary.linear import significance_stars
 from ..summary.render import render_template, shown_names
+from .cv import CVResult
 from .metrics import METRIC_NAMES, metrics_of
 
-__all__ = ["compare", "Comparison", "model_label", "as_model_and_cv", "format_number",
-           "has_information_criteria"]
+__all__ = ["compare", "Comparison", "model_label", "method_label", "as_model_and_cv",
+           "format_number", "has_information_criteria", "named_models", "fit_statistics"]
 
 #: fit statistics shown for every model, in order: key -> label
 FIT_STATISTICS = {"nobs": "n", "n_dropped": "Dropped (NA)", "df_model": "Parameters",
@@ -50,50 +56,68 @@ def format_number(v, digits: int = 4) -> str:
 
 def has_information_criteria(model) -> bool:
     """Whether AIC and BIC are meaningful for ``model``: a linear fit, i.e. a
-    result with a coefficient table (see the module notes)."""
-    return callable(getattr(model, "coef_table", None))
+    result that declares ``has_likelihood`` (see the module notes)."""
+    return capabilities_of(model).has_likelihood
 
 
-def _stat(value_fn) -> float:
-    try:
-        v = value_fn()
-    except Exception:  # noqa: BLE001 — a method may not define every statistic
-        return float("nan")
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return float("nan")
+def fit_statistics(model) -> dict[str, float]:
+    """The :data:`FIT_STATISTICS` of ``model``; NaN for those its capabilities do
+    not promise (AIC and BIC of a model without ``has_likelihood`` included)."""
+    caps = capabilities_of(model)
+    out = dict.fromkeys(FIT_STATISTICS, float("nan"))
+    if isinstance(model, Result):
+        out.update(nobs=float(model.nobs), n_dropped=float(model.n_dropped))
+    if caps.has_deviance:
+        out.update(df_model=float(model.df_model), deviance=float(model.deviance),
+                   null_deviance=float(model.null_deviance), loglik=float(model.loglik))
+    if caps.has_likelihood:
+        out.update(aic=float(model.aic), bic=float(model.bic))
+    return out
 
 
 def as_model_and_cv(item):
     """Split an item into (fitted model, cross-validation or None).
 
-    A :class:`~ubreg.cv.CVResult` stands for its full-data model
-    (``cv.model``) and its CV estimates; a result carrying a ``cv`` attribute
-    with ``mean``/``se`` contributes those.
+    A :class:`~ubreg.evaluate.cv.CVResult` stands for its full-data model
+    (``cv.model``) and its CV estimates; anything else is a model without
+    cross-validation.
     """
-    if hasattr(item, "folds") and hasattr(item, "mean") and hasattr(item, "model"):
+    if isinstance(item, CVResult):
         if item.model is None:
             raise ValueError("a CV result compared as a model needs its full-data fit: "
                              "run ubreg.cv(..., refit=True)")
         return item.model, item
-    cv = getattr(item, "cv", None)
-    if cv is not None and not (hasattr(cv, "mean") and hasattr(cv, "se")):
-        cv = None
-    return item, cv
+    return item, None
+
+
+def method_label(result) -> str:
+    """The method of a result (``result.method``); the class name of an object
+    that is not a :class:`~ubreg.results.base.Result`."""
+    return str(result.method) if isinstance(result, Result) else type(result).__name__
 
 
 def model_label(result) -> str:
-    """A short default name: method and family."""
-    fam = getattr(result, "family", None)
+    """A short default name: method and family (``?`` for an object that is not
+    a :class:`~ubreg.results.base.Result`)."""
+    if not isinstance(result, Result):
+        return f"{method_label(result)} · ?"
+    fam = result.family
     if isinstance(fam, (list, tuple)):
-        fam_name = "[" + ",".join(getattr(f, "name", "?") for f in fam) + "]"
+        fam_name = "[" + ",".join(f.name for f in fam) + "]"
     else:
-        fam_name = fam.describe() if hasattr(fam, "describe") else str(fam)
-    return f"{getattr(result, 'method', '?')} · {fam_name}"
+        fam_name = fam.describe()
+    return f"{result.method} · {fam_name}"
 
 
-def _named(models, names=None) -> dict:
+def named_models(models, names=None) -> dict:
+    """``{name: item}`` from a model, a list or tuple of them, or a dict (whose keys
+    are the names).
+
+    ``names`` overrides the names; by default an item is named ``"(i) method ·
+    family"`` (:func:`model_label`).  An item is a fitted model or a
+    :class:`~ubreg.evaluate.cv.CVResult` (:func:`as_model_and_cv`).  Raises
+    ``ValueError`` for no models, a wrong number of names or a repeated name.
+    """
     if isinstance(models, dict):
         items = list(models.items())
     else:
@@ -142,7 +166,7 @@ class Comparison:
     def _build_coefficients(self) -> pd.DataFrame:
         tables, terms = {}, []
         for name, m in self.models.items():
-            if not callable(getattr(m, "coef_table", None)):
+            if not capabilities_of(m).has_coefficients:
                 continue
             t = m.coef_table(cov=self.cov) if self.cov != "model" else m.coef_table()
             tables[name] = t
@@ -158,17 +182,15 @@ class Comparison:
     def _build_statistics(self) -> pd.DataFrame:
         rows = {}
         for name, m in self.models.items():
-            col = {key: _stat(lambda m=m, key=key: getattr(m, key)) for key in FIT_STATISTICS}
-            if not has_information_criteria(m):
-                col["aic"] = col["bic"] = float("nan")     # see the module notes
-            try:
+            col = fit_statistics(m)
+            if capabilities_of(m).has_training_rows:
                 col.update(metrics_of(m))
-            except Exception:  # noqa: BLE001 — a model whose posteriors cannot be scored
-                col.update({k: float("nan") for k in METRIC_NAMES})
+            else:                                   # nothing to score it on
+                col.update(dict.fromkeys(METRIC_NAMES, float("nan")))
             cv = self.cvs[name]
             for k in METRIC_NAMES:
-                col[f"cv_{k}"] = _stat(lambda cv=cv, k=k: cv.mean[k]) if cv is not None else np.nan
-                col[f"cv_{k}_se"] = _stat(lambda cv=cv, k=k: cv.se[k]) if cv is not None else np.nan
+                col[f"cv_{k}"] = float(cv.mean[k]) if cv is not None else np.nan
+                col[f"cv_{k}_se"] = float(cv.se[k]) if cv is not None else np.nan
             rows[name] = col
         return pd.DataFrame(rows)
 
@@ -203,7 +225,7 @@ class Comparison:
 
     def _stat_rows(self) -> list[tuple[str, list[str]]]:
         s = self._statistics
-        rows = [("Method", [str(getattr(self.models[n], "method", "?")) for n in self.names]),
+        rows = [("Method", [method_label(self.models[n]) for n in self.names]),
                 ("Family", [model_label(self.models[n]).split(" · ", 1)[1] for n in self.names])]
         for key, label in FIT_STATISTICS.items():
             vals = s.loc[key]
@@ -233,8 +255,7 @@ class Comparison:
         note = (f"Estimates with {second} ({cov} covariance) in parentheses; "
                 "* p < 0.05, ** p < 0.01, *** p < 0.001, . p < 0.1. "
                 "Metrics on the training rows (frequency-weighted).")
-        others = sorted({str(getattr(self.models[n], "method", "?")) for n in self.names
-                         if not self._ic[n]})
+        others = sorted({method_label(self.models[n]) for n in self.names if not self._ic[n]})
         if others:
             note += (" † Not degrees of freedom: the count the method reports (leaves, leaves "
                      "of the base trees, rounds) for a structure chosen adaptively; AIC and "
@@ -246,7 +267,7 @@ class Comparison:
                      f"({', '.join(f'{v:g}' for v in sorted(n))}): their deviances, "
                      "log-likelihoods and AICs are not comparable.")
         if self.has_cv:
-            folds = {getattr(cv, "n_folds", None) for cv in self.cvs.values() if cv is not None}
+            folds = {cv.n_folds for cv in self.cvs.values() if cv is not None}
             k = ", ".join(str(f) for f in sorted(f for f in folds if f)) or "K"
             note += f" CV: mean ± standard error over {k} folds."
         return note
@@ -332,7 +353,7 @@ def compare(models, names=None, statistic: str = "se", cov: str = "model") -> Co
     statistic : {"se", "z"}
         What the parentheses under each estimate hold.
     cov : {"model", "robust"}
-        Covariance of the standard errors, for models with ``coef_table``.
+        Covariance of the standard errors, for models with coefficients.
 
     Returns
     -------
@@ -346,4 +367,4 @@ def compare(models, names=None, statistic: str = "se", cov: str = "model") -> Co
     >>> c = ubreg.compare({"logistic": m1, "matsushita": m2})   # doctest: +SKIP
     >>> print(c)                                                # doctest: +SKIP
     """
-    return Comparison(_named(models, names), statistic=statistic, cov=cov)
+    return Comparison(named_models(models, names), statistic=statistic, cov=cov)

@@ -5,13 +5,17 @@ frequency weights ``w`` (a row of weight 2 counts as two identical rows), and
 works for two classes (``y`` in {0, 1}, ``p`` = P(y = 1), a vector) or for C
 classes (``y`` in {0..C−1}, ``p`` an n×C matrix of per-class posteriors).
 
-:func:`metrics_of` evaluates a fitted model (any :class:`~ubreg.results.base.Result`)
-on its training rows or on new data.  Nothing here modifies its inputs.
+:func:`metrics_of` evaluates a fitted model (any :class:`~ubreg.results.base.Result`,
+or an object with the minimal protocol of :mod:`ubreg.results.base`) on its
+training rows — when it declares ``has_training_rows`` — or on new data.
+Nothing here modifies its inputs.
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+
+from ..results.base import Result, capabilities_of
 
 __all__ = ["brier_score", "log_loss", "auc", "error_rate", "classification_metrics",
            "metrics_of", "observed_and_posterior", "posteriors", "class_posteriors",
@@ -138,15 +142,7 @@ def classification_metrics(y, p, weights=None) -> dict[str, float]:
 def posteriors(result, newdata=None):
     """Posteriors of a fitted model: a Series P(y = 1) for a binary result, or a
     DataFrame of per-class posteriors (columns = class levels) for a
-    multiclass one.
-
-    Duck-typed: ``predict_proba(newdata)`` when the result has it, else
-    ``predict(newdata, type="response")``.
-    """
-    proba = getattr(result, "predict_proba", None)
-    if callable(proba):
-        out = proba(newdata)
-        return out if isinstance(out, pd.DataFrame) else pd.DataFrame(np.asarray(out))
+    multiclass one: ``result.predict(newdata, type="response")``."""
     return result.predict(newdata, type="response")
 
 
@@ -156,14 +152,17 @@ def class_posteriors(result, newdata=None):
     return out if isinstance(out, pd.DataFrame) else None
 
 
+def _need_training_rows(result):
+    if not capabilities_of(result).has_training_rows:
+        raise ValueError(f"a {type(result).__name__} keeps no training rows: evaluate it on "
+                         "new data (newdata=, or data= of ubreg.report)")
+
+
 def training_classes(result) -> np.ndarray:
-    """Observed classes of the training rows: ``result.y`` (0/1) or ``result.codes``."""
-    y = getattr(result, "y", None)
-    if y is None:
-        y = getattr(result, "codes", None)
-    if y is None:
-        raise TypeError(f"{type(result).__name__} exposes neither y nor codes")
-    return np.asarray(y, dtype=float)
+    """Observed classes of the training rows, ``result.y``: 0/1, or codes 0..C−1
+    for a multiclass result."""
+    _need_training_rows(result)
+    return np.asarray(result.y, dtype=float)
 
 
 def observed_classes(result, newdata: pd.DataFrame, levels=None) -> pd.Series:
@@ -171,8 +170,9 @@ def observed_classes(result, newdata: pd.DataFrame, levels=None) -> pd.Series:
     0/1 for a binary result, or positions in ``levels`` (the posterior columns)."""
     resp = result.response
     if resp.name not in newdata.columns:
-        raise ValueError(f"newdata has no column {resp.name!r} (the response of "
-                         f"{result.formula!r}); evaluating on new data needs the observed classes")
+        of = f" of {result.formula!r}" if isinstance(result, Result) else ""
+        raise ValueError(f"newdata has no column {resp.name!r} (the response{of}); "
+                         "evaluating on new data needs the observed classes")
     values = newdata[resp.name]
     na = values.isna().to_numpy()
     if levels is not None:  # multiclass: codes 0..C−1 in the order of the posterior columns
@@ -195,8 +195,7 @@ def observed_classes(result, newdata: pd.DataFrame, levels=None) -> pd.Series:
 def _row_weights(result, newdata, n: int, weights) -> np.ndarray:
     """The weights of the n evaluated rows (see :func:`observed_and_posterior`)."""
     if weights is None:
-        w = getattr(result, "weights", None) if newdata is None else None
-        return np.ones(n) if w is None else np.asarray(w, dtype=float)
+        return np.asarray(result.weights, dtype=float) if newdata is None else np.ones(n)
     if weights is False:
         return np.ones(n)
     if isinstance(weights, str):
@@ -245,12 +244,12 @@ def observed_and_posterior(result, newdata=None, weights=None):
         classes.  Per-class posteriors of two classes are reduced to
         P(second level), so that every two-class model is scored alike.
     """
-    post = posteriors(result, newdata)
     if newdata is None:
         y = training_classes(result)
         w = _row_weights(result, None, len(y), weights)
     else:
         w = _row_weights(result, newdata, len(newdata), weights)
+    post = posteriors(result, newdata)
     if isinstance(post, pd.DataFrame):
         classes = list(post.columns)
         if newdata is not None:

@@ -34,16 +34,25 @@ from ..design import (
 from ..errors import DataError, FormulaError, PredictionError, ResponseError
 from ..families import resolve_family
 from ..fitters import online as qnorm
-from ..summary.render import render_template
+from ..results.base import Capabilities, Result, check_predict_type
+from ..summary.online import OnlineSummary
 
 __all__ = ["OnlineLearner"]
 
-_PREDICT_TYPES = ("response", "link", "class")
 _RATES = ("constant", "sqrt")
 
 
-class OnlineLearner:
+class OnlineLearner(Result):
     """On-line linear separator by the q-norm geodesic walk, Algorithm 2 of paper 000.
+
+    The learner is also its own fitted model: after ``partial_fit`` it predicts
+    and summarises as every result does, and :func:`ubreg.compare`,
+    :func:`ubreg.report` and the plots take it.  So it derives from
+    :class:`~ubreg.results.base.Result` and declares its capabilities like
+    every result: none beyond ``predict`` and ``summary``.  It keeps no
+    training rows (the rows of a stream are seen once and let go), hence no
+    training metrics, deviance or residuals: it is evaluated on new data
+    (``ubreg.report(..., data=)``, ``metrics_of(learner, newdata)``).
 
     Parameters
     ----------
@@ -103,8 +112,10 @@ class OnlineLearner:
         The predictor's coefficients: w̄_T with ``average``, else w_T.
     walk_coef_ : pandas.Series
         The walk's current iterate w_T (Algorithm 2's state).
-    n_seen : int
+    n_seen, nobs : int
         Rows learned so far.
+    n_dropped : int
+        Rows dropped for NA.
     online_loss : float
         Σ_t D_φ(y_t‖p̂_t) of the predictions made *before* each update (the
         left-hand side of the regret bound, prequential).
@@ -122,6 +133,11 @@ class OnlineLearner:
     >>> ol.n_seen
     200
     """
+
+    method = "online"
+    capabilities = Capabilities()
+    #: rows dropped for NA so far
+    n_dropped: int = 0
 
     def __init__(self, formula: str, family=None, q: float = 2.0, eta=None, *,
                  rate: str = "constant", average=None, lambda_=None, lambda_p=None,
@@ -315,8 +331,7 @@ class OnlineLearner:
 
         ``type`` is ``"response"`` (p̂ = ∇φ⁻¹(wᵀx)), ``"link"`` or ``"class"``.
         """
-        if type not in _PREDICT_TYPES:
-            raise ValueError(f"type must be one of {_PREDICT_TYPES}, got {type!r}")
+        check_predict_type(type)
         self._check_started()
         newdata = as_frame(newdata, "newdata")
         X, na = self.design.transform(newdata)
@@ -340,8 +355,15 @@ class OnlineLearner:
             raise ValueError("lambda_ and lambda_p are unknown (eta was given without them)")
         return qnorm.regret_bound_penalty(r, self.p, self.q, lam, lp)
 
+    @property
+    def nobs(self) -> int:
+        """Rows learned so far (``n_seen``)."""
+        return self.n_seen
+
     # ---- summary -------------------------------------------------------------------
-    def summary(self) -> OnlineSummary:
+    def summary(self):
+        """Family, potential, rate, rows, on-line loss and the coefficients
+        (:class:`~ubreg.summary.online.OnlineSummary`)."""
         self._check_started()
         return OnlineSummary(self)
 
@@ -358,64 +380,3 @@ def _in_batch(exc, k):
     msg = msg.replace("not seen in fitting", "not seen in the first batch")
     msg = msg.replace("levels seen in fitting", "levels of the first batch")
     return type(exc)(msg)
-
-
-def _ol_avg(learner) -> bool:
-    return bool(getattr(learner, "average", False))
-
-
-class OnlineSummary:
-    """Summary of an :class:`OnlineLearner`: text, HTML and DataFrame forms."""
-
-    def __init__(self, learner: OnlineLearner):
-        self.learner = learner
-
-    def frame(self) -> pd.DataFrame:
-        return self.learner.coef_.to_frame("estimate")
-
-    def facts(self) -> dict:
-        ol = self.learner
-        n = max(ol.n_seen, 1)
-        lines = [
-            ("Family", ol.family.describe()),
-            ("Potential", f"q-norm, q = {ol.q:g} (dual p = {ol.p:g})"),
-            ("Learning rate", (f"eta = {ol.eta:.6g} ({ol.eta_source})"
-                               + (", decaying as eta/sqrt(t)"
-                                  if getattr(ol, "rate", "constant") == "sqrt" else ", constant"))),
-            ("Predictor", ("the average of the iterates w_1..w_T (Polyak-Ruppert)"
-                           if getattr(ol, "average", False) else "the last iterate w_T")),
-            ("Rows learned", f"{ol.n_seen} in {ol.n_batches} batch(es); {ol.n_dropped} dropped (NA)"),
-            ("On-line loss", (f"{ol.online_loss:.6g} (mean {ol.online_loss / n:.6g} per row, "
-                              "predictions made before each update)")),
-            ("On-line errors", f"{ol.online_errors} ({ol.online_errors / n:.4g})"),
-        ]
-        notes = []
-        if ol.lambda_p is not None and ol.max_norm_p > ol.lambda_p * (1 + 1e-12):
-            notes.append(f"Some rows have ||x||_p = {ol.max_norm_p:.6g} > lambda_p = "
-                         f"{ol.lambda_p:.6g}: the assumption (96) of Theorem 3 does not hold.")
-        return {"lines": lines, "notes": notes}
-
-    def __str__(self):
-        f = self.facts()
-        out = [f"On-line linear separator (Algorithm 2): {self.learner.formula}", ""]
-        width = max(len(k) for k, _ in f["lines"])
-        out += [f"{k.ljust(width)}  {v}" for k, v in f["lines"]]
-        out += ["", f"Coefficients ({'average of the w_t' if _ol_avg(self.learner) else 'w_t'}):"]
-        out += [f"  {name:<20} {val: .6g}" for name, val in self.learner.coef_.items()]
-        out += [""] + f["notes"] if f["notes"] else []
-        return "\n".join(out)
-
-    def __repr__(self):
-        return str(self)
-
-    def html(self) -> str:
-        f = self.facts()
-        rows = [[name, f"{val:.6g}"] for name, val in self.learner.coef_.items()]
-        return render_template("online_summary.html", call=repr(self.learner), lines=f["lines"],
-                               table_title=("Coefficients (average of the w_t)"
-                                            if _ol_avg(self.learner) else "Coefficients (w_t)"),
-                               header=["", "estimate"],
-                               rows=rows, notes=f["notes"])
-
-    def _repr_html_(self):
-        return self.html()

@@ -6,9 +6,10 @@ instance from :class:`matplotlib.figure.Figure`) to draw without pyplot's
 global state, as :mod:`ubreg.report` does.
 
 Everything is written against the :class:`~ubreg.results.base.Result`
-protocol: posteriors through ``predict``, coefficients through
-``coef_table`` when present, paths through ``risk_path``/``edge_path`` or
-``fit_info``, trees through :func:`ubreg.tree.plot_tree` or ``result.plot``.
+contract: posteriors through ``predict``; coefficients, paths, trees and
+t-margins only for the results whose declared capabilities
+(:class:`~ubreg.results.base.Capabilities`) promise them.  :func:`available`
+lists the plots that apply to a result.
 """
 from __future__ import annotations
 
@@ -16,15 +17,16 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..evaluate.cv_risk import CVRisk
 from ..evaluate.metrics import auc, observed_and_posterior
+from ..results.base import Result, capabilities_of
+from ..results.tboost import TBoostResult
 from ..summary.render import plain_text, shown_names
+from .treeplot import figure_size, plot_tree
 
-__all__ = ["calibration", "roc", "margins", "risk_path", "edge_path", "cv_risk",
+__all__ = ["calibration", "roc", "margins", "t_margins", "risk_path", "edge_path", "cv_risk",
            "coefficients", "tree", "wilson_interval", "calibration_table", "roc_curve",
            "path_of", "available"]
-
-
-_TREE_METHODS = ("udt", "tree")
 
 
 def _axes(ax):
@@ -105,8 +107,8 @@ def calibration(result, ax=None, bins: int = 10, strategy: str = "uniform",
     """Reliability diagram: observed frequency against mean posterior, per bin.
 
     Vertical bars are Wilson intervals at ``level`` (binomial, with the
-    weights as counts).  A result with per-class posteriors
-    (``predict_proba``) is drawn one-vs-rest, one line per class (or the
+    weights as counts).  A result with per-class posteriors (``predict``
+    gives a DataFrame) is drawn one-vs-rest, one line per class (or the
     ``classes`` given).
 
     Parameters
@@ -230,41 +232,29 @@ def margins(result, ax=None, newdata=None, bins: int = 40, weights=None):
 # paths
 # ---------------------------------------------------------------------------
 def path_of(result, name: str):
-    """The array ``name`` (``risk_path`` or ``edge_path``) of a result, or None.
+    """The path ``name`` (``"risk_path"`` or ``"edge_path"``) of a result, or None.
 
-    Looks at the result itself, then at ``result.fit_info``.  A result with
-    per-round normalisers Z_j and a temperature t but no ``risk_path``
-    (t-AdaBoost: ``rounds_table["Z"]`` and ``t``) has as its risk path the
-    tempered exponential loss of H_j, Π_{k≤j} Z_k^(2−t) (docs/tempered.md §2.3),
-    1 at round 0.
+    A Series (indexed by the iteration or round) or a 1-d array, for a result
+    whose capabilities include ``has_risk_path`` / ``has_edge_path`` and whose
+    path is not empty; None otherwise.  t-AdaBoost's risk path is its tempered
+    exponential loss Π_{k≤j} Z_k^(2−t) (docs/tempered.md §2.3), labelled so.
     """
-    for holder in (result, getattr(result, "fit_info", None)):
-        value = getattr(holder, name, None) if holder is not None else None
-        if value is not None and not callable(value):
-            arr = np.asarray(value, dtype=float)
-            if arr.ndim == 1 and arr.size:
-                return value if isinstance(value, pd.Series) else arr
-    if name == "risk_path":
-        return _tempered_loss_path(result)
-    return None
-
-
-def _tempered_loss_path(result):
-    table = getattr(result, "rounds_table", None)
-    t = getattr(result, "t", None)
-    if not isinstance(table, pd.DataFrame) or "Z" not in table.columns or len(table) == 0:
+    if name not in ("risk_path", "edge_path"):
+        raise ValueError(f"name must be 'risk_path' or 'edge_path', got {name!r}")
+    caps = capabilities_of(result)
+    if not (caps.has_risk_path if name == "risk_path" else caps.has_edge_path):
         return None
-    try:
-        t = float(t)
-    except (TypeError, ValueError):
+    value = result.risk_path if name == "risk_path" else result.edge_path
+    arr = np.asarray(value, dtype=float)
+    if arr.ndim != 1 or not arr.size:
         return None
-    z = table["Z"].to_numpy(dtype=float)
-    loss = np.r_[1.0, np.cumprod(z ** (2.0 - t))]
-    out = pd.Series(loss, index=pd.RangeIndex(len(loss), name="round"),
-                    name="tempered exponential loss")
-    out.attrs.update(ylabel="tempered exp. loss = Π Z^(2−t)",
-                     title=f"Tempered exponential loss (t = {t:g})")
-    return out
+    if not isinstance(value, pd.Series):
+        return arr
+    if isinstance(result, TBoostResult) and name == "risk_path":
+        value = value.copy()
+        value.attrs.update(ylabel="tempered exp. loss = Π Z^(2−t)",
+                           title=f"Tempered exponential loss (t = {result.t:g})")
+    return value
 
 
 _AXIS_NAMES = {"mstop": "iterations (mstop)", "round": "round"}
@@ -276,8 +266,8 @@ def _path(result, name, ax, ylabel, title, log):
     ax = _axes(ax)
     values = result if isinstance(result, (np.ndarray, list, tuple)) else path_of(result, name)
     if values is None:
-        raise TypeError(f"{type(result).__name__} has no {name} (neither .{name} nor "
-                        f".fit_info.{name})")
+        raise TypeError(f"{type(result).__name__} has no {name} (its capabilities do not "
+                        f"include has_{name}, or the path is empty)")
     xlabel = "iteration"
     if isinstance(values, pd.Series):
         it = values.index.to_numpy()                  # e.g. rounds from 1
@@ -315,18 +305,15 @@ def edge_path(result, ax=None):
 
 
 def _cv_arrays(obj, se):
-    """(mean, se) arrays from whatever describes a CV risk path."""
-    for name in ("cv_risk", "cv_risk_path"):
-        inner = getattr(obj, name, None)
-        if inner is not None and not callable(inner):
-            return _cv_arrays(inner, se)
+    """(mean, se) of a CV risk path: a CVRisk, a DataFrame with ``mean`` and ``se``
+    columns, a folds × iterations array, or a 1-d array of means (with ``se``)."""
+    if isinstance(obj, CVRisk):
+        return obj.mean, pd.Series(np.asarray(obj.se, dtype=float), index=obj.mean.index)
     if isinstance(obj, pd.DataFrame) and {"mean", "se"} <= set(obj.columns):
         return obj["mean"], obj["se"]
-    if hasattr(obj, "mean") and hasattr(obj, "se") and not isinstance(obj, (np.ndarray, pd.Series)):
-        mean, s = obj.mean, obj.se
-        if isinstance(mean, pd.Series):
-            return mean, pd.Series(np.asarray(s, dtype=float), index=mean.index)
-        return np.asarray(mean, dtype=float), np.asarray(s, dtype=float)
+    if isinstance(obj, Result):
+        raise TypeError(f"cv_risk draws a cross-validated risk path, not a "
+                        f"{type(obj).__name__}: pass ubreg.cv_risk(result) (which refits)")
     arr = np.asarray(obj, dtype=float)
     if arr.ndim == 2:   # folds × iterations
         k = arr.shape[0]
@@ -341,24 +328,19 @@ def cv_risk(obj, ax=None, se=None, label: str = "CV risk"):
 
     Parameters
     ----------
-    obj : object or array
-        An object exposing ``cv_risk`` (or ``cv_risk_path``) as an attribute
-        (not a method: nothing is computed here), or ``mean`` and ``se`` (a
-        Series' index gives the iterations), or a DataFrame with ``mean`` and
-        ``se`` columns; or a folds × iterations array (mean and SE over the folds are
-        taken); or a 1-d array of mean risks (then give ``se``).
+    obj : CVRisk, DataFrame or array
+        A :class:`~ubreg.evaluate.cv_risk.CVRisk` (from :func:`ubreg.cv_risk`:
+        its chosen and 1-SE mstop are marked, its folds named in the title),
+        a DataFrame with ``mean`` and ``se`` columns (its index gives the
+        iterations), a folds × iterations array (mean and SE over the folds
+        are taken), or a 1-d array of mean risks (then give ``se``).  Nothing
+        is computed here: a fitted model is refused.
     se : array, optional
         Standard errors for a 1-d ``obj``.
     """
     from matplotlib.ticker import MaxNLocator
 
     ax = _axes(ax)
-    holder = obj
-    for name in ("cv_risk", "cv_risk_path"):          # a result holding its CV path
-        inner = getattr(obj, name, None)
-        if inner is not None and not callable(inner):
-            holder = inner
-            break
     mean, s = _cv_arrays(obj, se)
     xlabel = "iteration"
     if isinstance(mean, pd.Series):
@@ -373,15 +355,12 @@ def cv_risk(obj, ax=None, se=None, label: str = "CV risk"):
         ax.fill_between(it, mean - s, mean + s, alpha=0.25, label="± 1 SE")
     best = it[int(np.nanargmin(mean))]
     ax.axvline(best, color="C3", ls=":", lw=1, label=f"minimum at {best}")
-    one_se = getattr(holder, "mstop_1se", None)
-    if one_se is not None and not callable(one_se) and one_se != best:
-        ax.axvline(one_se, color="C2", ls="--", lw=1, label=f"1-SE rule: {one_se}")
-    folds = getattr(holder, "folds", None)
+    if isinstance(obj, CVRisk) and obj.mstop_1se != best:
+        ax.axvline(obj.mstop_1se, color="C2", ls="--", lw=1, label=f"1-SE rule: {obj.mstop_1se}")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel(xlabel)
     ax.set_ylabel("cross-validated risk")
-    ax.set_title("CV risk path" + (f" ({folds}-fold)" if isinstance(folds, (int, np.integer))
-                                    else ""))
+    ax.set_title("CV risk path" + (f" ({obj.folds}-fold)" if isinstance(obj, CVRisk) else ""))
     ax.legend(fontsize="small")
     return ax
 
@@ -391,8 +370,9 @@ def cv_risk(obj, ax=None, se=None, label: str = "CV risk"):
 # ---------------------------------------------------------------------------
 def coefficients(result, ax=None, level: float = 0.95, cov: str = "model",
                  intercept: bool = False):
-    """Estimates with Wald confidence intervals (from ``coef_table``)."""
-    if not callable(getattr(result, "coef_table", None)):
+    """Estimates with Wald confidence intervals (``coef_table``; results with
+    ``has_coefficients``)."""
+    if not capabilities_of(result).has_coefficients:
         raise TypeError(f"{type(result).__name__} has no coefficients (no coef_table)")
     ax = _axes(ax)
     t = result.coef_table(cov=cov, level=level)
@@ -413,57 +393,72 @@ def coefficients(result, ax=None, level: float = 0.95, cov: str = "model",
 
 
 def tree(result, ax=None, **options):
-    """Draw a fitted tree.
+    """Draw a fitted tree (a result with ``is_tree``, ``method="udt"``).
 
-    A result's own ``plot`` (a tree result delegates to
-    :func:`ubreg.tree.plot_tree` with its class labels) is preferred; else
-    :func:`ubreg.tree.plot_tree` is given ``result.tree``.
+    :func:`~ubreg.plots.treeplot.plot_tree` of ``result.tree`` with the
+    response's class labels; ``options`` are passed on (``digits``,
+    ``fontsize``, ``max_depth``).  With ``ax=None`` a pyplot figure of
+    :func:`~ubreg.plots.treeplot.figure_size` is made.
     """
-    own_plot = (getattr(result, "method", "") in _TREE_METHODS
-                and callable(getattr(result, "plot", None)))
-    tree_obj = getattr(result, "tree", None)
-    if tree_obj is not None and callable(tree_obj):
-        tree_obj = None
-    if not own_plot and tree_obj is None:
+    if not capabilities_of(result).is_tree:
         raise TypeError(f"{type(result).__name__} is not a tree (no tree to draw)")
     if ax is None:
         import matplotlib.pyplot as plt
-        size = None
-        if tree_obj is not None:
-            from .treeplot import figure_size
-            try:
-                size = figure_size(tree_obj, options.get("max_depth"))
-            except Exception:  # noqa: BLE001 — a duck-typed tree: pyplot's default size
-                size = None
-        _, ax = plt.subplots(figsize=size)
-    if own_plot:
-        result.plot(ax=ax, **options)
-    else:
-        from .treeplot import plot_tree
-        plot_tree(tree_obj, ax=ax, **options)
+        _, ax = plt.subplots(figsize=figure_size(result.tree, options.get("max_depth")))
+    labels = (str(result.response.negative), str(result.response.positive))
+    return plot_tree(result.tree, ax=ax, labels=labels, **options)
+
+
+def t_margins(result, ax=None, clipped: bool = False):
+    """Cumulative distribution of the t-margins ν_t = tanh_t(y*H/2) of the training
+    rows (docs/tempered.md §4) with the bound of §2.7 (results with
+    ``has_t_margins``: t-AdaBoost).
+
+    ``clipped=True`` reads the clipped H_J^(δ).  Returns the axes (a new
+    figure of 5 × 3.5 inches with ``ax=None``).
+    """
+    if not capabilities_of(result).has_t_margins:
+        raise TypeError(f"{type(result).__name__} has no t-margins (t-AdaBoost, "
+                        "method='tboost', has them)")
+    if ax is None:
+        import matplotlib.pyplot as plt
+        _, ax = plt.subplots(figsize=(5, 3.5))
+    nu = np.sort(result.margins(clipped=clipped).to_numpy())
+    ecdf = np.arange(1, nu.size + 1) / nu.size
+    ax.step(nu, ecdf, where="post", label=f"F(ν ≤ θ), t = {result.t:g}"
+            + (" (clipped)" if clipped else ""))
+    theta = np.linspace(-0.99, 0.99, 200)
+    bound = result.margin_bound(theta)
+    ax.plot(theta, np.minimum(bound, 1.0), ls="--", lw=1, label="bound (§2.7)")
+    ax.set_xlabel("t-margin θ")
+    ax.set_ylabel("fraction of training rows")
+    ax.set_xlim(-1, 1)
+    ax.set_ylim(0, 1.02)
+    ax.legend(loc="upper left", fontsize="small")
     return ax
 
 
-def available(result) -> list[str]:
-    """Names of the plots of this module that apply to ``result``.
+def available(result, newdata=None) -> list[str]:
+    """Names of the plots of this module that apply to ``result``, from its
+    declared capabilities.
 
-    ``cv_risk`` is listed when the result holds a cross-validated risk path
-    as an attribute ``cv_risk`` or ``cv_risk_path`` (not a method: a
-    U-Boost result's ``cv_risk()`` refits K times and is only run on
-    request, e.g. ``ubreg.report(..., cv_risk=True)``).
+    Calibration, ROC and margins need posteriors and observed classes: the
+    training rows (``has_training_rows``) or ``newdata``.  ``coefficients``
+    needs ``has_coefficients``, ``risk_path``/``edge_path`` a non-empty path
+    (:func:`path_of`), ``tree`` ``is_tree``.  ``cv_risk`` is never listed: a
+    CV risk path is computed on request (:func:`ubreg.cv_risk`, refits), e.g.
+    by ``ubreg.report(..., cv_risk=True)``.
     """
-    names = ["calibration", "roc", "margins"]
-    if callable(getattr(result, "coef_table", None)):
+    caps = capabilities_of(result)
+    names = []
+    if caps.has_training_rows or newdata is not None:
+        names += ["calibration", "roc", "margins"]
+    if caps.has_coefficients:
         names.append("coefficients")
     if path_of(result, "risk_path") is not None:
         names.append("risk_path")
     if path_of(result, "edge_path") is not None:
         names.append("edge_path")
-    if any(getattr(result, n, None) is not None and not callable(getattr(result, n))
-           for n in ("cv_risk", "cv_risk_path")):   # precomputed, never computed here
-        names.append("cv_risk")
-    tree_obj = getattr(result, "tree", None)
-    if getattr(result, "method", "") in _TREE_METHODS or (tree_obj is not None
-                                                            and not callable(tree_obj)):
+    if caps.is_tree:
         names.append("tree")
     return names

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..summary.render import plain_text
+from ..summary.tree_listing import split_labels
+
 __all__ = ["plot_tree", "figure_size", "drawn_leaves", "depth_for_leaves"]
 
 _CHAR_W = 0.62        # width of an average DejaVu Sans character, in ems (digits: 0.64)
@@ -117,70 +120,107 @@ def plot_tree(tree, ax=None, *, labels=("0", "1"), digits=4, fontsize=None, max_
     -------
     matplotlib Axes
     """
-    import matplotlib
-    import matplotlib.pyplot as plt
-
-    from ..summary.render import plain_text
-    from ..summary.tree_listing import split_labels
-
     if ax is None:
+        import matplotlib.pyplot as plt
         _, ax = plt.subplots(figsize=figure_size(tree, max_depth))
+    layout = _Layout(tree, max_depth)
+    texts, conds = _node_texts(tree, layout, labels, digits)
+    ax_w, ax_h = _axes_points(ax)
+    if fontsize is None:
+        fontsize = _fit_font(texts, conds, ax_w / max(layout.n_leaves, 1),
+                             ax_h / (layout.max_d + 1), layout.max_d)
+    fs = float(fontsize)
+    _set_limits(ax, layout, fs, ax_h, bool(conds))
+    _draw(ax, tree, layout, texts, conds, fs)
+    ax.set_axis_off()
     f = tree.frame
-    depth, left, right, shown, drawn_leaf = _shown(tree, max_depth)
-    n = len(f)
-    leaf_ids = np.flatnonzero(drawn_leaf)
-    n_leaves = leaf_ids.shape[0]
-    max_d = int(depth[shown].max())
-    x = np.zeros(n)
-    x[leaf_ids] = np.arange(n_leaves)
-    for i in range(n - 1, -1, -1):              # children come after parents
-        if shown[i] and not drawn_leaf[i]:
-            x[i] = 0.5 * (x[left[i]] + x[right[i]])
+    title = f"UDT tree ({plain_text(tree.family.name)}): {int(f['is_leaf'].sum())} leaves"
+    if max_depth is not None and layout.n_leaves < int(f["is_leaf"].sum()):
+        title += f", drawn to depth {max_depth} (dashed: subtree cut)"
+    ax.set_title(title, fontsize=max(fs + 1, 9))
+    return ax
 
+
+class _Layout:
+    """Where each node is drawn: depth (−y), x (leaves evenly spaced, a node above the
+    middle of its children), which nodes are shown and which are drawn as leaves."""
+
+    def __init__(self, tree, max_depth):
+        self.depth, self.left, self.right, self.shown, self.drawn_leaf = _shown(tree, max_depth)
+        n = len(self.depth)
+        self.n = n
+        leaf_ids = np.flatnonzero(self.drawn_leaf)
+        self.n_leaves = leaf_ids.shape[0]
+        self.max_d = int(self.depth[self.shown].max())
+        self.x = np.zeros(n)
+        self.x[leaf_ids] = np.arange(self.n_leaves)
+        for i in range(n - 1, -1, -1):              # children come after parents
+            if self.shown[i] and not self.drawn_leaf[i]:
+                self.x[i] = 0.5 * (self.x[self.left[i]] + self.x[self.right[i]])
+
+
+def _node_texts(tree, layout, labels, digits):
+    """The text in each shown box ({node: text}) and the split condition under each
+    drawn internal node ({node: condition}), as literal matplotlib text."""
+    f = tree.frame
     split = split_labels(tree, digits=digits)
     cls = [_short(plain_text(lab), 14) for lab in labels]
     texts, conds = {}, {}
-    for i in np.flatnonzero(shown):
+    for i in np.flatnonzero(layout.shown):
         p = float(f["yprob"].iat[i])
         stats = f"p={p:.3g}\nn={_number(f['n'].iat[i], digits)}"
-        texts[i] = f"{cls[int(p >= 0.5)]}\n{stats}" if drawn_leaf[i] else stats
-        if not drawn_leaf[i]:
-            conds[i] = plain_text(_condition(split[left[i]]))
+        leaf = layout.drawn_leaf[i]
+        texts[i] = f"{cls[int(p >= 0.5)]}\n{stats}" if leaf else stats
+        if not leaf:
+            conds[i] = plain_text(_condition(split[layout.left[i]]))
+    return texts, conds
 
-    # ---- font size: boxes one leaf apart must not touch -------------------
-    fig = ax.figure
+
+def _axes_points(ax) -> tuple[float, float]:
+    """Width and height of the axes, in points."""
     pos = ax.get_position()
-    fw, fh = fig.get_size_inches()
-    ax_w, ax_h = pos.width * fw * 72.0, pos.height * fh * 72.0          # points
-    per_leaf = ax_w / max(n_leaves, 1)
-    per_level = ax_h / (max_d + 1)
-    if fontsize is None:
-        widest_box = max(max(len(s) for s in t.split("\n")) for t in texts.values())
-        widest_cond = max((len(c) for c in conds.values()), default=0)
-        fs = min(9.0,
-                 0.92 * per_leaf / (_CHAR_W * widest_box + 0.8),
-                 # a condition sits between levels; its neighbours are ≥ 1.5 leaves away
-                 1.75 * per_leaf / (_CHAR_W * widest_cond + 0.6) if conds else 9.0,
-                 # per level: half a node box, its condition, half a leaf box (3 lines)
-                 per_level / 6.2 if max_d else 9.0)
-        fontsize = max(_MIN_FONT, fs)
-    fs = float(fontsize)
+    fw, fh = ax.figure.get_size_inches()
+    return pos.width * fw * 72.0, pos.height * fh * 72.0
 
-    # ---- axes limits: room for the boxes above the root and below the leaves
+
+def _fit_font(texts, conds, per_leaf, per_level, max_d) -> float:
+    """The largest font size up to 9 points (not below 4) at which boxes one leaf apart
+    do not touch."""
+    widest_box = max(max(len(s) for s in t.split("\n")) for t in texts.values())
+    widest_cond = max((len(c) for c in conds.values()), default=0)
+    fs = min(9.0,
+             0.92 * per_leaf / (_CHAR_W * widest_box + 0.8),
+             # a condition sits between levels; its neighbours are ≥ 1.5 leaves away
+             1.75 * per_leaf / (_CHAR_W * widest_cond + 0.6) if conds else 9.0,
+             # per level: half a node box, its condition, half a leaf box (3 lines)
+             per_level / 6.2 if max_d else 9.0)
+    return max(_MIN_FONT, fs)
+
+
+def _set_limits(ax, layout, fs, ax_h, has_conditions):
+    """Axes limits with room for the boxes above the root and below the leaves."""
     top_pts = (2 * _LINE_H / 2 + 0.6) * fs + 2           # root box half-height
-    if n == 1 or not conds:
+    if layout.n == 1 or not has_conditions:
         top_pts = (3 * _LINE_H / 2 + 0.6) * fs + 2
     bottom_pts = (3 * _LINE_H / 2 + 0.6) * fs + 2
     pad = min(0.45, (top_pts + bottom_pts) / max(ax_h, 1.0))
-    span = max(max_d, 0.5) / (1.0 - pad)
+    span = max(layout.max_d, 0.5) / (1.0 - pad)
     unit = ax_h / span                                  # points per level
-    ax.set_ylim(-max_d - bottom_pts / unit, top_pts / unit)
-    ax.set_xlim(-0.5, max(n_leaves - 0.5, 0.5))
+    ax.set_ylim(-layout.max_d - bottom_pts / unit, top_pts / unit)
+    ax.set_xlim(-0.5, max(layout.n_leaves - 0.5, 0.5))
 
+
+def _draw(ax, tree, layout, texts, conds, fs):
+    """The edges, the split conditions (and "yes"/"no" at the root) and the boxes."""
+    import matplotlib
+
+    f = tree.frame
+    x, depth, left, right = layout.x, layout.depth, layout.left, layout.right
     cmap = matplotlib.colormaps["coolwarm"]
     gap = (2 * _LINE_H / 2 + 0.6) * fs + 0.35 * fs      # node half-height + a gap
-    for i in np.flatnonzero(shown):
-        if not drawn_leaf[i]:
+    for i in np.flatnonzero(layout.shown):
+        leaf = layout.drawn_leaf[i]
+        if not leaf:
             for c in (left[i], right[i]):
                 ax.plot([x[i], x[c]], [-depth[i], -depth[c]], color="0.55", lw=0.8, zorder=1)
             ax.annotate(conds[i], (x[i], -depth[i]), xytext=(0, -gap - 0.6 * fs),
@@ -194,15 +234,9 @@ def plot_tree(tree, ax=None, *, labels=("0", "1"), digits=4, fontsize=None, max_
                                 zorder=3, bbox=dict(boxstyle="round,pad=0.1", fc="white",
                                                     ec="none"))
         p = float(f["yprob"].iat[i])
-        cut = drawn_leaf[i] and not bool(f["is_leaf"].iat[i])
-        colour = np.asarray(cmap(p)[:3]) * 0.55 + 0.45 if drawn_leaf[i] else "0.93"
+        cut = leaf and not bool(f["is_leaf"].iat[i])
+        colour = np.asarray(cmap(p)[:3]) * 0.55 + 0.45 if leaf else "0.93"
         ax.text(x[i], -depth[i], texts[i], ha="center", va="center", fontsize=fs, zorder=4,
                 linespacing=1.1,
                 bbox=dict(boxstyle="round,pad=0.3", fc=colour, ec="0.3",
                           ls="--" if cut else "-", lw=0.8))
-    ax.set_axis_off()
-    title = f"UDT tree ({plain_text(tree.family.name)}): {int(f['is_leaf'].sum())} leaves"
-    if max_depth is not None and n_leaves < int(f["is_leaf"].sum()):
-        title += f", drawn to depth {max_depth} (dashed: subtree cut)"
-    ax.set_title(title, fontsize=max(fs + 1, 9))
-    return ax

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import pathlib
 
-from ..evaluate.compare import _named
+from ..evaluate.compare import named_models
 from .context import build_context, versions
 from .html import render_html
 from .markdown import render_markdown
@@ -75,11 +75,10 @@ def report(models, path, title: str = "ubreg report", data=None, *, names=None,
     call : str, optional
         How the report was produced, stated in it (default: this call).
     cv_risk : bool or int
-        Also cross-validate the risk path of the models that can (a U-Boost
-        result's ``cv_risk()``: K refits, seed 1) and draw it with its ±1 SE
-        band, with the chosen mstop in a note; ``True`` is 10 folds, an int
-        gives the folds.  A result that already holds a CV risk path (an
-        attribute ``cv_risk`` or ``cv_risk_path``) has it drawn in any case.
+        Also cross-validate the risk path of the models that can (those that
+        declare ``has_cv_path``, U-Boost: :func:`ubreg.cv_risk`, K refits,
+        seed 1) and draw it with its ±1 SE band, with the chosen mstop in a
+        note; ``True`` is 10 folds, an int gives the folds.
 
     Returns
     -------
@@ -88,9 +87,14 @@ def report(models, path, title: str = "ubreg report", data=None, *, names=None,
 
     Notes
     -----
-    Every figure :func:`ubreg.plots.available` lists for a model is drawn;
+    What a model shows is what its declared capabilities promise
+    (:class:`~ubreg.results.base.Capabilities`): every figure
+    :func:`ubreg.plots.available` lists for it (with ``data``, the figures
+    of its posteriors also for a model that keeps no training rows) is drawn;
     one that fails (while drawing or rendering) is replaced by a note naming
-    it and the error, and the report is still written.
+    it and the error, and the report is still written.  An object that is not
+    a ubreg result is shown by its metrics and the figures of its posteriors
+    (the minimal protocol of :mod:`ubreg.results.base`).
 
     The HTML is one self-contained file: inline CSS, figures as base64 PNG,
     no script, every user string escaped (Jinja2 ``autoescape=True``).  The
@@ -101,7 +105,7 @@ def report(models, path, title: str = "ubreg report", data=None, *, names=None,
     many = isinstance(path, (list, tuple))
     paths = [pathlib.Path(p) for p in (path if many else [path])]
     formats = [_format_of(p, format) for p in paths]
-    named = _named(models, names)
+    named = named_models(models, names)
     ctx = build_context(named, title=title, data=data, cv_risk=cv_risk,
                         call=call or _report_call(named, path, title, data, cv_risk))
     for p, fmt in zip(paths, formats):

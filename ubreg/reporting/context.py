@@ -1,8 +1,10 @@
 """Plain data for the report templates, built from fitted models.
 
 Templates only render; everything they show is computed here, from the
-:class:`~ubreg.results.base.Result` protocol (duck-typed for what only some
-methods have: ``coef_table``, ``summary().html()``, trees, CV).
+:class:`~ubreg.results.base.Result` contract: a model's summary, metrics,
+figures and CV risk path are those its declared capabilities promise
+(:class:`~ubreg.results.base.Capabilities`).  An object that is not a Result
+is shown by its metrics and the figures of its posteriors only.
 """
 from __future__ import annotations
 
@@ -10,25 +12,28 @@ import datetime as _dt
 import platform
 import sys
 from dataclasses import dataclass, field
+from importlib import metadata
 
 from markupsafe import Markup
 
-from .. import plots
 from .._version import __version__
-from ..evaluate.compare import as_model_and_cv, compare, model_label
+from ..evaluate.compare import as_model_and_cv, compare, method_label, model_label
+from ..evaluate.cv_risk import cv_risk as cross_validated_risk
 from ..evaluate.metrics import METRIC_NAMES, metrics_of
+from ..results.base import Result, capabilities_of
 from .figures import ReportFigure, error_text, model_figures
 
 __all__ = ["ModelSection", "ReportContext", "build_context", "versions"]
 
 
 def versions() -> dict[str, str]:
-    """Versions of ubreg, its main dependencies and Python."""
+    """Versions of ubreg, its main dependencies and Python (installed distributions,
+    read without importing them)."""
     out = {"ubreg": __version__}
     for name in ("numpy", "pandas", "patsy", "scipy", "statsmodels", "matplotlib", "jinja2"):
         try:
-            out[name] = __import__(name).__version__
-        except Exception:  # noqa: BLE001
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
             out[name] = "not installed"
     out["python"] = sys.version.split()[0]
     out["platform"] = platform.platform()
@@ -68,21 +73,16 @@ class ReportContext:
 
 
 def _summary(result) -> tuple[Markup | None, str]:
-    try:
-        s = result.summary()
-        text = str(s)
-    except Exception as exc:  # noqa: BLE001
-        return None, f"(no summary: {error_text(exc)})"
-    html = getattr(s, "html", None)
-    try:
-        # summary.html() is rendered by ubreg's own autoescaping templates
-        return (Markup(html()) if callable(html) else None), text
-    except Exception:  # noqa: BLE001 — the text form is shown instead
-        return None, text
+    """(HTML, text) of the model's summary; an object that is not a Result has none."""
+    if not isinstance(result, Result):
+        return None, f"(no summary: a {type(result).__name__} is not a ubreg result)"
+    s = result.summary()
+    # summary.html() is rendered by ubreg's own autoescaping templates
+    return Markup(s.html()), str(s)
 
 
 def _metric_rows(result, data) -> list[tuple[str, str, str]]:
-    train = metrics_of(result)
+    train = metrics_of(result) if capabilities_of(result).has_training_rows else {}
     held = metrics_of(result, data) if data is not None else {}
     fmt = lambda v: "" if v is None else f"{v:.4f}"  # noqa: E731
     return [(label, fmt(train.get(k)), fmt(held.get(k))) for k, label in METRIC_NAMES.items()]
@@ -91,55 +91,52 @@ def _metric_rows(result, data) -> list[tuple[str, str, str]]:
 def _cv_risk_path(result, cv_risk, notes: list):
     """The CV risk path computed for the report (``cv_risk`` truthy), or None.
 
-    Only for results with a ``cv_risk(folds, seed)`` method (U-Boost) that do
-    not already hold a path; failures become a note.
+    Only for results that declare ``has_cv_path`` (U-Boost); :func:`ubreg.cv_risk`
+    refits them on the folds, seed 1.  Folds that cannot be formed (more folds
+    than rows of a class, say) give a note instead.
     """
-    if not cv_risk or "cv_risk" in plots.available(result):
-        return None
-    method = getattr(result, "cv_risk", None)
-    if not callable(method):
+    if not cv_risk or not capabilities_of(result).has_cv_path:
         return None
     folds = 10 if cv_risk is True else int(cv_risk)
     try:
-        path = method(folds=folds, seed=1)
-    except Exception as exc:  # noqa: BLE001 — the report goes on without it
+        path = cross_validated_risk(result, folds=folds, seed=1)
+    except ValueError as exc:       # bad folds: the report goes on without the path
         notes.append(f"CV risk path: not computed ({error_text(exc)})")
         return None
-    best, one_se = getattr(path, "mstop", None), getattr(path, "mstop_1se", None)
-    if best is not None:
-        used = getattr(result, "mstop", None)
-        notes.append(f"CV risk path ({folds}-fold, seed 1): least mean held-out risk at "
-                     f"mstop = {best}" + (f", 1-SE rule {one_se}" if one_se is not None else "")
-                     + (f"; this model runs mstop = {used}." if used is not None else "."))
+    notes.append(f"CV risk path ({folds}-fold, seed 1): least mean held-out risk at "
+                 f"mstop = {path.mstop}, 1-SE rule {path.mstop_1se}; this model runs "
+                 f"mstop = {result.mstop}.")
     return path
+
+
+def _section(i: int, name: str, item, data, cv_risk) -> ModelSection:
+    """One model's section: summary, metrics, figures and notes."""
+    result, cv = as_model_and_cv(item)
+    summary_html, summary_text = _summary(result)
+    notes: list[str] = []
+    cv_path = _cv_risk_path(result, cv_risk, notes)
+    figures, fig_notes = model_figures(result, newdata=data, cv_path=cv_path)
+    notes += fig_notes
+    try:
+        metrics = _metric_rows(result, data)
+    except ValueError as exc:       # the data cannot be scored (no response column, ...)
+        metrics = []
+        notes.append(f"metrics: not computed ({error_text(exc)})")
+    return ModelSection(
+        name=name, anchor=f"model-{i + 1}",
+        call=str(result.call) if isinstance(result, Result) else "",
+        method=method_label(result), family=model_label(result).split(" · ", 1)[1],
+        summary_html=summary_html, summary_text=summary_text, metrics=metrics,
+        figures=figures, notes=notes, cv=cv, result=result, newdata=data, cv_path=cv_path,
+        cv_html=Markup(cv.html()) if cv is not None else None)
 
 
 def build_context(models: dict, title: str, call: str, data=None,
                   cv_risk: bool | int = False) -> ReportContext:
     """Everything the HTML and PDF reports show, as plain data."""
     comparison = compare(models)
-    sections, notes = [], []
-    for i, (name, item) in enumerate(models.items()):
-        result, cv = as_model_and_cv(item)
-        summary_html, summary_text = _summary(result)
-        path_notes: list[str] = []
-        cv_path = _cv_risk_path(result, cv_risk, path_notes)
-        figures, fig_notes = model_figures(result, newdata=data, cv_path=cv_path)
-        fig_notes = path_notes + fig_notes
-        try:
-            metrics = _metric_rows(result, data)
-        except Exception as exc:  # noqa: BLE001
-            metrics = []
-            fig_notes.append(f"metrics: not computed ({error_text(exc)})")
-        sections.append(ModelSection(
-            name=name, anchor=f"model-{i + 1}", call=str(getattr(result, "call", "")),
-            method=str(getattr(result, "method", "?")),
-            family=model_label(result).split(" · ", 1)[1],
-            summary_html=summary_html, summary_text=summary_text, metrics=metrics,
-            figures=figures, notes=fig_notes, cv=cv, result=result, newdata=data,
-            cv_path=cv_path,
-            cv_html=Markup(cv.html()) if cv is not None and callable(getattr(cv, "html", None))
-            else None))
+    sections = [_section(i, name, item, data, cv_risk)
+                for i, (name, item) in enumerate(models.items())]
     data_note = None
     if data is not None:
         data_note = (f"Calibration, ROC, margins and the second metrics column are computed on "
@@ -148,4 +145,4 @@ def build_context(models: dict, title: str, call: str, data=None,
     return ReportContext(title=title, call=call, versions=versions(),
                          generated=now.strftime("%Y-%m-%d %H:%M UTC"),
                          comparison_html=Markup(comparison.html()), comparison=comparison,
-                         sections=sections, data_note=data_note, notes=notes)
+                         sections=sections, data_note=data_note)

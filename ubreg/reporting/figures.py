@@ -13,6 +13,7 @@ import io
 from dataclasses import dataclass
 
 from .. import plots
+from ..plots.treeplot import depth_for_leaves, figure_size
 from ..summary.render import shown_names
 
 __all__ = ["ReportFigure", "model_figures", "figure_png_base64", "new_figure", "draw", "CAPTIONS",
@@ -108,13 +109,10 @@ def draw(name, result, ax, newdata=None, cv_path=None, **options):
 
 
 def _tree_layout(result):
-    """(figure size, plot options) of a tree: legible, at most MAX_TREE_LEAVES leaves."""
-    from ..plots.treeplot import depth_for_leaves, figure_size
-    tree = getattr(result, "tree", None)
-    if tree is None or callable(tree):
-        return (7.0, 5.0), {}
-    depth = depth_for_leaves(tree, MAX_TREE_LEAVES)
-    return figure_size(tree, depth), ({} if depth is None else {"max_depth": depth})
+    """(figure size, plot options) of a tree result: legible, at most MAX_TREE_LEAVES
+    leaves."""
+    depth = depth_for_leaves(result.tree, MAX_TREE_LEAVES)
+    return figure_size(result.tree, depth), ({} if depth is None else {"max_depth": depth})
 
 
 def _prepare(name, result):
@@ -149,7 +147,7 @@ def model_figures(result, newdata=None, cv_path=None) -> tuple[list[ReportFigure
     cross-validated risk path computed for the report) adds the CV risk figure.
     """
     figures, notes = [], []
-    names = plots.available(result)
+    names = plots.available(result, newdata)
     if cv_path is not None and "cv_risk" not in names:
         names.append("cv_risk")
     for name in names:
@@ -159,6 +157,9 @@ def model_figures(result, newdata=None, cv_path=None) -> tuple[list[ReportFigure
             fig, ax, options = _prepare(name, result)
             draw(name, result, ax, newdata, cv_path=cv_path, **options)
             png = figure_png_base64(fig)
+        # Any error: drawing runs matplotlib on user strings and user models, and the
+        # report's promise is that a figure that cannot be drawn (a plot raising, a
+        # mathtext error in savefig) becomes a note in its place, the report still written.
         except Exception as exc:  # noqa: BLE001 — one failed figure must not sink the report
             figures.append(ReportFigure(name, caption, None, None, error=error_text(exc)))
             continue

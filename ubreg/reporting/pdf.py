@@ -82,6 +82,8 @@ def _figure_pages(pdf, section):
             try:
                 draw(f.name, section.result, ax, section.newdata, cv_path=section.cv_path,
                      **(f.options or {}))
+            # Any error, as for the HTML figures (figures.model_figures): a figure that
+            # cannot be drawn is a note in its panel, and the PDF is still written.
             except Exception as exc:  # noqa: BLE001 — drawn once already for the HTML
                 ax.clear()
                 _failed_panel(ax, type(f)(f.name, f.caption, None, None, error=error_text(exc)))
@@ -118,7 +120,8 @@ def _wide_page(pdf, section, f):
             if not tree:
                 per_tick = height * _PAGE[1] * 72 / (len(ax.get_yticks()) + 1)
                 ax.tick_params(axis="y", labelsize=min(10.0, 0.75 * per_tick))
-        except Exception as exc:  # noqa: BLE001
+        # Any error, as for the HTML figures: the page shows a note instead of the figure.
+        except Exception as exc:  # noqa: BLE001 — one failed figure must not sink the report
             ax.clear()
             _failed_panel(ax, type(f)(f.name, f.caption, None, None, error=error_text(exc)))
     pdf.savefig(fig)

@@ -141,7 +141,9 @@ def _run_cell(cell: Cell, namespace: dict, filename: str, number: int):
             exec(compile(tree, f"{filename} [cell {number}]", "exec"), namespace)
             if last is not None:
                 value = eval(compile(last, f"{filename} [cell {number}]", "eval"), namespace)
-    except Exception as exc:
+    # Any error of the vignette's own code is re-raised as a VignetteError naming the cell
+    # (the error is the vignette's, not ubreg's: its type is kept as the cause).
+    except Exception as exc:  # noqa: BLE001 — re-raised, naming the cell
         tb = traceback.format_exc(limit=-3)
         raise VignetteError(f"{filename}, cell {number} raised {type(exc).__name__}: {exc}\n"
                             f"{tb}") from exc

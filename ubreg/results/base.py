@@ -1,15 +1,36 @@
-"""The result protocol shared by every method.
+"""The result contract: one :class:`Result` base, declared capabilities, the predict types.
 
-A result knows its formula, family, response coding and design, the training
-link values η and weights, and how to compute η for new data
-(:meth:`Result._link_for`).  Everything else — predictions on every scale,
-residuals, deviance, log-likelihood, information criteria — is derived here,
-lazily, and identically for every method.
+Every fitted model derives from :class:`Result` and declares, as the class
+attribute ``capabilities`` (a :class:`Capabilities`), what it provides beyond
+``predict`` and ``summary``.  :mod:`ubreg.evaluate`, :mod:`ubreg.plots` and
+:mod:`ubreg.reporting` read that declaration (:func:`capabilities_of`) and
+never probe a result for attributes.
+
+:class:`BinaryResult` holds what the two-class results share: they know their
+formula, family, response coding and design, the training link values η and
+weights, and how to compute η for new data (:meth:`BinaryResult._link_for`).
+Everything else — predictions on every scale, residuals, deviance,
+log-likelihood, information criteria — is derived there, lazily, and
+identically for every method.
+
+Objects that are not results
+    :func:`ubreg.compare`, :func:`ubreg.report`, the metrics and the plots
+    also accept an object that is not a :class:`Result` (a wrapper, a model of
+    one's own).  It declares nothing, so it is read as :data:`UNDECLARED`: it
+    must provide ``predict(newdata=None, type="response")`` (a Series of
+    P(y = 1), or a DataFrame of per-class posteriors, for the training rows
+    when ``newdata`` is None), ``y`` (the training classes: 0/1, or codes
+    0..C−1 in the order of the posterior columns) and ``weights`` (one per
+    training row); to be scored on new data, also ``response`` (the
+    :class:`~ubreg.design.Response` coding of the observed classes).  Nothing
+    else of it is read: no summary, coefficients, statistics or paths.
 """
 from __future__ import annotations
 
 import abc
+from dataclasses import dataclass, fields
 from functools import cached_property
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -20,13 +41,169 @@ from ..design import Design, Response, as_frame
 from ..families.base import Family
 from .inference import bernoulli_loglik, deviance, null_eta
 
-__all__ = ["Result"]
+__all__ = ["Result", "BinaryResult", "Capabilities", "UNDECLARED", "capabilities_of",
+           "PREDICT_TYPES", "check_predict_type"]
 
-_PREDICT_TYPES = ("link", "response", "class")
+#: the scales of ``predict(newdata, type=...)`` every result offers
+PREDICT_TYPES = ("response", "link", "class")
+
+
+def check_predict_type(type: str, allowed: tuple = PREDICT_TYPES) -> None:
+    """Raise ``ValueError`` naming the allowed types unless ``type`` is one of them."""
+    if type not in allowed:
+        raise ValueError(f"type must be one of {allowed}, got {type!r}")
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a result provides beyond ``predict`` and ``summary``, declared by its class.
+
+    Each flag promises an interface; :mod:`ubreg.evaluate`, :mod:`ubreg.plots`
+    and :mod:`ubreg.reporting` use it only when the flag is set.
+
+    Attributes
+    ----------
+    has_training_rows : bool
+        ``predict()`` without ``newdata`` gives the training rows, with their
+        classes ``y`` (0/1, or codes 0..C−1 for a multiclass result) and
+        ``weights``: the model can be scored on its training rows.
+    has_deviance : bool
+        ``deviance``, ``null_deviance``, ``loglik`` (the Bernoulli
+        log-likelihood of p̂), ``df_model`` and ``df_resid`` are numbers.
+    has_likelihood : bool
+        The fit is a parametric model of a fixed design whose parameters are
+        its coefficients: ``df_model`` counts degrees of freedom, so ``aic``
+        and ``bic`` are meaningful (and shown).  Whether its deviance is also
+        a likelihood-ratio deviance (χ² tests) is the family's
+        :attr:`~ubreg.families.base.Family.likelihood_deviance`.  A tree, a
+        boosted ensemble or a nearest-neighbour rule chooses its structure
+        adaptively: the count its ``df_model`` reports is not a number of
+        degrees of freedom, and it does not declare this.
+    has_residuals : bool
+        ``residuals(type)`` for ``"deviance"``, ``"pearson"`` and ``"response"``.
+    has_coefficients : bool
+        ``coef`` and ``coef_table(cov=, level=)`` (estimate, std_error, z, p,
+        conf_low, conf_high by term).
+    has_covariance : bool
+        ``vcov(kind)`` for ``"model"`` and ``"robust"`` (with coefficients).
+    has_risk_path : bool
+        ``risk_path``: the training risk at the start and after each
+        iteration (a Series indexed by the iteration, or an array).
+    has_edge_path : bool
+        ``edge_path``: the largest |edge| of each iteration.
+    has_cv_path : bool
+        Its risk path can be cross-validated by :func:`ubreg.cv_risk`, which
+        refits it on folds of its training rows (U-Boost: ``X``, ``U``,
+        ``options``, ``mstop``).
+    has_t_margins : bool
+        ``margins(clipped=)`` and ``margin_bound(theta)``: t-margins and their
+        bound (t-AdaBoost, docs/tempered.md §4).
+    is_tree : bool
+        ``tree``: a fitted tree (:class:`~ubreg.fitters.udt.Tree`) to draw.
+    is_multiclass : bool
+        ``predict(type="response")`` and ``type="link"`` are DataFrames with
+        one column per class of ``classes``.
+    """
+
+    has_training_rows: bool = False
+    has_deviance: bool = False
+    has_likelihood: bool = False
+    has_residuals: bool = False
+    has_coefficients: bool = False
+    has_covariance: bool = False
+    has_risk_path: bool = False
+    has_edge_path: bool = False
+    has_cv_path: bool = False
+    has_t_margins: bool = False
+    is_tree: bool = False
+    is_multiclass: bool = False
+
+    def __post_init__(self):
+        # a declaration that promises an interface without the one it rests on is a bug
+        needs = {"has_deviance": "has_training_rows", "has_likelihood": "has_deviance",
+                 "has_residuals": "has_training_rows", "has_covariance": "has_coefficients",
+                 "has_cv_path": "has_risk_path"}
+        for flag, base in needs.items():
+            if getattr(self, flag) and not getattr(self, base):
+                raise ValueError(f"Capabilities: {flag} needs {base}")
+
+    def declared(self) -> list[str]:
+        """The names of the capabilities set, in declaration order."""
+        return [f.name for f in fields(self) if getattr(self, f.name)]
+
+
+#: what an object that is not a :class:`Result` is taken to provide (see the module notes)
+UNDECLARED = Capabilities(has_training_rows=True)
+
+
+def capabilities_of(model) -> Capabilities:
+    """The capabilities ``model`` declares: its class's for a :class:`Result`,
+    :data:`UNDECLARED` for any other object."""
+    return type(model).capabilities if isinstance(model, Result) else UNDECLARED
 
 
 class Result(abc.ABC):
-    """A fitted ubreg model.
+    """A fitted ubreg model: the base of every result.
+
+    A subclass declares its :attr:`capabilities` and provides ``predict``,
+    ``summary`` (a :class:`~ubreg.summary.base.Summary`), ``nobs`` and
+    ``n_dropped``; the interfaces its capabilities promise are described by
+    :class:`Capabilities`.
+
+    Attributes
+    ----------
+    formula, family, method, call : the model as specified
+    capabilities : Capabilities
+        What the class provides beyond ``predict`` and ``summary``.
+    ubreg_version : str
+        The version that fitted it (pickles record it; loading one from
+        another version warns).
+    """
+
+    capabilities: ClassVar[Capabilities] = Capabilities()
+    method: str = "?"
+    #: how the model was made, as code (empty for a model not made by one call)
+    call: str = ""
+    #: cached values dropped from pickles (recomputed after loading)
+    _unpickled: ClassVar[tuple] = ()
+
+    @abc.abstractmethod
+    def predict(self, newdata=None, type: str = "response"):
+        """Predictions on one of :data:`PREDICT_TYPES` (``newdata=None``: the
+        training rows, for a result that has them)."""
+
+    @abc.abstractmethod
+    def summary(self):
+        """A :class:`~ubreg.summary.base.Summary`: text, HTML and DataFrame forms."""
+
+    @property
+    @abc.abstractmethod
+    def nobs(self) -> float:
+        """The number of observations the fit used."""
+
+    @property
+    @abc.abstractmethod
+    def n_dropped(self) -> int:
+        """Rows dropped for missing values."""
+
+    # ---- pickling ---------------------------------------------------------
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        for key in self._unpickled:
+            state.pop(key, None)
+        return state
+
+    def __setstate__(self, state):
+        warn_if_other_version(state.get("ubreg_version"))
+        self.__dict__.update(state)
+
+    def __repr__(self):
+        return (f"<ubreg {type(self).__name__}: {self.formula!r}, family={self.family.describe()}, "
+                f"method={self.method!r}, n={self.nobs:g}>")
+
+
+class BinaryResult(Result):
+    """A fitted two-class model with a link η per training row.
 
     Attributes
     ----------
@@ -42,9 +219,10 @@ class Result(abc.ABC):
         Rows dropped for missing values.
     """
 
-    method: str = "?"
+    capabilities = Capabilities(has_training_rows=True, has_deviance=True, has_residuals=True)
     #: results pickled before weight kinds existed had frequency weights
     weight_kind: str = "freq"
+    _unpickled = ("deviance", "null_deviance", "loglik")
 
     def __init__(self, *, formula: str, family: Family, design: Design, response: Response,
                  y: np.ndarray, weights: np.ndarray, eta: np.ndarray, index: pd.Index,
@@ -76,10 +254,6 @@ class Result(abc.ABC):
     @abc.abstractmethod
     def df_model(self) -> float:
         """Number of estimated parameters (for AIC, BIC and df)."""
-
-    @abc.abstractmethod
-    def summary(self):
-        """A summary object with text, HTML and DataFrame forms."""
 
     converged: bool = True
     iterations: int = 0
@@ -163,8 +337,7 @@ class Result(abc.ABC):
             ``response`` is p̂ = ∇φ⁻¹(η) (for the LPM it may leave [0, 1]);
             ``class`` is the response label with p̂ ≥ 1/2 (η ≥ 0).
         """
-        if type not in _PREDICT_TYPES:
-            raise ValueError(f"type must be one of {_PREDICT_TYPES}, got {type!r}")
+        check_predict_type(type)
         if newdata is None:
             eta, index, na = self.eta, self.index, np.zeros(len(self.eta), dtype=bool)
         else:
@@ -206,19 +379,3 @@ class Result(abc.ABC):
         else:
             raise ValueError(f"type must be 'deviance', 'pearson' or 'response', got {type!r}")
         return pd.Series(r, index=self.index, name=f"{type} residual")
-
-    # ---- pickling ---------------------------------------------------------
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        for key in ("deviance", "null_deviance", "loglik"):
-            state.pop(key, None)
-        return state
-
-    def __setstate__(self, state):
-        warn_if_other_version(state.get("ubreg_version"))
-        self.__dict__.update(state)
-
-    def __repr__(self):
-        return (f"<ubreg {type(self).__name__}: {self.formula!r}, family={self.family.describe()}, "
-                f"method={self.method!r}, n={self.nobs:g}>")
-

@@ -6,16 +6,14 @@ each round), the risk path and — for ULS — the edge path.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pandas as pd
 
 from ..fitters.boost.uboost import UBoostFit
 from ..fitters.boost.uls_boost import ULSBoostFit, feature_matrix
-from .base import Result
+from .base import BinaryResult, Capabilities, check_predict_type
 
-__all__ = ["CVRisk", "UBoostResult", "ULSBoostResult"]
+__all__ = ["UBoostResult", "ULSBoostResult", "weighted_mean"]
 
 
 def weighted_mean(w, v):
@@ -26,7 +24,7 @@ def weighted_mean(w, v):
     return float(out) if np.ndim(out) == 0 else out
 
 
-class ULSBoostResult(Result):
+class ULSBoostResult(BinaryResult):
     """H(x) = Σ_t α_t h_t(x) over weak hypotheses, fitted by ULS.
 
     Attributes
@@ -55,6 +53,8 @@ class ULSBoostResult(Result):
     """
 
     method = "uls"
+    capabilities = Capabilities(has_training_rows=True, has_deviance=True, has_residuals=True,
+                                has_risk_path=True, has_edge_path=True)
 
     def __init__(self, *, fit: ULSBoostFit, learner: str, options: dict, **kwargs):
         super().__init__(**kwargs)
@@ -112,6 +112,7 @@ class ULSBoostResult(Result):
         With ``strategy="F."``/``"E."`` the posterior after round r reads H
         with the family of round r.
         """
+        check_predict_type(type)
         eta_ok, na = self.staged_link(newdata)
         cols = {}
         for r in range(eta_ok.shape[1]):
@@ -122,15 +123,13 @@ class ULSBoostResult(Result):
         return pd.DataFrame(cols, index=newdata.index).rename_axis(columns="round")
 
     def _scaled(self, eta, na, index, type, family):
-        if type == "link":
-            return eta
         if type == "response":
             p = np.full(len(eta), np.nan)
             p[~na] = family.posterior(eta[~na])
             return p
         if type == "class":
             return self._on_scale(eta, na, index, type).to_numpy()
-        raise ValueError(f"type must be 'response', 'link' or 'class', got {type!r}")
+        return eta
 
     # ---- tables ---------------------------------------------------------------
     def feature_table(self) -> pd.DataFrame:
@@ -169,51 +168,7 @@ class ULSBoostResult(Result):
 # ---------------------------------------------------------------------------
 # U-Boost
 # ---------------------------------------------------------------------------
-@dataclass
-class CVRisk:
-    """K-fold cross-validated U-risk of U-Boost for mstop = 0..M.
-
-    Attributes
-    ----------
-    risk : DataFrame (M + 1) × K
-        Held-out risk Σ w U(y*F)/Σ w of each fold after m iterations.
-    mean, se : Series
-        Mean over folds and its standard error sd/√K (the ±1 SE band).
-    mstop : int
-        The m of least mean risk (0 included).
-    mstop_1se : int
-        The least m whose mean risk is within one SE of the minimum.
-    """
-
-    risk: pd.DataFrame
-    mean: pd.Series
-    se: pd.Series
-    mstop: int
-    mstop_1se: int
-    folds: int
-    seed: object
-
-    def frame(self) -> pd.DataFrame:
-        """mean, se, lower = mean − se, upper = mean + se by mstop."""
-        return pd.DataFrame({"mean": self.mean, "se": self.se, "lower": self.mean - self.se,
-                             "upper": self.mean + self.se})
-
-    def plot(self, ax=None):
-        """The CV risk path with its ±1 SE band and the chosen mstop."""
-        import matplotlib.pyplot as plt
-        ax = ax or plt.gca()
-        m = self.mean.index.to_numpy()
-        ax.plot(m, self.mean.to_numpy(), color="C0", label="CV risk")
-        ax.fill_between(m, (self.mean - self.se).to_numpy(), (self.mean + self.se).to_numpy(),
-                        color="C0", alpha=0.2, label="±1 SE")
-        ax.axvline(self.mstop, color="C3", ls="--", label=f"mstop = {self.mstop}")
-        ax.set_xlabel("iterations (mstop)")
-        ax.set_ylabel("held-out U-risk")
-        ax.legend()
-        return ax
-
-
-class UBoostResult(Result):
+class UBoostResult(BinaryResult):
     """F(x) = F₀ + ν Σ_m f_m(x) fitted by U-Boost; p̂ = expit(F).
 
     ``family`` is ``Permissible("entropy")`` whatever U: its posterior is
@@ -231,9 +186,14 @@ class UBoostResult(Result):
     coef, coef_path : Series, DataFrame
         (``learner="linear"`` only) coefficients on the design columns after
         mstop iterations, and after each iteration (rows 0..mstop).
+    X : ndarray
+        The training design matrix, from which :func:`ubreg.cv_risk` refits
+        the folds (so the pickle grows with rows × columns).
     """
 
     method = "uboost"
+    capabilities = Capabilities(has_training_rows=True, has_deviance=True, has_residuals=True,
+                                has_risk_path=True, has_cv_path=True)
 
     def __init__(self, *, fit: UBoostFit, U, options: dict, X: np.ndarray, **kwargs):
         from ..families.closed import Entropy
@@ -245,7 +205,7 @@ class UBoostResult(Result):
         self.nu = fit.nu
         self.mstop = len(fit.learners)
         self.iterations = self.mstop
-        self.X = X                       # kept for cv_risk
+        self.X = X                       # the training design, for ubreg.cv_risk
         self.risk_path = pd.Series(fit.risk_path, index=pd.RangeIndex(self.mstop + 1,
                                                                       name="mstop"), name="risk")
         self.term_names = list(self.design.term_slices)
@@ -316,6 +276,7 @@ class UBoostResult(Result):
     def staged_predict(self, newdata, type: str = "response") -> pd.DataFrame:
         """Predictions after 0..mstop iterations (columns), on the scale ``type``."""
         from ..fitters.boost.uboost import staged_F
+        check_predict_type(type)
         X, na = self.design.transform(newdata)
         S = staged_F(self.fit_info, X)
         cols = {}
@@ -342,35 +303,6 @@ class UBoostResult(Result):
                             response=self.response, y=self.y, weights=self.weights, eta=eta,
                             index=self.index, n_input=self.n_input, dropped=self.dropped,
                             call=self.call, na_factors=self.na_factors)
-
-    def cv_risk(self, folds: int = 10, seed=None) -> CVRisk:
-        """Choose mstop by stratified K-fold cross-validation of the U-risk.
-
-        Every fold refits the same model (same U, learner, ν, bins) on the
-        other folds for ``self.mstop`` iterations and records its held-out risk
-        Σ w U(y*F)/Σ w after 0..mstop iterations (0 = the constant F₀).
-        """
-        from ..fitters.boost.uboost import boost_u, staged_F
-        from ..fitters.boost.uls_boost import stratified_folds
-        fold = stratified_folds(self.y, folds, seed)
-        opts = {k: v for k, v in self.options.items()}
-        ystar = 2.0 * self.y - 1.0
-        cols = {}
-        for k in range(folds):
-            tr, te = fold != k, fold == k
-            f = boost_u(self.X[tr], self.y[tr], self.weights[tr], self.U,
-                        term_slices=self.design.term_slices,
-                        has_intercept=self.design.has_intercept, **opts)
-            S = staged_F(f, self.X[te])
-            cols[k + 1] = weighted_mean(self.weights[te], self.U.U(ystar[te, None] * S))
-        risk = pd.DataFrame(cols, index=pd.RangeIndex(self.mstop + 1, name="mstop"))
-        risk.columns.name = "fold"
-        mean = risk.mean(axis=1).rename("mean")
-        se = (risk.std(axis=1, ddof=1) / np.sqrt(folds)).rename("se")
-        best = int(mean.to_numpy().argmin())
-        within = mean.to_numpy() <= mean.iloc[best] + se.iloc[best]
-        return CVRisk(risk=risk, mean=mean, se=se, mstop=best,
-                      mstop_1se=int(np.flatnonzero(within)[0]), folds=folds, seed=seed)
 
     @property
     def training_error(self) -> float:

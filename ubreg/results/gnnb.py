@@ -23,15 +23,13 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from .._pickling import warn_if_other_version
 from .._version import __version__
 from ..design import as_frame
 from ..fitters.gnnb.fitter import LeverageFit, lemma3_optimal_risk, surrogate_risk
 from ..fitters.gnnb.neighbours import NeighbourIndex
+from .base import Capabilities, Result, check_predict_type
 
 __all__ = ["BlockModel", "GNNBResult"]
-
-_PREDICT_TYPES = ("response", "link", "class")
 
 
 @dataclass
@@ -44,7 +42,7 @@ class BlockModel:
     fit: LeverageFit
 
 
-class GNNBResult:
+class GNNBResult(Result):
     """A fitted GNNB (or UNN) model.
 
     Attributes
@@ -68,7 +66,13 @@ class GNNBResult:
         with ``blocks > 1``.
     n_capped : int
         UNN steps capped at ±delta_max (0 for GNNB), summed over blocks.
+    y, weights : ndarray
+        Class codes 0..C−1 (in the order of ``classes``) and weights (1) of
+        the training rows, one per copy of a repeated row.
     """
+
+    capabilities = Capabilities(has_training_rows=True, is_multiclass=True)
+    _unpickled = ("class_table", "hamming_risk", "training_accuracy")
 
     def __init__(self, *, method, formula, family, call, design, response, preprocessor, blocks,
                  codes, Y, k, epsilon, T, chooser, index, n_input, dropped, na_factors=(),
@@ -112,6 +116,17 @@ class GNNBResult:
                 getattr(self, "positive_rows", None) is not None:
             return int(self.positive_rows)
         return len(self.codes)
+
+    @property
+    def y(self) -> np.ndarray:
+        """Class codes 0..C−1 of the training rows (one per copy of a repeated row)."""
+        return np.asarray(self.codes, dtype=float)
+
+    @property
+    def weights(self) -> np.ndarray:
+        """Weights of the training rows: 1 each, the weights having been applied by
+        repeating every row (Algorithm 1 has no example weights)."""
+        return np.ones(len(self.codes))
 
     @property
     def n_training_rows(self) -> int:
@@ -174,8 +189,7 @@ class GNNBResult:
             clipped to [0, 1] and divided by their sum); ``link``: DataFrame
             of h_c; ``class``: Series of labels (largest h_c).
         """
-        if type not in _PREDICT_TYPES:
-            raise ValueError(f"type must be one of {_PREDICT_TYPES}, got {type!r}")
+        check_predict_type(type)
         if newdata is None:
             links, index = self._training_links(), self.index
             na = np.zeros(len(index), dtype=bool)
@@ -264,17 +278,6 @@ class GNNBResult:
     def summary(self):
         from ..summary.gnnb import GNNBSummary
         return GNNBSummary(self)
-
-    # ---- pickling ----------------------------------------------------------
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        for key in ("class_table", "hamming_risk", "training_accuracy"):
-            state.pop(key, None)
-        return state
-
-    def __setstate__(self, state):
-        warn_if_other_version(state.get("ubreg_version"))
-        self.__dict__.update(state)
 
     def __repr__(self):
         return (f"<ubreg GNNBResult: {self.formula!r}, family={self.family.describe()}, "

@@ -6,13 +6,13 @@ import pandas as pd
 
 from ..fitters.uls import LinearFit
 from ..numerics.separation import Separation
-from .base import Result
+from .base import BinaryResult, Capabilities
 from .inference import wald_table
 
 __all__ = ["LinearResult"]
 
 
-class LinearResult(Result):
+class LinearResult(BinaryResult):
     """A linear separator H(x) = xᵀβ fitted by ULS (method ``"uls"``).
 
     Attributes
@@ -24,6 +24,8 @@ class LinearResult(Result):
         Model-based standard errors, Wald z and two-sided normal p-values
         (use :meth:`coef_table` with ``cov="robust"`` for HC0).
     converged, iterations : bool, int
+    risk_path, edge_path : ndarray
+        Surrogate risk and largest |edge| per iteration (``fit_info``).
     separation : Separation or None
         The outcome of the separation check, when it ran (Lemma 8).
     flat : pandas.Series of bool
@@ -33,6 +35,9 @@ class LinearResult(Result):
     """
 
     method = "uls"
+    capabilities = Capabilities(has_training_rows=True, has_deviance=True, has_likelihood=True,
+                                has_residuals=True, has_coefficients=True, has_covariance=True,
+                                has_risk_path=True, has_edge_path=True)
 
     def __init__(self, *, fit: LinearFit, covariance: dict, separation: Separation | None,
                  **kwargs):
@@ -64,6 +69,16 @@ class LinearResult(Result):
     @property
     def rank(self) -> int:
         return int(np.sum(~self.fit_info.aliased))
+
+    @property
+    def risk_path(self) -> np.ndarray:
+        """Surrogate risk ε_φ before each ULS iteration and at the end (``fit_info``)."""
+        return self.fit_info.risk_path
+
+    @property
+    def edge_path(self) -> np.ndarray:
+        """Largest |edge| before each ULS iteration and at the end (``fit_info``)."""
+        return self.fit_info.edge_path
 
     def vcov(self, kind: str = "model") -> pd.DataFrame:
         """Covariance of β̂: ``"model"`` A⁻¹B_model A⁻¹ or ``"robust"`` (HC0).

@@ -10,15 +10,12 @@ import pandas as pd
 from ..design import as_frame
 from ..fitters.tboost.algebra import clip_level, clipped_sum, is_one, tanh_t
 from ..fitters.tboost.boost import TBoostFit
-from ..summary.render import render_template
-from .base import Result
+from .base import BinaryResult, Capabilities, check_predict_type
 
-__all__ = ["TBoostResult", "TBoostSummary", "plot_margins"]
-
-_PREDICT_TYPES = ("response", "link", "class")
+__all__ = ["TBoostResult"]
 
 
-class TBoostResult(Result):
+class TBoostResult(BinaryResult):
     """t-AdaBoost (paper 004): H_J(x) = Σ_j α_j h_j(x) and its clipped version.
 
     Attributes
@@ -40,9 +37,18 @@ class TBoostResult(Result):
         which minimises Z_j, gives Z_j ≤ Z_closed.
     eta_clipped : ndarray
         H_J^(δ) on the training rows (``eta`` holds H_J).
+    risk_path : pandas.Series
+        The tempered exponential loss Π Z^(2−t) after each round.
+
+    Notes
+    -----
+    :func:`ubreg.plots.t_margins` draws the distribution of the t-margins with
+    their bound.
     """
 
     method = "tboost"
+    capabilities = Capabilities(has_training_rows=True, has_deviance=True, has_residuals=True,
+                                has_risk_path=True, has_t_margins=True)
 
     def __init__(self, *, fit: TBoostFit, learner: str, options: dict, **kwargs):
         super().__init__(**kwargs)
@@ -101,8 +107,7 @@ class TBoostResult(Result):
         ``type``: ``"link"`` (H), ``"response"`` (p̂ = exp_t(H)/(exp_t(H) +
         exp_t(−H)), §2.6), ``"class"`` (the label with H ≥ 0).
         """
-        if type not in _PREDICT_TYPES:
-            raise ValueError(f"type must be one of {_PREDICT_TYPES}, got {type!r}")
+        check_predict_type(type)
         if newdata is None:
             eta = self.eta_clipped if clipped else self.eta
             return self._on_scale(eta, np.zeros(len(eta), dtype=bool), self.index, type)
@@ -126,103 +131,16 @@ class TBoostResult(Result):
         theta = np.asarray(theta, dtype=float)
         return ((1 + theta) / (1 - theta)) ** (2.0 - self.t) * float(np.prod(self.fit_info.K))
 
-    def plot_margins(self, ax=None, clipped: bool = False):
-        return plot_margins(self, ax=ax, clipped=clipped)
+    @property
+    def risk_path(self) -> pd.Series:
+        """The tempered exponential loss of H_j, Π_{k≤j} Z_k^(2−t) (docs/tempered.md §2.3),
+        1 at round 0 (H = 0) and after each round j."""
+        z = np.asarray(self.fit_info.Z, dtype=float)
+        loss = np.r_[1.0, np.cumprod(z ** (2.0 - self.t))]
+        return pd.Series(loss, index=pd.RangeIndex(len(loss), name="round"),
+                         name="tempered exponential loss")
 
     def summary(self):
+        """Rounds, temperature, clipping, training errors and the per-round table."""
+        from ..summary.tboost import TBoostSummary
         return TBoostSummary(self)
-
-
-def plot_margins(result: TBoostResult, ax=None, clipped: bool = False):
-    """Cumulative distribution of the t-margins (docs/tempered.md §4) with the
-    bound of §2.7; returns the axes.  matplotlib is imported here only."""
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(5, 3.5))
-    nu = np.sort(result.margins(clipped=clipped).to_numpy())
-    ecdf = np.arange(1, nu.size + 1) / nu.size
-    ax.step(nu, ecdf, where="post", label=f"F(ν ≤ θ), t = {result.t:g}"
-            + (" (clipped)" if clipped else ""))
-    theta = np.linspace(-0.99, 0.99, 200)
-    bound = result.margin_bound(theta)
-    ax.plot(theta, np.minimum(bound, 1.0), ls="--", lw=1, label="bound (§2.7)")
-    ax.set_xlabel("t-margin θ")
-    ax.set_ylabel("fraction of training rows")
-    ax.set_xlim(-1, 1)
-    ax.set_ylim(0, 1.02)
-    ax.legend(loc="upper left", fontsize="small")
-    return ax
-
-
-class TBoostSummary:
-    """Summary of a t-AdaBoost fit: text, HTML and DataFrame (the rounds)."""
-
-    def __init__(self, result: TBoostResult):
-        self.result = result
-
-    def frame(self) -> pd.DataFrame:
-        return self.result.rounds_table.copy()
-
-    def facts(self) -> dict:
-        r = self.result
-        ystar = 2.0 * r.y - 1.0
-        # weights over a power of two near their largest: no overflow of Σ w, same bits
-        w = np.ldexp(r.weights, -int(np.frexp(np.max(r.weights))[1]))
-        err = float(np.sum(w * (ystar * r.eta <= 0)) / np.sum(w))
-        err_c = float(np.sum(w * (ystar * r.eta_clipped <= 0)) / np.sum(w))
-        obs = f"{r.nobs:g}"
-        if r.n_dropped:
-            obs += f" ({r.n_dropped} observation(s) deleted due to missingness)"
-        lines = [
-            ("Observations", obs),
-            ("Temperature", f"t = {r.t:g} (t* = {1 / (2 - r.t):.4g})"),
-            ("Weak learner", f"{r.learner} {r.options.get('learner_desc', '')}".strip()),
-            ("mu", r.options.get("mu", "closed")),
-            ("Rounds", f"{r.rounds}" + (f" (stopped: {r.stopped})" if r.stopped else "")),
-            ("Clipping level", "none (t = 1)" if is_one(r.t) else f"delta = {r.delta:.6g}"),
-            ("Training error", f"{err:.4g} (H_J), {err_c:.4g} (clipped H_J^(delta))"),
-            ("Forgotten weights", (f"{r.n_forgotten} after the last round, at most "
-                                   f"{r.max_forgotten} in a round")),
-            ("Tempered exp. loss", f"prod Z^(2-t) = {float(np.prod(r.fit_info.Z ** (2 - r.t))):.6g}"),
-        ]
-        notes = []
-        if r.max_forgotten and r.options.get("mu") == "closed":
-            notes.append("Weights were forgotten with the closed-form mu: some |rho_j| = 1, "
-                         "or (t > 1) some weight became infinite and the infinite weights took "
-                         "all the mass.")
-        if "mu_closed" in r.rounds_table:
-            notes.append("mu = exact: mu is the exact projection (the mu used); rho_j and "
-                         "K_t(rho_j) are those of the closed form (2.2a), not of the exact mu. "
-                         "K_t(rho_j) bounds Z_closed^(2-t), the Z_j the closed-form mu_closed "
-                         "would give; the exact mu minimises Z_j, so Z_j <= Z_closed.")
-        return {"lines": lines, "notes": notes}
-
-    def _table(self):
-        cols = ["mu", "mu_closed", "alpha", "rho", "Z", "Z_closed", "K_t(rho)", "forgotten"]
-        tab = self.frame()
-        return tab[[c for c in cols if c in tab]]
-
-    def __str__(self):
-        f = self.facts()
-        out = [f"t-AdaBoost (paper 004): {self.result.formula}", "",
-               "Call:", str(self.result.call), ""]
-        width = max(len(k) for k, _ in f["lines"])
-        out += [f"{k.ljust(width)}  {v}" for k, v in f["lines"]]
-        out += ["", self._table().to_string(float_format=lambda v: f"{v:.5g}")]
-        out += f["notes"]
-        return "\n".join(out)
-
-    def __repr__(self):
-        return str(self)
-
-    def html(self) -> str:
-        f = self.facts()
-        tab = self._table()
-        rows = [[str(i)] + [f"{v:.5g}" for v in row] for i, row in zip(tab.index, tab.to_numpy())]
-        return render_template("tboost_summary.html", call=self.result.call, lines=f["lines"],
-                               table_title="Rounds", header=["round", *tab.columns], rows=rows,
-                               notes=f["notes"])
-
-    def _repr_html_(self):
-        return self.html()

@@ -5,12 +5,12 @@ import numpy as np
 import pandas as pd
 
 from ..fitters.udt import Tree, TreeColumn, one_se_cp
-from ..plots.treeplot import plot_tree
-from .base import Result
+from .base import PREDICT_TYPES, BinaryResult, Capabilities, check_predict_type
 
 __all__ = ["TreeResult", "to_tree_columns"]
 
-_TYPES = ("response", "link", "class", "leaf")
+#: a tree also predicts the rpart number of each row's leaf
+_TYPES = (*PREDICT_TYPES, "leaf")
 
 
 def to_tree_columns(raw_columns) -> list[TreeColumn]:
@@ -18,18 +18,20 @@ def to_tree_columns(raw_columns) -> list[TreeColumn]:
                        [str(v) for v in c.levels]) for c in raw_columns]
 
 
-class TreeResult(Result):
+class TreeResult(BinaryResult):
     """A UDT tree: leaves carry p_k and the link ∇φ(p_k) (eq. 106).
 
     Missing predictor values follow the majority branch of each split (the
     branch with more training weight); rows are never dropped for NA in a
-    predictor.  Attributes ``tree`` (the engine's :class:`~ubreg.tree.Tree`),
+    predictor.  Attributes ``tree`` (the engine's :class:`~ubreg.fitters.udt.Tree`),
     ``frame`` (one row per node, rpart numbering), ``cptable`` (with
     cross-validated ``xerror``/``xstd`` when ``xval`` > 0) and
-    ``variable_importance``.
+    ``variable_importance``.  Draw it with :func:`ubreg.plots.tree`.
     """
 
     method = "udt"
+    capabilities = Capabilities(has_training_rows=True, has_deviance=True, has_residuals=True,
+                                is_tree=True)
 
     def __init__(self, *, tree: Tree, cptable: pd.DataFrame, xval: int, seed: int,
                  na_counts: dict, **kwargs):
@@ -92,8 +94,7 @@ class TreeResult(Result):
         Rows with missing predictors follow the majority branch, so every row
         gets a prediction.
         """
-        if type not in _TYPES:
-            raise ValueError(f"type must be one of {_TYPES}, got {type!r}")
+        check_predict_type(type, _TYPES)
         if newdata is None:
             return self._series(self._by_leaf(self.training_leaf, type), self.index, type)
         cols = self._columns(newdata)
@@ -148,11 +149,6 @@ class TreeResult(Result):
         if "xerror" not in self.cptable:
             raise ValueError("the cp table has no cross-validation (fit with xval > 0)")
         return one_se_cp(self.cptable)
-
-    def plot(self, ax=None, **kwargs):
-        """Draw the tree (:func:`ubreg.tree.plot_tree`); returns the Axes."""
-        labels = (str(self.response.negative), str(self.response.positive))
-        return plot_tree(self.tree, ax=ax, labels=labels, **kwargs)
 
     def summary(self):
         from ..summary.tree import TreeSummary

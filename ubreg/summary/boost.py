@@ -9,21 +9,20 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 
-from .linear import _align, _sig
-from .render import render_template
+from .base import Summary, align_rows, sig_decimals
 
-__all__ = ["UBoostSummary", "ULSBoostSummary"]
+__all__ = ["UBoostSummary", "ULSBoostSummary", "BoostSummary"]
 
 
 def _fmt(x: float) -> str:
-    return f"{x:.{_sig(x)}f}" if np.isfinite(x) else "NA"
+    return f"{x:.{sig_decimals(x)}f}" if np.isfinite(x) else "NA"
 
 
-class _BoostSummary:
-    title = ""
+class BoostSummary(Summary):
+    """What the boosting summaries share: facts as ``label: value`` lines, then
+    one table (``table_title``) and the notes."""
 
-    def frame(self) -> pd.DataFrame:
-        return self.table
+    template = "boost_summary.html"
 
     def _rows(self) -> list[list[str]]:
         t = self.table
@@ -40,35 +39,25 @@ class _BoostSummary:
             rows.append([str(name)] + [cells[j][i] for j in range(len(cells))])
         return rows
 
-    def __str__(self) -> str:
+    def text_lines(self) -> list[str]:
         f = self.facts()
-        lines = ["", "Call:", f["call"], ""]
+        lines = self.call_lines() + [""]
         lines += [f"{k}: {v}" for k, v in f["lines"]]
         lines += ["", f["table_title"]]
-        lines += _align(self._rows()) if len(self.table) else ["  (none)"]
-        for note in f["notes"]:
-            lines += ["", note]
-        lines.append("")
-        return "\n".join(lines)
+        lines += align_rows(self._rows()) if len(self.table) else ["  (none)"]
+        return lines + self.note_lines(f["notes"]) + [""]
 
-    def __repr__(self):
-        return str(self)
-
-    def html(self) -> str:
-        """HTML fragment (autoescaped template ``boost_summary.html``)."""
+    def html_context(self) -> dict:
         rows = self._rows()
-        return render_template("boost_summary.html", facts=self.facts(), header=rows[0],
-                               rows=rows[1:])
-
-    def _repr_html_(self):
-        return self.html()
+        return {"facts": self.facts(), "header": rows[0], "rows": rows[1:]}
 
 
-class ULSBoostSummary(_BoostSummary):
-    """Summary of a :class:`~ubreg.boosting.result.ULSBoostResult`."""
+class ULSBoostSummary(BoostSummary):
+    """Summary of a :class:`~ubreg.results.boost.ULSBoostResult`: ``frame()`` is
+    the ``top`` features by |coefficient|."""
 
     def __init__(self, result, top: int = 10):
-        self.result = result
+        super().__init__(result)
         self.top = top
         ft = result.feature_table().head(top)
         self.table = ft.set_index("feature")[["coef", "rounds", "first_round"]]
@@ -118,11 +107,12 @@ class ULSBoostSummary(_BoostSummary):
                 "table_title": f"Top {len(self.table)} features by |coefficient|:"}
 
 
-class UBoostSummary(_BoostSummary):
-    """Summary of a :class:`~ubreg.boosting.result.UBoostResult`."""
+class UBoostSummary(BoostSummary):
+    """Summary of a :class:`~ubreg.results.boost.UBoostResult`: ``frame()`` is
+    the importance and selection frequency of the ``top`` terms."""
 
     def __init__(self, result, top: int = 10):
-        self.result = result
+        super().__init__(result)
         imp = result.importance()
         freq = result.selection_frequencies()
         t = imp.join(freq)

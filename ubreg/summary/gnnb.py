@@ -4,23 +4,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .render import render_template, shown_names
+from .base import Summary, align_rows
 
 __all__ = ["GNNBSummary"]
 
 _HEADER = ["class", "n", "updates l(T,c)", "accuracy", "recall", "F", "risk", "optimum"]
 
 
-def _align(rows: list[list[str]], left_first: bool = True) -> list[str]:
-    # names in the first column as tables show them (long ones shortened, distinct)
-    rows = [[name, *r[1:]] for name, r in zip(shown_names([r[0] for r in rows]), rows)]
-    widths = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
-    first = str.ljust if left_first else str.rjust
-    return [" ".join([first(r[0], widths[0])] + [c.rjust(w) for c, w in zip(r[1:], widths[1:])])
-            .rstrip() for r in rows]
-
-
-class GNNBSummary:
+class GNNBSummary(Summary):
     """``str(s)`` for text, ``s.html()`` for HTML, ``s.frame()`` for the per-class table.
 
     Per class: rows, weight updates ℓ(T, c) (Theorem 4; summed over blocks
@@ -31,17 +22,15 @@ class GNNBSummary:
     coefficients, the Hamming risk (12) and the total surrogate risk (1).
     """
 
+    template = "gnnb_summary.html"
+
     def __init__(self, result):
-        self.result = result
+        super().__init__(result)
         self.table = result.class_table
         alpha = np.concatenate([b.fit.alpha.ravel() for b in result.blocks])
         q = np.quantile(alpha, [0, 0.25, 0.5, 0.75, 1.0]) if alpha.size else np.full(5, np.nan)
         self.alpha_quantiles = pd.Series(q, index=["Min", "1Q", "Median", "3Q", "Max"])
         self.alpha_zero = float(np.mean(alpha == 0)) if alpha.size else float("nan")
-
-    def frame(self) -> pd.DataFrame:
-        """The per-class table."""
-        return self.table.copy()
 
     def facts(self) -> dict:
         r = self.result
@@ -96,43 +85,34 @@ class GNNBSummary:
     def _quantile_cells(self):
         return list(zip(self.alpha_quantiles.index, [f"{v:.4g}" for v in self.alpha_quantiles]))
 
-    def __str__(self) -> str:
+    def text_lines(self) -> list[str]:
         f = self.facts()
         eps = "" if f["epsilon"] is None else f", epsilon = {f['epsilon']:g}"
-        lines = ["", "Call:", f["call"], "",
-                 (f"{f['algorithm']}, family: {f['family']}; k = {f['k']}, T = {f['T']}, "
-                  f"chooser: {f['chooser']}{eps}"),
-                 (f"{f['training_rows']} training rows, {f['n_classes']} classes, "
-                  f"{f['n_columns']} "
-                  "distance column(s)"
-                  + (f" in {f['blocks']} blocks ({f['norm']}-normalised)" if f["blocks"] > 1 else "")
-                  + ("; predictors standardised" if f["standardize"] else "")),
-                 f"H* = {f['h_star']:.5g}"]
+        columns = (f"{f['training_rows']} training rows, {f['n_classes']} classes, "
+                   f"{f['n_columns']} distance column(s)")
+        if f["blocks"] > 1:
+            columns += f" in {f['blocks']} blocks ({f['norm']}-normalised)"
+        if f["standardize"]:
+            columns += "; predictors standardised"
+        lines = self.call_lines() + [
+            "", (f"{f['algorithm']}, family: {f['family']}; k = {f['k']}, T = {f['T']}, "
+                 f"chooser: {f['chooser']}{eps}"),
+            columns, f"H* = {f['h_star']:.5g}"]
         if f["n_dropped"]:
             lines.append(f"  ({f['n_dropped']} observation{'s' if f['n_dropped'] != 1 else ''} "
                          f"deleted due to missingness)")
         lines += ["", f"Leveraging coefficients alpha_jc ({100 * f['alpha_zero']:.1f}% zero):"]
         qs = self._quantile_cells()
-        lines += _align([[n for n, _ in qs], [v for _, v in qs]], left_first=False)
+        lines += align_rows([[n for n, _ in qs], [v for _, v in qs]], left_first=False)
         lines += ["", "Per class (training sample, one-vs-rest: member iff h_c > 0):"]
-        lines += _align([_HEADER] + self._rows())
+        lines += align_rows([_HEADER] + self._rows())
         lines += ["",
                   (f"Hamming risk (eq. 12-13): {f['hamming_risk']:.4f}; multiclass training "
                    f"accuracy (largest h_c): {f['training_accuracy']:.4f}"),
                   (f"Total surrogate risk (eq. 1): {f['total_risk']:.4f}; optimum (Lemma 3): "
                    f"{f['total_optimum']:.4f}")]
-        for note in f["notes"]:
-            lines += ["", note]
-        lines.append("")
-        return "\n".join(lines)
+        return lines + self.note_lines(f["notes"]) + [""]
 
-    def __repr__(self):
-        return str(self)
-
-    def html(self) -> str:
-        """HTML fragment (autoescaped template ``gnnb_summary.html``)."""
-        return render_template("gnnb_summary.html", facts=self.facts(), header=_HEADER,
-                               rows=self._rows(), quantiles=self._quantile_cells())
-
-    def _repr_html_(self):
-        return self.html()
+    def html_context(self) -> dict:
+        return {"facts": self.facts(), "header": _HEADER, "rows": self._rows(),
+                "quantiles": self._quantile_cells()}

@@ -8,10 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .render import render_template, shown_names
+from .base import Summary, align_rows, sig_decimals
 
 __all__ = ["LinearSummary", "format_pvalue", "significance_stars", "format_coef_columns",
-           "standard_error_notes", "saturated_note"]
+           "standard_error_notes", "saturated_note", "aliased_note", "convergence_note",
+           "RISK_NOTE"]
 
 _SIGNIF_LEGEND = "Signif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1"
 _P_FLOOR = np.finfo(float).eps
@@ -50,27 +51,17 @@ def format_coef_columns(values: np.ndarray, digits: int = 4) -> list[str]:
     return [f"{v:.{decimals}f}" if np.isfinite(v) else "NA" for v in values]
 
 
-def _align(rows: list[list[str]], left_first=True) -> list[str]:
-    # names in the first column as tables show them (long ones shortened, distinct)
-    rows = [[name, *r[1:]] for name, r in zip(shown_names([r[0] for r in rows]), rows)]
-    widths = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
-    out = []
-    for r in rows:
-        cells = [r[0].ljust(widths[0]) if left_first else r[0].rjust(widths[0])]
-        cells += [c.rjust(w) for c, w in zip(r[1:], widths[1:])]
-        out.append(" ".join(cells).rstrip())
-    return out
-
-
-class LinearSummary:
+class LinearSummary(Summary):
     """Summary of a :class:`~ubreg.results.linear.LinearResult`.
 
     ``str(summary)`` gives the text, ``summary.html()`` (and
     ``_repr_html_``) the HTML, ``summary.frame()`` the coefficient table.
     """
 
+    template = "linear_summary.html"
+
     def __init__(self, result, cov: str = "model"):
-        self.result = result
+        super().__init__(result)
         self.cov = cov
         self.table = result.coef_table(cov=cov)
         self.residual_quantiles = self._residual_quantiles()
@@ -87,10 +78,10 @@ class LinearSummary:
                              "z value": t["z"], "Pr(>|z|)": t["p"]}, index=t.index)
 
     # ---- the facts both renderings show ------------------------------------
-    def facts(self) -> dict:
-        """Everything the summary shows, as plain data (for templates)."""
+    def notes(self) -> list[str]:
+        """The notes under the table: the linear probability model, aliasing,
+        separation, saturation, convergence, missing standard errors."""
         r = self.result
-        fam = r.family
         notes = []
         if r.is_linear_probability_model:
             outside = int(np.sum((r.fitted_values < 0) | (r.fitted_values > 1)))
@@ -101,9 +92,7 @@ class LinearSummary:
                          "probability is 0 or 1 for a row of the other class.")
             notes.append(note)
         if r.rank < len(r.coef):
-            names = list(r.coef.index[r.aliased.to_numpy()])
-            notes.append(f"Coefficients: {len(names)} not defined because of singularities "
-                         f"(aliased: {', '.join(names)}).")
+            notes.append(aliased_note(r))
         if r.separation is not None and r.separation.separated:
             names = [r.coef.index[j] for j in r.separation.columns]
             notes.append(f"{r.separation.kind.capitalize()} separation by {', '.join(names)} "
@@ -111,13 +100,17 @@ class LinearSummary:
                          "are not meaningful.")
         elif not r.is_linear_probability_model and _numerically_01(r):
             notes.append("Fitted probabilities numerically 0 or 1 occurred.")
-        n_sat = int(np.sum(fam.saturated(r.eta)))
+        n_sat = int(np.sum(r.family.saturated(r.eta)))
         if n_sat:
             notes.append(saturated_note(n_sat))
         if not r.fit_info.converged:
-            notes.append(f"The fit did not converge in {r.iterations} iterations "
-                         f"(max |edge| {r.fit_info.max_edge:.2e}).")
-        notes += standard_error_notes(r, self.table)
+            notes.append(convergence_note(r))
+        return notes + standard_error_notes(r, self.table)
+
+    def facts(self) -> dict:
+        """Everything the summary shows, as plain data (for templates)."""
+        r = self.result
+        fam = r.family
         cov_label = {"model": "model-based (A⁻¹ B A⁻¹, docs/math.md §3)",
                      "robust": "robust sandwich (HC0)"}[self.cov]
         if self.cov == "model" and fam.name == "entropy":
@@ -127,7 +120,7 @@ class LinearSummary:
             "family": fam.describe(),
             "covariance": cov_label,
             "likelihood": bool(fam.likelihood_deviance),
-            "divergence_formula": fam.divergence_formula, "risk_note": _RISK_NOTE,
+            "divergence_formula": fam.divergence_formula, "risk_note": RISK_NOTE,
             "null_deviance": r.null_deviance, "df_null": r.df_null,
             "deviance": r.deviance, "df_resid": r.df_resid,
             "aic": r.aic, "loglik": r.loglik,
@@ -135,7 +128,7 @@ class LinearSummary:
             "converged": r.converged, "max_edge": r.fit_info.max_edge,
             "n_dropped": r.n_dropped, "nobs": r.nobs,
             "positive": r.response.positive, "response": r.response.name,
-            "notes": notes,
+            "notes": self.notes(),
         }
 
     def _coef_rows(self) -> list[list[str]]:
@@ -151,13 +144,13 @@ class LinearSummary:
                          significance_stars(p)])
         return rows
 
-    def __str__(self) -> str:
+    def text_lines(self) -> list[str]:
         f = self.facts()
         q = self.residual_quantiles
-        lines = ["", "Call:", f["call"], "", "Deviance Residuals: "]
-        lines += _align([list(q.index), [f"{v:.4f}" for v in q]], left_first=False)
+        lines = self.call_lines() + ["", "Deviance Residuals: "]
+        lines += align_rows([list(q.index), [f"{v:.4f}" for v in q]], left_first=False)
         lines += ["", "Coefficients:"]
-        lines += _align(self._coef_rows())
+        lines += align_rows(self._coef_rows())
         lines += ["---", _SIGNIF_LEGEND, ""]
         lines.append(f"(Family: {f['family']}; response: P({f['response']} = {f['positive']}); "
                      f"covariance: {f['covariance']})")
@@ -167,29 +160,31 @@ class LinearSummary:
         status = "converged" if f["converged"] else "NOT converged"
         lines.append(f"Number of ULS iterations: {f['iterations']} ({f['solver']} solver, "
                      f"{status}, max |edge| {f['max_edge']:.1e})")
-        for note in f["notes"]:
-            lines.append("")
-            lines.append(note)
-        lines.append("")
-        return "\n".join(lines)
+        return lines + self.note_lines(f["notes"]) + [""]
 
-    def __repr__(self):
-        return str(self)
-
-    def html(self) -> str:
-        """HTML fragment (autoescaped template ``linear_summary.html``)."""
-        f = self.facts()
+    def html_context(self) -> dict:
         rows = self._coef_rows()
-        return render_template("linear_summary.html", facts=f, header=rows[0], rows=rows[1:],
-                               quantiles=list(zip(self.residual_quantiles.index,
-                                                  [f"{v:.4f}" for v in self.residual_quantiles])),
-                               legend=_SIGNIF_LEGEND)
-
-    def _repr_html_(self):
-        return self.html()
+        return {"facts": self.facts(), "header": rows[0], "rows": rows[1:],
+                "quantiles": list(zip(self.residual_quantiles.index,
+                                      [f"{v:.4f}" for v in self.residual_quantiles])),
+                "legend": _SIGNIF_LEGEND}
 
 
-_RISK_NOTE = ("These risks are not a binomial deviance: their differences are not χ² "
+def aliased_note(result) -> str:
+    """The summary's word on aliased (NA) coefficients."""
+    names = list(result.coef.index[result.aliased.to_numpy()])
+    return (f"Coefficients: {len(names)} not defined because of singularities "
+            f"(aliased: {', '.join(names)}).")
+
+
+def convergence_note(result) -> str:
+    """The summary's word on a ULS fit that did not converge."""
+    return (f"The fit did not converge in {result.iterations} iterations "
+            f"(max |edge| {result.fit_info.max_edge:.2e}).")
+
+
+#: why no χ² test applies to the risks of a family other than entropy
+RISK_NOTE = ("These risks are not a binomial deviance: their differences are not χ² "
               "distributed, so no χ² test applies (docs/math.md §3); ubreg.anova tests added "
               "terms by a robust Wald test.")
 
@@ -204,14 +199,14 @@ def _deviance_lines(f: dict) -> list[str]:
                    "deleted due to missingness)"]
     null, dev, aic = f["null_deviance"], f["deviance"], f["aic"]
     if f["likelihood"]:
-        return ([f"    Null deviance: {null:.{_sig(null)}f}  on {f['df_null']:g}  degrees of "
+        return ([f"    Null deviance: {null:.{sig_decimals(null)}f}  on {f['df_null']:g}  degrees of "
                  "freedom",
-                 f"Residual deviance: {dev:.{_sig(dev)}f}  on {f['df_resid']:g}  degrees of "
-                 "freedom"] + dropped + [f"AIC: {aic:.{_sig(aic)}f}"])
+                 f"Residual deviance: {dev:.{sig_decimals(dev)}f}  on {f['df_resid']:g}  degrees of "
+                 "freedom"] + dropped + [f"AIC: {aic:.{sig_decimals(aic)}f}"])
     formula = f["divergence_formula"]
-    return ([f"    Null risk: {null:.{_sig(null)}f}   ({formula} at the weighted mean of y)",
-             f"Residual risk: {dev:.{_sig(dev)}f}   ({formula} at the fit)"] + dropped
-            + [f"AIC: {aic:.{_sig(aic)}f}   (Bernoulli log-likelihood of p̂, which this family "
+    return ([f"    Null risk: {null:.{sig_decimals(null)}f}   ({formula} at the weighted mean of y)",
+             f"Residual risk: {dev:.{sig_decimals(dev)}f}   ({formula} at the fit)"] + dropped
+            + [f"AIC: {aic:.{sig_decimals(aic)}f}   (Bernoulli log-likelihood of p̂, which this family "
                "does not maximise)", f["risk_note"]])
 
 
@@ -234,13 +229,6 @@ def standard_error_notes(result, table) -> list[str]:
                 "(docs/math.md §3)."]
     return [f"Standard errors are NA for {names}: the covariance is degenerate there (a "
             "variance that is not positive), so no Wald interval or test applies."]
-
-
-def _sig(x: float, digits: int = 5) -> int:
-    """Decimals that show ``digits`` significant digits of x (R prints 5)."""
-    if not np.isfinite(x) or x == 0:
-        return 2
-    return int(max(0, digits - 1 - np.floor(np.log10(abs(x)))))
 
 
 def _numerically_01(result) -> bool:

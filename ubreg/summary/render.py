@@ -22,15 +22,16 @@ Long names
     carry the full name in a ``title`` tooltip; the DataFrame forms
     (``coef_table()``, ``frame()``) keep the full names.  :func:`shown_names`
     applies it.
+
+Jinja2 and MarkupSafe are imported by the functions that render, so that
+importing this module (and ``import ubreg``) loads neither.
 """
 from __future__ import annotations
 
 import hashlib
+import sys
 import unicodedata
 from functools import lru_cache
-
-from jinja2 import Environment, PackageLoader, StrictUndefined
-from markupsafe import Markup, escape
 
 __all__ = ["environment", "render_template", "visible_text", "shown_names", "shown_name",
            "NAME_LIMIT"]
@@ -70,8 +71,9 @@ def visible_text(value, newlines: bool = True):
     object
         The same kind of value as ``value``; never modified in place.
     """
-    if isinstance(value, Markup):
-        return Markup(_visible(str(value), newlines, True))
+    markupsafe = sys.modules.get("markupsafe")      # no Markup exists before it is loaded
+    if markupsafe is not None and isinstance(value, markupsafe.Markup):
+        return markupsafe.Markup(_visible(str(value), newlines, True))
     if isinstance(value, str):
         return _visible(value, newlines, False)
     return value
@@ -128,26 +130,30 @@ def shown_name(name, limit: int = NAME_LIMIT) -> str:
     return shown_names([name], limit)[0]
 
 
-def _with_tooltip(name, shown: str) -> Markup:
+def _with_tooltip(name, shown: str):
+    from markupsafe import Markup, escape
     full = visible_text(str(name), newlines=False)
     if full == shown:
         return escape(shown)
     return Markup('<span class="shortened" title="{}">{}</span>').format(full, shown)
 
 
-def _shown_filter(name) -> Markup:
+def _shown_filter(name):
     """Jinja filter ``shown``: one name, shortened, with its full name as a tooltip."""
     return _with_tooltip(name, shown_name(name))
 
 
-def _shown_all_filter(names) -> list[Markup]:
+def _shown_all_filter(names) -> list:
     """Jinja filter ``shown_all``: the names of one table (kept distinct), with tooltips."""
     names = list(names)
     return [_with_tooltip(n, s) for n, s in zip(names, shown_names(names))]
 
 
 @lru_cache(maxsize=1)
-def environment() -> Environment:
+def environment():
+    """The Jinja2 environment of every template (``ubreg/templates``), made once."""
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
     # autoescape=True (not select_autoescape): user strings are escaped in
     # every template, including ones whose extension is not .html; finalize
     # shows hidden characters of every {{ … }} output as <U+XXXX>
@@ -160,6 +166,7 @@ def environment() -> Environment:
 
 
 def render_template(name: str, **context) -> str:
+    """Render the template ``name`` of ``ubreg/templates`` with ``context``."""
     return environment().get_template(name).render(**context)
 
 

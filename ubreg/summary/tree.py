@@ -2,22 +2,21 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
-from .render import render_template
+from .base import Summary
 
 __all__ = ["TreeSummary"]
 
 
-class TreeSummary:
-    """Text (rpart's ``print`` and ``printcp``), HTML and DataFrame forms."""
+class TreeSummary(Summary):
+    """Text (rpart's ``print`` and ``printcp``), HTML and DataFrame forms;
+    ``frame()`` is the node table (rpart's ``fit$frame``)."""
+
+    template = "tree_summary.html"
 
     def __init__(self, result):
-        self.result = result
-
-    def frame(self) -> pd.DataFrame:
-        """The node table (rpart's ``fit$frame``)."""
-        return self.result.frame
+        super().__init__(result)
+        self.table = result.frame
 
     def facts(self) -> dict:
         r = self.result
@@ -33,15 +32,14 @@ class TreeSummary:
             "xval": r.xval,
         }
 
-    def _labels(self):
+    def _listing(self) -> str:
         resp = self.result.response
-        return (str(resp.negative), str(resp.positive))
+        return self.result.tree.listing(labels=(str(resp.negative), str(resp.positive)))
 
-    def __str__(self) -> str:
+    def text_lines(self) -> list[str]:
         f = self.facts()
         r = self.result
-        lines = ["", "Call:", f["call"]]
-        lines.append(r.tree.listing(labels=self._labels()))
+        lines = self.call_lines() + [self._listing()]
         lines += ["", f"Split criterion: {f['family']} (UDT, paper 000 Algorithm 3); "
                       f"P({f['response']} = {f['positive']}) at the leaves", ""]
         cp = r.cptable.copy()
@@ -61,19 +59,11 @@ class TreeSummary:
         if f["na_note"]:
             lines.append(f["na_note"])
         lines.append("")
-        return "\n".join(lines)
+        return lines
 
-    def __repr__(self):
-        return str(self)
-
-    def html(self) -> str:
+    def html_context(self) -> dict:
         r = self.result
         imp = r.variable_importance
-        return render_template(
-            "tree_summary.html", facts=self.facts(),
-            listing=r.tree.listing(labels=self._labels()),
-            cptable=r.cptable.to_dict("records"), cp_columns=list(r.cptable.columns),
-            importance=list(zip(imp.index, [f"{v:.4g}" for v in imp])))
-
-    def _repr_html_(self):
-        return self.html()
+        return {"facts": self.facts(), "listing": self._listing(),
+                "cptable": r.cptable.to_dict("records"), "cp_columns": list(r.cptable.columns),
+                "importance": list(zip(imp.index, [f"{v:.4g}" for v in imp]))}

@@ -1,0 +1,109 @@
+"""``ubreg.cv_risk``: the cross-validated risk path of a fitted U-Boost model.
+
+Choosing the number of boosting iterations mstop by K-fold cross-validation
+refits the model K times; that is evaluation, not part of the result (results
+hold numbers and never refit).  :func:`cv_risk` takes any result that declares
+``has_cv_path`` (:class:`~ubreg.results.base.Capabilities`) and returns a
+:class:`CVRisk`, which :func:`ubreg.plots.cv_risk` draws.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..fitters.boost.uboost import boost_u, staged_F
+from ..fitters.boost.uls_boost import stratified_folds
+from ..results.base import capabilities_of
+from ..results.boost import weighted_mean
+
+__all__ = ["CVRisk", "cv_risk"]
+
+
+@dataclass
+class CVRisk:
+    """K-fold cross-validated U-risk of U-Boost for mstop = 0..M.
+
+    Attributes
+    ----------
+    risk : DataFrame (M + 1) × K
+        Held-out risk Σ w U(y*F)/Σ w of each fold after m iterations.
+    mean, se : Series
+        Mean over folds and its standard error sd/√K (the ±1 SE band).
+    mstop : int
+        The m of least mean risk (0 included).
+    mstop_1se : int
+        The least m whose mean risk is within one SE of the minimum.
+    folds : int
+        K.
+    seed : object
+        The seed of the fold assignment.
+    """
+
+    risk: pd.DataFrame
+    mean: pd.Series
+    se: pd.Series
+    mstop: int
+    mstop_1se: int
+    folds: int
+    seed: object
+
+    def frame(self) -> pd.DataFrame:
+        """mean, se, lower = mean − se, upper = mean + se by mstop."""
+        return pd.DataFrame({"mean": self.mean, "se": self.se, "lower": self.mean - self.se,
+                             "upper": self.mean + self.se})
+
+
+def cv_risk(result, folds: int = 10, seed=None) -> CVRisk:
+    """Choose mstop by stratified K-fold cross-validation of the U-risk.
+
+    Every fold refits the same model (same U, learner, ν, bins) on the other
+    folds for ``result.mstop`` iterations, from the training design the result
+    keeps, and records its held-out risk Σ w U(y*F)/Σ w after 0..mstop
+    iterations (0 = the constant F₀).  ``result`` is not modified.
+
+    Parameters
+    ----------
+    result : UBoostResult
+        A fitted model whose capabilities include ``has_cv_path``
+        (``method="uboost"``).
+    folds : int
+        K, at least 2.
+    seed : int or None
+        Seed of the stratified fold assignment.
+
+    Returns
+    -------
+    CVRisk
+        The held-out risk of every fold, its mean and standard error by mstop,
+        and the chosen mstop (least mean risk) and 1-SE mstop.
+
+    Examples
+    --------
+    >>> m = ubreg.fit("diabetes ~ glucose + mass", data, method="uboost")  # doctest: +SKIP
+    >>> path = ubreg.cv_risk(m, folds=5, seed=1)                             # doctest: +SKIP
+    >>> ubreg.plots.cv_risk(path)                                            # doctest: +SKIP
+    """
+    if not capabilities_of(result).has_cv_path:
+        raise TypeError(f"cv_risk cross-validates the risk path of a U-Boost fit "
+                        f"(method='uboost'); a {type(result).__name__} cannot be refitted "
+                        "on folds")
+    fold = stratified_folds(result.y, folds, seed)
+    ystar = 2.0 * result.y - 1.0
+    cols = {}
+    for k in range(folds):
+        tr, te = fold != k, fold == k
+        f = boost_u(result.X[tr], result.y[tr], result.weights[tr], result.U,
+                    term_slices=result.design.term_slices,
+                    has_intercept=result.design.has_intercept, **result.options)
+        S = staged_F(f, result.X[te])
+        cols[k + 1] = weighted_mean(result.weights[te], result.U.U(ystar[te, None] * S))
+    risk = pd.DataFrame(cols, index=pd.RangeIndex(result.mstop + 1, name="mstop"))
+    risk.columns.name = "fold"
+    mean = risk.mean(axis=1).rename("mean")
+    se = (risk.std(axis=1, ddof=1) / np.sqrt(folds)).rename("se")
+    best = int(mean.to_numpy().argmin())
+    within = mean.to_numpy() <= mean.iloc[best] + se.iloc[best]
+    return CVRisk(risk=risk, mean=mean, se=se, mstop=best,
+                  mstop_1se=int(np.flatnonzero(within)[0]), folds=folds, seed=seed)
