@@ -8,7 +8,6 @@ import pandas as pd
 
 from ..design import build_model_frame
 from ..errors import DataError
-from ..families.base import PermissibleFamily
 from ..fitters.gnnb.fitter import leverage
 from ..fitters.gnnb.neighbours import NeighbourIndex
 from ..fitters.gnnb.preprocess import Preprocessor
@@ -109,7 +108,7 @@ def fit_unn(spec: FitSpec, *, k: int = 10, T: int | None = None, blocks: int = 1
 def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, standardize,
          categorical, trace, delta_max=10.0, tol=1e-12) -> GNNBResult:
     family = spec.family
-    if isinstance(family, list) or not isinstance(family, PermissibleFamily):
+    if isinstance(family, list) or not family.is_permissible:
         # a ValueError, as every user error in ubreg (errors.py)
         raise ValueError(  # noqa: TRY004
             f"method {update!r} needs one permissible family (φ), got {family!r}")

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...families.exponential import Exponential
-
 __all__ = ["MAX_DELTA", "solve_leverage"]
 
 #: bound on |δ| when (70) has no finite root: the feature separates the
@@ -44,7 +42,7 @@ def solve_leverage(h, y, w, eta, family, tol: float = 1e-10, max_delta: float = 
     if h.size == 0:
         return 0.0, False
     ystar = 2.0 * y - 1.0
-    if isinstance(family, Exponential) and np.all(np.abs(h) == 1.0):
+    if family.adaboost_closed_form and np.all(np.abs(h) == 1.0):
         m = ystar * h > 0
         a = -ystar * eta
         pos = w > 0

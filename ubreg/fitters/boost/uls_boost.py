@@ -76,7 +76,7 @@ def check_options(rounds, literals, depth, max_bins, strategy, bag):
 
 
 def _bounded_domain(family) -> float | None:
-    hi = getattr(family, "link_domain", (-np.inf, np.inf))[1]
+    hi = family.link_domain[1]
     return float(hi) if np.isfinite(hi) else None
 
 
