@@ -327,89 +327,125 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
     y, w = check_response(y, weight, n)
     min_split, min_leaf, max_depth, cp, risk = check_controls(min_split, min_leaf, max_depth,
                                                               cp, risk)
-    crit = make_criterion(family)
-    wy_row = w * y
-    unit = bool(np.all(w == 1.0))
-    positive = w > 0
-    pos_rows = np.arange(n, dtype=np.intp) if unit else np.flatnonzero(positive)
-    npos_all = pos_rows.shape[0]
+    grower = _Grower(values, specs, y, w, make_criterion(family), min_split, min_leaf,
+                     max_depth, risk)
+    grower.alpha = cp * grower.root_risk if alpha is None else alpha
+    info = dict(alpha=grower.alpha, root_risk=grower.root_risk, n=n, specs=specs)
+    if grower.splittable(grower.root)[0]:
+        grower.grow()
+    return _finish(grower.store, grower.cat_blocks, grower.lmax), info
 
-    store = NodeStore()
-    root = store.add(1)
-    a = store.a
-    a["number"][root] = 1
-    a["n"][root] = n
-    a["npos"][root] = npos_all
-    a["weight"][root] = w.sum()
-    a["wy"][root] = wy_row.sum()
-    root_risk = float(node_risk(crit, a["wy"][0], a["weight"][0], risk))
-    if alpha is None:
-        alpha = cp * root_risk
-    info = dict(alpha=alpha, root_risk=root_risk, n=n, specs=specs)
-    min_rows = max(min_split, 2 * min_leaf)
-    # min_split / min_leaf count observations: rows with unit weights, the
-    # sum of the frequency weights otherwise (less a rounding tolerance)
-    size_key = "npos" if unit else "weight"
-    min_size = min_rows if unit else weight_floor(min_rows, a["weight"][0])
-    leaf_w = weight_floor(min_leaf, a["weight"][0])
 
-    def splittable(ids):
-        r = node_risk(crit, a["wy"][ids], a["weight"][ids], risk)
-        return (a[size_key][ids] >= min_size) & (a["depth"][ids] < max_depth) & (r > alpha)
+class _Grower:
+    """One tree's growth, level by level (see the module docstring).
 
-    cat_blocks = []
-    n_cat = 0
-    lmax = max([len(s.levels) for s in specs if s.kind == CATEGORICAL] or [1])
-    numeric = [j for j, s in enumerate(specs) if s.kind != CATEGORICAL]
-    cat_flag = np.array([s.kind == CATEGORICAL for s in specs], dtype=bool)
-    has_nan = {j: bool(np.isnan(values[j]).any()) for j in numeric}
-    if not splittable(root)[0]:
-        return _finish(store, cat_blocks, lmax), info
+    Holds the node store, the open segments (``seg_node``, ``seg_len``: the
+    open nodes and their rows of positive weight), the predictors' presorted
+    orderings of the open rows (``orders``; ``base``: the open rows by
+    segment) and the per-row routing state.
+    """
 
-    # the compiled gains (Matsushita, entropy) when the tree is large enough to
-    # repay numba's start-up: cuts per level × levels (log2 of the rows, or
-    # max_depth), the rows mostly staying open that long
-    crit.plan_kernels(npos_all * len(numeric) * min(max_depth, max(npos_all.bit_length() - 1, 1)),
-                      unit)
+    def __init__(self, values, specs, y, w, crit, min_split, min_leaf, max_depth, risk):
+        n = y.shape[0]
+        self.values, self.specs, self.crit, self.risk = values, specs, crit, risk
+        self.y, self.w, self.wy_row = y, w, w * y
+        self.min_leaf, self.max_depth = min_leaf, max_depth
+        self.unit = bool(np.all(w == 1.0))
+        self.positive = w > 0
+        self.pos_rows = (np.arange(n, dtype=np.intp) if self.unit
+                         else np.flatnonzero(self.positive))
+        self.store = NodeStore()
+        self.root = self.store.add(1)
+        a = self.store.a
+        a["number"][self.root] = 1
+        a["n"][self.root] = n
+        a["npos"][self.root] = self.pos_rows.shape[0]
+        a["weight"][self.root] = w.sum()
+        a["wy"][self.root] = self.wy_row.sum()
+        self.root_risk = float(node_risk(crit, a["wy"][0], a["weight"][0], risk))
+        min_rows = max(min_split, 2 * min_leaf)
+        # min_split / min_leaf count observations: rows with unit weights, the
+        # sum of the frequency weights otherwise (less a rounding tolerance)
+        self.size_key = "npos" if self.unit else "weight"
+        self.min_size = min_rows if self.unit else weight_floor(min_rows, a["weight"][0])
+        self.leaf_w = weight_floor(min_leaf, a["weight"][0])
+        self.cat_blocks, self.n_cat = [], 0
+        self.lmax = max([len(s.levels) for s in specs if s.kind == CATEGORICAL] or [1])
+        self.numeric = [j for j, s in enumerate(specs) if s.kind != CATEGORICAL]
+        self.cat_flag = np.array([s.kind == CATEGORICAL for s in specs], dtype=bool)
+        self.has_nan = {j: bool(np.isnan(values[j]).any()) for j in self.numeric}
 
-    # presort every numeric predictor once (NaN sorts last)
-    orders, has_dups = {}, {}
-    for j in numeric:
-        xj = values[j] if unit else values[j][pos_rows]
-        o = np.argsort(xj)
-        xs = xj[o]
-        # a predictor without repeated values needs no distinctness test
-        has_dups[j] = bool(np.any(xs[1:] == xs[:-1]))
-        del xs
-        orders[j] = o if unit else pos_rows[o]
-    rowdata = RowData(y8=y.astype(np.uint8), wy=wy_row, w=w, unit=unit)
-    base = pos_rows.copy()                    # the open rows, by segment, any order
-    # every row has a positive weight: the rows to route are those of ``base``
-    # (each segment's rows stay in row order, so sums over a child add in the
-    # same order); else zero-weight rows are routed too, through seg_of_row
-    dense = npos_all == n
-    seg_of_row = None if dense else np.zeros(n, dtype=np.intp)  # open segment, -1 if closed
-    orders2 = None                            # small levels: the orderings, base last, as rows
-    row_of = {j: i for i, j in enumerate(numeric)}
-    go_left = np.ones(n, dtype=bool)
-    seg_node = root.copy()
-    seg_len = np.array([npos_all], dtype=np.intp)
-    ws = Workspace(npos_all)
-    ibuf = [np.empty(npos_all, dtype=np.intp) for _ in range(2)]
+    def splittable(self, ids):
+        """Nodes that may split: enough observations, above max_depth, risk > alpha."""
+        a = self.store.a
+        r = node_risk(self.crit, a["wy"][ids], a["weight"][ids], self.risk)
+        return ((a[self.size_key][ids] >= self.min_size) & (a["depth"][ids] < self.max_depth)
+                & (r > self.alpha))
 
-    while seg_node.shape[0]:
-        S = seg_node.shape[0]
-        lay = make_layout(seg_len, a["wy"][seg_node], a["weight"][seg_node], crit, min_leaf, unit,
-                          leaf_w)
-        best = _best_splits(specs, values, orders, base, rowdata, lay, crit, ws, has_nan,
-                            has_dups, lmax, orders2, row_of)
+    def grow(self):
+        """Split level after level until no open node splits."""
+        npos_all = self.pos_rows.shape[0]
+        # the compiled gains (Matsushita, entropy) when the tree is large enough to
+        # repay numba's start-up: cuts per level × levels (log2 of the rows, or
+        # max_depth), the rows mostly staying open that long
+        self.crit.plan_kernels(npos_all * len(self.numeric)
+                               * min(self.max_depth, max(npos_all.bit_length() - 1, 1)),
+                               self.unit)
+        self._presort()
+        self.rowdata = RowData(y8=self.y.astype(np.uint8), wy=self.wy_row, w=self.w,
+                               unit=self.unit)
+        self.base = self.pos_rows.copy()      # the open rows, by segment, any order
+        # every row has a positive weight: the rows to route are those of ``base``
+        # (each segment's rows stay in row order, so sums over a child add in the
+        # same order); else zero-weight rows are routed too, through seg_of_row
+        n = self.y.shape[0]
+        self.dense = npos_all == n
+        self.seg_of_row = None if self.dense else np.zeros(n, dtype=np.intp)  # -1: closed
+        self.orders2 = None                   # small levels: the orderings, base last, as rows
+        self.row_of = {j: i for i, j in enumerate(self.numeric)}
+        self.go_left = np.ones(n, dtype=bool)
+        self.seg_node = self.root.copy()
+        self.seg_len = np.array([npos_all], dtype=np.intp)
+        self.ws = Workspace(npos_all)
+        self.ibuf = [np.empty(npos_all, dtype=np.intp) for _ in range(2)]
+        while self.seg_node.shape[0] and self._level():
+            pass
+
+    def _presort(self):
+        """Sort every numeric predictor's rows of positive weight once (NaN last)."""
+        self.orders, self.has_dups = {}, {}
+        for j in self.numeric:
+            xj = self.values[j] if self.unit else self.values[j][self.pos_rows]
+            o = np.argsort(xj)
+            xs = xj[o]
+            # a predictor without repeated values needs no distinctness test
+            self.has_dups[j] = bool(np.any(xs[1:] == xs[:-1]))
+            del xs
+            self.orders[j] = o if self.unit else self.pos_rows[o]
+
+    def _level(self):
+        """Split the open nodes of one level; False when none splits."""
+        a = self.store.a
+        lay = make_layout(self.seg_len, a["wy"][self.seg_node], a["weight"][self.seg_node],
+                          self.crit, self.min_leaf, self.unit, self.leaf_w)
+        best = _best_splits(self.specs, self.values, self.orders, self.base, self.rowdata, lay,
+                            self.crit, self.ws, self.has_nan, self.has_dups, self.lmax,
+                            self.orders2, self.row_of)
         ks = np.flatnonzero(best.improve > lay.tol)
-        K = ks.shape[0]
-        if K == 0:
-            break
+        if ks.shape[0] == 0:
+            return False
+        split = self._record(best, ks)
+        rows, rk, left = self._route_rows(lay, ks, *split)
+        slot = 2 * rk + (~left)               # child slot: 2k left, 2k + 1 right
+        kids, len_slot = self._add_children(split[0], rows, slot)
+        self._next_level(lay, ks, kids, rows, slot, len_slot)
+        return True
 
-        # record the splits; the left child is the side with the smaller p (rpart)
-        ids = seg_node[ks]
+    def _record(self, best, ks):
+        """Record the splits of segments ``ks``; the left child is the side with the
+        smaller p (rpart).  Returns (node ids, var, threshold, low_left, na_left)."""
+        a = self.store.a
+        ids = self.seg_node[ks]
         var_k, thr_k, low_k = best.var[ks], best.threshold[ks], best.low_left[ks]
         wl_k = np.where(low_k, best.lw[ks], best.rw[ks])
         wr_k = np.where(low_k, best.rw[ks], best.lw[ks])
@@ -418,45 +454,53 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
         a["threshold"][ids] = thr_k
         a["direction"][ids] = np.where(low_k, -1, 1)
         a["na_left"][ids] = na_left_k
-        a["improve"][ids] = best.improve[ks] / crit.b
+        a["improve"][ids] = best.improve[ks] / self.crit.b
         a["n_tied"][ids] = best.n_tied[ks]
-        kc = np.flatnonzero(cat_flag[var_k])
+        kc = np.flatnonzero(self.cat_flag[var_k])
         if kc.size:
-            cat_blocks = [np.concatenate(cat_blocks + [best.side[ks[kc]]])]
-            a["cat_row"][ids[kc]] = n_cat + np.arange(kc.shape[0])
-            n_cat += kc.shape[0]
+            self.cat_blocks = [np.concatenate(self.cat_blocks + [best.side[ks[kc]]])]
+            a["cat_row"][ids[kc]] = self.n_cat + np.arange(kc.shape[0])
+            self.n_cat += kc.shape[0]
+        return ids, var_k, thr_k, low_k, na_left_k
 
-        # route every row of the split nodes (any weight, missing values too)
-        rank_of_seg = np.full(S + 1, -1, dtype=np.intp)
-        rank_of_seg[ks] = np.arange(K)
-        if dense:
+    def _route_rows(self, lay, ks, ids, var_k, thr_k, low_k, na_left_k):
+        """Route every row of the split nodes (any weight, missing values too) and
+        set ``go_left`` for the partition.  Returns (rows, their split's rank,
+        left)."""
+        rank_of_seg = np.full(lay.S + 1, -1, dtype=np.intp)
+        rank_of_seg[ks] = np.arange(ks.shape[0])
+        if self.dense:
             r_pos = rank_of_seg[lay.seg]        # per position of base; unsplit: -1
             sel = np.flatnonzero(r_pos >= 0)
-            rows = base[sel]
+            rows = self.base[sel]
             rk = r_pos[sel]
         else:
-            r_rank = rank_of_seg[seg_of_row]    # seg_of_row = -1 hits the trailing -1
+            r_rank = rank_of_seg[self.seg_of_row]   # seg_of_row = -1 hits the trailing -1
             rows = np.flatnonzero(r_rank >= 0)
             rk = r_rank[rows]
-        left = _route(specs, values, rows, rk, var_k, thr_k, low_k, na_left_k,
-                      cat_blocks[0] if cat_blocks else None, a["cat_row"][ids])
-        if dense:                               # rows of unsplit segments count as left
+        left = _route(self.specs, self.values, rows, rk, var_k, thr_k, low_k, na_left_k,
+                      self.cat_blocks[0] if self.cat_blocks else None,
+                      self.store.a["cat_row"][ids])
+        if self.dense:                          # rows of unsplit segments count as left
             gl_pos = np.ones(lay.m, dtype=bool)
             gl_pos[sel] = left
-            go_left[base] = gl_pos
+            self.go_left[self.base] = gl_pos
         else:
-            go_left[:] = True
-            go_left[rows] = left
-        slot = 2 * rk + (~left)               # child slot: 2k left, 2k + 1 right
+            self.go_left[:] = True
+            self.go_left[rows] = left
+        return rows, rk, left
 
-        # the children's statistics
+    def _add_children(self, ids, rows, slot):
+        """Store the children of nodes ``ids`` with their statistics; returns
+        (children, rows of positive weight per child slot)."""
+        K = ids.shape[0]
         cn = np.bincount(slot, minlength=2 * K)
-        cw = np.bincount(slot, weights=w[rows], minlength=2 * K)
-        cwy = np.bincount(slot, weights=wy_row[rows], minlength=2 * K)
-        cnp = cn if unit else np.bincount(slot, weights=positive[rows],
-                                          minlength=2 * K).astype(np.int64)
-        kids = store.add(2 * K)
-        a = store.a
+        cw = np.bincount(slot, weights=self.w[rows], minlength=2 * K)
+        cwy = np.bincount(slot, weights=self.wy_row[rows], minlength=2 * K)
+        cnp = cn if self.unit else np.bincount(slot, weights=self.positive[rows],
+                                               minlength=2 * K).astype(np.int64)
+        kids = self.store.add(2 * K)
+        a = self.store.a
         par = np.repeat(ids, 2)
         a["parent"][kids] = par
         a["number"][kids] = 2 * a["number"][par] + np.tile([0, 1], K)
@@ -467,32 +511,36 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
         a["wy"][kids] = cwy
         a["left"][ids] = kids[0::2]
         a["right"][ids] = kids[1::2]
+        return kids, cnp.astype(np.intp)
 
-        # the next level: open children only
-        keep = splittable(kids)
-        new_seg_of_slot = np.full(2 * K + 1, -1, dtype=np.intp)
-        new_seg_of_slot[np.flatnonzero(keep)] = np.arange(int(keep.sum()))
-        if not dense:
-            seg_of_row = np.full(n, -1, dtype=np.intp)
-            seg_of_row[rows] = new_seg_of_slot[slot]
-        len_slot = cnp.astype(np.intp)
-        A, C, m_new = _relayout(lay, seg_len, ks, len_slot, keep)
+    def _next_level(self, lay, ks, kids, rows, slot, len_slot):
+        """Keep the open children: their segments and the orderings' partition."""
+        keep = self.splittable(kids)
+        if not self.dense:
+            new_seg_of_slot = np.full(kids.shape[0] + 1, -1, dtype=np.intp)
+            new_seg_of_slot[np.flatnonzero(keep)] = np.arange(int(keep.sum()))
+            self.seg_of_row = np.full(self.y.shape[0], -1, dtype=np.intp)
+            self.seg_of_row[rows] = new_seg_of_slot[slot]
+        A, C, m_new = _relayout(lay, self.seg_len, ks, len_slot, keep)
         if m_new:
-            if orders2 is None and m_new <= BATCH_ROWS:
-                orders2 = np.stack([orders[j] for j in numeric] + [base])
-            if orders2 is not None:
-                orders2 = _partition_rows(orders2, go_left, A, C, m_new)
-                orders = {j: orders2[i] for i, j in enumerate(numeric)}
-                base = orders2[-1]
-            else:
-                for j in numeric:
-                    orders[j] = _partition(orders[j], go_left, A, C, m_new, ibuf, ws.b[0])
-                base = _partition(base, go_left, A, C, m_new, ibuf, ws.b[0])
-        seg_node = kids[keep]
-        seg_len = len_slot[keep]
-        del lay, A, C
+            self._partition_orders(A, C, m_new)
+        self.seg_node = kids[keep]
+        self.seg_len = len_slot[keep]
 
-    return _finish(store, cat_blocks, lmax), info
+    def _partition_orders(self, A, C, m_new):
+        """Partition every ordering (and ``base``) into the kept children's segments;
+        from ``BATCH_ROWS`` open rows on, all of them as the rows of one array."""
+        if self.orders2 is None and m_new <= BATCH_ROWS:
+            self.orders2 = np.stack([self.orders[j] for j in self.numeric] + [self.base])
+        if self.orders2 is not None:
+            self.orders2 = _partition_rows(self.orders2, self.go_left, A, C, m_new)
+            self.orders = {j: self.orders2[i] for i, j in enumerate(self.numeric)}
+            self.base = self.orders2[-1]
+            return
+        for j in self.numeric:
+            self.orders[j] = _partition(self.orders[j], self.go_left, A, C, m_new, self.ibuf,
+                                        self.ws.b[0])
+        self.base = _partition(self.base, self.go_left, A, C, m_new, self.ibuf, self.ws.b[0])
 
 
 def _finish(store, cat_blocks, lmax):
