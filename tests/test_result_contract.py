@@ -3,6 +3,8 @@ each declared capability holds (and each undeclared one is not used), and the
 presentation layers read the declarations instead of probing results."""
 import ast
 import pathlib
+import subprocess
+import sys
 
 import matplotlib
 
@@ -328,3 +330,18 @@ def test_predict_types_are_written_once():
             if '("response", "link", "class")' in p.read_text(encoding="utf-8")
             or '("link", "response", "class")' in p.read_text(encoding="utf-8")]
     assert hits == ["results/base.py"]
+
+
+def test_import_loads_neither_jinja2_nor_matplotlib():
+    """Text summaries need neither; HTML loads Jinja2 when it renders, plots matplotlib
+    when they draw."""
+    code = ("import sys, ubreg, ubreg.plots, ubreg.reporting\n"
+            "from ubreg.summary import render\n"
+            "m = ubreg.fit('diabetes ~ glucose', ubreg.datasets.load_pima())\n"
+            "text = str(m.summary())\n"
+            "print(sorted(k for k in ('jinja2', 'matplotlib') if k in sys.modules))\n"
+            "m.summary().html()\n"
+            "print('jinja2' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True).stdout.split()
+    assert out == ["[]", "True"]

@@ -154,7 +154,9 @@ def _classes(eta: pd.Series, response) -> pd.Series:
 
 
 class DaskLinearSummary(LinearSummary):
-    """:class:`~ubreg.summary.LinearSummary` of a :class:`DaskLinearResult`."""
+    """:class:`~ubreg.summary.linear.LinearSummary` of a :class:`DaskLinearResult`: its
+    notes come from the partition-wise sums, its residual quantiles from dask's
+    approximate quantiles."""
 
     def _residual_quantiles(self) -> pd.Series:
         r = self.result.residuals("deviance")

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..fitters.boost.uboost import boost_u, staged_F
-from ..fitters.boost.uls_boost import stratified_folds
+from ..numerics.folds import stratified_folds
 from ..results.base import capabilities_of
 from ..results.boost import weighted_mean
 

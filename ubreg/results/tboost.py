@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..design import as_frame
-from ..fitters.tboost.algebra import clip_level, clipped_sum, is_one, tanh_t
+from ..fitters.tboost.algebra import clip_level, clipped_sum, tanh_t
 from ..fitters.tboost.boost import TBoostFit
 from .base import BinaryResult, Capabilities, check_predict_type
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
-import pandas as pd
 
 from .base import Summary, align_rows, sig_decimals
 
