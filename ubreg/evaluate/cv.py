@@ -186,59 +186,78 @@ def cv(formula: str, data, family=None, method: str = "uls", folds: int = 10,
     fam = ([resolve_family(f) for f in family] if isinstance(family, (list, tuple))
            else resolve_family(family))
     frame = data.reset_index(drop=True)       # a new frame: positions as labels
-    if weights is not None and not isinstance(weights, str):
-        weights = np.asarray(weights, dtype=float)
-        if weights.shape != (len(data),):
-            raise ValueError(f"weights must have one value per row of data ({len(data)}), "
-                             f"got shape {weights.shape}")
+    weights = _row_weights(weights, len(data))
     mf = _model_frame(formula, frame, weights, na_action, positive)
     pos = np.asarray(mf.index, dtype=int)     # positions of the complete rows
-    y, w = mf.y, mf.weights                   # y: for stratification
-    fold = fold_assignment(y, folds, stratified, seed)
+    fold = fold_assignment(mf.y, folds, stratified, seed)
     # family=None stays None, so that each fit knows no family was named
     fit_kw = dict(family=None if family is None else fam, method=method,
                   na_action=na_action, **fit_options)
     if positive is not None:
         fit_kw["positive"] = positive
+    models = _fold_models(fit, formula, frame, pos, fold, folds, weights, fit_kw, scheduler,
+                          progress(range(folds), desc=f"{folds}-fold CV ({method})",
+                                   total=folds, show=show_progress))
+    table, oof, y_oof, classes = _score_folds(models, frame, pos, fold, mf.weights)
+    metrics = list(METRIC_NAMES)
+    index = data.index[pos]
+    predictions = (pd.DataFrame(oof, index=index, columns=classes) if oof.ndim == 2
+                   else pd.Series(oof, index=index, name="cv_response"))
+    weight_arg = {"weights" if kind == "prior" else "freq_weights": weights}
+    full = fit(formula, data, **weight_arg, **fit_kw) if refit else None
+    return CVResult(folds=table, mean=table[metrics].mean(),
+                    se=table[metrics].std(ddof=1) / np.sqrt(folds),
+                    pooled=classification_metrics(y_oof, oof, mf.weights),
+                    predictions=predictions, fold=pd.Series(fold + 1, index=index, name="fold"),
+                    model=full, formula=formula, method=method, family=fam, seed=seed,
+                    stratified=stratified,
+                    call=_call_string(formula, fam, method, folds, stratified, seed, fit_options))
+
+
+def _row_weights(weights, n):
+    """Weights given as values: a float array of one value per row of the data."""
+    if weights is None or isinstance(weights, str):
+        return weights
+    weights = np.asarray(weights, dtype=float)
+    if weights.shape != (n,):
+        raise ValueError(f"weights must have one value per row of data ({n}), "
+                         f"got shape {weights.shape}")
+    return weights
+
+
+def _fold_models(fit, formula, frame, pos, fold, folds, weights, fit_kw, scheduler, ks):
+    """Yield the model of each fold k of ``ks``, fitted on the other folds' rows: here,
+    or all at once on a Dask scheduler; either way each fold's warnings reach the
+    caller once each as ``"fold k: message"``."""
+    if scheduler is not None:   # the same fits, on a Dask scheduler
+        from ..dask import fit_folds
+        fitted = fit_folds(scheduler, fit, formula, frame,
+                           [pos[fold != k] for k in range(folds)], weights, fit_kw)
+        yield from (fitted[k] for k in ks)
+        return
+    for k in ks:
+        train = pos[fold != k]
+        wk = (weights if isinstance(weights, str) or weights is None else weights[train])
+        with record_warnings() as caught:
+            model = fit(formula, frame.iloc[train], weights=wk, **fit_kw)
+        reissue_warnings(caught, f"fold {k + 1}")
+        yield model
+
+
+def _score_folds(models, frame, pos, fold, w):
+    """Each fold's metrics on its held-out rows, and the out-of-fold posteriors:
+    (table, posteriors, observed classes, class order)."""
     records = []
     oof, y_oof, classes = None, np.full(len(pos), np.nan), None
-    fold_models = None
-    if scheduler is not None:   # issue 9: the same fits, on a Dask scheduler
-        from ..dask import fit_folds
-        fold_models = fit_folds(scheduler, fit, formula, frame,
-                                [pos[fold != k] for k in range(folds)], weights, fit_kw)
-    for k in progress(range(folds), desc=f"{folds}-fold CV ({method})", total=folds,
-                      show=show_progress):
-        train, test = pos[fold != k], pos[fold == k]
+    for k, model in enumerate(models):
         in_test = fold == k
-        wk = (weights if isinstance(weights, str) or weights is None else weights[train])
-        if fold_models is not None:
-            model = fold_models[k]
-        else:           # the fold's warnings as fit_folds gives them: "fold k: ..."
-            with record_warnings() as caught:
-                model = fit(formula, frame.iloc[train], weights=wk, **fit_kw)
-            reissue_warnings(caught, f"fold {k + 1}")
+        test = pos[in_test]
         p, yk, classes = _held_out(model, frame.iloc[test], classes)
         if oof is None:
             oof = np.full((len(pos),) + p.shape[1:], np.nan)
         oof[in_test] = p
         y_oof[in_test] = yk
-        rec = {"fold": k + 1, "n_train": len(train), "n_test": len(test)}
+        rec = {"fold": k + 1, "n_train": len(pos) - len(test), "n_test": len(test)}
         rec.update(classification_metrics(yk, p, w[in_test]))
         records.append(rec)
-    table = pd.DataFrame.from_records(records)
-    metrics = list(METRIC_NAMES)
-    mean = table[metrics].mean()
-    se = table[metrics].std(ddof=1) / np.sqrt(folds)
-    index = data.index[pos]
-    if oof.ndim == 2:
-        predictions = pd.DataFrame(oof, index=index, columns=classes)
-    else:
-        predictions = pd.Series(oof, index=index, name="cv_response")
-    weight_arg = {"weights" if kind == "prior" else "freq_weights": weights}
-    full = fit(formula, data, **weight_arg, **fit_kw) if refit else None
-    return CVResult(folds=table, mean=mean, se=se, pooled=classification_metrics(y_oof, oof, w),
-                    predictions=predictions, fold=pd.Series(fold + 1, index=index, name="fold"),
-                    model=full, formula=formula, method=method, family=fam, seed=seed,
-                    stratified=stratified,
-                    call=_call_string(formula, fam, method, folds, stratified, seed, fit_options))
+    return pd.DataFrame.from_records(records), oof, y_oof, classes
