@@ -120,21 +120,11 @@ def boost_uls(X, y, w, bag: list, *, learner: str, rounds: int, corrective: bool
                 options.append((fam, *prop))
         if not options:
             break
-        solved = None
-        if strategy == "F." and len(options) > 1:
-            trials, solved = [], []
-            for fam, hyp, vals, edge in options:
-                step = _solve_block(vals, y, w, eta, fam, tol, max_delta)
-                eta_new, _ = _renormalise(step[1], fam, True)
-                trials.append(surrogate_risk(fam, y, eta_new, w, wsum))
-                solved.append(step)
-            pick = int(np.nanargmin(trials))
-        else:   # one family, or "E.": the largest |edge|
-            pick = int(np.argmax([abs(o[3]) for o in options]))
+        pick, solved = _choose(options, strategy, y, w, eta, wsum, tol, max_delta)
         family, hyp, vals, edge = options[pick]
         if abs(edge) == 0.0:
             break                              # no hypothesis has an edge: H is optimal
-        deltas, eta, ncap = (solved[pick] if solved is not None
+        deltas, eta, ncap = (solved if solved is not None
                              else _solve_block(vals, y, w, eta, family, tol, max_delta))
         capped += ncap
         hyps.append(hyp)
@@ -156,11 +146,7 @@ def boost_uls(X, y, w, bag: list, *, learner: str, rounds: int, corrective: bool
         edge_path.append(abs(edge))
         fam_path.append(family)
     coef = np.concatenate(coefs) if coefs else np.zeros(0)
-    coef_history = None
-    if corrective and history:
-        coef_history = np.zeros((len(history), coef.size))
-        for r, c in enumerate(history):
-            coef_history[r, :c.size] = c
+    coef_history = _padded(history, coef.size) if corrective and history else None
     if capped:
         warn(f"{capped} leveraging coefficient(s) reached |δ| = {max_delta:g}: the feature "
              "separates the weighted sample (Lemma 8), the root of (70) is at infinity",
@@ -168,6 +154,31 @@ def boost_uls(X, y, w, bag: list, *, learner: str, rounds: int, corrective: bool
     return ULSBoostFit(hypotheses=hyps, blocks=blocks, coef=coef, coef_history=coef_history,
                        eta=eta, risk_path=np.asarray(risk_path), edge_path=np.asarray(edge_path),
                        family_path=fam_path, family=family, capped=capped, strategy=strategy)
+
+
+def _choose(options, strategy, y, w, eta, wsum, tol, max_delta):
+    """The option (family, hypothesis, values, edge) a round keeps, and its solved
+    step when the choice needed it: strategy ``"F."`` solves (70) for every family
+    and keeps the least risk after the step; one family, or ``"E."``, keeps the
+    largest |edge| (docs/math.md §6)."""
+    if strategy == "F." and len(options) > 1:
+        trials, solved = [], []
+        for fam, _, vals, _ in options:
+            step = _solve_block(vals, y, w, eta, fam, tol, max_delta)
+            eta_new, _ = _renormalise(step[1], fam, True)
+            trials.append(surrogate_risk(fam, y, eta_new, w, wsum))
+            solved.append(step)
+        pick = int(np.nanargmin(trials))
+        return pick, solved[pick]
+    return int(np.argmax([abs(o[3]) for o in options])), None
+
+
+def _padded(history, size):
+    """The corrective coefficients after each round, zero-padded to ``size``."""
+    out = np.zeros((len(history), size))
+    for r, c in enumerate(history):
+        out[r, :c.size] = c
+    return out
 
 
 def _split(beta, blocks):
