@@ -469,6 +469,27 @@ def _zero_edge(family, zI, s, starts, seg, eta0, hs, nj, delta_max, tol, maxiter
 # ---------------------------------------------------------------------------
 # GNNB*: per class, the example of largest |δ_j| (Section 4.4)
 # ---------------------------------------------------------------------------
+def _inverse_sums(wy, knn):
+    """S[c, j] = Σ_{i: j∼i} wy[c, i], from scratch (class-major, rows of ``knn`` in order)."""
+    C, m = wy.shape
+    k = knn.shape[1]
+    flat_knn = knn.ravel()
+    rows_of = np.repeat(np.arange(m), k)
+    S = np.zeros((C, m))
+    for c in range(C):
+        S[c] = np.bincount(flat_knn, weights=wy[c, rows_of], minlength=m)
+    return S
+
+
+def _inverse_rows(indptr, indices, j, nj, tot):
+    """(i, c) of every pair of the step: the inverse neighbourhood of ``j[c]`` for each
+    class c in turn (``nj[c]`` rows each, ``tot`` in all)."""
+    offs = np.zeros(len(nj) + 1, dtype=np.int64)
+    np.cumsum(nj, out=offs[1:])
+    pos = np.repeat(indptr[j] - offs[:-1], nj) + np.arange(tot)
+    return indices[pos], np.repeat(np.arange(len(nj)), nj)
+
+
 def _leverage_largest(knn, Y, family, indptr, indices, epsilon, T, hs, trace):
     """GNNB*: one step per class per iteration, at the example of largest |δ_j|.
 
@@ -492,17 +513,7 @@ def _leverage_largest(knn, Y, family, indptr, indices, epsilon, T, hs, trace):
     n_updates = np.zeros(C, dtype=np.int64)
     coef = 2.0 * (1.0 - epsilon) / hs
     cls = np.arange(C)
-    flat_knn = knn.ravel()
-    rows_of = np.repeat(np.arange(m), k)
-
-    def inverse_sums():
-        S = np.zeros((C, m))
-        wy = w * Yt
-        for c in range(C):
-            S[c] = np.bincount(flat_knn, weights=wy[c, rows_of], minlength=m)
-        return S
-
-    S = inverse_sums()
+    S = _inverse_sums(w * Yt, knn)
     score = np.abs(S) * inv_n
     if trace:
         risk = [surrogate_risk(family, z.T)]
@@ -510,7 +521,7 @@ def _leverage_largest(knn, Y, family, indptr, indices, epsilon, T, hs, trace):
         edge_after = np.zeros((T, C))
     for t in progress(range(T), "gnnb*", total=T):
         if t and t % _REFRESH == 0:
-            S = inverse_sums()          # refresh: no drift from the incremental sums
+            S = _inverse_sums(w * Yt, knn)     # refresh: no drift from the incremental sums
             score = np.abs(S) * inv_n
         j = np.argmax(score, axis=1)
         chosen[t] = j
@@ -525,11 +536,7 @@ def _leverage_largest(knn, Y, family, indptr, indices, epsilon, T, hs, trace):
             if trace:
                 risk.append(risk[-1])
             continue
-        offs = np.zeros(C + 1, dtype=np.int64)
-        np.cumsum(nj, out=offs[1:])
-        pos = np.repeat(indptr[j] - offs[:-1], nj) + np.arange(tot)
-        I = indices[pos]
-        c = np.repeat(cls, nj)
+        I, c = _inverse_rows(indptr, indices, j, nj, tot)
         yI = Yt[c, I]
         s = yI * Yt[c, j[c]]
         zold = z[c, I]
