@@ -5,6 +5,7 @@ import ast
 import pathlib
 import subprocess
 import sys
+import warnings
 
 import matplotlib
 
@@ -17,6 +18,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 import ubreg  # noqa: E402
 from ubreg import plots  # noqa: E402
+from ubreg.errors import ConvergenceWarning  # noqa: E402
 from ubreg.evaluate.metrics import metrics_of  # noqa: E402
 from ubreg.results.base import (  # noqa: E402
     PREDICT_TYPES,
@@ -45,7 +47,9 @@ _FITTED = {}
 def _fitted(label, pima):
     if label not in _FITTED:
         case = method_case(label)
-        _FITTED[label] = ubreg.fit(FORMULA, pima, method=case.method, **case.options)
+        with warnings.catch_warnings():       # the tiny quick fits may separate or stop early
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            _FITTED[label] = ubreg.fit(FORMULA, pima, method=case.method, **case.options)
     return _FITTED[label]
 
 
