@@ -153,6 +153,30 @@ def _build(tree, score, P, m):
         tree[node] = v if u < 0 else _win(score, u, v)
 
 
+@njit(inline="always", **_JIT)
+def _climb(tree, score, P, j):
+    """Replay the matches on the path from leaf j to the root after score[j] changed."""
+    node = (P + j) >> 1
+    while node >= 1:
+        tree[node] = _win(score, tree[2 * node], tree[2 * node + 1])
+        node >>= 1
+
+
+@njit(inline="always", **_JIT)
+def _refresh(S, score, tree, wc, y, knn, inv_n, P):
+    """S_j = Σ_{i: j∼i} w_i y_i from scratch (as ``np.bincount`` over the rows of
+    ``knn``), the scores |S_j|/n_j and the tournament tree over them."""
+    m, k = knn.shape
+    S[:] = 0.0
+    for i in range(m):
+        wyi = wc[i] * y[i]
+        for q in range(k):
+            S[knn[i, q]] += wyi
+    for j in range(m):
+        score[j] = abs(S[j]) * inv_n[j]
+    _build(tree, score, P, m)
+
+
 @njit(**_JIT)
 def largest(kind, par, Yt, knn, indptr, indices, T, coef, b, w0, refresh, z, w, alpha, deltas,
             chosen, n_updates, c0, c1):
@@ -189,14 +213,7 @@ def largest(kind, par, Yt, knn, indptr, indices, T, coef, b, w0, refresh, z, w, 
             wc[i] = w0
         for t in range(T):
             if t % refresh == 0:
-                S[:] = 0.0
-                for i in range(m):
-                    wyi = wc[i] * y[i]
-                    for q in range(k):
-                        S[knn[i, q]] += wyi
-                for j in range(m):
-                    score[j] = abs(S[j]) * inv_n[j]
-                _build(tree, score, P, m)
+                _refresh(S, score, tree, wc, y, knn, inv_n, P)
             j = tree[1]
             chosen[t, c] = j
             nj = n[j]
@@ -228,12 +245,7 @@ def largest(kind, par, Yt, knn, indptr, indices, T, coef, b, w0, refresh, z, w, 
             for e in range(nt):
                 jj = touched[e]
                 score[jj] = abs(S[jj]) * inv_n[jj]
-                node = (P + jj) >> 1
-                while node >= 1:
-                    u = tree[2 * node]
-                    v = tree[2 * node + 1]
-                    tree[node] = _win(score, u, v)
-                    node >>= 1
+                _climb(tree, score, P, jj)
         for j in range(m):
             stamp[j] = -1
 
