@@ -110,29 +110,16 @@ def sequential(kind, par, Y, indptr, indices, T, coef, p0, q0, h, wy, alpha, del
             deltas[t, c] = d
             alpha[j, c] += d
             dy[c] = d * Y[j, c]
-        if kind == LOGISTIC:        # the common case, without a branch per element
-            for r in range(a, b):
-                i = indices[r]
-                if last[i] == t:
-                    for c in range(C):
-                        h[i, c] += dy[c]
-                    continue
+        for r in range(a, b):
+            i = indices[r]
+            if last[i] == t:
                 for c in range(C):
-                    hh = h[i, c] + dy[c]
-                    h[i, c] = hh
-                    y = Y[i, c]
-                    wy[i, c] = y / (1.0 + math.exp(-y * (-hh * par)))
-        else:
-            for r in range(a, b):
-                i = indices[r]
-                if last[i] == t:
-                    for c in range(C):
-                        h[i, c] += dy[c]
-                    continue
-                for c in range(C):
-                    hh = h[i, c] + dy[c]
-                    h[i, c] = hh
-                    wy[i, c] = _post(kind, par, -hh, Y[i, c])
+                    h[i, c] += dy[c]
+                continue
+            for c in range(C):
+                hh = h[i, c] + dy[c]
+                h[i, c] = hh
+                wy[i, c] = _post(kind, par, -hh, Y[i, c])
 
 
 @njit(inline="always", **_JIT)
