@@ -128,7 +128,7 @@ def cv_errors(data: pd.DataFrame, formula: str, literals: int, rounds: int, fold
     family kept), one per boosting round over all folds for F./E..
     """
     import ubreg
-    from ubreg.fitters.boost.uls_boost import stratified_folds
+    from ubreg.numerics.folds import stratified_folds
     fams = _families()
     fold = stratified_folds(data["y"].to_numpy(), folds, seed)
     out = pd.DataFrame(index=pd.RangeIndex(folds, name="fold"), columns=list(flavours),

@@ -30,7 +30,6 @@ import numpy as np
 from ...errors import ConvergenceWarning
 from ...families.base import Family
 from ...learners.binning import bin_design
-from ...numerics.folds import stratified_folds  # noqa: F401  (imported from here by cv_risk)
 from ...numerics.warnings import warn
 from ..uls import fit_uls, surrogate_risk
 from .leverage import MAX_DELTA, solve_leverage
