@@ -199,118 +199,151 @@ def numeric_best(x, order, rows, lay: Layout, crit, ws: Workspace, has_nan=False
     m = lay.m
     lwy, rwy, gain, tmp, tmp2, lw_buf, xs = ws.floats(m)
     invalid, hit = ws.bools(m)
-    seg = lay.seg
     if rows.unit and not has_nan:
-        # unit weights: y is 0/1 (one byte a row, cache-friendly), the
-        # left/right weights are row counts shared by all predictors, and the
-        # sums are exact integers, so the per-level offsets are shared too
-        u8 = ws.bytes(m)
-        np.take(rows.y8, order, out=u8)
-        np.cumsum(u8, dtype=np.float64, out=lwy)
-        lwy -= lay.before_pos
-        np.subtract(lay.twy_pos, lwy, out=rwy)
-        lw, rw, wpart = lay.lw, lay.rw, lay.wpart
-        n_obs = lay.length
-        twy, tw = lay.twy, lay.tw
+        lw, rw, wpart, n_obs, twy, tw = _unit_sums(order, rows, lay, ws.bytes(m), lwy, rwy)
     else:
-        if has_nan:
-            np.take(x, order, out=xs)
-            n_obs = np.add.reduceat(~np.isnan(xs), lay.start).astype(np.intp)
-        else:
-            n_obs = lay.length
-        last = lay.start + np.maximum(n_obs, 1) - 1
-        has_before = lay.start > 0
-        prev = np.maximum(lay.start - 1, 0)
-        np.take(rows.wy, order, out=lwy)
-        np.cumsum(lwy, out=lwy)
-        before_wy = np.where(has_before, lwy[prev], 0.0)
-        twy = np.where(n_obs > 0, lwy[last] - before_wy, 0.0)
-        np.subtract(lwy, before_wy[seg], out=lwy)           # left w·y
-        np.subtract(twy[seg], lwy, out=rwy)                 # right w·y
-        wpart = None
-        if rows.unit:
-            # missing values: weights are counts of observed rows
-            lw = lay.lw
-            tw = n_obs.astype(np.float64)
-        else:
-            lw = lw_buf
-            np.take(rows.w, order, out=lw)
-            np.cumsum(lw, out=lw)
-            before_w = np.where(has_before, lw[prev], 0.0)
-            tw = np.where(n_obs > 0, lw[last] - before_w, 0.0)
-            np.subtract(lw, before_w[seg], out=lw)
-        rw = tw[seg] - lw
-
+        lw, rw, wpart, n_obs, twy, tw = _weighted_sums(x, order, rows, lay, has_nan, lwy, rwy,
+                                                       lw_buf, xs)
     with np.errstate(divide="ignore", invalid="ignore"):
         crit.raw_gain(lwy, lw, rwy, rw, wpart, out=gain, tmp=tmp, tmp2=tmp2)
     sign = crit.raw_sign
-
-    # admissible cuts: between distinct observed values, min_leaf observations
-    # each side -- rows with unit weights, the child weights lw / rw (observed
-    # rows) with frequency weights.  With weights, the weight right of the last
-    # observed row of a segment is exactly 0 (and < 0 past it, at the missing
-    # values), so no cut leaves the segment or its observed rows.
-    if has_nan or has_dups:
-        if not has_nan:
-            np.take(x, order, out=xs)
-        np.equal(xs[1:], xs[:-1], out=invalid[:-1])
-        if m:
-            invalid[-1] = True
-        if not rows.unit:
-            np.minimum(lw, rw, out=tmp)
-            np.less(tmp, lay.leaf_w, out=hit)
-            invalid |= hit
-        elif has_nan:
-            nright = (lay.start + n_obs)[seg] - lay.pos - 1
-            invalid |= (lay.nleft < lay.min_leaf) | (nright < lay.min_leaf)
-        else:
-            invalid |= lay.cut_bad
-        bad = invalid
-    elif rows.unit:
-        bad = lay.cut_bad
-    else:
-        np.minimum(lw, rw, out=tmp)
-        np.less(tmp, lay.leaf_w, out=invalid)
-        bad = invalid
+    bad = _inadmissible(x, order, rows.unit, lay, has_nan, has_dups, lw, rw, n_obs,
+                        xs, invalid, hit, tmp)
     # ``gain`` holds sign × gain: the best is its maximum (sign 1) or minimum
     np.copyto(gain, -sign * np.inf, where=bad)
-    if sign > 0:
-        best = np.maximum.reduceat(gain, lay.start) if m else np.zeros(0)
-        found = np.isfinite(best)
-        thr = np.where(found, best - lay.tol, np.inf)
-        np.greater_equal(gain, thr[seg], out=hit)
-    else:
-        best = -np.minimum.reduceat(gain, lay.start) if m else np.zeros(0)
-        found = np.isfinite(best)
-        thr = np.where(found, -best + lay.tol, -np.inf)
-        np.less_equal(gain, thr[seg], out=hit)
-    hits = np.flatnonzero(hit)
-    k0 = np.searchsorted(hits, lay.start)
-    k1 = np.searchsorted(hits, lay.start + lay.length)
-    n_tied = np.where(found, k1 - k0, 0)
-    first = hits[np.minimum(k0, max(hits.shape[0] - 1, 0))] if hits.size else np.zeros_like(k0)
-    first = np.where(found, first, lay.start)
-
+    best, found, n_tied, first = _segment_best(gain, lay, sign, hit)
     if has_nan:
-        parent = crit.node_term(twy, tw)
-        offset = crit.offset(twy, tw)
+        parent, offset = crit.node_term(twy, tw), crit.offset(twy, tw)
     else:
         parent, offset = lay.parent, lay.offset
     improve = np.where(found, parent - (offset - best), -np.inf)
+    c_lw, c_rw = lw[first], rw[first]
+    threshold, low_left = _cut(x[order[first]], x[order[np.minimum(first + 1, max(m - 1, 0))]],
+                               lwy[first], c_lw, rwy[first], c_rw, found)
+    return Candidates(improve=improve, n_tied=n_tied, threshold=threshold, lw=c_lw, rw=c_rw,
+                      low_left=low_left)
 
-    a = x[order[first]]
-    b = x[order[np.minimum(first + 1, max(m - 1, 0))]]
+
+def _unit_sums(order, rows, lay, u8, lwy, rwy):
+    """Left/right sums of w·y at every cut with unit weights and no missing values.
+
+    y is 0/1 (one byte a row, cache-friendly), the left/right weights are row
+    counts shared by all predictors, and the sums are exact integers, so the
+    per-level offsets are shared too.  Fills ``lwy``, ``rwy``; returns (lw, rw,
+    wpart, observed rows, w·y and weight per segment).
+    """
+    np.take(rows.y8, order, out=u8)
+    np.cumsum(u8, dtype=np.float64, out=lwy)
+    lwy -= lay.before_pos
+    np.subtract(lay.twy_pos, lwy, out=rwy)
+    return lay.lw, lay.rw, lay.wpart, lay.length, lay.twy, lay.tw
+
+
+def _weighted_sums(x, order, rows, lay, has_nan, lwy, rwy, lw_buf, xs):
+    """Left/right sums of w·y and w at every cut, over the observed rows of each
+    segment (any weights, missing values last); as :func:`_unit_sums`.  With
+    ``has_nan`` fills ``xs`` with x in ``order``."""
+    if has_nan:
+        np.take(x, order, out=xs)
+        n_obs = np.add.reduceat(~np.isnan(xs), lay.start).astype(np.intp)
+    else:
+        n_obs = lay.length
+    ends = (lay.start > 0, np.maximum(lay.start - 1, 0), lay.start + np.maximum(n_obs, 1) - 1)
+    np.take(rows.wy, order, out=lwy)
+    np.cumsum(lwy, out=lwy)
+    twy = _within_segments(lwy, lay, n_obs, *ends)                # left w·y
+    np.subtract(twy[lay.seg], lwy, out=rwy)                        # right w·y
+    if rows.unit:
+        # missing values: weights are counts of observed rows
+        lw, tw = lay.lw, n_obs.astype(np.float64)
+    else:
+        lw = lw_buf
+        np.take(rows.w, order, out=lw)
+        np.cumsum(lw, out=lw)
+        tw = _within_segments(lw, lay, n_obs, *ends)
+    return lw, tw[lay.seg] - lw, None, n_obs, twy, tw
+
+
+def _within_segments(c, lay, n_obs, has_before, prev, last):
+    """Cumulative sums ``c`` along the ordering made cumulative within each
+    segment (in place); returns each segment's total over its observed rows."""
+    before = np.where(has_before, c[prev], 0.0)
+    total = np.where(n_obs > 0, c[last] - before, 0.0)
+    np.subtract(c, before[lay.seg], out=c)
+    return total
+
+
+def _inadmissible(x, order, unit, lay, has_nan, has_dups, lw, rw, n_obs, xs, invalid, hit, tmp):
+    """Cuts that are no candidates: not between distinct observed values, or
+    leaving fewer than min_leaf observations a side -- rows with unit weights,
+    the child weights lw / rw (observed rows) with frequency weights.  With
+    weights, the weight right of the last observed row of a segment is exactly 0
+    (and < 0 past it, at the missing values), so no cut leaves the segment or
+    its observed rows.  Returns a bool mask (``invalid``, or the layout's own)."""
+    if not (has_nan or has_dups):
+        if unit:
+            return lay.cut_bad
+        np.minimum(lw, rw, out=tmp)
+        return np.less(tmp, lay.leaf_w, out=invalid)
+    if not has_nan:
+        np.take(x, order, out=xs)
+    np.equal(xs[1:], xs[:-1], out=invalid[:-1])
+    if lay.m:
+        invalid[-1] = True
+    if not unit:
+        np.minimum(lw, rw, out=tmp)
+        np.less(tmp, lay.leaf_w, out=hit)
+        invalid |= hit
+    elif has_nan:
+        nright = (lay.start + n_obs)[lay.seg] - lay.pos - 1
+        invalid |= (lay.nleft < lay.min_leaf) | (nright < lay.min_leaf)
+    else:
+        invalid |= lay.cut_bad
+    return invalid
+
+
+def _segment_best(gain, lay, sign, hit):
+    """Per segment along the last axis of ``gain`` (sign × gain, inadmissible cuts
+    at −sign·∞; one row per ordering when 2-D): the best gain, whether it is
+    finite, the number of cuts within ``lay.tol`` of it, and the first of them
+    (a position within the row).  ``hit`` (gain's shape, bool) is overwritten."""
+    m = gain.shape[-1]
+    if not m:
+        best = np.zeros(gain.shape[:-1] + lay.start.shape)
+    elif sign > 0:
+        best = np.maximum.reduceat(gain, lay.start, axis=-1)
+    else:
+        best = -np.minimum.reduceat(gain, lay.start, axis=-1)
+    found = np.isfinite(best)
+    if sign > 0:
+        thr = np.where(found, best - lay.tol, np.inf)
+        np.greater_equal(gain, np.take(thr, lay.seg, axis=-1), out=hit)
+    else:
+        thr = np.where(found, -best + lay.tol, -np.inf)
+        np.less_equal(gain, np.take(thr, lay.seg, axis=-1), out=hit)
+    hits = np.flatnonzero(hit)
+    # position p of row r is r·m + p in ``hits``
+    offs = 0 if gain.ndim == 1 else (np.arange(gain.shape[0], dtype=np.intp) * m)[:, None]
+    k0 = np.searchsorted(hits, (lay.start + offs).ravel())
+    k1 = np.searchsorted(hits, (lay.start + lay.length + offs).ravel())
+    n_tied = np.where(found, (k1 - k0).reshape(found.shape), 0)
+    if hits.size:
+        first = hits[np.minimum(k0, hits.shape[0] - 1)].reshape(found.shape) - offs
+    else:
+        first = np.zeros(found.shape, dtype=np.intp)
+    return best, found, n_tied, np.where(found, first, lay.start)
+
+
+def _cut(a, b, c_lwy, c_lw, c_rwy, c_rw, found):
+    """(threshold, low_left) of the chosen cuts between the values a < b: the
+    midpoint (NaN where no cut was found), and whether the rows below it have
+    the smaller proportion of y = 1."""
     threshold = a / 2.0 + b / 2.0
     # adjacent doubles: the midpoint may round onto a; then b itself separates
     threshold = np.where(threshold > a, threshold, b)
-    c_lwy = lwy[first]
-    c_rwy = rwy[first]
-    c_lw = lw[first]
-    c_rw = rw[first]
     with np.errstate(divide="ignore", invalid="ignore"):
         low_left = c_lwy / c_lw < c_rwy / c_rw
-    return Candidates(improve=improve, n_tied=n_tied, threshold=np.where(found, threshold, np.nan),
-                      lw=c_lw, rw=c_rw, low_left=low_left)
+    return np.where(found, threshold, np.nan), low_left
 
 
 def categorical_best(codes_base, n_levels, wy_base, w_base, lay: Layout, crit):
@@ -411,7 +444,6 @@ def numeric_best_batch(xcols, orders, dups, rows, lay: Layout, crit):
     Returns (improve, n_tied, threshold, lw, rw, low_left), each (g, S).
     """
     g, m = orders.shape
-    seg = lay.seg
     u8 = np.take(rows.y8, orders)
     lwy = np.cumsum(u8, axis=1, dtype=np.float64)
     del u8
@@ -423,43 +455,10 @@ def numeric_best_batch(xcols, orders, dups, rows, lay: Layout, crit):
     with np.errstate(divide="ignore", invalid="ignore"):
         crit.raw_gain(lwy, lay.lw, rwy, lay.rw, lay.wpart, out=gain, tmp=tmp, tmp2=tmp2)
     sign = crit.raw_sign
-    bad = np.empty((g, m), dtype=bool)
-    if any(dups):
-        xs = tmp
-        for r in range(g):
-            if dups[r]:
-                np.take(xcols[r], orders[r], out=xs[r])
-        np.equal(xs[:, 1:], xs[:, :-1], out=bad[:, :-1])
-        bad[:, -1] = True
-        for r in range(g):
-            if not dups[r]:
-                bad[r] = False
-        bad |= lay.cut_bad
-    else:
-        bad[:] = lay.cut_bad
+    bad = _batch_inadmissible(xcols, orders, dups, lay, tmp)
     np.copyto(gain, -sign * np.inf, where=bad)
-    if sign > 0:
-        best = np.maximum.reduceat(gain, lay.start, axis=1)
-        found = np.isfinite(best)
-        thr = np.where(found, best - lay.tol, np.inf)
-        hit = np.greater_equal(gain, thr[:, seg], out=bad)
-    else:
-        best = -np.minimum.reduceat(gain, lay.start, axis=1)
-        found = np.isfinite(best)
-        thr = np.where(found, -best + lay.tol, -np.inf)
-        hit = np.less_equal(gain, thr[:, seg], out=bad)
-    hits = np.flatnonzero(hit)
-    offs = (np.arange(g, dtype=np.intp) * m)[:, None]
-    k0 = np.searchsorted(hits, (lay.start + offs).ravel())
-    k1 = np.searchsorted(hits, (lay.start + lay.length + offs).ravel())
-    n_tied = np.where(found, (k1 - k0).reshape(found.shape), 0)
-    if hits.size:
-        first = hits[np.minimum(k0, hits.shape[0] - 1)].reshape(found.shape) - offs
-    else:
-        first = np.zeros(found.shape, dtype=np.intp)
-    first = np.where(found, first, lay.start)
+    best, found, n_tied, first = _segment_best(gain, lay, sign, bad)
     improve = np.where(found, lay.parent - (lay.offset - best), -np.inf)
-
     ra = np.take_along_axis(orders, first, axis=1)
     rb = np.take_along_axis(orders, np.minimum(first + 1, m - 1), axis=1)
     a = np.empty(found.shape)
@@ -467,12 +466,27 @@ def numeric_best_batch(xcols, orders, dups, rows, lay: Layout, crit):
     for r in range(g):
         np.take(xcols[r], ra[r], out=a[r])
         np.take(xcols[r], rb[r], out=b[r])
-    threshold = a / 2.0 + b / 2.0
-    threshold = np.where(threshold > a, threshold, b)
-    c_lwy = np.take_along_axis(lwy, first, axis=1)
-    c_rwy = np.take_along_axis(rwy, first, axis=1)
-    c_lw = lay.lw[first]
-    c_rw = lay.rw[first]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        low_left = c_lwy / c_lw < c_rwy / c_rw
-    return (improve, n_tied, np.where(found, threshold, np.nan), c_lw, c_rw, low_left)
+    c_lw, c_rw = lay.lw[first], lay.rw[first]
+    threshold, low_left = _cut(a, b, np.take_along_axis(lwy, first, axis=1), c_lw,
+                               np.take_along_axis(rwy, first, axis=1), c_rw, found)
+    return (improve, n_tied, threshold, c_lw, c_rw, low_left)
+
+
+def _batch_inadmissible(xcols, orders, dups, lay, xs):
+    """:func:`_inadmissible` of each ordering (a row of ``orders``; unit weights,
+    no missing values); ``xs`` (orders' shape, float) is scratch."""
+    g, m = orders.shape
+    bad = np.empty((g, m), dtype=bool)
+    if not any(dups):
+        bad[:] = lay.cut_bad
+        return bad
+    for r in range(g):
+        if dups[r]:
+            np.take(xcols[r], orders[r], out=xs[r])
+    np.equal(xs[:, 1:], xs[:, :-1], out=bad[:, :-1])
+    bad[:, -1] = True
+    for r in range(g):
+        if not dups[r]:
+            bad[r] = False
+    bad |= lay.cut_bad
+    return bad
