@@ -385,3 +385,15 @@ def test_no_warning_on_a_clean_fit(client, ddf):
         ubreg.fit("y ~ x1 + x2", ddf)
 
 
+
+
+def test_na_action_takes_rs_names(client, frame, ddf):
+    """omit (alias drop) and fail (alias raise) as in memory; exclude is refused: its
+    padded residuals need rows a Dask fit does not hold."""
+    mem = ubreg.fit("y ~ x1 + g", frame, na_action="omit")
+    np.testing.assert_allclose(ubreg.fit("y ~ x1 + g", ddf, na_action="omit").coef,
+                               mem.coef, rtol=1e-10)
+    with pytest.raises(ValueError, match="does not hold"):
+        ubreg.fit("y ~ x1", ddf, na_action="exclude")
+    with pytest.raises(DataError, match="na_action='fail'"):
+        ubreg.fit("y ~ x1", ddf, na_action="fail")

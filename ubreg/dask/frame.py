@@ -28,6 +28,7 @@ from ..design import (
     parse_partitioned,
     partition_levels,
 )
+from ..design.prepare import na_action_of
 from ..errors import DataError
 from .packed import build_packed_partition
 
@@ -133,8 +134,11 @@ def prepare_partitions(spec, persist="auto") -> Partitioned:
     from dask import delayed
 
     ddf = spec.data
-    if spec.na_action not in ("drop", "raise"):
-        raise ValueError(f"na_action must be 'drop' or 'raise', got {spec.na_action!r}")
+    na_action = na_action_of(spec.na_action)            # R's name: omit, exclude or fail
+    if na_action == "exclude":
+        raise ValueError("na_action='exclude' pads residuals and fitted values with the "
+                         "dropped rows, which a fit of a dask DataFrame does not hold; use "
+                         "'omit' (or 'drop') or 'fail' (or 'raise')")
     weights = spec.weights
     if weights is not None:
         if not isinstance(weights, str):
@@ -158,9 +162,9 @@ def prepare_partitions(spec, persist="auto") -> Partitioned:
         raise DataError("data has 0 rows")
     label_levels, response = combine_levels(parsed, list(pieces), spec.positive)
     y_na = sum(p["response_na"] for p in pieces)
-    if y_na and spec.na_action == "raise":
+    if y_na and na_action == "fail":
         raise DataError(f"missing values (NA) in response {parsed.response_name!r} ({y_na} rows) "
-                        "and na_action='raise'")
+                        "and na_action='fail'")
     design = learn_design(parsed, lambda: (p.compute() for p in parts), label_levels)
     rows = [p["rows"] for p in pieces]
     n_columns = len(design.column_names)
@@ -169,8 +173,8 @@ def prepare_partitions(spec, persist="auto") -> Partitioned:
     persist = bool(persist)
     # packing pays off only for designs that stay in memory
     frames = [delayed(build_packed_partition)(parsed, design, response, p, weights,
-                                              spec.na_action, persist) for p in parts]
+                                              na_action, persist) for p in parts]
     if persist:
         frames = list(dask.persist(*frames))
-    return Partitioned(ddf, parsed, design, response, weights, spec.na_action, frames,
+    return Partitioned(ddf, parsed, design, response, weights, na_action, frames,
                        persist, design_bytes(sum(rows), n_columns))
