@@ -218,8 +218,7 @@ def tboost(X, ystar, t, rounds, weak, *, mu="closed", weights=None):
     delta = np.inf if (is_one(t) or t > 1) else 1.0 / (1.0 - t)
     gamma = np.zeros(X.shape[0])
     log_prod_Z = 0.0
-    rec = {k: [] for k in ("alpha", "mu", "rho", "r", "Z", "K", "forg", "vals", "hyp",
-                           "cmin", "cmax", "mu_c", "Z_c")}
+    rec = {k: [] for k in _RECORD}
     stopped = ""
     bar = progress(range(rounds), "tboost", total=rounds)
     for _ in bar:
@@ -228,57 +227,23 @@ def tboost(X, ystar, t, rounds, weak, *, mu="closed", weights=None):
             stopped = "the weak learner found no hypothesis"
             break
         u = ystar * h
-        mu_c, rho, r = closed_form_mu(q, u, t, w)
-        if mu == "exact":
-            mu_j = exact_mu(q, u, t, w=w)
-            if mu_j is None:
-                ul = u[(q > 0) & (w > 0)]
-                if np.all(ul >= 0) or np.all(ul <= 0):
-                    stopped = "perfect weak hypothesis: the exact projection has no root"
-                else:
-                    stopped = ("the exact projection has no root below the pole of exp_t "
-                               "(t > 1: Z decreases up to the mu where some weight becomes "
-                               "infinite)")
-                break
-            # the closed-form values, for the record (rounds_table: mu_closed, Z_closed)
-            Z_c = tempered_update(q, u, mu_c, t, w)[1]
-        else:
-            mu_j = mu_c
+        mu_j, closed = _choose_mu(q, u, t, w, mu)
+        if closed is None:
+            stopped = mu_j
+            break
         q_next, Z = tempered_update(q, u, mu_j, t, w)
-        if mu != "exact":
-            Z_c = Z
         if q_next is None:
             stopped = "every weight vanished after an update (|rho| = 1)"
             break
+        # α_j = m^(1−t*) Π_{k<j} Z_k^(1−t) μ_j (§2.4)
         alpha = m ** (1.0 - tstar) * math.exp((1.0 - t) * log_prod_Z) * mu_j
         gamma = np.minimum(gamma + alpha * u, delta)
         log_prod_Z += math.log(Z)
-        rec["alpha"].append(alpha)
-        rec["mu"].append(mu_j)
-        rec["mu_c"].append(mu_c)
-        rec["Z_c"].append(Z_c)
-        rec["rho"].append(rho)
-        rec["r"].append(r)
-        rec["Z"].append(Z)
-        rec["K"].append(float(K_t(rho, t)))
-        rec["forg"].append(int(np.sum((q_next == 0) & (w > 0))))
-        rec["vals"].append(h)
-        rec["hyp"].append(hyp)
-        cd = q_next[w > 0] ** (2.0 - t)
-        rec["cmin"].append(float(cd.min()))
-        rec["cmax"].append(float(cd.max()))
+        _record(rec, t, w, hyp, h, alpha, mu_j, closed, Z, q_next)
         q = q_next
     getattr(bar, "close", lambda: None)()        # the loop may stop early
     if not rec["hyp"]:
-        if stopped.startswith("the weak learner"):
-            hint = (" (no admissible split: every candidate leaves a child holding one class "
-                    "only, as on perfectly separated data; docs/tempered.md §3.3)")
-        elif stopped.startswith("every weight vanished"):
-            hint = (" (the first weak hypothesis classifies every training row correctly: "
-                    "the data are separated and the step would be unbounded)")
-        else:
-            hint = ""
-        raise DataError(f"t-AdaBoost could not take a single round: {stopped}{hint}")
+        raise DataError(_no_round_message(stopped))
     return TBoostFit(t=t, hypotheses=rec["hyp"], alpha=np.array(rec["alpha"]),
                      mu=np.array(rec["mu"]), rho=np.array(rec["rho"]), r=np.array(rec["r"]),
                      Z=np.array(rec["Z"]), K=np.array(rec["K"]),
@@ -286,3 +251,54 @@ def tboost(X, ystar, t, rounds, weak, *, mu="closed", weights=None):
                      margin_clipped=gamma, stopped=stopped, co_density_min=rec["cmin"],
                      co_density_max=rec["cmax"], mu_closed=np.array(rec["mu_c"]),
                      Z_closed=np.array(rec["Z_c"]))
+
+
+#: what :func:`tboost` records per round
+_RECORD = ("alpha", "mu", "rho", "r", "Z", "K", "forg", "vals", "hyp", "cmin", "cmax", "mu_c",
+           "Z_c")
+
+
+def _choose_mu(q, u, t, w, mu):
+    """(μ_j, (closed-form μ, ρ_j, r_j, its Z or None)) of a round, by the closed form
+    §2.2(a) or the exact projection §2.2(b); (why there is none, None) when the
+    exact projection has no root."""
+    mu_c, rho, r = closed_form_mu(q, u, t, w)
+    if mu != "exact":
+        return mu_c, (mu_c, rho, r, None)
+    mu_j = exact_mu(q, u, t, w=w)
+    if mu_j is None:
+        ul = u[(q > 0) & (w > 0)]
+        if np.all(ul >= 0) or np.all(ul <= 0):
+            return "perfect weak hypothesis: the exact projection has no root", None
+        return ("the exact projection has no root below the pole of exp_t (t > 1: Z decreases "
+                "up to the mu where some weight becomes infinite)"), None
+    # the closed-form values, for the record (rounds_table: mu_closed, Z_closed)
+    return mu_j, (mu_c, rho, r, tempered_update(q, u, mu_c, t, w)[1])
+
+
+def _record(rec, t, w, hyp, h, alpha, mu_j, closed, Z, q_next):
+    """Append one round to ``rec``: the coefficients, the closed-form μ and its Z
+    (Z itself when μ_j is the closed form), K_t(ρ_j) (§2.7), the forgotten
+    weights and the range of the co-density q^(2−t) (§2.5)."""
+    mu_c, rho, r, Z_c = closed
+    for key, val in (("alpha", alpha), ("mu", mu_j), ("mu_c", mu_c),
+                     ("Z_c", Z if Z_c is None else Z_c), ("rho", rho), ("r", r), ("Z", Z),
+                     ("K", float(K_t(rho, t))), ("forg", int(np.sum((q_next == 0) & (w > 0)))),
+                     ("vals", h), ("hyp", hyp)):
+        rec[key].append(val)
+    cd = q_next[w > 0] ** (2.0 - t)
+    rec["cmin"].append(float(cd.min()))
+    rec["cmax"].append(float(cd.max()))
+
+
+def _no_round_message(stopped):
+    """Why t-AdaBoost could not take a single round, with a hint."""
+    if stopped.startswith("the weak learner"):
+        hint = (" (no admissible split: every candidate leaves a child holding one class "
+                "only, as on perfectly separated data; docs/tempered.md §3.3)")
+    elif stopped.startswith("every weight vanished"):
+        hint = (" (the first weak hypothesis classifies every training row correctly: "
+                "the data are separated and the step would be unbounded)")
+    else:
+        hint = ""
+    return f"t-AdaBoost could not take a single round: {stopped}{hint}"
