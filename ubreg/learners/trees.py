@@ -1,16 +1,20 @@
-"""Shallow trees grown level-wise on binned columns.
+"""Shallow trees grown level-wise on binned columns: the grower of every boosting learner.
 
-One grower serves two criteria:
+One grower (:func:`grow_tree`), parametrised by its criterion (a gain on the
+summed per-row statistics of a split's children), serves every boosting method:
 
-* **Newton regression trees** for U-Boost (docs/math.md §6): per-row gradient gᵢ
-  and curvature hᵢ; a split scores G_L²/H_L + G_R²/H_R − G²/H and a leaf takes
-  the Newton value −G/H, i.e. the weighted least-squares fit of the working
-  response zᵢ = −gᵢ/hᵢ with weights hᵢ.  Depth 1 is a regression stump.
-* **UDT trees** for ULS (docs/math.md §5, paper 000 Algorithm 3): per-row
-  weighted class masses; a split scores the drop of Σ_leaves |S_k|(−φ(p_k)).
-  This is a self-contained weighted split search (the UDT engine of
-  ``ubreg.tree`` is not used, so that the weak learner reads the current
-  boosting weights directly).
+* **Newton regression trees** for U-Boost (docs/math.md §6,
+  :func:`fit_newton_tree`): per-row gradient gᵢ and curvature hᵢ; a split
+  scores G_L²/H_L + G_R²/H_R − G²/H and a leaf takes the Newton value −G/H,
+  i.e. the weighted least-squares fit of the working response zᵢ = −gᵢ/hᵢ with
+  weights hᵢ.  Depth 1 is a regression stump.
+* **UDT trees** for ULS (docs/math.md §5, paper 000 Algorithm 3,
+  :func:`fit_leaf_tree`): per-row weighted class masses of the current
+  boosting weights; a split scores the drop of Σ_leaves W_k(−φ(p_k))
+  (:func:`udt_gain`); the leaves are ULS's features.
+* **Tempered trees** for t-AdaBoost's ``learner="udt"`` (docs/tempered.md §3.3,
+  :func:`ubreg.fitters.tboost.learners.fit_udt_tree`): :func:`udt_gain` with
+  φ = −L_t on the tempered weights, admissibility by counts of live rows.
 
 Split search is histogram based: compiled kernels (numba,
 :mod:`ubreg.learners._hist`) sum the statistics of the rows of the smaller
@@ -20,6 +24,37 @@ candidate of every node of a level is scored at once (the Newton criterion in
 one compiled pass, any other criterion in numpy); rows are never looped over
 in Python.  Trees are stored in heap order (children of node i are 2i + 1 and
 2i + 2).
+
+Why ``method="udt"`` keeps its own grower (:mod:`ubreg.fitters.udt.grow`)
+rather than this one: both grow level by level and score a split by the drop
+of Σ_leaves W_k(−φ(p_k)) (eq. 104), but merging them would change trees or
+cost speed.
+
+* UDT reproduces rpart on the raw columns: thresholds at the midpoint of any
+  two consecutive distinct values of the node (here: bin cuts, exact only up
+  to ``max_bins`` distinct values of the whole column), categorical
+  predictors split into two sets of levels (here: one dummy column at a
+  time), missing values sent to the heavier child (here: none), rpart's node
+  numbering, child order and tie tolerance, ``cp`` stopping, and depths up to
+  62, where a heap of 2^63 slots cannot be stored.
+* This grower serves boosting: hundreds of shallow trees (depth ≤ 12) on one
+  binning, each node's search O(bins) from its histogram (the larger child
+  by subtraction), with k per-row statistics of any meaning (g, h[, w];
+  W⁺, W⁻, w; W⁺, W⁻ and live counts).  UDT's search is O(rows) per node on
+  presorted orderings of two statistics (w·y, w), which boosting would
+  re-sort every round.
+* Their gains round differently: UDT evaluates closed forms of the node term
+  w(−φ(p) − a_φ) (compiled kernels for the square-root and entropy forms),
+  this grower the callable gain on k statistics (one numba pass for Newton's).
+  One arithmetic for both would change the rounding of gains, and with it
+  the tie-breaks between near-equal splits, i.e. the trees of one or the
+  other.
+
+They share the criterion's definition (docs/math.md §5), not its code; the
+weak hypotheses of all boosting learners share one protocol
+(:mod:`ubreg.learners.base`).  The §3.3 tree of t-AdaBoost has a third grower
+for a third reason (:mod:`ubreg.learners.best_first`: its growth order defines
+its trees).
 """
 from __future__ import annotations
 

@@ -143,7 +143,7 @@ def align_columns(columns, specs):
     are remapped through level names, so new data may order or extend the
     levels differently; a level unseen in training gets code -1 only when it
     is missing, and otherwise a code past the training levels (routed like a
-    missing value at every split, see :mod:`ubreg.tree.route`).
+    missing value at every split, see :mod:`ubreg.fitters.udt.route`).
     """
     by_name = {c.name: c for c in columns}
     out, n = [], None

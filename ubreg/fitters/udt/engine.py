@@ -43,7 +43,7 @@ def grow_tree(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth
     family : PermissibleFamily
     min_split, min_leaf, max_depth, cp
         rpart's ``minsplit``, ``minbucket``, ``maxdepth`` (≤ 62) and ``cp``
-        (see :mod:`ubreg.tree.grow`).
+        (see :mod:`ubreg.fitters.udt.grow`).
     risk : {"surrogate", "misclass"}
         Risk measure of the cp pruning and of the cp table: the tree's
         surrogate (Theorem 4) or rpart's misclassification.

@@ -18,7 +18,7 @@ Controls follow rpart (``rpart.control``):
   observations with an observed split variable;
 - ``max_depth``: the root has depth 0; nodes at ``max_depth`` are not split;
 - ``cp``: a split must lower the tree's relative risk by at least ``cp``
-  (rpart's complexity pruning, :mod:`ubreg.tree.prune`), with the risk being
+  (rpart's complexity pruning, :mod:`ubreg.fitters.udt.prune`), with the risk being
   the surrogate (Theorem 4) or the misclassification (rpart) risk.
 
 ``min_split`` and ``min_leaf`` count observations: with frequency weights, a
@@ -39,6 +39,17 @@ weight and class proportions.
 Children: as in rpart, the left child (node 2k) is the side with the smaller
 proportion of y = 1, so a numeric split sends ``x < t`` left (``direction``
 "<", rpart's ncat = -1) or ``x >= t`` left (">=", ncat = +1).
+
+This engine is not the level-wise grower of the boosting learners
+(:func:`ubreg.learners.trees.grow_tree`), though both score splits by eq. 104:
+that one searches histograms of binned columns (thresholds at bin cuts, one
+dummy column per level of a factor, no missing values, heap-ordered trees of
+depth ≤ 12, any k per-row statistics), built for hundreds of boosting rounds
+on one binning; this one reproduces rpart on raw columns (exact within-node
+midpoints, sets of levels, missing values to the heavier child, rpart's
+numbering, ties and cp, depths to 62) from presorted orderings.  Merged, one
+would change its trees (thresholds, tie-breaks by the rounding of its gains)
+or lose its speed; :mod:`ubreg.learners.trees` gives the reasons in full.
 """
 from __future__ import annotations
 

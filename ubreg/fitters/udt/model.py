@@ -57,7 +57,7 @@ def leaf_link(family, p):
 class Tree:
     """A fitted UDT tree (Algorithm 3).
 
-    Build it with :func:`ubreg.tree.grow_tree`.  Main attributes:
+    Build it with :func:`ubreg.fitters.udt.grow_tree`.  Main attributes:
     :attr:`frame` (one row per node), :attr:`leaves`, :attr:`cptable`,
     :attr:`variable_importance`, :attr:`deviance`, :attr:`null_deviance`,
     :attr:`surrogate_risk`; methods :meth:`apply`, :meth:`predict`,
@@ -184,7 +184,7 @@ class Tree:
         A row's tree keeps the splits whose complexity exceeds its CP
         (``tree.prune(CP)``); rel_error is that tree's risk over the root's,
         in the tree's risk measure.  For cross-validated columns see
-        :func:`ubreg.tree.cp_table_cv`.
+        :func:`ubreg.fitters.udt.cp_table_cv`.
         """
         nd = self.nodes
         r = self._risk_of(self.risk)

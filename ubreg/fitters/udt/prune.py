@@ -136,7 +136,7 @@ def one_se_cp(cptable) -> float:
     ----------
     cptable : DataFrame
         With columns ``CP``, ``nsplit``, ``xerror``, ``xstd`` (from
-        :func:`~ubreg.tree.cp_table_cv`).
+        :func:`~ubreg.fitters.udt.cp_table_cv`).
 
     Returns
     -------

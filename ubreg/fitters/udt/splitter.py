@@ -8,7 +8,7 @@ and lengths are shared by all predictors.
 
 For one predictor, cumulative sums of w·y and w along the ordering give the
 left child's totals at every cut; the criterion (eq. 104, see
-:mod:`ubreg.tree.criterion`) is evaluated at every cut between two distinct
+:mod:`ubreg.fitters.udt.criterion`) is evaluated at every cut between two distinct
 values at once, and the best cut of each segment is found with
 ``np.maximum.reduceat``.  There is no Python loop over rows or nodes.  With
 unit weights y is read as one byte a row and the sums are exact integers, so
@@ -23,7 +23,7 @@ compared with the cumulative child weights each predictor already computes).
 
 Ties: within a predictor the first (smallest-threshold) cut whose gain is
 within ``tol`` of the segment's best wins; across predictors (in
-:mod:`ubreg.tree.grow`) a later predictor must be better by more than ``tol``.
+:mod:`ubreg.fitters.udt.grow`) a later predictor must be better by more than ``tol``.
 ``tol`` = ``RTOL`` × b_φ × (node weight), i.e. relative to the largest risk the
 node can have; it absorbs rounding so that exact ties (rpart's Pima node 6) are
 called ties.
