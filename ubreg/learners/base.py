@@ -32,7 +32,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["WeakHypothesis", "SignHypothesis", "OnColumns"]
+__all__ = ["OnColumns", "SignHypothesis", "WeakHypothesis"]
 
 
 @runtime_checkable

@@ -38,7 +38,7 @@ import numpy as np
 
 from .trees import leaf_indicators
 
-__all__ = ["BestFirstTree", "grow_best_first", "leaf_value", "PURE_LEAF", "DELTA_TOL"]
+__all__ = ["DELTA_TOL", "PURE_LEAF", "BestFirstTree", "grow_best_first", "leaf_value"]
 
 #: value of a pure (or non-finite) leaf, as in [J]
 PURE_LEAF = 100.0
