@@ -403,7 +403,8 @@ def test_tree_pickles_without_training_data():
 def test_listing_importance_and_plot():
     X, y = data(500, seed=14)
     tree = grow_tree(cols_of(X), y, None, Permissible("gini"), max_depth=3, cp=0.01)
-    text = tree.listing(labels=("neg", "pos"))
+    from ubreg.summary.tree_listing import listing
+    text = listing(tree, labels=("neg", "pos"))
     assert "node), split, n, loss, yval, (yprob)" in text and " 1) root 500 " in text
     assert text.count(" *\n") == int(tree.is_leaf.sum())
     imp = tree.variable_importance

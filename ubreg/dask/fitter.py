@@ -105,7 +105,7 @@ def _scaled_gram(block, h, out):
 
 
 def _block_scatter(piece, X, w, centred, qr=False):
-    """The block's weighted scatter (:mod:`ubreg.fitters.aliasing`), in design order."""
+    """The block's weighted scatter (:mod:`ubreg.numerics.aliasing`), in design order."""
     sc = block_scatter(X, w, centred, qr)
     if sc is None or piece.identity:
         return sc

@@ -1,5 +1,5 @@
 """A partition's design matrix kept in worker memory at its exact values, in
-the smallest dtypes that hold them (issue 9, memory at 10⁷ rows).
+the smallest dtypes that hold them (memory at 10⁷ rows).
 
 A dummy column (0/1), the intercept and small integer scores fit in ``int8``
 and any column whose values are all float32 numbers in ``float32``: storing

@@ -179,7 +179,7 @@ def fit_uls(X: np.ndarray, y: np.ndarray, w: np.ndarray, family: Family, *,
     aliased : (p,) bool array, optional
         Columns to leave out; by default those linearly dependent on
         earlier ones by R's rule on the centred and scaled columns
-        (:mod:`ubreg.fitters.aliasing`).
+        (:mod:`ubreg.numerics.aliasing`).
     intercept : int, None or "auto"
         The intercept column (``"auto"``: the first non-zero constant
         column).  With one, columns far from zero are fitted centred

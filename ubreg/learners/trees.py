@@ -64,7 +64,7 @@ import numpy as np
 
 from .binning import BinnedDesign
 
-__all__ = ["Tree", "fit_leaf_tree", "fit_newton_tree", "grow_tree", "leaf_indicators",
+__all__ = ["Tree", "add_leaf_values", "fit_leaf_tree", "fit_newton_tree", "grow_tree", "leaf_indicators",
            "newton_gain", "udt_gain"]
 
 
@@ -431,3 +431,9 @@ def _total(H, offsets, feats):
     """Totals of a node's statistics: the bins of its first splittable column."""
     f = int(feats[0])
     return H[offsets[f]:offsets[f + 1]].sum(axis=0)
+
+
+def add_leaf_values(F: np.ndarray, node: np.ndarray, value: np.ndarray, nu: float) -> None:
+    """F ← F + ν · value[node], in place (compiled: one pass over the rows)."""
+    from . import _hist
+    _hist.add_leaf_values(F, node, value, float(nu))

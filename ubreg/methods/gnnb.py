@@ -66,7 +66,7 @@ def fit_gnnb(spec: FitSpec, *, k: int = 10, epsilon: float = 0.5, T: int | None 
     the linear update also outside [0, 1/b_φ]).  For a bounded link (logcosh,
     tempered with t < 1) they are ∇φ⁻¹ of the clipped link of the current
     classifier, which departs from (11) iterated on the weights once its
-    argument leaves the link's range: see :mod:`ubreg.gnnb.fitter`.
+    argument leaves the link's range: see :mod:`ubreg.fitters.gnnb.fitter`.
     """
     return _fit(spec, "gnnb", k=k, epsilon=epsilon, T=T, chooser=chooser, blocks=blocks,
                 norm=norm, standardize=standardize, categorical=categorical, trace=trace)

@@ -8,7 +8,7 @@ matplotlib's PdfPages for PDF).  :mod:`.vignette` runs and renders vignettes;
 :mod:`.markdown` renders a Markdown file (the replication reports) as a page.
 
 User strings (column names, factor and response levels, model names, titles,
-the formula and the call) follow one rule, applied by :mod:`ubreg.render`:
+the formula and the call) follow one rule, applied by :mod:`ubreg.summary.render`:
 
 - Hidden characters are shown, never interpreted.  Every character of Unicode
   category Cc (controls), Cf (format: the bidirectional embeddings, overrides

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import Summary
+from .tree_listing import listing
 
 __all__ = ["TreeSummary"]
 
@@ -34,7 +35,7 @@ class TreeSummary(Summary):
 
     def _listing(self) -> str:
         resp = self.result.response
-        return self.result.tree.listing(labels=(str(resp.negative), str(resp.positive)))
+        return listing(self.result.tree, labels=(str(resp.negative), str(resp.positive)))
 
     def text_lines(self) -> list[str]:
         f = self.facts()

@@ -16,7 +16,7 @@ def split_labels(tree, digits=7):
     """The label of each node's incoming branch: ``root``, ``glucose< 143.5``,
     ``mass>=25.55``, ``colour=red,blue``; missing values that follow the
     branch are not shown (see the frame's ``na_goes``).  Names and levels are
-    shown as tables show them (:func:`ubreg.render.shown_names`: long ones
+    shown as tables show them (:func:`ubreg.summary.render.shown_names`: long ones
     shortened, distinct among the levels of the node)."""
     f = tree.frame
     labels = np.empty(len(f), dtype=object)

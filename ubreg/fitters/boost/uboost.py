@@ -37,7 +37,7 @@ import numpy as np
 
 from ...learners.binning import bin_design
 from ...learners.linear import Componentwise
-from ...learners.trees import fit_newton_tree
+from ...learners.trees import add_leaf_values, fit_newton_tree
 from ...numerics.progress import progress
 from .ulosses import ULoss
 
@@ -133,12 +133,10 @@ class _TreeSteps:
 
     def step(self, F, z, d1, d2, nu):
         """One iteration: (tree, F updated in place, share of each term in its gain)."""
-        from ...learners import _hist
-
         np.multiply(self.wy, d1, out=self.stats[:, 0])            # ∂/∂F of wᵢ U(y*ᵢ Fᵢ)
         np.multiply(self.w, self.U.newton_weight(z, F, d2), out=self.stats[:, 1])
         base, node = fit_newton_tree(self.binned, self.stats, self.depth, *self.bounds)
-        _hist.add_leaf_values(F, node, base.value, float(nu))     # F ← F + ν f
+        add_leaf_values(F, node, base.value, nu)                 # F ← F + ν f
         by_col = base.split_gains_by_column(self.col_term.shape[0])
         share = np.bincount(self.col_term, weights=by_col, minlength=self.n_terms)
         return base, F, (share / share.sum() if share.sum() > 0 else share)

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...families.base import Family, _as_float
+from ...families.base import Family
 from .algebra import exp_t, g_t, posterior_g
 
 __all__ = ["TemperedExponential"]
+
+
+def _as_float(x) -> np.ndarray:
+    return np.asarray(x, dtype=np.float64)
 
 
 class TemperedExponential(Family):

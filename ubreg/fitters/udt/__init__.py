@@ -6,7 +6,8 @@ Array-level engine; ``ubreg.fit(..., method="udt")`` wires it to formulas::
     from ubreg.fitters.udt import TreeColumn, grow_tree
     cols = [TreeColumn("glucose", "numeric", x1), TreeColumn("band", "categorical", codes, levels)]
     tree = grow_tree(cols, y, None, Permissible("gini"), cp=0.01)
-    tree.frame; tree.predict(cols, type="response"); tree.prune(0.02); print(tree.listing())
+    tree.frame; tree.predict(cols, type="response"); tree.prune(0.02)
+    print(ubreg.summary.tree_listing.listing(tree))     # rpart's print
 
 Conventions and documented choices:
 

@@ -284,18 +284,10 @@ class Tree:
         return Tree(subset_nodes(nd, keep, split, alpha), self.specs, self.family, controls,
                     alpha, self.risk)
 
-    def listing(self, labels=("0", "1"), digits=7) -> str:
-        """rpart-style text: ``node), split, n, loss, yval, (yprob)``."""
-        from ...summary.tree_listing import listing
-        return listing(self, labels=labels, digits=digits)
-
     def __repr__(self):
         n_leaves = int(self.is_leaf.sum())
         return (f"<UDT tree: {self.family!r}, {self.n_nodes} nodes, {n_leaves} leaves, "
                 f"risk={self.risk!r}>")
-
-    def __str__(self):
-        return self.listing()
 
 
 def subset_nodes(nodes, keep, split, alpha):

@@ -1,0 +1,194 @@
+"""The package's shape: imports run one way, without cycles; modules and functions stay small.
+
+ARCHITECTURE.md describes the layers; :data:`LAYERS` below is the one written copy the
+test checks.  A module may import from its own layer and the layers before it, never
+from a later one: formula → design → fitter → result → evaluate → present.
+"""
+from __future__ import annotations
+
+import ast
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1] / "ubreg"
+
+#: the layers, lowest first: a module imports only from its own layer and lower ones
+LAYERS = [
+    {"errors", "_version", "datasets"},
+    {"numerics", "_pickling"},
+    {"families"},
+    {"design"},
+    {"learners"},
+    {"fitters"},
+    {"summary"},
+    {"results"},
+    {"methods"},
+    {"dask"},
+    {"evaluate"},
+    {"plots"},
+    {"reporting"},
+    {"cli", "__main__", "__init__"},
+]
+
+
+def _layer_of(module: str) -> int:
+    parts = module.split(".")
+    top = parts[1] if len(parts) > 1 else "__init__"
+    for i, layer in enumerate(LAYERS):
+        if top in layer:
+            return i
+    raise AssertionError(f"{module}: folder {top!r} is in no layer of LAYERS")
+
+
+def _modules() -> dict[str, pathlib.Path]:
+    out = {}
+    for path in ROOT.rglob("*.py"):
+        parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _is_type_checking(node) -> bool:
+    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+
+
+def _imports(module: str, path: pathlib.Path, top_level_only: bool) -> set[str]:
+    """ubreg modules that ``module`` imports (``from x import y`` counts y if it is a
+    module); imports under ``if TYPE_CHECKING:`` never run and are left out."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    found = set()
+
+    def visit(node, nested):
+        for child in ast.iter_child_nodes(node):
+            if _is_type_checking(child):
+                continue
+            inner = nested or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
+            if isinstance(child, ast.ImportFrom) and not (top_level_only and inner):
+                base = (package[:len(package) - child.level + 1] if child.level else [])
+                target = ".".join(base + ([child.module] if child.module else []))
+                for alias in child.names:
+                    full = f"{target}.{alias.name}"
+                    if full in MODULES:
+                        found.add(full)
+                    elif target in MODULES:
+                        found.add(target)
+            elif isinstance(child, ast.Import) and not (top_level_only and inner):
+                found.update(a.name for a in child.names if a.name in MODULES)
+            visit(child, inner)
+
+    visit(tree, False)
+    found.discard(module)
+    return found
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def strong(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            strong(v)
+    return out
+
+
+def test_no_import_cycles():
+    graph = {m: _imports(m, p, top_level_only=True) for m, p in MODULES.items()}
+    graph["ubreg"] = set()          # the root only re-exports; parents run before children
+    assert _cycles(graph) == []
+
+
+def test_imports_run_one_way_between_folders():
+    """Also imports inside functions (made late to save time, they are still edges)."""
+    wrong = []
+    for module, path in MODULES.items():
+        if module == "ubreg":
+            continue
+        for target in _imports(module, path, top_level_only=False):
+            if target == "ubreg":
+                wrong.append(f"{module} imports the package root")
+            elif _layer_of(target) > _layer_of(module):
+                wrong.append(f"{module} -> {target}")
+    assert wrong == []
+
+
+def test_no_private_names_across_folders():
+    wrong = []
+    for module, path in MODULES.items():
+        package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            base = package[:len(package) - node.level + 1] if node.level else []
+            target = ".".join(base + ([node.module] if node.module else []))
+            if not target.startswith("ubreg") or target.split(".")[:2] == module.split(".")[:2]:
+                continue
+            wrong += [f"{module}: {target}.{a.name}" for a in node.names
+                      if a.name.startswith("_") and not a.name.startswith("__")]
+    assert wrong == []
+
+
+def test_modules_and_functions_stay_small():
+    long_modules, long_functions = [], []
+    for module, path in MODULES.items():
+        text = path.read_text(encoding="utf-8")
+        if len(text.splitlines()) > 600:
+            long_modules.append(module)
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = node.end_lineno - node.lineno + 1
+                if length > 80:
+                    long_functions.append(f"{module}.{node.name} ({length} lines)")
+    assert long_modules == [] and long_functions == []
+
+
+def test_import_ubreg_stays_light():
+    code = ("import sys, ubreg, ubreg.families; "
+            "heavy = [m for m in ('matplotlib', 'jinja2', 'numba', 'dask', 'patsy', 'sklearn')"
+            " if m in sys.modules]; "
+            "print(heavy, len([m for m in sys.modules if m.startswith('ubreg')]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out[0] == "[]" and int(out[-1]) <= 20, out
+
+
+def test_public_namespace_is_the_documented_api():
+    import ubreg
+    assert dir(ubreg) == sorted(ubreg.__all__)
+    for name in ubreg.__all__:
+        assert getattr(ubreg, name) is not None, name
+    assert "annotations" not in dir(ubreg)
+
+
+@pytest.mark.parametrize("path", sorted(ROOT.rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT)))
+def test_code_names_no_issue_numbers(path):
+    import re
+    assert not re.search(r"\bissue[s]?\s*#?\d", path.read_text(encoding="utf-8"), re.I)
