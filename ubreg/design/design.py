@@ -8,7 +8,7 @@ import numpy as np
 import patsy
 from patsy import NAAction, PatsyError
 
-from ..errors import DataError, PredictionError, UbregError
+from ..errors import DataError, FormulaError, PredictionError, UbregError
 from ..numerics.limits import check_allocation
 from .checks import (
     _as_categoricals,
@@ -119,23 +119,32 @@ class Design:
         data = normalise_columns(data, self.variables())
         data = _check_numeric_columns(self.design_info, data, self.label_levels, "newdata")
         data = _as_categoricals(data, self.label_levels, "newdata")
-        na = _RecordingNAAction("drop")
         check_design_size(len(data), len(self.column_names), "the design matrix of newdata")
+        X, na = self.rows(data, "omit", predicting=True)
+        mask = na.mask if na.mask is not None else np.zeros(len(data), dtype=bool)
+        return X, mask
+
+    def rows(self, data, na_action: str, predicting: bool):
+        """(design matrix of ``data``'s complete rows, the NA bookkeeping); ``data``
+        already checked and its label columns coded.  Every failure is an error
+        naming the formula (a PredictionError for new data)."""
+        na = _RecordingNAAction(na_action)
+        what = "newdata" if predicting else "data"
         try:
             (X,) = patsy.build_design_matrices([self.design_info],
                                                patsy_input(data, self.variables()),
                                                NA_action=na, return_type="matrix")
         except PatsyError as exc:
-            raise _translate_patsy_error(exc, self, predicting=True) from None
+            raise _translate_patsy_error(exc, self, predicting=predicting) from None
         except UbregError:
             raise
-        except Exception as exc:  # patsy or a transform failed on the new values
-            raise PredictionError(f"newdata: cannot evaluate the formula's right-hand side "
-                                  f"{self.formula_rhs!r}: {type(exc).__name__}: {exc}") from None
-        mask = na.mask if na.mask is not None else np.zeros(len(data), dtype=bool)
+        except Exception as exc:  # patsy or a transform failed on the values
+            error = PredictionError if predicting else FormulaError
+            raise error(f"{what}: cannot evaluate the formula's right-hand side "
+                        f"{self.formula_rhs!r}: {type(exc).__name__}: {exc}") from None
         X = np.asarray(X, dtype=np.float64)
-        _check_finite(X, self.column_names, "newdata")
-        return X, mask
+        _check_finite(X, self.column_names, what)
+        return X, na
 
     def __getstate__(self):
         return {"design_info": _dumps_design_info(self.design_info),

@@ -13,7 +13,6 @@ from patsy import ModelDesc, NAAction, PatsyError
 from ..errors import DataError, FormulaError, PredictionError, ResponseError
 from .checks import (
     _as_categoricals,
-    _check_finite,
     _check_real,
     _is_label_column,
     _translate_patsy_error,
@@ -21,7 +20,7 @@ from .checks import (
     patsy_input,
 )
 from .coerce import normalise_columns
-from .design import Design, _RecordingNAAction
+from .design import Design
 from .namespace import _environment
 from .parse import (
     _check_formula_names,
@@ -193,15 +192,7 @@ def build_partition_frame(parsed: PartitionedFormula, design: Design, response: 
                         f"({int(y_na.sum())} rows) and na_action='fail'")
     kept = frame if not y_na.any() else frame.loc[~y_na]
     kept = _as_categoricals(kept, design.label_levels, "data")
-    na = _RecordingNAAction(na_action)
-    try:
-        (X,) = patsy.build_design_matrices([design.design_info],
-                                           patsy_input(kept, design.variables()),
-                                           NA_action=na, return_type="matrix")
-    except PatsyError as exc:
-        raise _translate_patsy_error(exc, design, predicting=False) from None
-    X = np.asarray(X, dtype=np.float64)
-    _check_finite(X, design.column_names, "data")
+    X, na = design.rows(kept, na_action, predicting=False)
     rhs_na = na.mask if na.mask is not None else np.zeros(len(kept), dtype=bool)
     keep = ~y_na
     keep[np.flatnonzero(keep)[rhs_na]] = False
