@@ -170,6 +170,7 @@ def test_modules_and_functions_stay_small():
     assert long_modules == [] and long_functions == []
 
 
+@pytest.mark.slow
 def test_import_ubreg_stays_light():
     code = ("import sys, ubreg, ubreg.families; "
             "heavy = [m for m in ('matplotlib', 'jinja2', 'numba', 'dask', 'patsy', 'sklearn')"

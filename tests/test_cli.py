@@ -31,6 +31,7 @@ def demo(tmp_path_factory):
     return code, buf.getvalue(), out_dir
 
 
+@pytest.mark.slow
 def test_demo_writes_both_reports_and_prints_their_paths(demo):
     code, out, out_dir = demo
     assert code == 0
@@ -69,6 +70,7 @@ def test_errors_are_one_line(tmp_path, capsys, argv, message):
     assert len(err) == 1 and err[0].startswith("ubreg: error:") and message in err[0]
 
 
+@pytest.mark.slow
 def test_full_demo_labels_models_by_what_they_fit(tmp_path, capsys):
     """The whole demo (every method, 10-fold CV, both reports).  Its CPU time, unlike its
     wall time, does not depend on what else the machine runs (about 20 s here)."""

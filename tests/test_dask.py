@@ -19,6 +19,8 @@ import dask  # noqa: E402
 import ubreg  # noqa: E402
 from ubreg.errors import DataError, FormulaError  # noqa: E402
 
+pytestmark = pytest.mark.slow  # every test here runs on a local Dask cluster
+
 TOL = 1e-8
 FAMILIES = [ubreg.Permissible("entropy"), ubreg.Permissible("matsushita"),
             ubreg.Permissible("gini"), ubreg.Permissible("mu", mu=0.3)]

@@ -36,6 +36,7 @@ def test_the_registry_declares_the_dask_backends():
     assert list(uls.dask_options) == extra == ["persist"]
 
 
+@pytest.mark.slow
 def test_import_ubreg_does_not_import_dask():
     code = ("import sys, ubreg, pandas as pd; "
             "ubreg.fit('y ~ x', pd.DataFrame({'x': [0., 1, 2, 3, 4, 5], 'y': [0, 1, 0, 1, 1, 0]})); "

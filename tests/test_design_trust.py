@@ -62,6 +62,7 @@ def test_ordinary_powers_and_splines_still_work(frame):
     assert np.isfinite(m.coef.to_numpy()).all()
 
 
+@pytest.mark.slow
 def test_a_design_over_the_memory_cap_is_refused_quickly():
     rng = np.random.default_rng(0)
     n = 200_000
@@ -137,6 +138,7 @@ def test_names_colliding_under_unicode_normalisation_are_refused(frame, a, b):
 
 
 # --- y ~ . over many columns ------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("p", [600, 10_000])
 def test_dot_over_many_columns(p):
     rng = np.random.default_rng(1)

@@ -365,6 +365,7 @@ def test_power_half_is_matsushita():
     np.testing.assert_allclose(power.hessian_eta(eta), mats.hessian_eta(eta), rtol=4e-15)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, derandomize=True)
 @given(v=st.floats(0.01, 0.99), log10_p=st.floats(-300.0, math.log10(0.5)))
 def test_power_link_round_trip_for_any_v(v, log10_p):

@@ -127,6 +127,7 @@ def _options(method, n):
     return name, opts
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", FUZZ_METHODS)
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

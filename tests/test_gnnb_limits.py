@@ -49,6 +49,7 @@ def test_weights_past_any_memory_are_refused(data):
         ubreg.fit("Class ~ x1 + x2", data, method="gnnb", k=3, weights=w)
 
 
+@pytest.mark.slow
 def test_weights_past_int64_do_not_crash_the_interpreter():
     """Σ weights past 2**63 wrapped around in np.repeat's int64 count and crashed the
     interpreter (segmentation fault): run in a subprocess, which must exit normally

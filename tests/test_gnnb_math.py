@@ -146,6 +146,7 @@ def _literal_11(knn, Y, fam, eps, T):
     return w, left
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,params", [("gini", {}), ("logcosh", {"zeta": -4.0}),
                                          ("tempered", {"t": 0.5})])
 def test_bounded_links_depart_from_eq11_as_documented(name, params):
@@ -282,6 +283,7 @@ def test_lemma3_with_repeated_observations(name, params):
 
 
 # ---- UNN ----------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("name,params", FAMILIES, ids=IDS)
 def test_unn_zeroes_the_edge(name, params):
     fam = _family(name, params)
@@ -363,6 +365,7 @@ def _brute_knn(X, Q, k, self_query):
     return np.array(out)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["ints4", "ints16", "duplicates", "one_point", "scales",
                                   "high_d"])
 def test_neighbours_exact_on_near_ties(case):

@@ -93,6 +93,7 @@ def _bound(S, rate, delta):
     return delta + 3.29 * np.sqrt(rate * (1.0 - rate) / S)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family,S", CASES, ids=[f.describe() for f, _ in CASES])
 def test_wald_coverage_and_null_rejection(family, S):
     out = simulate(family, S, seed=2024)

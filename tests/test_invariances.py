@@ -95,6 +95,7 @@ def test_pickle_round_trip(every_method, frame):
     assert str(m.summary()) == str(m2.summary())
 
 
+@pytest.mark.slow
 def test_pickle_from_another_version_warns(every_method, frame, monkeypatch):
     method = every_method
     # every result records the ubreg version that made it (results/base.py,

@@ -188,6 +188,7 @@ def test_theorem3_fails_for_a_rate_far_above_eq98():
     assert lhs > 1.5 * (base + penalty)
 
 
+@pytest.mark.slow
 def test_approaches_the_batch_fit_on_a_stationary_stream():
     """On a stationary stream the on-line predictor's risk on fresh data
     approaches the batch ULS fit's (risks relative to the batch fit of the same

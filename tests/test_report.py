@@ -52,6 +52,7 @@ def test_user_strings_are_escaped(hostile, tmp_path):
         Image.open(io.BytesIO(base64.b64decode(s.split(",", 1)[1]))).verify()
 
 
+@pytest.mark.slow
 def test_html_is_self_contained_and_states_versions_and_call(tmp_path):
     data = ubreg.datasets.load_pima()
     cvr = ubreg.cv("diabetes ~ glucose + mass", data, folds=3, seed=1)
@@ -70,6 +71,7 @@ def test_html_is_self_contained_and_states_versions_and_call(tmp_path):
     assert len(_img_sources(html)) == 12
 
 
+@pytest.mark.slow
 def test_pdf_report_and_its_pages(tmp_path):
     data = ubreg.datasets.load_pima()
     m = ubreg.fit("diabetes ~ glucose + mass", data)
@@ -152,6 +154,7 @@ def mathtext_data():
     return pd.DataFrame({"y": y, MATHTEXT: x, "g": g})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", sorted(ubreg.METHODS))
 def test_mathtext_in_a_column_name_and_a_level_for_every_method(mathtext_data, method,
                                                                  tmp_path):
@@ -169,6 +172,7 @@ def test_mathtext_in_a_column_name_and_a_level_for_every_method(mathtext_data, m
     assert pdf.read_bytes().startswith(b"%PDF")
 
 
+@pytest.mark.slow
 def test_a_failing_figure_is_a_note_in_its_place(tmp_path, monkeypatch):
     from ubreg import plots
     data = ubreg.datasets.load_pima()
@@ -207,6 +211,7 @@ def test_a_figure_failing_while_rendered_is_a_note(tmp_path, monkeypatch):
                      r"\(ValueError: [^<\n]+\)", text)
 
 
+@pytest.mark.slow
 def test_cv_risk_path_of_uboost_on_request(tmp_path):
     data = ubreg.datasets.load_pima()
     m = ubreg.fit("diabetes ~ glucose + mass + age", data, method="uboost", mstop=30)

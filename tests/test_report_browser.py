@@ -16,9 +16,11 @@ from PIL import Image  # noqa: E402
 
 import ubreg  # noqa: E402
 
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed "
-                                "(apt-get install chromium); the browser check needs it")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed "
+                                 "(apt-get install chromium); the browser check needs it")]
 
 # a closed network and no user profile: flags that keep Chromium from reaching out
 FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -123,6 +123,7 @@ def test_every_table_of_the_uls_report_is_in_its_page(tmp_path):
     assert "<strong>&#34;F* is best on average&#34; — does not hold here.</strong>" in html
 
 
+@pytest.mark.slow
 def test_render_script_end_to_end(tmp_path):
     """reports/render_html.py renders the three stored reports with their figures (~5 s)."""
     proc = subprocess.run([sys.executable, str(REPORTS / "render_html.py"), "--out-dir",

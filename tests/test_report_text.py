@@ -65,6 +65,7 @@ def test_visible_text_rule():
     assert visible_text(3.5) == 3.5                               # not text: unchanged
 
 
+@pytest.mark.slow
 def test_html_and_pdf_show_hidden_characters_as_visible_escapes(bidi_data, tmp_path):
     before = bidi_data.copy()
     m = ubreg.fit(f'y ~ Q("dose{RLO}gm") + g', bidi_data)
@@ -196,6 +197,7 @@ def test_long_levels_in_a_tree_listing():
     assert not RUNS.search(m.summary().html())
 
 
+@pytest.mark.slow
 def test_long_levels_keep_the_pdf_short(tmp_path):
     levels = [f"level{i:02d}_" + "x" * 290 for i in range(40)]
     m = _fit("y ~ x + g", _long_data(levels, 800))
@@ -210,6 +212,7 @@ def test_long_levels_keep_the_pdf_short(tmp_path):
     assert _pdf_pages(pdf) <= 4, _pdf_pages(pdf)
 
 
+@pytest.mark.slow
 def test_long_coefficient_labels_fit_in_their_figure(tmp_path):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
@@ -231,6 +234,7 @@ def test_long_coefficient_labels_fit_in_their_figure(tmp_path):
     assert "Coefficients with 95% Wald confidence intervals" in words   # its page's caption
 
 
+@pytest.mark.slow
 def test_line_separators_in_pdf_notes_are_shown_not_obeyed(tmp_path):
     """U+2028 would split a line of running text (a summary's note) in two."""
     rng = np.random.default_rng(8)

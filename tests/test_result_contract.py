@@ -336,6 +336,7 @@ def test_predict_types_are_written_once():
     assert hits == ["results/base.py"]
 
 
+@pytest.mark.slow
 def test_import_loads_neither_jinja2_nor_matplotlib():
     """Text summaries need neither; HTML loads Jinja2 when it renders, plots matplotlib
     when they draw."""

@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow  # the vignettes run as scripts
+
 VIGNETTES = sorted((pathlib.Path(__file__).parent.parent / "vignettes").glob("*.py"))
 TIMEOUT = 120   # seconds per vignette; they take a few seconds on an idle machine
 
