@@ -67,8 +67,8 @@ def _checked_trusted(trusted) -> bool:
 
 
 def fit(formula: str, data, family=None, method: str = "uls", weights=None,
-        na_action: str = "drop", positive=None, trusted: bool = False, freq_weights=None,
-        **options):
+        na_action: str = "omit", positive=None, trusted: bool = False, freq_weights=None,
+        subset=None, offset=None, **options):
     """Fit a classification model given as a formula.
 
     Parameters
@@ -92,9 +92,18 @@ def fit(formula: str, data, family=None, method: str = "uls", weights=None,
         The same fit; ``nobs`` = Σ w, df Σ w − rank, HC0 meat Σ wᵢ (yᵢ − p̂ᵢ)²
         xᵢxᵢᵀ (statsmodels' ``GLM(freq_weights=...)`` HC0, which is NaN for a
         zero weight: here such a row counts as absent).  Not with ``weights``.
-    na_action : {"drop", "raise"}
-        Drop rows with NA in a model variable (counted in the summary), or
-        refuse them.
+    na_action : {"omit", "exclude", "fail"}
+        R's: drop rows with NA in a model variable (counted in the summary);
+        drop them but pad residuals and fitted values with NaN to one entry per
+        input row (``"exclude"``); or refuse them.  ``"drop"`` and ``"raise"`` are
+        aliases of ``"omit"`` and ``"fail"``.
+    subset : array-like of bool or str, optional
+        R's ``subset``: the rows to use, as booleans or an expression over the
+        columns (``"age > 30"``, checked like a formula term).
+    offset : str or array-like, optional
+        R's ``offset``: a known part of the linear predictor, as a column name,
+        an expression (``"log(exposure)"``) or one value per row; ``offset()``
+        terms of the formula add to it.  Methods with a linear predictor only.
     positive : optional
         The response level modelled as y = 1; by default the second level in
         sorted order, as in R.
@@ -126,14 +135,26 @@ def fit(formula: str, data, family=None, method: str = "uls", weights=None,
     spec = FitSpec(formula=formula, data=data, family=family, weights=weights,
                    na_action=na_action, positive=positive, call=call,
                    trusted=_checked_trusted(trusted), family_given=family_given,
-                   weight_kind=weight_kind)
+                   weight_kind=weight_kind, offset=offset, subset=subset)
+    result = _with_weight_kind(_run(entry, on_dask, spec, options, label, accepted),
+                               weight_kind)
+    _record_call(result, data, dict(
+        formula=formula, family=family if family_given else None, method=method,
+        weights=weights if weight_kind == "prior" else None,
+        freq_weights=weights if weight_kind == "freq" else None, na_action=na_action,
+        positive=positive, subset=subset, offset=offset, **options))
+    return result
+
+
+def _run(entry, on_dask: bool, spec: FitSpec, options: dict, label: str, accepted):
+    """The method's in-memory fitter, or its Dask backend for a Dask frame."""
     backend = entry.fit
     if on_dask:
         backend = entry.dask_backend()
         if backend is None:
-            raise DataError(NOT_ON_DASK.format(name=method))
+            raise DataError(NOT_ON_DASK.format(name=entry.name))
     try:
-        result = backend(spec, **options)
+        return backend(spec, **options)
     except TypeError as exc:
         # a method whose options could not be read from its signature: its
         # forwarding call refused the keyword
@@ -141,7 +162,15 @@ def fit(formula: str, data, family=None, method: str = "uls", weights=None,
         if match and match.group(1) in options:
             raise _unknown_options(label, [match.group(1)]) from None
         raise
-    return _with_weight_kind(result, weight_kind)
+
+
+def _record_call(result, data, arguments: dict) -> None:
+    """Keep on the result what R keeps in a fit's call: the arguments (for
+    ``update``, ``drop1``, ``step``) and the data they were evaluated on (by
+    reference, not copied; left out when the result is pickled)."""
+    if hasattr(result, "__dict__"):
+        result.fit_arguments = arguments
+        result._data = data
 
 
 def _type_name(data) -> str:

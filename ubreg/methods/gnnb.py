@@ -6,14 +6,13 @@ import time
 import numpy as np
 import pandas as pd
 
-from ..design import build_model_frame
 from ..errors import DataError
 from ..fitters.gnnb.fitter import leverage
 from ..fitters.gnnb.neighbours import NeighbourIndex
 from ..fitters.gnnb.preprocess import Preprocessor
 from ..numerics.limits import check_allocation, format_bytes
 from ..results.gnnb import BlockModel, GNNBResult
-from .spec import FitSpec, Method
+from .spec import FitSpec, Method, model_frame
 
 __all__ = ["fit_gnnb", "fit_unn"]
 
@@ -118,8 +117,7 @@ def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, st
         raise ValueError(f"epsilon must lie in (0, 1) (eq. 10), got {epsilon!r}")
     if chooser not in ("sequential", "largest"):
         raise ValueError(f"unknown chooser {chooser!r}; use 'sequential' or 'largest'")
-    mf = build_model_frame(spec.formula, spec.data, weights=spec.weights,
-                           na_action=spec.na_action, response="multiclass", trusted=spec.trusted)
+    mf = model_frame(spec, update, response="multiclass")
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer, got {k!r}")
     X_in, codes, row_index = _replicate_by_weights(mf, spec.weights is not None, update, k)

@@ -15,7 +15,7 @@ from typing import Callable
 
 from ..families.base import Family
 
-__all__ = ["FitSpec", "Method", "method_options"]
+__all__ = ["FitSpec", "Method", "method_options", "model_frame", "raw_frame"]
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,39 @@ class FitSpec:
     #: of non-zero weight, HC0 meat Σ w² r² x xᵀ) or ``"freq"`` (frequency weights: a row
     #: of weight 2 is the row twice, nobs = Σ w)
     weight_kind: str = "prior"
+    #: R's ``offset=`` (a column name, an expression or an array) and ``subset=``
+    offset: object = None
+    subset: object = None
+
+
+def model_frame(spec: FitSpec, method: str, *, offset: bool = False,
+                proportions: bool = False, **kw):
+    """:func:`ubreg.design.build_model_frame` of ``spec``; a method that has no linear
+    predictor (``offset=False``) refuses an offset, one that needs a binary response
+    (``proportions=False``) refuses proportions."""
+    from ..design import build_model_frame
+    from ..errors import FormulaError
+    mf = build_model_frame(spec.formula, spec.data, weights=spec.weights,
+                           na_action=spec.na_action, positive=spec.positive,
+                           trusted=spec.trusted, offset=spec.offset, subset=spec.subset,
+                           proportions=proportions, **kw)
+    if not offset and mf.design.has_offset:
+        raise FormulaError(f"method {method!r} takes no offset (an offset is a known part of a "
+                           "linear predictor: method='uls' with the design columns fits one)")
+    return mf
+
+
+def raw_frame(spec: FitSpec, method: str):
+    """:func:`ubreg.design.build_raw_frame` of ``spec`` (no offset: trees have no
+    linear predictor)."""
+    from ..design import build_raw_frame
+    from ..errors import FormulaError
+    if spec.offset is not None:
+        raise FormulaError(f"method {method!r} takes no offset (a tree has no linear "
+                           "predictor)")
+    return build_raw_frame(spec.formula, spec.data, weights=spec.weights,
+                           na_action=spec.na_action, positive=spec.positive,
+                           trusted=spec.trusted, subset=spec.subset)
 
 
 def method_options(func) -> list[str] | None:

@@ -5,7 +5,6 @@ import warnings
 
 import numpy as np
 
-from ..design import build_model_frame
 from ..families.tempered import Tempered
 from ..fitters.tboost.boost import normalise_weights, tboost
 from ..fitters.tboost.learners import fit_stump, fit_tempered_tree, fit_udt_tree
@@ -13,7 +12,7 @@ from ..fitters.tboost.loss import TemperedExponential
 from ..learners.base import OnColumns
 from ..numerics.warnings import user_stacklevel
 from ..results.tboost import TBoostResult
-from .spec import FitSpec, Method
+from .spec import FitSpec, Method, model_frame
 
 __all__ = ["fit_tboost"]
 
@@ -80,9 +79,7 @@ def fit_tboost(spec: FitSpec, *, t=None, rounds: int = 20, learner: str = "trees
     """
     t = _resolve_t(spec.family, spec.family_given, t)
     _check_options(rounds, learner, mu, depth, max_size)
-    mf = build_model_frame(spec.formula, spec.data, weights=spec.weights,
-                           na_action=spec.na_action, positive=spec.positive,
-                           trusted=spec.trusted)
+    mf = model_frame(spec, "tboost")
     # scale-free (docs/tempered.md §2.1): the learners and the loop see the same
     # normalised weights; weights all equal are the unweighted data
     w = normalise_weights(mf.weights)

@@ -3,12 +3,11 @@ from __future__ import annotations
 
 import warnings
 
-from ..design import build_model_frame
 from ..fitters.boost.uboost import boost_u, check_leaf_options, check_options
 from ..fitters.boost.ulosses import resolve_U
 from ..numerics.warnings import user_stacklevel
 from ..results.boost import UBoostResult
-from .spec import FitSpec, Method
+from .spec import FitSpec, Method, model_frame
 
 __all__ = ["fit_uboost_method", "METHOD"]
 
@@ -28,9 +27,7 @@ def fit_uboost_method(spec: FitSpec, *, U="logistic", learner: str = "trees", de
     check_options(mstop, nu, depth, learner, init)
     check_leaf_options(min_child_weight, min_samples_leaf)
     U = resolve_U(U)
-    mf = build_model_frame(spec.formula, spec.data, weights=spec.weights,
-                           na_action=spec.na_action, positive=spec.positive,
-                           trusted=spec.trusted)
+    mf = model_frame(spec, "uboost")
     options = dict(learner=learner, depth=int(depth), mstop=int(mstop), nu=float(nu),
                    max_bins=int(max_bins), init=init, min_child_weight=float(min_child_weight),
                    min_samples_leaf=float(min_samples_leaf))

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..design import build_raw_frame
 from ..fitters.udt import cp_table_cv, grow_tree
 from ..results.tree import TreeResult, to_tree_columns
-from .spec import FitSpec, Method
+from .spec import FitSpec, Method, raw_frame
 
 __all__ = ["fit_udt"]
 
@@ -36,8 +35,7 @@ def fit_udt(spec: FitSpec, *, min_split: int = 20, min_leaf: int = 7, max_depth:
     if isinstance(spec.family, list) or not getattr(spec.family, "is_permissible", False):
         raise ValueError("method 'udt' needs one permissible family (the split criterion), "
                          f"got {spec.family!r}")
-    rf = build_raw_frame(spec.formula, spec.data, weights=spec.weights,
-                         na_action=spec.na_action, positive=spec.positive, trusted=spec.trusted)
+    rf = raw_frame(spec, "udt")
     columns = to_tree_columns(rf.columns)
     controls = dict(min_split=min_split, min_leaf=min_leaf, max_depth=max_depth, cp=cp,
                     risk=risk)

@@ -12,7 +12,6 @@ import inspect
 
 import numpy as np
 
-from ..design import build_model_frame
 from ..errors import ConvergenceWarning, DataError, SeparationWarning
 from ..fitters.boost.adaptive import fit_fstar
 from ..fitters.boost.leverage import MAX_DELTA
@@ -30,7 +29,7 @@ from ..numerics.warnings import warn
 from ..results.boost import ULSBoostResult
 from ..results.inference import sandwich
 from ..results.linear import LinearResult
-from .spec import FitSpec, Method, method_options, option_defaults
+from .spec import FitSpec, Method, method_options, model_frame, option_defaults
 
 __all__ = ["fit_uls_method", "fit_linear", "fit_boosted", "LEARNERS", "METHOD"]
 
@@ -73,9 +72,7 @@ def fit_linear(spec: FitSpec, *, solver: str = "corrective", tol: float = 1e-10,
                          "learner='stumps', 'rules' or 'trees'")
     if on_separation not in ("warn", "raise"):
         raise ValueError(f"on_separation must be 'warn' or 'raise', got {on_separation!r}")
-    mf = build_model_frame(spec.formula, spec.data, weights=spec.weights,
-                           na_action=spec.na_action, positive=spec.positive,
-                           trusted=spec.trusted)
+    mf = model_frame(spec, "uls")
     _check_magnitudes(mf.X, mf.weights, mf.design.column_names)
     family = spec.family
     names = mf.design.column_names
@@ -159,9 +156,7 @@ def fit_boosted(spec: FitSpec, learner: str, *, rounds: int = 100, corrective: b
     check_options(rounds, literals, depth, max_bins, strategy, bag)
     if not 0 < tol < 1:
         raise ValueError(f"tol must be in (0, 1), got {tol!r}")
-    mf = build_model_frame(spec.formula, spec.data, weights=spec.weights,
-                           na_action=spec.na_action, positive=spec.positive,
-                           trusted=spec.trusted)
+    mf = model_frame(spec, "uls")
     binned = bin_design(mf.X, max_bins, weights=mf.weights)
     kw = dict(learner=learner, rounds=int(rounds), corrective=bool(corrective),
               literals=int(literals), depth=int(depth), max_bins=max_bins, tol=tol,

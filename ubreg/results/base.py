@@ -189,7 +189,7 @@ class Result(abc.ABC):
     # ---- pickling ---------------------------------------------------------
     def __getstate__(self):
         state = dict(self.__dict__)
-        for key in self._unpickled:
+        for key in (*self._unpickled, "_data"):     # the data are the user's, not the model's
             state.pop(key, None)
         return state
 
