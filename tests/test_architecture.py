@@ -30,6 +30,7 @@ LAYERS = [
     {"evaluate"},
     {"plots"},
     {"reporting"},
+    {"sklearn"},
     {"cli", "__main__", "__init__"},
 ]
 

@@ -1,0 +1,69 @@
+"""ubreg's scikit-learn estimators: scikit-learn's own estimator checks, pipelines, grid
+search, and the same coefficients as ubreg.fit and as LogisticRegression."""
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("sklearn")
+
+from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
+
+import ubreg  # noqa: E402
+from ubreg.sklearn import (GNNBClassifier, TBoostClassifier, UBoostClassifier,  # noqa: E402
+                           UDTClassifier, ULSClassifier, UNNClassifier)
+
+ESTIMATORS = [ULSClassifier(), ULSClassifier(learner="stumps", rounds=10), UDTClassifier(),
+              UBoostClassifier(mstop=10), TBoostClassifier(rounds=5), GNNBClassifier(k=3),
+              UNNClassifier(k=3)]
+
+
+def _expected_failures(estimator):
+    """Each estimator lists the checks it fails, with the reason, itself."""
+    return dict(estimator.expected_failed_checks)
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected_failures)
+def test_scikit_learn_estimator_checks(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # convergence and separation on toy data
+        check(estimator)
+
+
+# --- in pipelines, grid search and cross-validation --------------------------------------
+@pytest.fixture(scope="module")
+def pima():
+    data = ubreg.datasets.load_pima().dropna(subset=["glucose", "mass", "age", "pedigree"])
+    X = data[["glucose", "mass", "age", "pedigree"]]
+    return X, data["diabetes"]
+
+
+def test_uls_entropy_equals_ubreg_fit_and_logistic_regression(pima):
+    from sklearn.linear_model import LogisticRegression
+    X, y = pima
+    est = ULSClassifier().fit(X, y)
+    assert list(est.classes_) == ["neg", "pos"] and list(est.feature_names_in_) == list(X)
+    direct = ubreg.fit("diabetes ~ glucose + mass + age + pedigree",
+                       X.assign(diabetes=y))
+    np.testing.assert_allclose(est.model_.coef.to_numpy(), direct.coef.to_numpy(), rtol=1e-12)
+    lr = LogisticRegression(penalty=None, tol=1e-10, max_iter=10_000).fit(X, y)
+    np.testing.assert_allclose(est.model_.coef.to_numpy(), np.r_[lr.intercept_, lr.coef_[0]],
+                               rtol=1e-5)
+    np.testing.assert_allclose(est.predict_proba(X), lr.predict_proba(X), atol=1e-7)
+    assert est.score(X, y) == pytest.approx(lr.score(X, y))
+
+
+def test_pipeline_grid_search_and_cross_val_score(pima):
+    from sklearn.model_selection import GridSearchCV, cross_val_score
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    X, y = pima
+    pipe = make_pipeline(StandardScaler(), UDTClassifier())
+    grid = GridSearchCV(pipe, {"udtclassifier__family": ["gini", "entropy"],
+                               "udtclassifier__max_depth": [2, 4]}, cv=3).fit(X, y)
+    assert set(grid.best_params_) == {"udtclassifier__family", "udtclassifier__max_depth"}
+    scores = cross_val_score(GNNBClassifier(k=10), X, y, cv=3)
+    assert scores.shape == (3,) and (scores > 0.6).all()
+    auc = cross_val_score(ULSClassifier(family="matsushita"), X, y, cv=3, scoring="roc_auc")
+    assert (auc > 0.75).all()
