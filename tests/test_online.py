@@ -341,6 +341,8 @@ def _failing_posterior(monkeypatch, family, after, exc):
         return wrapped
 
     monkeypatch.setattr(type(family), "scalar_posterior", make)
+    # the interpreted walk, which calls the per-row posterior (the compiled one does not)
+    monkeypatch.setattr(type(family), "posterior_form", property(lambda self: None))
 
 
 def _state(learner):
@@ -381,3 +383,30 @@ def test_interrupted_partial_fit_leaves_the_learner_as_it_was(monkeypatch, q, wh
     for learner in (ol, ref):
         learner.partial_fit(batch).partial_fit(df.iloc[200:])
     assert _state(ol) == _state(ref)
+
+
+@pytest.mark.parametrize("name", ["entropy", "entropy2", "matsushita", "gini", "mu"])
+@pytest.mark.parametrize("q", [2.0, 1.5, 1.2])
+@pytest.mark.parametrize("rate", ["constant", "sqrt"])
+def test_compiled_walk_equals_the_interpreted_walk(name, q, rate):
+    """The numba walk (families with a closed-form posterior) and the per-row Python
+    loop (the others) are the same algorithm: the same links and iterates."""
+    from ubreg.fitters import online as qnorm
+    from ubreg.fitters.online_kernels import run
+    rng = np.random.default_rng(3)
+    X = np.c_[np.ones(400), rng.normal(size=(400, 4))]
+    y = (rng.uniform(size=400) < 0.4).astype(float)
+    fam = ubreg.Permissible(name, **({"mu": 0.3} if name == "mu" else {}))
+    p = qnorm.dual_exponent(q)
+    eta = 0.05 if name == "gini" else 0.2
+    rates = qnorm.step_sizes(7, len(y), eta, rate)
+    w0 = rng.normal(size=5) * 0.1
+    theta0 = qnorm.grad_psi(w0, q)
+    compiled = run(X, y, fam, eta, rates, w0, theta0 if q != 2.0 else w0, np.zeros(5), p)
+
+    class Interpreted(type(fam)):
+        posterior_form = None
+    slow = Interpreted(**({"mu": 0.3} if name == "mu" else {}))
+    interpreted = qnorm.walk(X, y, slow, eta, rates, w0, theta0, np.zeros(5), q, p)
+    for a, b in zip(compiled, interpreted):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)

@@ -86,15 +86,19 @@ def step_sizes(n_seen, n, eta, rate):
 # ---------------------------------------------------------------------------
 # the walk
 # ---------------------------------------------------------------------------
-def walk(X, y, post, eta, rates, w, theta, w_sum, q, p):
+def walk(X, y, family, eta, rates, w, theta, w_sum, q, p):
     """The per-row loop of Algorithm 2 (eq. 93) from the iterates (w, θ).
+
+    Compiled (:mod:`ubreg.fitters.online_kernels`) for a family with a closed-form
+    posterior (``family.posterior_form``), interpreted otherwise.
 
     Parameters
     ----------
     X : ndarray (n, d), C-contiguous
     y : ndarray (n,) of 0/1
-    post : callable float → float
-        ∇φ⁻¹ (the family's ``scalar_posterior()``).
+    family : Family
+        Gives ∇φ⁻¹: its ``posterior_form`` to the compiled loop, else its
+        ``scalar_posterior()``.
     eta : float
         The constant rate, used when ``rates`` is None.
     rates : ndarray (n,) or None
@@ -110,6 +114,11 @@ def walk(X, y, post, eta, rates, w, theta, w_sum, q, p):
         w_{t−1}ᵀx_t per row and the new state, new arrays (the inputs are not
         modified).
     """
+    from .online_kernels import run
+    compiled = run(X, y, family, eta, rates, w, theta if q != 2.0 else w, w_sum, p)
+    if compiled is not None:
+        return compiled
+    post = family.scalar_posterior()
     n = X.shape[0]
     links = np.empty(n)
     if q == 2.0:

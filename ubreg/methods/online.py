@@ -299,8 +299,7 @@ class OnlineLearner(Result):
         """The per-row loop of Algorithm 2 (:func:`ubreg.fitters.online.walk`)
         from the iterates (w, θ) and the sum of the iterates so far."""
         rates = qnorm.step_sizes(self.n_seen, X.shape[0], eta, self.rate)
-        return qnorm.walk(X, y, self.family.scalar_posterior(), eta, rates, w, theta,
-                          w_sum, self.q, self.p)
+        return qnorm.walk(X, y, self.family, eta, rates, w, theta, w_sum, self.q, self.p)
 
     # ---- prediction ---------------------------------------------------------------
     def _coef(self) -> np.ndarray:
