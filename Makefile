@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.ubreg-installed
 
-.PHONY: demo test test-fast bench-smoke reports-html clean
+.PHONY: demo test test-fast bench bench-smoke reports-html clean
 
 $(STAMP): setup.cfg setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,6 +22,16 @@ test: $(STAMP)
 # everything but the tests marked slow (a cluster, a browser, whole reports, simulations)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow"
+
+# every benchmark at full size (tens of minutes; a quiet machine): figures printed and
+# written to benchmarks/results/<name>.json
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_uls.py --n 1000000
+	$(BIN)/python benchmarks/bench_udt.py --n 1000000 --depths 8,none --criteria gini,entropy,matsushita
+	$(BIN)/python benchmarks/bench_boost.py --skip-gbc
+	$(BIN)/python benchmarks/bench_gnnb.py
+	$(BIN)/python benchmarks/bench_online.py
+	$(BIN)/python benchmarks/bench_dask.py
 
 bench-smoke: $(STAMP)
 	$(BIN)/python benchmarks/bench_uls.py --smoke

@@ -39,6 +39,7 @@ import time
 import warnings
 
 import numpy as np
+from _results import record
 import pandas as pd
 
 NAMES = [f"x{j}" for j in range(1, 21)]
@@ -189,6 +190,11 @@ def _has_algorithm_param(cls) -> bool:
     return "algorithm" in inspect.signature(cls.__init__).parameters
 
 
+def _peak_rss_mb() -> float:
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=100_000, help="training rows")
@@ -228,6 +234,14 @@ def main(argv=None):
           f"accuracy {acc[ub]:.4f} vs {acc[hgb]:.4f}")
     print(f"  accuracy uboost − HistGradientBoosting: "
           f"{paired_accuracy(res.attrs['correct'][ub], res.attrs['correct'][hgb])}")
+    record("bench_boost", {
+        "n": a.n, "rounds": a.rounds, "peak_rss_mb": _peak_rss_mb(),
+        "fits": {f: {"seconds": t[f], "cpu_seconds": cpu[f], "test_accuracy": acc[f]}
+                 for f in res.fit},
+        "ratio_uls_stumps_vs_adaboost": t[uls] / t[ada],
+        "ratio_uboost_vs_hgb": t[ub] / t[hgb], "cpu_ratio_uboost_vs_hgb": cpu[ub] / cpu[hgb]},
+        smoke=a.smoke)
+    print(f"peak RSS of the process: {_peak_rss_mb():.0f} MB")
     if len(res) > 4:
         gbc = res.fit[4]
         print(f"uboost / GradientBoosting time: {t[ub] / t[gbc]:.3f}, "

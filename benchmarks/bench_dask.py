@@ -53,6 +53,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, _blas_threads())
 
 import numpy as np  # noqa: E402
+from _results import record  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_uls import FORMULA, make_data  # noqa: E402
@@ -221,6 +222,11 @@ def main():
               f"{np.max(np.abs(np.array(d['coef']) - np.array(m['coef']))):.2e}  (<= 1e-8)")
     print(f"  peak RSS per worker: {max(d['worker_peak_mb']):.0f} MB (goal < 2048 MB); "
           f"client {d['peak_mb']:.0f} MB; in-memory fit {m['peak_mb']:.0f} MB")
+    record("bench_dask", {"fits": {k: {f: r[f] for f in ("n", "seconds", "cores", "peak_mb",
+                                                          "worker_peak_mb", "iterations")
+                                       if f in r} for k, r in res.items()},
+                          "time_per_row_ratio": per_row, "time_per_row_per_core": per_core},
+           smoke=args.smoke)
 
 
 if __name__ == "__main__":

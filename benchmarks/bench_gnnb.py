@@ -26,6 +26,7 @@ import time
 import tracemalloc
 
 import numpy as np
+from _results import record
 import pandas as pd
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -228,6 +229,14 @@ def main(argv=None):
                "faster than linear here: at this size the search's chunk buffers still "
                "grow with m (they stop at 4 MB per thread)")
     print(f"memory: x{m2 / m1:.1f} rows -> x{p2 / p1:.2f} peak (~ m^{e:.2f}): {verdict}")
+    import resource
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    print(f"peak RSS of the process: {rss:.0f} MB")
+    record("bench_gnnb", {"k": k, "folds": folds, "rows": len(df), "ratio_vs_knn": ratio,
+                          "cpu_ratio_vs_knn": cpu_ratio, "peak_rss_mb": rss,
+                          "traced_peak_mib": {str(m): p / 2**20 for m, p in peaks},
+                          "contenders": res.reset_index().to_dict(orient="records")},
+           smoke=args.smoke)
     return res, ratio
 
 

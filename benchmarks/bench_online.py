@@ -20,6 +20,7 @@ import sys
 import time
 
 import numpy as np
+from _results import record
 import pandas as pd
 
 import ubreg
@@ -37,6 +38,11 @@ def make_data(n: int, seed: int) -> pd.DataFrame:
     frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(1, N_FEATURES + 1)])
     frame["y"] = y
     return frame
+
+
+def _peak_rss_mb() -> float:
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
 def main(argv=None):
@@ -60,7 +66,8 @@ def main(argv=None):
     risk_batch = float(np.mean(fam.loss(test.y.to_numpy(), batch.predict(test, type="link"))))
     print(f"rows {n}, batches of {args.batch}, {N_FEATURES} numeric predictors + intercept")
     print(f"batch ULS fit:           {t_batch:8.2f} s   test risk {risk_batch:.5f}")
-    ratios = {}
+    ratios, figures = {}, {"n": n, "batch": args.batch, "batch_seconds": t_batch,
+                           "batch_test_risk": risk_batch, "peak_rss_mb": None, "online": {}}
     for q in args.q:
         learner = ubreg.OnlineLearner(FORMULA, family=fam, q=q)
         t0 = time.perf_counter()
@@ -73,6 +80,10 @@ def main(argv=None):
         print(f"on-line q = {q:<4g} (eta {learner.eta:.4g}): {t_online:8.2f} s   "
               f"ratio {ratios[q]:5.2f}x   test risk {risk:.5f} ({100 * (risk / risk_batch - 1):+.2f}%;"
               f" last iterate {walk:.5f}, {100 * (walk / risk_batch - 1):+.1f}%)")
+        figures["online"][str(q)] = {"seconds": t_online, "ratio": ratios[q], "test_risk": risk}
+    figures["peak_rss_mb"] = _peak_rss_mb()
+    print(f"peak RSS of the process: {figures['peak_rss_mb']:.0f} MB")
+    record("bench_online", figures, smoke=args.smoke)
     worst = max(ratios.values())
     met = worst < args.max_ratio
     print(f"goal: < {args.max_ratio:g}x -> {'met' if met else 'NOT met'} (worst {worst:.2f}x)")

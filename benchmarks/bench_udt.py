@@ -37,6 +37,7 @@ import tempfile
 import time
 
 import numpy as np
+from _results import record
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 P = 20
@@ -258,6 +259,7 @@ def main(argv=None):
             f"{'nodes':>7}  identical")
     print(head)
     print("-" * len(head))
+    rows = []
     for n in ns:
         for depth in depths:
             gini_time = None
@@ -279,6 +281,11 @@ def main(argv=None):
                 print(f"{n:>8} {str(depth):>5} {crit:>10} {skt} {ours['time']:8.2f} "
                       f"{ratio:6.2f} {cpu_ratio:6.2f} {skm} {ours['peak_mb']:8.0f} {mem:6.2f} "
                       f"{ours['base_mb']:7.0f} {ours['nodes']:>7}  {ident}", flush=True)
+                rows.append({"n": n, "depth": depth, "criterion": crit,
+                             "ubreg_seconds": ours["time"], "ubreg_peak_mb": ours["peak_mb"],
+                             "ratio": ratio, "cpu_ratio": cpu_ratio, "memory_ratio": mem,
+                             "nodes": ours["nodes"], "identical": ident})
+    record("bench_udt", {"rows": rows}, smoke=args.smoke)
 
 
 if __name__ == "__main__":

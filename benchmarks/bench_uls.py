@@ -43,6 +43,7 @@ for _var in _THREAD_VARS:
     os.environ[_var] = _blas_threads()
 
 import numpy as np  # noqa: E402
+from _results import record  # noqa: E402
 import pandas as pd  # noqa: E402
 
 FORMULA = "y ~ " + " + ".join(f"x{j}" for j in range(1, 21)) + " + c5 + c10"
@@ -205,6 +206,11 @@ def report(n: int, tasks: list[str], rounds: int = 3, slow: float = 60.0) -> Non
     print(f"  coordinate vs corrective                       = {coef_diff('ubreg_coordinate', 'ubreg_fit'):.2e}")
     if "ubreg_fit" in res:
         print(f"peak RSS of ubreg.fit: {res['ubreg_fit']['peak_mb']:.0f} MB (goal <= 2048 MB)")
+    return {"n": n, "tasks": {t: {k: r[k] for k in ("seconds", "peak_mb", "runs") if k in r}
+                              for t, r in res.items()},
+            "ratio_fit_vs_statsmodels": ratio("ubreg_fit", "statsmodels_glm"),
+            "ratio_fit_only_vs_sklearn": ratio("ubreg_fit_only", "sklearn_newton_cholesky"),
+            "max_coef_diff_vs_statsmodels": coef_diff("ubreg_fit", "statsmodels_glm")}
 
 
 ALL = ["patsy_design", "ubreg_design", "ubreg_fit", "ubreg_fit_only", "statsmodels_glm", "sklearn_newton_cholesky",
@@ -227,12 +233,15 @@ def main():
         print(json.dumps(task(args.task, args.n[0])))
         return
     if args.smoke:
-        report(2000, ["ubreg_fit", "statsmodels_glm", "ubreg_coordinate"], rounds=1)
+        out = report(2000, ["ubreg_fit", "statsmodels_glm", "ubreg_coordinate"], rounds=1)
+        record("bench_uls", {"runs": [out]}, smoke=True)
         return
+    runs = []
     for n in args.n or [100_000, 1_000_000]:
         # the coordinate solver is timed at 1e5 only: it needs ~1000 one-column passes
         skip = set(args.skip) | ({"ubreg_coordinate"} if n > 200_000 else set())
-        report(n, [t for t in ALL if t not in skip], rounds=args.rounds)
+        runs.append(report(n, [t for t in ALL if t not in skip], rounds=args.rounds))
+    record("bench_uls", {"runs": runs})
 
 
 if __name__ == "__main__":
