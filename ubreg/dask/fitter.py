@@ -19,6 +19,8 @@ in-memory fitter runs, :func:`ubreg.numerics.newton.newton`, driven here by
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ..errors import ConvergenceWarning, DataError, ResponseError, SeparationWarning
@@ -298,7 +300,29 @@ def fit_linear_dask(spec: FitSpec, *, solver: str = "corrective", tol: float = 1
     return result
 
 
+#: an ``offset(...)`` term, and R's grouped response ``cbind(successes, failures)``
+_OFFSET_TERM = re.compile(r"(?<![\w.])offset\s*\(")
+_CBIND = re.compile(r"^\s*cbind\s*\(")
+
+
+def _check_r_options(spec) -> None:
+    """Refuse what R's model frame offers in memory but a fit of a Dask frame does
+    not: offsets, ``subset`` and grouped (proportion) responses, each by name."""
+    lhs, _, rhs = spec.formula.partition("~")
+    if spec.offset is not None or _OFFSET_TERM.search(rhs):
+        raise ValueError("an offset (offset= or an offset() term) is not available on a dask "
+                         "DataFrame; fit the data in memory (ddf.compute()) to use one")
+    if spec.subset is not None:
+        raise ValueError("subset= is not available on a dask DataFrame: select the rows "
+                         "first (ddf[ddf.age > 30]), which Dask does lazily")
+    if _CBIND.match(lhs):
+        raise ValueError("a grouped binomial response, cbind(successes, failures), is not "
+                         "available on a dask DataFrame (nor proportions); fit the data in "
+                         "memory (ddf.compute())")
+
+
 def _check_options(spec, solver, on_separation, persist):
+    _check_r_options(spec)
     if isinstance(spec.family, list):
         raise ValueError("a bag of families (family=[...]) needs weak learners, which need the "
                          "data in memory")

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..design import is_dask_frame
-from ..results.linear import LinearResult
+from ..results.linear import LinearResult, one_vcov
 from ..summary.linear import (
     LinearSummary,
     aliased_note,
@@ -135,10 +135,12 @@ class DaskLinearResult(LinearResult):
             return predict_lazy(self._light(), newdata, type)
         return LinearResult.predict(self._light(), newdata, type)
 
-    def summary(self, cov: str = "model"):
-        """R ``summary.glm``-style summary; the deviance-residual quantiles
+    def summary(self, vcov: str | None = None, *, cov: str | None = None):
+        """R ``summary.glm``-style summary with the covariance ``vcov`` (``"model"``,
+        ``"HC0"``/``"robust"`` or ``"HC1"``: HC2 and HC3 need the rows' hat values,
+        which a fit of a Dask frame does not hold); the deviance-residual quantiles
         are dask's approximate quantiles (exact min and max)."""
-        return DaskLinearSummary(self, cov=cov)
+        return DaskLinearSummary(self, cov=one_vcov(vcov, cov))
 
     def __getstate__(self):
         return dict(self.__dict__)

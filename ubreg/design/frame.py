@@ -53,6 +53,8 @@ class ModelFrame:
     na_action: str = "omit"
     #: rows left out by ``subset`` (not counted as dropped)
     n_outside_subset: int = 0
+    #: the data's index after ``subset``, in order: what ``na_action="exclude"`` pads to
+    input_index: pd.Index | None = None
 
     @property
     def n_dropped(self) -> int:
@@ -173,7 +175,8 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "omit",
     return ModelFrame(X=X, y=y, weights=w, design=design, response=response_info,
                       index=data.index[keep], n_input=len(data), dropped=data.index[~keep],
                       na_factors=na_factors, offset=offset_values[~offset_na][~rhs_na],
-                      na_action=prep.na_action, n_outside_subset=prep.n_outside_subset)
+                      na_action=prep.na_action, n_outside_subset=prep.n_outside_subset,
+                      input_index=data.index)
 
 
 def _coded_response(prep, keep, response, positive, proportions):

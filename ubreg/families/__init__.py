@@ -33,7 +33,7 @@ FAMILIES: dict[str, type[PermissibleFamily]] = {
 }
 
 #: other names users know the same families by
-ALIASES = {"logistic": "entropy", "brier": "gini", "squared": "gini"}
+ALIASES = {"logistic": "entropy", "binomial": "entropy", "brier": "gini", "squared": "gini"}
 
 
 def Permissible(name: str, **params) -> PermissibleFamily:
@@ -47,8 +47,8 @@ def Permissible(name: str, **params) -> PermissibleFamily:
         ``logcosh`` (parameter ``zeta`` < 0), ``tempered`` (parameter ``t`` < 2,
         the tempered loss of paper 004: t = 0 is 4 × gini, t = 1 is
         2 × matsushita; without ``t`` the family takes t = 0.5, t-AdaBoost's
-        default); aliases ``logistic`` (entropy), ``brier`` and ``squared``
-        (gini).
+        default); aliases ``logistic`` and ``binomial`` (entropy: R's
+        ``family = binomial``), ``brier`` and ``squared`` (gini).
     **params
         The family's parameters.
 

@@ -19,11 +19,18 @@ import abc
 
 import numpy as np
 
-__all__ = ["Family", "PermissibleFamily"]
+__all__ = ["Family", "PermissibleFamily", "has_proportions"]
 
 
 def _as_float(x):
     return np.asarray(x, dtype=np.float64)
+
+
+def has_proportions(y) -> bool:
+    """Whether a response holds proportions strictly between 0 and 1 (a grouped
+    binomial response, R's ``cbind(successes, failures)``) rather than 0/1 classes."""
+    y = np.asarray(y)
+    return bool(y.dtype.kind == "f" and np.any((y > 0.0) & (y < 1.0)))
 
 
 class Family(abc.ABC):
@@ -352,9 +359,30 @@ class PermissibleFamily(Family):
 
     # ---- link-scale protocol -----------------------------------------------
     def loss(self, y, eta):
-        """D_φ(y‖∇φ⁻¹(η)) = b_φ F_φ(y*η), eq. (37)."""
+        """D_φ(y‖∇φ⁻¹(η)) = b_φ F_φ(y*η), eq. (37); for a proportion y ∈ (0, 1) (a
+        grouped binomial response) D_φ(y‖p̂) itself, :meth:`proportion_loss`."""
         y, eta = _as_float(y), _as_float(eta)
+        if has_proportions(y):
+            return self.proportion_loss(y, eta)
         return self.b * self.F((2.0 * y - 1.0) * eta)
+
+    def proportion_loss(self, y, eta):
+        """D_φ(y‖p̂) for y ∈ [0, 1], p̂ = ∇φ⁻¹(η) (docs/math.md §3).
+
+        The divergence is affine in y up to φ(y): D_φ(y‖p̂) = y D_φ(1‖p̂) +
+        (1 − y) D_φ(0‖p̂) + φ(y) + a_φ, so it is computed from the two losses of
+        eq. (37), whatever closed forms they have.  For ``entropy`` it is the
+        binomial deviance term y ln(y/p̂) + (1 − y) ln((1 − y)/(1 − p̂)), with
+        0 ln 0 = 0; its gradient in η is p̂ − y and its curvature 1/φ''(p̂), as for
+        a 0/1 response.
+        """
+        y, eta = _as_float(y), _as_float(eta)
+        y, eta = np.broadcast_arrays(y, eta)
+        fractional = (y > 0.0) & (y < 1.0)
+        with np.errstate(invalid="ignore"):
+            const = np.where(fractional, self.phi(np.where(fractional, y, 0.5)) + self.a, 0.0)
+        return (y * self.loss(np.ones_like(eta), eta)
+                + (1.0 - y) * self.loss(np.zeros_like(eta), eta) + const)
 
     def gradient(self, y, eta):
         """dℓ/dη = p − y (docs/math.md §3)."""

@@ -6,7 +6,7 @@ import math
 import numpy as np
 from scipy.special import expit, logit, xlogy
 
-from .base import PermissibleFamily, _as_float
+from .base import PermissibleFamily, _as_float, has_proportions
 
 __all__ = ["Gini", "Entropy", "Entropy2", "Matsushita", "Mu"]
 
@@ -118,6 +118,8 @@ class Entropy(PermissibleFamily):
 
     def loss(self, y, eta):
         y, eta = _as_float(y), _as_float(eta)
+        if has_proportions(y):
+            return self.proportion_loss(y, eta)
         return log1pexp(-(2.0 * y - 1.0) * eta)
 
     def hessian_eta(self, eta):
@@ -164,7 +166,10 @@ class Entropy2(Entropy):
         return log1pexp(-_as_float(z) * _LN2) / _LN2
 
     def loss(self, y, eta):
-        return self.F((2.0 * _as_float(y) - 1.0) * _as_float(eta))
+        y = _as_float(y)
+        if has_proportions(y):
+            return self.proportion_loss(y, eta)
+        return self.F((2.0 * y - 1.0) * _as_float(eta))
 
     def hessian_eta(self, eta):
         eta = _as_float(eta) * _LN2

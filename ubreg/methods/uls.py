@@ -16,6 +16,7 @@ from ..errors import ConvergenceWarning, DataError, SeparationWarning
 from ..fitters.boost.adaptive import fit_fstar
 from ..fitters.boost.leverage import MAX_DELTA
 from ..fitters.boost.uls_boost import boost_uls, check_options
+from ..fitters.profile import profile_intervals
 from ..fitters.uls import (
     EXTREME_MESSAGE,
     convergence_message,
@@ -72,35 +73,69 @@ def fit_linear(spec: FitSpec, *, solver: str = "corrective", tol: float = 1e-10,
                          "learner='stumps', 'rules' or 'trees'")
     if on_separation not in ("warn", "raise"):
         raise ValueError(f"on_separation must be 'warn' or 'raise', got {on_separation!r}")
-    mf = model_frame(spec, "uls")
+    mf = model_frame(spec, "uls", offset=True, proportions=True)
     _check_magnitudes(mf.X, mf.weights, mf.design.column_names)
     family = spec.family
+    if mf.response.kind == "proportion" and not family.is_permissible:
+        raise ValueError(f"response {mf.response.name!r} holds proportions, whose loss is the "
+                         "Bregman divergence D_phi(y||p) of a permissible family (docs/math.md "
+                         f"§3); {family.describe()} is defined for 0/1 responses only")
     names = mf.design.column_names
     intercept = names.index("Intercept") if mf.design.has_intercept else None
+    offset = mf.offset if mf.design.has_offset else None
     result_fit = fit_uls(mf.X, mf.y, mf.weights, family, solver=solver, tol=tol, maxiter=maxiter,
-                         intercept=intercept)
-    keep = ~result_fit.aliased
-    Xk = mf.X if keep.all() else mf.X[:, keep]
+                         intercept=intercept, offset=offset)
     T = working_transform(result_fit, 1.0)          # patsy's intercept column is 1
     cov = sandwich(working_design(mf.X, result_fit), mf.y, mf.weights, result_fit.eta, family,
                    transform=T, weight_kind=spec.weight_kind)
-    separation = None
-    p, q = family.posterior_pair(result_fit.eta)
-    extreme = np.minimum(p, q)
-    if family.separation_possible and np.any(extreme < SEPARATION_SYMPTOM):
-        separation = detect_separation(Xk, mf.y, mf.weights)
-        if separation.separated:
-            cols = np.flatnonzero(keep)[list(separation.columns)]
-            separation = type(separation)(separation.kind, separation.direction,
-                                          tuple(int(c) for c in cols), separation.n_separated)
-    result = LinearResult(fit=result_fit, covariance=cov, separation=separation,
+    result = LinearResult(fit=result_fit, covariance=cov,
+                          separation=_separation(mf, result_fit, family),
                           formula=spec.formula, family=family, design=mf.design,
                           response=mf.response, y=mf.y, weights=mf.weights, eta=result_fit.eta,
                           index=mf.index, n_input=mf.n_input, dropped=mf.dropped,
                           call=spec.call, na_factors=mf.na_factors,
-                          weight_kind=spec.weight_kind)
+                          weight_kind=spec.weight_kind, model_matrix=mf.X, offset=offset,
+                          null_eta=_null_eta(mf, family, offset, tol),
+                          na_action=mf.na_action, input_index=mf.input_index,
+                          profiler=profile_intervals)
     _warn_like_glm(result, on_separation, tol)
     return result
+
+
+def _separation(mf, fit, family):
+    """Konis's linear program (Lemma 8) when some fitted probability is numerically
+    0 or 1.  A proportion row holds successes and failures: it enters as one row of
+    each class (else the program would read it as neither and find separation
+    that the proportions rule out)."""
+    p, q = family.posterior_pair(fit.eta)
+    if not (family.separation_possible and np.any(np.minimum(p, q) < SEPARATION_SYMPTOM)):
+        return None
+    keep = ~fit.aliased
+    X, y, w = (mf.X if keep.all() else mf.X[:, keep]), mf.y, mf.weights
+    both = (y > 0.0) & (y < 1.0)
+    if both.any():
+        X = np.vstack([X, X[both]])
+        y = np.concatenate([np.where(both, 1.0, y), np.zeros(int(both.sum()))])
+        w = np.concatenate([w, w[both]])
+    separation = detect_separation(X, y, w)
+    if not separation.separated:
+        return separation
+    cols = np.flatnonzero(keep)[list(separation.columns)]
+    return type(separation)(separation.kind, separation.direction,
+                            tuple(int(c) for c in cols), separation.n_separated)
+
+
+def _null_eta(mf, family, offset, tol: float):
+    """η of R's null model when there is an offset: the intercept fitted alone with
+    the offset (``glm.fit``'s null deviance), or the offset itself without an
+    intercept; None without an offset (the weighted mean of y, :func:`null_eta`)."""
+    if offset is None:
+        return None
+    if not mf.design.has_intercept:
+        return offset.copy()
+    ones = np.ones((len(mf.y), 1))
+    return fit_uls(ones, mf.y, mf.weights, family, tol=tol, offset=offset,
+                   aliased=np.zeros(1, dtype=bool)).eta
 
 
 def _check_magnitudes(X: np.ndarray, w: np.ndarray, names: list) -> None:

@@ -7,6 +7,9 @@ docs/math.md §3.  With η = xᵀβ and p̂ = ∇φ⁻¹(η), per observation th
 - B_model = Σ wᵢ E[ℓ'ᵢ²] xᵢxᵢᵀ = Σ wᵢ p̂ᵢ(1 − p̂ᵢ) xᵢxᵢᵀ (correct posterior),
 - B_robust = Σ wᵢ ℓ'ᵢ² xᵢxᵢᵀ = Σ wᵢ (yᵢ − p̂ᵢ)² xᵢxᵢᵀ (HC0),
 - V = A⁻¹ B A⁻¹.  For ``entropy`` B_model = A, so V_model = A⁻¹, glm's vcov.
+- HC1–HC3 (``sandwich::vcovHC``) rescale the HC0 meat by n/(n − k) or, row by
+  row, by 1/(1 − hᵢ) and 1/(1 − hᵢ)², hᵢ = wᵢ ℓ''ᵢ xᵢᵀA⁻¹xᵢ the hat values of
+  the weighted fit (:func:`hat_values`).
 """
 from __future__ import annotations
 
@@ -15,10 +18,13 @@ from scipy import stats
 from scipy.special import gammaln, xlogy
 
 from ..families.base import Family
-from ..numerics.linalg import inverse_spd, weighted_grams
+from ..numerics.linalg import BLOCK_ROWS, inverse_spd, weighted_gram, weighted_grams
 
 __all__ = ["sandwich", "meat_weights", "covariances", "flat_directions", "deviance", "null_eta",
-           "bernoulli_loglik", "wald_table"]
+           "bernoulli_loglik", "wald_table", "hat_values", "hc_covariance", "HC_TYPES"]
+
+#: the covariance types of ``sandwich::vcovHC`` that ubreg computes
+HC_TYPES = ("HC0", "HC1", "HC2", "HC3")
 
 
 def sandwich(X, y, w, eta, family: Family, transform=None,
@@ -157,3 +163,54 @@ def wald_table(coef, cov, level: float = 0.95) -> dict[str, np.ndarray]:
     p = 2.0 * stats.norm.sf(np.abs(z))
     q = stats.norm.ppf(0.5 + level / 2.0)
     return {"se": se, "z": z, "p": p, "lower": coef - q * se, "upper": coef + q * se}
+
+
+def _bread_inverse(A: np.ndarray) -> np.ndarray:
+    """A⁻¹, or the pseudo-inverse when A has a flat direction (:func:`flat_directions`)."""
+    if flat_directions(A).any():
+        return np.linalg.pinv(np.nan_to_num(A), hermitian=True)
+    return inverse_spd(A)
+
+
+def hat_values(X, y, w, eta, family: Family) -> np.ndarray:
+    """The hat values of the weighted fit, hᵢ = wᵢ ℓ''ᵢ xᵢᵀ A⁻¹ xᵢ with A = Σ wᵢ ℓ''ᵢ xᵢxᵢᵀ.
+
+    The diagonal of W^½ X A⁻¹ Xᵀ W^½ with the working weights W = w ℓ''
+    (docs/math.md §3): R's ``hatvalues`` of a glm for ``entropy``
+    (ℓ'' = p̂(1 − p̂)); Σ hᵢ is the rank.  Invariant to a reparametrisation of
+    the columns, so the working design of the fit gives the same values.
+    Computed by blocks of rows (no n × p temporary beyond a block).
+    """
+    curvature = w * family.hessian(y, eta)
+    A_inv = _bread_inverse(weighted_gram(X, curvature))
+    h = np.empty(X.shape[0])
+    for start in range(0, X.shape[0], BLOCK_ROWS):
+        block = X[start:start + BLOCK_ROWS]
+        h[start:start + BLOCK_ROWS] = np.einsum("ij,ij->i", block @ A_inv, block)
+    return curvature * h
+
+
+def hc_covariance(kind: str, X, y, w, eta, family: Family, transform=None,
+                  weight_kind: str = "prior", hat=None) -> np.ndarray:
+    """``sandwich::vcovHC(type = "HC2" | "HC3")`` of the fit: A⁻¹ B A⁻¹ with the meat
+    B = Σ mᵢ ℓ'ᵢ² xᵢxᵢᵀ / (1 − hᵢ)^a, a = 1 (HC2) or 2 (HC3) (docs/math.md §3).
+
+    mᵢ and hᵢ follow the weights: prior weights (R's glm) mᵢ = wᵢ² with the hat
+    values hᵢ of :func:`hat_values`; frequency weights (wᵢ copies of a row, each
+    of leverage hᵢ/wᵢ) mᵢ = wᵢ and hᵢ/wᵢ in place of hᵢ.  ``transform`` T maps
+    the working coefficients to those reported, V = T V Tᵀ.  HC0 and HC1 need no
+    hat values (:func:`sandwich`; HC1 = HC0 · n/(n − k)).
+    """
+    power = {"HC2": 1.0, "HC3": 2.0}[kind]
+    h = hat_values(X, y, w, eta, family) if hat is None else hat
+    if weight_kind == "freq":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            h = np.where(w > 0, h / w, 0.0)
+    with np.errstate(divide="ignore"):
+        meat = meat_weights(w, weight_kind) * family.gradient(y, eta) ** 2 / (1.0 - h) ** power
+    A, B = weighted_grams(X, [w * family.hessian(y, eta), meat])
+    A_inv = _bread_inverse(A)
+    V = A_inv @ B @ A_inv
+    if transform is not None:
+        V = transform @ V @ transform.T
+    return (V + V.T) / 2.0

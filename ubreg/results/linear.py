@@ -4,12 +4,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..fitters.uls import LinearFit
-from ..numerics.separation import Separation
-from .base import BinaryResult, Capabilities
-from .inference import wald_table
+from scipy import stats
 
-__all__ = ["LinearResult"]
+from ..design import as_frame
+from ..fitters.uls import LinearFit, working_design, working_transform
+from ..numerics.separation import Separation
+from .base import BinaryResult, Capabilities, check_predict_type
+from .inference import HC_TYPES, deviance, hc_covariance, wald_table
+from .inference import hat_values as _hat_values
+
+__all__ = ["LinearResult", "posterior_slope", "one_vcov"]
 
 
 class LinearResult(BinaryResult):
@@ -32,15 +36,39 @@ class LinearResult(BinaryResult):
         Coefficients along which the risk has no curvature at the fit (the
         rows that inform them are saturated, :meth:`Family.saturated`): their
         standard errors are NaN, and the summary says why.
+    offset : ndarray or None
+        The offset of each training row (η = xᵀβ + offset), None without one.
+    na_action : {"omit", "exclude", "fail"}
+        R's: with ``"exclude"``, :meth:`residuals`, :attr:`fitted_values` and
+        :meth:`hat_values` have one entry per input row (after ``subset``), NaN
+        where a row was dropped (R's ``naresid``).
+    model_matrix : ndarray or None
+        The design matrix of the training rows (R's ``model.matrix``): hat values,
+        HC2/HC3, profile intervals and ``predict(se_fit=True)`` of the training
+        rows read it.  None for a fit that does not hold its rows (Dask).
+    profiler : callable or None
+        The constrained fits of profile-likelihood intervals
+        (:func:`ubreg.fitters.profile.profile_intervals`), handed over by the
+        method that made the result, as R's glm records its fitting function for
+        ``profile.glm``: a result does not refit by itself.
     """
 
     method = "uls"
+    # defaults for results pickled before these existed
+    model_matrix = None
+    offset = None
+    _null_eta = None
+    na_action = "omit"
+    input_index = None
+    profiler = None
     capabilities = Capabilities(has_training_rows=True, has_deviance=True, has_likelihood=True,
                                 has_residuals=True, has_coefficients=True, has_covariance=True,
                                 has_risk_path=True, has_edge_path=True)
 
     def __init__(self, *, fit: LinearFit, covariance: dict, separation: Separation | None,
-                 **kwargs):
+                 model_matrix: np.ndarray | None = None, offset: np.ndarray | None = None,
+                 null_eta: np.ndarray | None = None, na_action: str = "omit",
+                 input_index: pd.Index | None = None, profiler=None, **kwargs):
         super().__init__(**kwargs)
         names = self.design.column_names
         self.fit_info = fit
@@ -60,6 +88,12 @@ class LinearResult(BinaryResult):
         self.converged = bool(fit.converged and (separation is None or not separation.separated))
         self.iterations = fit.iterations
         self.separation = separation
+        self.model_matrix = model_matrix
+        self.offset = None if offset is None else np.asarray(offset, dtype=np.float64)
+        self._null_eta = null_eta
+        self.na_action = na_action
+        self.input_index = input_index
+        self.profiler = profiler
 
     # ---- parameters -----------------------------------------------------
     @property
@@ -80,16 +114,67 @@ class LinearResult(BinaryResult):
         """Largest |edge| before each ULS iteration and at the end (``fit_info``)."""
         return self.fit_info.edge_path
 
+    # ---- covariances ------------------------------------------------------
     def vcov(self, kind: str = "model") -> pd.DataFrame:
-        """Covariance of β̂: ``"model"`` A⁻¹B_model A⁻¹ or ``"robust"`` (HC0).
+        """Covariance of β̂ (docs/math.md §3).
 
-        docs/math.md §3.  For ``entropy`` the model covariance is glm's; the robust
-        one is ``sandwich::vcovHC(type = "HC0")``.
+        Parameters
+        ----------
+        kind : {"model", "HC0", "HC1", "HC2", "HC3", "robust"}
+            ``"model"``: A⁻¹B_model A⁻¹, glm's ``vcov`` for ``entropy``.  The others
+            are ``sandwich::vcovHC(type = kind)``: HC0 (``"robust"`` is its alias)
+            A⁻¹B_robust A⁻¹; HC1 = HC0 · n/(n − k) (n = :attr:`nobs`, k the rank);
+            HC2 and HC3 divide each row's meat by 1 − hᵢ and (1 − hᵢ)², hᵢ the hat
+            values of the weighted fit (:meth:`hat_values`).
         """
-        if kind not in self._cov:
-            raise ValueError(f"kind must be 'model' or 'robust', got {kind!r}")
+        key = self._vcov_key(kind)
+        if key not in self._cov:
+            self._cov[key] = self._computed_cov(key)
         names = self.coef.index
-        return pd.DataFrame(self._cov[kind], index=names, columns=names)
+        return pd.DataFrame(self._cov[key], index=names, columns=names)
+
+    @staticmethod
+    def _vcov_key(kind) -> str:
+        if isinstance(kind, str):
+            if kind in ("model", "robust"):
+                return kind
+            if kind.upper() in HC_TYPES:
+                return "robust" if kind.upper() == "HC0" else kind.upper()
+        raise ValueError(f"vcov must be 'model', 'HC0', 'HC1', 'HC2', 'HC3' or 'robust' (HC0), "
+                         f"got {kind!r}")
+
+    def _computed_cov(self, key: str) -> np.ndarray:
+        """HC1 from HC0; HC2 and HC3 from the hat values of the training rows."""
+        if key == "HC1":
+            n, k = self.nobs, self.rank
+            return self._cov["robust"] * (n / (n - k) if n > k else np.nan)
+        X = self._training_matrix(f"vcov({key!r})")
+        fit = self.fit_info
+        V = hc_covariance(key, working_design(X, fit), self.y, self.weights, self.eta,
+                          self.family, transform=working_transform(fit, 1.0),
+                          weight_kind=self.weight_kind)
+        full = np.full((len(self.coef), len(self.coef)), np.nan)
+        keep = ~fit.aliased
+        full[np.ix_(keep, keep)] = V
+        flat = self.flat.to_numpy()
+        full[flat, :] = np.nan
+        full[:, flat] = np.nan
+        return full
+
+    def _training_matrix(self, what: str) -> np.ndarray:
+        if self.model_matrix is None:
+            raise ValueError(f"{what} needs the design matrix of the training rows, which this "
+                             "result does not hold (a fit of a Dask frame): fit the data in "
+                             "memory")
+        return self.model_matrix
+
+    def hat_values(self) -> pd.Series:
+        """Hat values hᵢ = wᵢ ℓ''ᵢ xᵢᵀA⁻¹xᵢ of the training rows (R's ``hatvalues`` of a
+        glm: the diagonal of the weighted fit's hat matrix; Σ hᵢ = rank;
+        :func:`~ubreg.results.inference.hat_values`)."""
+        X = working_design(self._training_matrix("hat_values()"), self.fit_info)
+        h = _hat_values(X, self.y, self.weights, self.eta, self.family)
+        return self._padded(pd.Series(h, index=self.index, name="hat"))
 
     def _wald(self, cov="model", level=0.95):
         return wald_table(self.coef.to_numpy(), self.vcov(cov).to_numpy(), level)
@@ -106,32 +191,247 @@ class LinearResult(BinaryResult):
     def pvalues(self) -> pd.Series:
         return pd.Series(self._wald()["p"], index=self.coef.index, name="p")
 
+    # ---- intervals and tables ----------------------------------------------
     def conf_int(self, level: float = 0.95, cov: str = "model") -> pd.DataFrame:
-        """Wald confidence intervals β̂ ± z_{(1+level)/2}·se (R's ``confint.default``)."""
-        if not 0.0 < level < 1.0:
-            raise ValueError(f"level must be in (0, 1), got {level!r}")
+        """Wald confidence intervals β̂ ± z_{(1+level)/2}·se (R's ``confint.default``),
+        with the covariance ``cov`` (:meth:`vcov`)."""
+        _check_level(level)
         t = self._wald(cov, level)
-        lo, hi = f"{100 * (1 - level) / 2:g} %", f"{100 * (1 + level) / 2:g} %"
+        lo, hi = _interval_names(level)
         return pd.DataFrame({lo: t["lower"], hi: t["upper"]}, index=self.coef.index)
 
-    def coef_table(self, cov: str = "model", level: float = 0.95) -> pd.DataFrame:
-        """Tidy coefficient table: estimate, std_error, z, p, conf_low, conf_high."""
-        t = self._wald(cov, level)
+    def confint(self, level: float = 0.95, method: str | None = None) -> pd.DataFrame:
+        """Confidence intervals for the coefficients, as R's ``confint``.
+
+        Parameters
+        ----------
+        level : float
+            The confidence level; the columns are named as R names them
+            (``"2.5 %"``, ``"97.5 %"`` at 0.95).
+        method : {"profile", "wald"}, optional
+            ``"profile"`` (the default for ``entropy``, R's ``confint`` of a glm):
+            the profile-likelihood interval {b : |zⱼ(b)| ≤ z_{(1+level)/2}}, zⱼ the
+            signed root of the deviance of the fit with βⱼ held at b
+            (:mod:`ubreg.fitters.profile`).  R (MASS) interpolates the profile
+            with a spline; ubreg solves for the exact crossing (Brent's method on
+            constrained refits), so the two agree to about 1e-4 relative and
+            ubreg's is the more exact.  ``"wald"`` (the default and only choice
+            for every other family, whose deviance is not a likelihood ratio,
+            docs/math.md §3): β̂ ± z·se with the model covariance, R's
+            ``confint.default``.
+        """
+        _check_level(level)
+        profile_ok = bool(self.family.likelihood_deviance)
+        method = ("profile" if profile_ok else "wald") if method is None else method
+        if method == "wald":
+            return self.conf_int(level)
+        if method != "profile":
+            raise ValueError(f"method must be 'profile' or 'wald', got {method!r}")
+        if not profile_ok:
+            raise ValueError(f"profile-likelihood intervals need a likelihood: the deviance of "
+                             f"family {self.family.describe()} is a surrogate risk, whose "
+                             "differences are not likelihood ratios (docs/math.md §3); use "
+                             "method='wald'")
+        keep = ~self.fit_info.aliased
+        X = self._training_matrix("confint(method='profile')")[:, keep]
+        if self.profiler is None:
+            raise ValueError("profile-likelihood intervals need the constrained fits of the "
+                             "method that made this result, which it was not given; use "
+                             "method='wald'")
+        offset = np.zeros(len(self.y)) if self.offset is None else self.offset
+        lower, upper = np.full(len(keep), np.nan), np.full(len(keep), np.nan)
+        lower[keep], upper[keep] = self.profiler(
+            X, self.y, self.weights, offset, self.family, self.coef.to_numpy()[keep],
+            self.bse.to_numpy()[keep], self.deviance, level)
+        lo, hi = _interval_names(level)
+        return pd.DataFrame({lo: lower, hi: upper}, index=self.coef.index)
+
+    def coef_table(self, vcov: str | None = None, level: float = 0.95, *,
+                   cov: str | None = None) -> pd.DataFrame:
+        """Tidy coefficient table: estimate, std_error, z, p, conf_low, conf_high
+        (Wald, with the covariance ``vcov`` of :meth:`vcov`; ``cov`` is its older
+        name)."""
+        t = self._wald(one_vcov(vcov, cov), level)
         return pd.DataFrame({"estimate": self.coef.to_numpy(), "std_error": t["se"], "z": t["z"],
                              "p": t["p"], "conf_low": t["lower"], "conf_high": t["upper"]},
                             index=pd.Index(self.coef.index, name="term"))
 
     # ---- prediction -------------------------------------------------------
-    def _link_for(self, newdata):
+    def _rows_for(self, newdata):
+        """The design rows of the complete rows of ``newdata``, their η (offset
+        included) and the mask of NA rows (a missing offset variable included)."""
         X, na = self.design.transform(newdata)
         beta = np.nan_to_num(self.coef.to_numpy(), nan=0.0)  # aliased columns contribute 0
-        return X @ beta, na
+        eta = X @ beta
+        if self.design.has_offset:
+            offset = self.design.offset_of(newdata)
+            missing = np.isnan(offset[~na])
+            eta = eta + offset[~na]
+            X, eta, na = X[~missing], eta[~missing], na | np.isnan(offset)
+        return X, eta, na
+
+    def _link_for(self, newdata):
+        _, eta, na = self._rows_for(newdata)
+        return eta, na
+
+    def predict(self, newdata=None, type: str = "response", *, se_fit: bool = False,
+                interval: str | None = None, level: float = 0.95, **kwargs):
+        """Predictions on the link, response or class scale (:meth:`BinaryResult.predict`).
+
+        With ``se_fit=True`` or ``interval="confidence"`` a DataFrame indexed like
+        ``newdata`` (the training rows when it is None), R's ``predict.glm(se.fit =
+        TRUE)``: ``fit``, ``se_fit`` (√(xᵀVx) with V the model covariance on the link
+        scale; times |dp̂/dη| = 1/φ''(p̂) on the response scale, the delta method) and,
+        with ``interval``, ``lower`` and ``upper``: η ± z_{(1+level)/2}·se on the link
+        scale, mapped through the posterior for ``type="response"``.
+        """
+        if not se_fit and interval is None:
+            return super().predict(newdata, type, **kwargs)
+        check_predict_type(type)
+        if type == "class":
+            raise ValueError("se_fit and interval apply to type='link' or 'response', "
+                             "not 'class'")
+        if interval not in (None, "confidence"):
+            raise ValueError(f"interval must be 'confidence' or None, got {interval!r} (a "
+                             "prediction interval has no meaning for a binary response)")
+        _check_level(level)
+        if newdata is None:
+            X, eta_ok = self._training_matrix("predict(se_fit=True)"), self.eta
+            index, na = self.index, np.zeros(len(self.eta), dtype=bool)
+        else:
+            newdata = as_frame(newdata, "newdata")
+            (X, eta_ok, na), index = self._rows_for(newdata), newdata.index
+        return _se_frame(self, X, eta_ok, na, index, type, se_fit, interval, level)
+
+    # ---- residuals, padded as R's na.exclude --------------------------------
+    @property
+    def fitted_values(self) -> pd.Series:
+        """Posterior p̂ᵢ of the training rows (offset included; unclipped for the LPM),
+        padded with NaN to the input rows under ``na_action="exclude"``."""
+        return self._padded(super().fitted_values)
+
+    def residuals(self, type: str = "deviance") -> pd.Series:
+        """Residuals of the training rows, as R's ``residuals.glm``.
+
+        ``deviance``, ``pearson`` and ``response`` as
+        :meth:`BinaryResult.residuals`; ``working``: (yᵢ − p̂ᵢ)/(dp̂/dη) =
+        (yᵢ − p̂ᵢ)·φ''(p̂ᵢ), the residual of the last IRLS step ((y − p̂)/(p̂(1 − p̂))
+        for ``entropy``).  Under ``na_action="exclude"`` one entry per input row,
+        NaN where a row was dropped.
+        """
+        if type == "working":
+            slope = posterior_slope(self.family, self.eta)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                r = (self.y - self.family.posterior(self.eta)) / slope
+            out = pd.Series(r, index=self.index, name="working residual")
+        elif type in ("deviance", "pearson", "response"):
+            out = super().residuals(type)
+        else:
+            raise ValueError(f"type must be 'deviance', 'pearson', 'working' or 'response', "
+                             f"got {type!r}")
+        return self._padded(out)
+
+    def _padded(self, values: pd.Series) -> pd.Series:
+        """``values`` over the training rows, reindexed to the input rows (NaN for the
+        dropped ones) under ``na_action="exclude"`` (R's ``naresid``)."""
+        if self.na_action != "exclude" or self.input_index is None:
+            return values
+        out = np.full(len(self.input_index), np.nan)
+        out[_positions(self.input_index, self.index)] = values.to_numpy(dtype=np.float64)
+        return pd.Series(out, index=self.input_index, name=values.name)
+
+    # ---- deviance with an offset -------------------------------------------
+    @property
+    def null_deviance(self) -> float:
+        """The deviance of the null model: the intercept (if any) and the offset, as R's
+        glm computes it (the fit of the intercept alone with the offset; without an
+        intercept, η = offset)."""
+        if self._null_eta is None:
+            return super().null_deviance
+        return deviance(self.family, self.y, self._null_eta, self.weights)
 
     @property
     def is_linear_probability_model(self) -> bool:
         return getattr(self.family, "extends_past_domain", False)
 
-    def summary(self, cov: str = "model"):
-        """R ``summary.glm``-style summary (text, HTML and DataFrame forms)."""
+    def summary(self, vcov: str | None = None, *, cov: str | None = None):
+        """R ``summary.glm``-style summary (text, HTML and DataFrame forms), with the
+        standard errors of the covariance ``vcov`` (:meth:`vcov`; ``cov`` is its
+        older name); the header names it."""
         from ..summary.linear import LinearSummary
-        return LinearSummary(self, cov=cov)
+        return LinearSummary(self, cov=one_vcov(vcov, cov))
+
+
+def one_vcov(vcov, cov) -> str:
+    """The covariance asked for by ``vcov`` or its older name ``cov`` (not both)."""
+    if vcov is not None and cov is not None and vcov != cov:
+        raise TypeError(f"give vcov or cov (its older name), not both: vcov={vcov!r}, "
+                        f"cov={cov!r}")
+    kind = vcov if vcov is not None else cov if cov is not None else "model"
+    LinearResult._vcov_key(kind)
+    return kind
+
+
+def posterior_slope(family, eta) -> np.ndarray:
+    """dp̂/dη: 1/φ''(p̂) for a permissible family (docs/math.md §3: its curvature in η;
+    0 for a saturated row); a central difference for any other loss (R's
+    ``mu.eta``)."""
+    eta = np.asarray(eta, dtype=np.float64)
+    if family.is_permissible:
+        return family.hessian_eta(eta)
+    h = 1e-5 * np.maximum(1.0, np.abs(eta))
+    return (family.posterior(eta + h) - family.posterior(eta - h)) / (2.0 * h)
+
+
+def _check_level(level) -> None:
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+
+
+def _interval_names(level: float) -> tuple[str, str]:
+    """R's column names of a confidence interval: ``"2.5 %"``, ``"97.5 %"``."""
+    return f"{100 * (1 - level) / 2:g} %", f"{100 * (1 + level) / 2:g} %"
+
+
+def _positions(full: pd.Index, part: pd.Index) -> np.ndarray:
+    """Where the rows of ``part`` (a subsequence of ``full``, in order) sit in ``full``."""
+    if full.is_unique:
+        return full.get_indexer(part)
+    out, i = np.empty(len(part), dtype=np.intp), 0
+    for k, label in enumerate(part):
+        while full[i] != label:
+            i += 1
+        out[k], i = i, i + 1
+    return out
+
+
+def _se_frame(result, X, eta_ok, na, index, type, se_fit, interval, level) -> pd.DataFrame:
+    """``predict.glm(se.fit = TRUE)``'s fit and se, and the confidence limits."""
+    keep = ~result.fit_info.aliased
+    V = result._cov["model"][np.ix_(keep, keep)]
+    Xk = X[:, keep]
+    se_link = np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", Xk, V, Xk), 0.0))
+    n = len(na)
+    cols = {}
+
+    def full(values):
+        out = np.full(n, np.nan)
+        out[~na] = values
+        return out
+
+    family = result.family
+    if type == "link":
+        cols["fit"] = full(eta_ok)
+        cols["se_fit"] = full(se_link)
+    else:
+        cols["fit"] = full(family.posterior(eta_ok))
+        cols["se_fit"] = full(np.abs(posterior_slope(family, eta_ok)) * se_link)
+    if interval is not None:
+        q = float(stats.norm.ppf(0.5 + level / 2.0))
+        lo, hi = eta_ok - q * se_link, eta_ok + q * se_link
+        if type == "response":
+            lo, hi = family.posterior(lo), family.posterior(hi)
+        cols["lower"], cols["upper"] = full(lo), full(hi)
+    if not se_fit:
+        del cols["se_fit"]
+    return pd.DataFrame(cols, index=index)

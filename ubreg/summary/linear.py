@@ -12,7 +12,7 @@ from .base import Summary, align_rows, sig_decimals
 
 __all__ = ["LinearSummary", "format_pvalue", "significance_stars", "format_coef_columns",
            "standard_error_notes", "saturated_note", "aliased_note", "convergence_note",
-           "RISK_NOTE"]
+           "RISK_NOTE", "covariance_label"]
 
 _SIGNIF_LEGEND = "Signif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1"
 _P_FLOOR = np.finfo(float).eps
@@ -68,6 +68,7 @@ class LinearSummary(Summary):
 
     def _residual_quantiles(self) -> pd.Series:
         r = self.result.residuals("deviance").to_numpy()
+        r = r[~np.isnan(r)]                 # na_action="exclude" pads the dropped rows
         q = np.quantile(r, [0, 0.25, 0.5, 0.75, 1.0]) if r.size else np.full(5, np.nan)
         return pd.Series(q, index=["Min", "1Q", "Median", "3Q", "Max"])
 
@@ -111,8 +112,7 @@ class LinearSummary(Summary):
         """Everything the summary shows, as plain data (for templates)."""
         r = self.result
         fam = r.family
-        cov_label = {"model": "model-based (A⁻¹ B A⁻¹, docs/math.md §3)",
-                     "robust": "robust sandwich (HC0)"}[self.cov]
+        cov_label = covariance_label(self.cov)
         if self.cov == "model" and fam.name == "entropy":
             cov_label = "model-based (inverse Fisher information, as glm)"
         return {
@@ -168,6 +168,14 @@ class LinearSummary(Summary):
                 "quantiles": list(zip(self.residual_quantiles.index,
                                       [f"{v:.4f}" for v in self.residual_quantiles])),
                 "legend": _SIGNIF_LEGEND}
+
+
+def covariance_label(kind: str) -> str:
+    """How the summary header names the covariance of its standard errors."""
+    if kind == "model":
+        return "model-based (A⁻¹ B A⁻¹, docs/math.md §3)"
+    hc = "HC0" if kind == "robust" else kind.upper()
+    return f"robust sandwich {hc} (sandwich::vcovHC(type = \"{hc}\"))"
 
 
 def aliased_note(result) -> str:
