@@ -11,12 +11,12 @@ from ..fitters.udt import cp_table_cv, grow_tree
 from ..results.tree import TreeResult, to_tree_columns
 from .spec import FitSpec, Method, raw_frame
 
-__all__ = ["fit_udt"]
+__all__ = ["fit_udt", "prune_cp"]
 
 
 def fit_udt(spec: FitSpec, *, min_split: int = 20, min_leaf: int = 7, max_depth: int = 30,
             cp: float = 0.01, risk: str = "surrogate", xval: int = 10,
-            seed: int = 0) -> TreeResult:
+            seed: int = 0, prune: str | None = None) -> TreeResult:
     """Grow a UDT tree and its cross-validated cp table.
 
     Parameters
@@ -31,7 +31,14 @@ def fit_udt(spec: FitSpec, *, min_split: int = 20, min_leaf: int = 7, max_depth:
         ``xval``.
     seed : int
         Seed of the fold assignment.
+    prune : {"1se", "min"} or None
+        Return the tree pruned at the cp the cross-validated cp table chooses
+        (:func:`prune_cp`: the 1-SE rule, or the least xerror; needs ``xval`` > 0).
+        None (default) keeps the full tree, as rpart; the full tree of a fit is
+        pruned later by ``m.prune(prune_cp(m, "1se"))``.
     """
+    if prune not in (None, "1se", "min"):
+        raise ValueError(f"prune must be '1se', 'min' or None, got {prune!r}")
     if isinstance(spec.family, list) or not getattr(spec.family, "is_permissible", False):
         raise ValueError("method 'udt' needs one permissible family (the split criterion), "
                          f"got {spec.family!r}")
@@ -53,7 +60,23 @@ def fit_udt(spec: FitSpec, *, min_split: int = 20, min_leaf: int = 7, max_depth:
                         dropped=rf.dropped, call=spec.call, weight_kind=spec.weight_kind)
     result.training_leaf = tree.apply(columns)
     result.eta = result._by_leaf(result.training_leaf, "link")
-    return result
+    return result if prune is None else result.prune(prune_cp(result, prune))
+
+
+def prune_cp(result: TreeResult, rule: str = "1se") -> float:
+    """The cp at which ``result.prune(cp)`` gives the tree the cross-validated cp
+    table chooses: ``"1se"``, the smallest tree whose xerror is within one xstd of
+    the least (Breiman et al. 1984, §3.4.3; :meth:`TreeResult.cp_one_se`), or
+    ``"min"``, the tree of least xerror (first row of the minimum).  Needs a fit
+    with ``xval`` > 0."""
+    if rule == "1se":
+        return result.cp_one_se()
+    if rule != "min":
+        raise ValueError(f"rule must be '1se' or 'min', got {rule!r}")
+    table = result.cptable
+    if "xerror" not in table:
+        raise ValueError("the cp table has no cross-validation (fit with xval > 0)")
+    return float(table["CP"].iloc[int(np.nanargmin(table["xerror"].to_numpy(dtype=float)))])
 
 
 METHOD = Method("udt", fit=fit_udt, result=TreeResult, quick={"": {"xval": 0}}, keeps_missing=True)
