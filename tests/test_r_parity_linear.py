@@ -105,6 +105,7 @@ def test_offset_refused_by_weak_learners():
         ubreg.fit("diabetes ~ glucose + offset(log(age))", PIMA, learner="stumps", rounds=2)
 
 
+@pytest.mark.slow
 def test_dask_refuses_offset_subset_and_proportions():
     dd = pytest.importorskip("dask.dataframe")
     import dask
@@ -119,6 +120,23 @@ def test_dask_refuses_offset_subset_and_proportions():
                 ({}, "cbind(ncases, ncontrols) ~ agegp", esoph, "cbind")]:
             with pytest.raises((ValueError, FormulaError), match=word):
                 ubreg.fit(formula, data, **kw)
+
+
+@pytest.mark.slow
+def test_dask_fit_gives_what_its_sums_allow():
+    # HC0/HC1 and Wald intervals from the partition sums; hat values (HC2, HC3, profile
+    # intervals) need rows a Dask fit does not hold, and say so
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+    ddf = dd.from_pandas(CC, npartitions=2)
+    with dask.config.set(scheduler="sync"):
+        m = ubreg.fit(BIG, ddf)
+        _close(m.vcov("HC1"), np.array(CASES["vcov_HC1"]["matrix"]).reshape(5, 5, order="F"))
+        _close(m.confint(method="wald")["97.5 %"], CASES["confint"]["wald_upper"])
+        assert "HC1" in str(m.summary(vcov="HC1"))
+        for call in (lambda: m.vcov("HC3"), lambda: m.confint()):
+            with pytest.raises(ValueError, match="Dask"):
+                call()
 
 
 # --- 2. grouped binomial -----------------------------------------------------------------
