@@ -4,14 +4,22 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.ubreg-installed
+DOCS_STAMP := $(VENV)/.ubreg-docs-installed
 
-.PHONY: demo test test-fast bench bench-smoke reports-html clean
+.PHONY: demo test test-fast bench bench-smoke reports-html docs clean
 
 $(STAMP): setup.cfg setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
+
+# the documentation tools (the docs extra), in the same .venv
+$(DOCS_STAMP): setup.cfg setup.py
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	touch $(DOCS_STAMP)
 
 demo: $(STAMP)
 	$(BIN)/ubreg demo
@@ -44,6 +52,11 @@ bench-smoke: $(STAMP)
 # the replication reports as HTML pages, from their stored .md/.csv (nothing is re-run)
 reports-html: $(STAMP)
 	$(BIN)/python reports/render_html.py
+
+# the documentation site, docs/_build/html/index.html: Sphinx with every warning an error;
+# runs the vignettes (docs/_ext/ubreg_docs.py)
+docs: $(DOCS_STAMP)
+	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html
 
 clean:
 	rm -rf $(VENV) build *.egg-info
