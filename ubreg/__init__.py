@@ -31,6 +31,10 @@ _LAZY = {
     "cv": ("ubreg.evaluate.cv", "cv"),
     "cv_risk": ("ubreg.evaluate.cv_risk", "cv_risk"),
     "anova": ("ubreg.evaluate.anova", "anova"),
+    "update": ("ubreg.evaluate.update", "update"),
+    "drop1": ("ubreg.evaluate.single_terms", "drop1"),
+    "add1": ("ubreg.evaluate.single_terms", "add1"),
+    "step": ("ubreg.evaluate.stepwise", "step"),
     "plots": ("ubreg.plots", None),
     "report": ("ubreg.reporting", "report"),
     "render_markdown": ("ubreg.reporting", "render_markdown"),
@@ -38,7 +42,8 @@ _LAZY = {
 }
 
 __all__ = ["fit", "METHODS", "Permissible", "Exponential", "CustomPermissible", "U_alpha",
-           "U_custom", "OnlineLearner", "compare", "cv", "cv_risk", "anova", "report",
+           "U_custom", "OnlineLearner", "compare", "cv", "cv_risk", "anova", "update",
+           "drop1", "add1", "step", "report",
            "render_markdown", "render_vignette", "plots", "set_memory_cap", "families",
            "datasets", "errors", "__version__"]
 

@@ -18,6 +18,7 @@ from scipy import stats
 from ..results.base import capabilities_of
 from ..summary.linear import format_pvalue
 from ..summary.render import render_template
+from .sequential import sequential_anova
 
 __all__ = ["anova", "AnovaResult", "NotNestedError"]
 
@@ -183,28 +184,34 @@ class AnovaResult:
         return self.html()
 
 
-def anova(m0, m1) -> AnovaResult:
-    """Compare two nested linear fits of one family by their deviance difference.
+def anova(m0, m1=None, test="Chisq"):
+    """The deviance table of one model, or the comparison of two nested linear fits.
 
     Parameters
     ----------
     m0, m1 : LinearResult
-        Fits of the same family, response, rows and weights, the terms of
-        one a subset of the other's (either order).
+        One model: its sequential table (R's ``anova(fit, test = "Chisq")``,
+        :func:`~ubreg.evaluate.sequential.sequential_anova`).  Two: fits of the
+        same family, response, rows and weights, the terms of one a subset of
+        the other's (either order).
+    test : {"Chisq", "LRT", None}
+        For one model: whether to give ``Pr(>Chi)`` (likelihood fits only).
 
     Returns
     -------
-    AnovaResult
-        With ``entropy``: R's ``anova(m0, m1, test = "Chisq")`` (likelihood-
-        ratio χ²).  Otherwise the deviance difference, labelled as such,
-        without p-value.  Always: the Wald test of the added terms with the
-        robust covariance.
+    DevianceTable or AnovaResult
+        One model: the sequential table.  Two: with ``entropy``, R's
+        ``anova(m0, m1, test = "Chisq")`` (likelihood-ratio χ²); otherwise the
+        deviance difference, labelled as such, without p-value; always the
+        Wald test of the added terms with the robust covariance.
 
     Raises
     ------
     NotNestedError
         If the fits are not nested fits of the same data (the message says why).
     """
+    if m1 is None:
+        return sequential_anova(m0, test)
     _check_linear(m0, "the first model")
     _check_linear(m1, "the second model")
     _same_fit_data(m0, m1)

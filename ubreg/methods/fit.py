@@ -167,10 +167,12 @@ def _run(entry, on_dask: bool, spec: FitSpec, options: dict, label: str, accepte
 def _record_call(result, data, arguments: dict) -> None:
     """Keep on the result what R keeps in a fit's call: the arguments (for
     ``update``, ``drop1``, ``step``) and the data they were evaluated on (by
-    reference, not copied; left out when the result is pickled)."""
+    reference, not copied; left out when the result is pickled), and ``fit`` itself,
+    which ``Result.update`` calls (results do not import the methods)."""
     if hasattr(result, "__dict__"):
         result.fit_arguments = arguments
         result._data = data
+        result._refit = fit
 
 
 def _type_name(data) -> str:

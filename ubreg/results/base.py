@@ -38,6 +38,7 @@ import pandas as pd
 from .._pickling import warn_if_other_version
 from .._version import __version__
 from ..design import Design, Response, as_frame
+from ..design.update import update_formula
 from ..families.base import Family
 from .inference import bernoulli_loglik, deviance, null_eta
 
@@ -166,6 +167,11 @@ class Result(abc.ABC):
     call: str = ""
     #: cached values dropped from pickles (recomputed after loading)
     _unpickled: ClassVar[tuple] = ()
+    #: what ``ubreg.fit`` was given (None for a model not made by it), the data (by
+    #: reference; not pickled) and the function that refits (for :meth:`update`)
+    fit_arguments: dict | None = None
+    _data = None
+    _refit = None
 
     @abc.abstractmethod
     def predict(self, newdata=None, type: str = "response"):
@@ -185,6 +191,42 @@ class Result(abc.ABC):
     @abc.abstractmethod
     def n_dropped(self) -> int:
         """Rows dropped for missing values."""
+
+    def update(self, formula=None, **changes):
+        """The model refitted with a changed formula or arguments, as R's ``update``.
+
+        Parameters
+        ----------
+        formula : str, optional
+            R's formula update (:func:`~ubreg.design.update.update_formula`):
+            ``". ~ . - age"``, ``"log(.) ~ ."``, ``"~ . + z"``; a ``.`` stands for
+            the old side.
+        **changes
+            Arguments of :func:`ubreg.fit` to change (``family=``, ``weights=``,
+            ``subset=``, method options, ...); ``data=`` refits on other data
+            (by default the data of the fit, which a pickle does not keep).
+
+        Returns
+        -------
+        Result
+        """
+        if self.fit_arguments is None or self._refit is None:
+            raise TypeError(f"this {type(self).__name__} was not made by ubreg.fit: there is "
+                            "no call to update")
+        data = changes.pop("data", None)
+        if data is None:
+            data = self._data
+        if data is None:
+            raise ValueError("the data this model was fitted on are not kept in a pickle "
+                             "(nor after copying): give them, update(..., data=...)")
+        arguments = dict(self.fit_arguments)
+        for kind, other in (("weights", "freq_weights"), ("freq_weights", "weights")):
+            if changes.get(kind) is not None:
+                arguments[other] = None          # one kind of weights replaces the other
+        arguments.update(changes)
+        if formula is not None:
+            arguments["formula"] = update_formula(arguments["formula"], formula, data.columns)
+        return self._refit(data=data, **arguments)
 
     # ---- pickling ---------------------------------------------------------
     def __getstate__(self):

@@ -1,0 +1,132 @@
+"""R's deviance tables (``anova`` of one model, ``drop1``, ``add1``): numbers and their print.
+
+A :class:`DevianceTable` holds the table as a DataFrame with R's row and column
+names (NA as NaN) and the heading R prints above it.  Whether a table may carry
+AIC, a likelihood-ratio statistic and χ² p-values is decided once, by
+:func:`is_likelihood`: the fit must declare a likelihood (its ``df_model``
+counts parameters, ``Capabilities.has_likelihood``) and its family's deviance
+must be the binomial deviance (``Family.likelihood_deviance``: only
+``entropy``; docs/math.md §3).  For every other family a deviance difference
+is a difference of surrogate risks: the tables give it, without AIC or test,
+and say so.
+"""
+from __future__ import annotations
+
+from html import escape
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ..results.base import capabilities_of
+from ..summary.linear import format_pvalue
+
+__all__ = ["DevianceTable", "is_likelihood", "check_test", "chisq_pvalues", "RISK_NOTE_TABLE",
+           "aic_shift", "extract_aic", "r_edf"]
+
+#: the note of a table whose deviances are not likelihood-ratio deviances
+RISK_NOTE_TABLE = ("The {family} family's deviance 2 Σ wᵢ D_φ(yᵢ‖p̂ᵢ) is not a "
+                   "likelihood: its differences are differences of surrogate risks, not χ² "
+                   "statistics, so no AIC, likelihood-ratio test or p-value is given "
+                   "(docs/math.md §3).")
+
+_TESTS = ("Chisq", "LRT", None, "none")
+
+
+def is_likelihood(model) -> bool:
+    """True when ``model``'s deviance differences are likelihood-ratio statistics and
+    its AIC a likelihood AIC (see the module notes)."""
+    return bool(capabilities_of(model).has_likelihood and model.family.likelihood_deviance)
+
+
+def check_test(test) -> bool:
+    """Whether ``test`` asks for R's χ² test (``"Chisq"`` or ``"LRT"``; ``None`` or
+    ``"none"`` for none)."""
+    if test not in _TESTS:
+        raise ValueError(f"test must be 'Chisq' (or 'LRT'), or None, got {test!r}")
+    return test in ("Chisq", "LRT")
+
+
+def chisq_pvalues(statistic, df) -> np.ndarray:
+    """P(χ²_df > statistic), NaN where df ≤ 0 or either is NA (R's ``safe_pchisq``)."""
+    statistic, df = np.asarray(statistic, float), np.asarray(df, float)
+    ok = np.isfinite(statistic) & np.isfinite(df) & (df > 0)
+    out = np.full(statistic.shape, np.nan)
+    out[ok] = stats.chi2.sf(statistic[ok], df[ok])
+    return out
+
+
+def r_edf(model) -> float:
+    """R's ``extractAIC`` degrees of freedom of a glm: the rows of the fit − its
+    residual df (prior weights: the parameters plus the rows of weight 0); the
+    parameters for frequency weights."""
+    return model.n_rows - model.df_resid if model.weight_kind == "prior" else model.df_model
+
+
+def extract_aic(model, k: float = 2.0) -> float:
+    """R's ``extractAIC(fit, k = k)[2]`` of a glm: AIC + (k − 2) × edf, with AIC =
+    −2 logLik + 2 × parameters (a likelihood fit)."""
+    return -2.0 * model.loglik + 2.0 * model.df_model + (k - 2.0) * r_edf(model)
+
+
+def aic_shift(model, k: float) -> float:
+    """What R adds to ``deviance + k × parameters`` to give ``extractAIC(fit, k = k)``."""
+    return extract_aic(model, k) - model.deviance - k * model.df_model
+
+
+def _cell(column: str, value) -> str:
+    if not np.isfinite(value):
+        return ""
+    if column in ("Df", "Resid. Df"):
+        return f"{value:g}"
+    if column == "Pr(>Chi)":
+        return format_pvalue(value)
+    return f"{value:.4f}" if column in ("LRT",) else f"{value:.2f}"
+
+
+class DevianceTable:
+    """A deviance table as R prints it.
+
+    Attributes
+    ----------
+    table : DataFrame
+        R's rows and columns (``Df``, ``Deviance``, ``AIC``, ``LRT``,
+        ``Pr(>Chi)``, ``Resid. Df``, ``Resid. Dev``, as the table has them);
+        NA as NaN.
+    heading : list of str
+        The lines R prints above the table.
+    notes : list of str
+        Lines below it (what the numbers are, when they are not R's).
+    """
+
+    def __init__(self, table: pd.DataFrame, heading, notes=()):
+        self.table = table
+        self.heading = list(heading)
+        self.notes = list(notes)
+
+    def frame(self) -> pd.DataFrame:
+        """The table (a copy)."""
+        return self.table.copy()
+
+    def _text_rows(self) -> list[list[str]]:
+        t = self.table
+        rows = [[""] + list(t.columns)]
+        for name, row in t.iterrows():
+            rows.append([str(name)] + [_cell(c, row[c]) for c in t.columns])
+        return rows
+
+    def __str__(self):
+        rows = self._text_rows()
+        w = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
+        body = ["  ".join([r[0].ljust(w[0])] + [x.rjust(k) for x, k in zip(r[1:], w[1:])])
+                for r in rows]
+        notes = ["", *self.notes] if self.notes else []
+        return "\n".join([*self.heading, "", *body, *notes])
+
+    def __repr__(self):
+        return str(self)
+
+    def _repr_html_(self):
+        head = "".join(f"<p>{escape(line)}</p>" for line in self.heading if line)
+        notes = "".join(f"<p><em>{escape(line)}</em></p>" for line in self.notes)
+        return head + self.table.to_html(na_rep="") + notes
