@@ -107,7 +107,7 @@ def test_cptable_matches_rpart(case):
     cpt = tree.cptable
     np.testing.assert_allclose(cpt["CP"], ref["cptable"]["cp"], rtol=1e-12, atol=1e-15)
     assert list(cpt["nsplit"]) == ref["cptable"]["nsplit"]
-    np.testing.assert_allclose(cpt["rel_error"], ref["cptable"]["rel_error"], rtol=1e-12)
+    np.testing.assert_allclose(cpt["rel error"], ref["cptable"]["rel_error"], rtol=1e-12)
 
 
 def test_growing_with_cp_equals_pruning(case):

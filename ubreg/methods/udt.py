@@ -15,7 +15,7 @@ __all__ = ["fit_udt", "prune_cp"]
 
 
 def fit_udt(spec: FitSpec, *, min_split: int = 20, min_leaf: int = 7, max_depth: int = 30,
-            cp: float = 0.01, risk: str = "surrogate", xval: int = 10,
+            cp: float = 0.01, risk: str = "misclass", xval: int = 10,
             seed: int = 0, prune: str | None = None) -> TreeResult:
     """Grow a UDT tree and its cross-validated cp table.
 
@@ -23,9 +23,12 @@ def fit_udt(spec: FitSpec, *, min_split: int = 20, min_leaf: int = 7, max_depth:
     ----------
     min_split, min_leaf, max_depth, cp
         rpart's ``minsplit``, ``minbucket``, ``maxdepth``, ``cp``.
-    risk : {"surrogate", "misclass"}
-        Risk measure of cost-complexity pruning and of the cp table: the
-        tree's surrogate (Theorem 4, default) or rpart's misclassification.
+    risk : {"misclass", "surrogate"}
+        Risk measure of cost-complexity pruning and of the cp table: rpart's
+        misclassification (default: with rpart's controls the tree is
+        rpart's, ``rpart(method = "class")``, every criterion) or the tree's
+        surrogate risk (Theorem 4, the paper's), which keeps subtrees that
+        lower the surrogate but not the misclassification.
     xval : int
         Folds of the cross-validation of the cp table (0: none), as rpart's
         ``xval``.

@@ -1,12 +1,35 @@
-"""Summary of a UDT tree: rpart's print, cp table, importance, deviances."""
+"""Summary of a UDT tree: rpart's print, cp table (``printcp``), importance, deviances."""
 from __future__ import annotations
 
 import numpy as np
 
 from .base import Summary
+from .rformat import format_r, matrix_lines
 from .tree_listing import listing
 
-__all__ = ["TreeSummary"]
+__all__ = ["TreeSummary", "cp_table_lines", "NA_NOTE"]
+
+#: how a tree treats missing predictor values (the summary's note names the variables)
+NA_NOTE = ("Training rows missing a predictor were routed by surrogate splits (rpart's), "
+           "or the majority branch when none applies: {}. predict() gives NA for a new row "
+           "missing a predictor.")
+
+
+def cp_table_lines(result) -> list[str]:
+    """rpart's ``printcp``: the root node error and the cp table, each column
+    formatted as R prints it (5 significant digits), rows numbered from 1."""
+    tree, cp = result.tree, result.cptable
+    root = tree.root_risk
+    n = int(tree.frame["n"].iat[0])
+    label = "Root node error" if tree.risk == "misclass" else "Root node surrogate risk"
+    lines = [f"{label}: {format_r([root], 5)[0]}/{n} = {format_r([root / n], 5)[0]}", ""]
+    columns = {c: format_r(cp[c].to_numpy(dtype=float), 5) for c in cp.columns}
+    columns["nsplit"] = [str(int(v)) for v in cp["nsplit"]]
+    return lines + matrix_lines(range(1, len(cp) + 1), columns)
+
+
+_RISKS = {"misclass": "misclassification, as rpart",
+          "surrogate": "the surrogate risk of the criterion (Theorem 4)"}
 
 
 class TreeSummary(Summary):
@@ -28,8 +51,7 @@ class TreeSummary(Summary):
             "deviance": r.deviance, "null_deviance": r.null_deviance,
             "surrogate_risk": r.surrogate_risk, "positive": r.response.positive,
             "response": r.response.name, "risk_measure": r.tree.risk,
-            "na_note": (f"Missing predictor values follow the majority branch: {na}." if na
-                        else ""),
+            "na_note": NA_NOTE.format(na) if na else "",
             "xval": r.xval,
         }
 
@@ -43,10 +65,10 @@ class TreeSummary(Summary):
         lines = self.call_lines() + [self._listing()]
         lines += ["", f"Split criterion: {f['family']} (UDT, paper 000 Algorithm 3); "
                       f"P({f['response']} = {f['positive']}) at the leaves", ""]
-        cp = r.cptable.copy()
-        lines.append(f"Cost-complexity table (risk: {f['risk_measure']}"
-                     + (f"; {f['xval']}-fold cross-validation" if "xerror" in cp else "") + "):")
-        lines.append(cp.to_string(float_format=lambda v: f"{v:.6g}"))
+        lines.append(f"Cost-complexity table (risk: {_RISKS[f['risk_measure']]}"
+                     + (f"; {f['xval']}-fold cross-validation" if "xerror" in r.cptable else "")
+                     + "):")
+        lines += cp_table_lines(r)
         imp = r.variable_importance
         if len(imp):
             lines += ["", "Variable importance (surrogate-risk reduction):"]
@@ -65,6 +87,9 @@ class TreeSummary(Summary):
     def html_context(self) -> dict:
         r = self.result
         imp = r.variable_importance
+        columns = {c: format_r(r.cptable[c].to_numpy(dtype=float), 5) for c in r.cptable}
+        columns["nsplit"] = [str(int(v)) for v in r.cptable["nsplit"]]
         return {"facts": self.facts(), "listing": self._listing(),
-                "cptable": r.cptable.to_dict("records"), "cp_columns": list(r.cptable.columns),
+                "cptable": [[columns[c][i] for c in columns] for i in range(len(r.cptable))],
+                "cp_columns": list(columns), "risk_label": _RISKS[r.tree.risk],
                 "importance": list(zip(imp.index, [f"{v:.4g}" for v in imp]))}

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .render import shown_names
+from .rformat import format_r, signif
 
 __all__ = ["listing", "split_labels"]
 
@@ -41,25 +42,30 @@ def split_labels(tree, digits=7):
 
 
 def listing(tree, labels=("0", "1"), digits=7):
-    """``node), split, n, loss, yval, (yprob)`` with ``*`` marking leaves.
+    """``node), split, n, loss, yval, (yprob)`` with ``*`` marking leaves, as
+    ``print.rpart`` prints a classification tree.
 
     ``loss`` is the misclassified weight and ``yprob`` the class proportions
-    (P(y = 0), P(y = 1)), as rpart prints a classification tree; ``yval`` is
-    the class with yprob ≥ 1/2 for y = 1 (rpart takes the first class at a
-    tie).
+    (P(y = 0), P(y = 1)); ``yval`` is the class with yprob ≥ 1/2 for y = 1
+    (rpart takes the first class at a tie).  Losses and proportions are
+    formatted together as R's ``format`` does (``digits`` significant digits).
     """
     f = tree.frame
     split = split_labels(tree, digits=digits)
     width = len(str(int(f["node"].max())))
+    p1 = f["yprob"].to_numpy(dtype=float)
+    probs = format_r(np.concatenate([1.0 - p1, p1]), digits)
+    loss = format_r([signif(v, digits) for v in f["loss"].to_numpy(dtype=float)], digits)
+    names = [str(v) for v in labels]
+    lab_w = max(len(v) for v in names)
     lines = [f"n= {int(f['n'].iat[0])} ", "",
              "node), split, n, loss, yval, (yprob)",
              "      * denotes terminal node", ""]
     for i in range(len(f)):
-        r = f.iloc[i]
-        indent = " " * (2 * int(r["depth"]))
-        p1 = float(r["yprob"])
-        yval = labels[int(r["yval"])]
-        star = " *" if r["is_leaf"] else ""
-        lines.append(f"{indent}{int(r['node']):>{width}}) {split[i]} {_num(r['n'], digits)} "
-                     f"{_num(r['loss'], digits)} {yval} ({1.0 - p1:.8f} {p1:.8f}){star}")
+        indent = " " * (2 * int(f["depth"].iat[i]))
+        yval = names[int(f["yval"].iat[i])].ljust(lab_w)
+        star = "*" if f["is_leaf"].iat[i] else " "
+        lines.append(f"{indent}{int(f['node'].iat[i]):>{width}}) {split[i]} "
+                     f"{_num(f['n'].iat[i], digits)} {loss[i]} {yval} "
+                     f"({probs[i]} {probs[len(f) + i]}) {star}")
     return "\n".join(lines) + "\n"

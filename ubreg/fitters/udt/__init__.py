@@ -27,11 +27,13 @@ Conventions and documented choices:
   is the frequency-weight reading ubreg uses for every method), so a zero
   weight is a removed row.  With non-integer weights, scale them so they sum
   to the number of observations.  ``cp`` prunes by rpart's cost complexity under
-  ``risk="surrogate"`` (default) or ``"misclass"`` (rpart's measure).
+  ``risk="misclass"`` (default, rpart's measure: rpart's tree) or ``"surrogate"``
+  (the tree's surrogate risk, Theorem 4).
 - Missing values: the split search uses the rows where the variable is
-  observed; rows with it missing -- and, at a categorical split, levels absent
-  from the node in training -- follow the child with the larger observed weight
-  (ties: left).  They are never dropped.
+  observed; rows with it missing follow rpart's surrogate splits
+  (:mod:`ubreg.fitters.udt.surrogates`), then the child with the larger
+  observed weight (ties: left), as do levels of a categorical split absent
+  from the node in training.  They are never dropped.
 - Leaves carry p_k and ∇φ(p_k) (eq. 106); at pure leaves the link is capped at
   ∇φ(1e-12) / −∇φ(1e-12), or at the bound of a bounded link domain (gini ±1).
 - Class: 1 iff p ≥ 1/2 (docs/math.md §1; rpart picks the first class at p = 1/2).

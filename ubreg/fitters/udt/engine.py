@@ -25,7 +25,7 @@ def _check_family(family):
 
 
 def grow_tree(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=30, cp=0.01,
-              risk="surrogate", _alpha=None) -> Tree:
+              risk="misclass", _alpha=None) -> Tree:
     """Grow a UDT tree (Algorithm 3) and prune it at ``cp`` as rpart does.
 
     A split of a leaf is scored by the drop of Σ_leaves w(S_k)(−φ(p_k))/b_φ
@@ -44,9 +44,10 @@ def grow_tree(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth
     min_split, min_leaf, max_depth, cp
         rpart's ``minsplit``, ``minbucket``, ``maxdepth`` (≤ 62) and ``cp``
         (see :mod:`ubreg.fitters.udt.grow`).
-    risk : {"surrogate", "misclass"}
-        Risk measure of the cp pruning and of the cp table: the tree's
-        surrogate (Theorem 4) or rpart's misclassification.
+    risk : {"misclass", "surrogate"}
+        Risk measure of the cp pruning and of the cp table: rpart's
+        misclassification (default: rpart's tree) or the tree's surrogate
+        (Theorem 4, the paper's risk).
 
     Returns
     -------
@@ -124,7 +125,8 @@ def cp_table_cv(columns, y, weight, family, folds=10, seed=0, **controls) -> pd.
     Returns
     -------
     DataFrame
-        CP, nsplit, rel_error, xerror, xstd (errors relative to the root risk).
+        CP, nsplit, rel error, xerror, xstd (errors relative to the root risk;
+        the columns of rpart's ``cptable``, as ``printcp`` shows them).
     """
     folds = int(folds)
     values, specs, n = check_columns(columns)
@@ -172,5 +174,5 @@ def cp_table_cv(columns, y, weight, family, folds=10, seed=0, **controls) -> pd.
             xsq[j] += np.sum(w[test] * err * err)
     xstd = np.sqrt(np.maximum(xsq - xrisk ** 2 / w_total, 0.0))
     root = tree.root_risk if tree.root_risk > 0 else 1.0
-    return pd.DataFrame({"CP": cps / root, "nsplit": nsplit, "rel_error": crisk / root,
+    return pd.DataFrame({"CP": cps / root, "nsplit": nsplit, "rel error": crisk / root,
                          "xerror": xrisk / root, "xstd": xstd / root})

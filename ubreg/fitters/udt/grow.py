@@ -31,10 +31,11 @@ tolerance (exact for integer weights); with unit weights the engine counts
 rows, as rpart does.
 
 Missing values (NaN, code -1): the split search of a variable uses the rows
-where it is observed; the rows where it is missing then follow the child with
-the larger observed weight (ties: the left child) -- "NA rows follow the
-majority branch".  They are never dropped: they count in the children's n,
-weight and class proportions.
+where it is observed; the rows where it is missing then follow rpart's
+surrogate splits (:mod:`ubreg.fitters.udt.surrogates`), and the child with the
+larger observed weight when no surrogate applies (ties: the left child).  They
+are never dropped: they count in the children's n, weight and class
+proportions.
 
 Children: as in rpart, the left child (node 2k) is the side with the smaller
 proportion of y = 1, so a numeric split sends ``x < t`` left (``direction``
@@ -47,7 +48,7 @@ dummy column per level of a factor, no missing values, heap-ordered trees of
 depth ≤ 12, any k per-row statistics), built for hundreds of boosting rounds
 on one binning; this one reproduces rpart on raw columns (exact within-node
 midpoints, sets of levels, missing values to the heavier child, rpart's
-numbering, ties and cp, depths to 62) from presorted orderings.  Merged, one
+numbering, ties and cp, surrogates, depths to 62) from presorted orderings.  Merged, one
 would change its trees (thresholds, tie-breaks by the rounding of its gains)
 or lose its speed; :mod:`ubreg.learners.trees` gives the reasons in full.
 """
@@ -69,6 +70,7 @@ from .splitter import (
     numeric_best_batch,
     weight_floor,
 )
+from .surrogates import find_surrogates, route_missing, split_missing
 
 __all__ = ["grow_raw", "check_controls", "RawTree", "MAX_DEPTH"]
 
@@ -327,7 +329,7 @@ def _relayout(lay, seg_len, ks, len_slot, keep):
 
 
 def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=30,
-             cp=0.01, risk="surrogate", alpha=None):
+             cp=0.01, risk="misclass", alpha=None):
     """Grow the tree before complexity pruning.
 
     Nodes whose risk is at most ``alpha`` (= cp × root risk unless given) are
@@ -344,7 +346,9 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
     info = dict(alpha=grower.alpha, root_risk=grower.root_risk, n=n, specs=specs)
     if grower.splittable(grower.root)[0]:
         grower.grow()
-    return _finish(grower.store, grower.cat_blocks, grower.lmax), info
+    raw = _finish(grower.store, grower.cat_blocks, grower.lmax)
+    raw["surrogates"] = grower.surrogates
+    return raw, info
 
 
 class _Grower:
@@ -385,6 +389,10 @@ class _Grower:
         self.numeric = [j for j, s in enumerate(specs) if s.kind != CATEGORICAL]
         self.cat_flag = np.array([s.kind == CATEGORICAL for s in specs], dtype=bool)
         self.has_nan = {j: bool(np.isnan(values[j]).any()) for j in self.numeric}
+        self.any_missing = any(self.has_nan.values()) or any(
+            bool((values[j] < 0).any()) for j in np.flatnonzero(self.cat_flag))
+        #: surrogate splits by node number, at the nodes where rows miss the split variable
+        self.surrogates = {}
 
     def splittable(self, ids):
         """Nodes that may split: enough observations, above max_depth, risk > alpha."""
@@ -492,6 +500,8 @@ class _Grower:
         left = _route(self.specs, self.values, rows, rk, var_k, thr_k, low_k, na_left_k,
                       self.cat_blocks[0] if self.cat_blocks else None,
                       self.store.a["cat_row"][ids])
+        if self.any_missing:
+            left = self._surrogate_route(rows, rk, ids, var_k, left)
         if self.dense:                          # rows of unsplit segments count as left
             gl_pos = np.ones(lay.m, dtype=bool)
             gl_pos[sel] = left
@@ -500,6 +510,24 @@ class _Grower:
             self.go_left[:] = True
             self.go_left[rows] = left
         return rows, rk, left
+
+    def _surrogate_route(self, rows, rk, ids, var_k, left):
+        """Route the rows that miss their split's variable by the surrogate splits of
+        their node, found here (:mod:`ubreg.fitters.udt.surrogates`)."""
+        miss = split_missing(self.specs, self.values, rows, var_k[rk])
+        if not miss.any():
+            return left
+        numbers = self.store.a["number"][ids]
+        direction = np.where(miss, 0, np.where(left, 1, -1)).astype(np.int8)
+        for k in np.unique(rk[miss]):
+            sel = np.flatnonzero(rk == k)
+            self.surrogates[int(numbers[k])] = find_surrogates(
+                self.specs, self.values, rows[sel], direction[sel], self.w[rows[sel]],
+                int(var_k[k]))
+        left = left.copy()
+        left[miss] = route_missing(self.surrogates, self.specs, self.values, rows[miss],
+                                   numbers[rk[miss]], left[miss])
+        return left
 
     def _add_children(self, ids, rows, slot):
         """Store the children of nodes ``ids`` with their statistics; returns

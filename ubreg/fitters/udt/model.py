@@ -60,7 +60,7 @@ class Tree:
     Build it with :func:`ubreg.fitters.udt.grow_tree`.  Main attributes:
     :attr:`frame` (one row per node), :attr:`leaves`, :attr:`cptable`,
     :attr:`variable_importance`, :attr:`deviance`, :attr:`null_deviance`,
-    :attr:`surrogate_risk`; methods :meth:`apply`, :meth:`predict`,
+    :attr:`surrogate_risk`, :attr:`surrogates`; methods :meth:`apply`, :meth:`predict`,
     :meth:`prune`, :meth:`listing`.
     """
 
@@ -71,7 +71,7 @@ class Tree:
         self.controls = dict(controls)
         #: the complexity floor α = cp × root risk (absolute)
         self.alpha = float(alpha)
-        #: risk measure of the cp pruning: "surrogate" or "misclass"
+        #: risk measure of the cp pruning: "misclass" (rpart's) or "surrogate"
         self.risk = risk
 
     # ---- per-node quantities ----------------------------------------------
@@ -171,6 +171,30 @@ class Tree:
             "n_tied": np.where(leaf, 0, nd["n_tied"]),
         })
 
+    @cached_property
+    def surrogates(self) -> pd.DataFrame:
+        """The surrogate splits that routed training rows missing a split's variable
+        (:mod:`ubreg.fitters.udt.surrogates`), as rpart's ``summary`` lists them.
+
+        One row per surrogate of a node of this tree, in rank order: ``node``
+        (rpart number), ``rank`` (1 = tried first), ``var``, ``split``
+        (``"< t"`` or ``">= t"``: the rows sent left; for a factor, the levels
+        sent left), ``agree`` and ``adj`` (rpart's agreement and adjusted
+        agreement).  Empty when no training row missed a split variable.
+        """
+        found = self.nodes.get("surrogates", {})
+        rows = []
+        for number, split_node in zip(self.nodes["number"], ~self.is_leaf):
+            for rank, s in enumerate(found.get(int(number), ()) if split_node else (), 1):
+                spec = self.specs[s.var]
+                if spec.kind == CATEGORICAL:
+                    where = ",".join(spec.levels[c] for c in np.flatnonzero(s.side == 1))
+                else:
+                    where = f"{'<' if s.low_left else '>='} {s.threshold:.6g}"
+                rows.append({"node": int(number), "rank": rank, "var": spec.name,
+                             "split": where, "agree": s.agree, "adj": s.adj})
+        return pd.DataFrame(rows, columns=["node", "rank", "var", "split", "agree", "adj"])
+
     @property
     def leaves(self) -> pd.DataFrame:
         """The leaf rows of :attr:`frame`."""
@@ -179,10 +203,10 @@ class Tree:
 
     @cached_property
     def cptable(self) -> pd.DataFrame:
-        """rpart's cp table without cross-validation: CP, nsplit, rel_error.
+        """rpart's cp table without cross-validation: CP, nsplit, rel error.
 
         A row's tree keeps the splits whose complexity exceeds its CP
-        (``tree.prune(CP)``); rel_error is that tree's risk over the root's,
+        (``tree.prune(CP)``); rel error is that tree's risk over the root's,
         in the tree's risk measure.  For cross-validated columns see
         :func:`ubreg.fitters.udt.cp_table_cv`.
         """
@@ -191,7 +215,7 @@ class Tree:
         cps, nsplit, risk = cp_rows(nd["complexity"], self.is_leaf, nd["left"], nd["right"], r,
                                     self.alpha)
         scale = self.root_risk if self.root_risk > 0 else 1.0
-        return pd.DataFrame({"CP": cps / scale, "nsplit": nsplit, "rel_error": risk / scale})
+        return pd.DataFrame({"CP": cps / scale, "nsplit": nsplit, "rel error": risk / scale})
 
     @cached_property
     def variable_importance(self) -> pd.Series:

@@ -9,9 +9,10 @@ its order of collapsing children, so that the kept nodes and their
 complexities are rpart's; :func:`fix_cp` then caps each node's complexity by its
 parent's (fix_cp.c).
 
-The risk R is chosen by the user: ``"surrogate"`` (default), the tree's
-balanced convex surrogate Σ_leaves w(S_k)(−φ(p_k) − a_φ)/b_φ (Theorem 4), or
-``"misclass"``, the weighted misclassification rpart uses for classification.
+The risk R is chosen by the user: ``"misclass"`` (default), the weighted
+misclassification rpart uses for classification, or ``"surrogate"``, the
+tree's balanced convex surrogate Σ_leaves w(S_k)(−φ(p_k) − a_φ)/b_φ
+(Theorem 4).
 """
 from __future__ import annotations
 

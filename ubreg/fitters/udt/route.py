@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .columns import CATEGORICAL
+from .surrogates import route_missing
 
 __all__ = ["route"]
 
@@ -11,20 +12,28 @@ __all__ = ["route"]
 def _goes_left(nodes, specs, values, j, rows, nd):
     """Direction of ``rows`` (at internal nodes ``nd`` splitting on predictor j).
 
-    Missing values -- and, for a categorical split, levels that did not occur
-    in the node during training (or at all) -- follow ``na_left``, the
-    majority branch.
+    Missing values follow the node's surrogate splits (``nodes["surrogates"]``,
+    by node number: :mod:`ubreg.fitters.udt.surrogates`), then ``na_left``, the
+    majority branch; for a categorical split, levels that did not occur in the
+    node during training (or at all) follow ``na_left``.
     """
     xv = values[j][rows]
     if specs[j].kind == CATEGORICAL:
         table = nodes["cat_side"]
-        inside = (xv >= 0) & (xv < table.shape[1])
+        miss = xv < 0
+        inside = ~miss & (xv < table.shape[1])
         side = np.where(inside, table[nodes["cat_row"][nd], np.where(inside, xv, 0)], 0)
-        return np.where(side == 1, True, np.where(side == 2, False, nodes["na_left"][nd]))
-    miss = np.isnan(xv)
-    below = xv < nodes["threshold"][nd]
-    lft = np.where(nodes["direction"][nd] < 0, below, ~below)
-    return np.where(miss, nodes["na_left"][nd], lft)
+        left = np.where(side == 1, True, np.where(side == 2, False, nodes["na_left"][nd]))
+    else:
+        miss = np.isnan(xv)
+        below = xv < nodes["threshold"][nd]
+        left = np.where(miss, nodes["na_left"][nd],
+                        np.where(nodes["direction"][nd] < 0, below, ~below))
+    surrogates = nodes.get("surrogates")
+    if surrogates and miss.any():
+        left[miss] = route_missing(surrogates, specs, values, rows[miss],
+                                   nodes["number"][nd[miss]], left[miss])
+    return left
 
 
 def route(nodes, specs, values, n, path=False):
@@ -34,7 +43,8 @@ def route(nodes, specs, values, n, path=False):
     ----------
     nodes : dict of arrays
         Needs ``left``, ``right`` (-1 at leaves), ``var``, ``threshold``,
-        ``direction``, ``na_left``, ``cat_row``, ``cat_side``.
+        ``direction``, ``na_left``, ``cat_row``, ``cat_side``, ``number``;
+        ``surrogates`` (by node number) if any.
     specs : list of ColumnSpec
     values : list of ndarray, aligned with ``specs``
     n : int

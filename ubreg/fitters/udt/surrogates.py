@@ -1,0 +1,207 @@
+"""Surrogate splits: how rows that miss a split's variable are routed (rpart's rule).
+
+When training rows of a node miss the variable of its split, the grower looks
+for surrogate splits at that node, as rpart does with its default controls
+(``maxsurrogate = 5``, ``usesurrogate = 2``, ``surrogatestyle = 0``):
+
+- The primary split sends every row whose variable is observed left or right.
+  For each other predictor, the surrogate is the split of that predictor that
+  sends the most weight the way the primary sends it (the *agreement*),
+  counted over the rows where both are observed: for a numeric predictor the
+  best cut at a midpoint between consecutive distinct values, with either
+  side to the left (at least two observations with a primary direction on
+  each side; the smallest cut among equals), for a categorical one each level
+  to the side most of its weight takes (ties: the side of most weight).
+- A surrogate is kept when it does better than sending everyone the
+  majority's way: its agreement, over the weight of all the node's rows with
+  a primary direction, exceeds the majority's share (rpart's ``adj`` > 1e-10;
+  a numeric surrogate must strictly beat the majority among the rows it sees;
+  a categorical one needs two observations agreeing and two disagreeing with
+  the primary, as rpart 4.1 counts them).  The five of largest agreement are
+  kept, the earlier predictor first among equals.
+- A row missing the primary variable takes the first kept surrogate whose
+  variable it has (for a categorical surrogate: a level seen with a primary
+  direction in the node); with none, the majority branch (the child with more
+  observed weight; ties: left, where rpart would keep the row in the node).
+
+Observations are counted by weight (a row of frequency weight 2 counts as two,
+a row of weight 0 is absent), which with unit weights counts rows as rpart
+does.  Surrogates are found only at nodes where some training row misses the
+split variable: they route those rows; a fitted tree keeps them by node
+number (``Tree.surrogates``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .columns import CATEGORICAL
+from .splitter import weight_floor
+
+__all__ = ["Surrogate", "find_surrogates", "route_missing", "split_missing",
+           "MAX_SURROGATES"]
+
+#: surrogates kept per node (rpart.control(maxsurrogate = 5))
+MAX_SURROGATES = 5
+#: a surrogate must beat the majority rule by more than this adjusted agreement
+_ADJ_MIN = 1e-10
+
+
+@dataclass(frozen=True)
+class Surrogate:
+    """One surrogate split of a node.
+
+    Attributes
+    ----------
+    var : int
+        The predictor (index into the tree's columns).
+    threshold : float
+        Numeric: the cut (NaN for a categorical surrogate).
+    low_left : bool
+        Numeric: rows with x < threshold go left (else they go right).
+    side : ndarray of int8 or None
+        Categorical: per level 1 (left), 2 (right) or 0 (not seen with a
+        primary direction in the node: the next surrogate decides).
+    agree : float
+        Share of the weight of the node's rows with a primary direction that
+        the surrogate sends the primary's way (rpart's ``agree``).
+    adj : float
+        The agreement beyond the majority rule's, (agree − m)/(1 − m)
+        (rpart's ``adj``).
+    """
+
+    var: int
+    threshold: float
+    low_left: bool
+    side: np.ndarray | None
+    agree: float
+    adj: float
+
+    def routes(self, specs, values, rows):
+        """(observed, left): which ``rows`` this surrogate can route, and where."""
+        x = values[self.var][rows]
+        if specs[self.var].kind == CATEGORICAL:
+            inside = (x >= 0) & (x < self.side.shape[0])
+            s = np.where(inside, self.side[np.where(inside, x, 0)], 0)
+            return s != 0, s == 1
+        below = x < self.threshold
+        return ~np.isnan(x), np.where(self.low_left, below, ~below)
+
+
+def split_missing(specs, values, rows, var):
+    """Whether each of ``rows`` misses its split's variable (``var``, one per row)."""
+    miss = np.zeros(rows.shape[0], dtype=bool)
+    for j in np.unique(var):
+        sel = np.flatnonzero(var == j)
+        x = values[j][rows[sel]]
+        miss[sel] = x < 0 if specs[j].kind == CATEGORICAL else np.isnan(x)
+    return miss
+
+
+def _numeric(x, d, w, two):
+    """Best cut of one numeric predictor: (agreement weight, threshold, low_left) or None."""
+    obs = ~np.isnan(x)
+    x, d, w = x[obs], d[obs], w[obs]
+    if x.shape[0] < 2:
+        return None
+    o = np.argsort(x, kind="stable")
+    xs = x[o]
+    wl = np.where(d[o] > 0, w[o], 0.0)
+    wr = np.where(d[o] < 0, w[o], 0.0)
+    l_tot, r_tot = wl.sum(), wr.sum()
+    cl, cr = np.cumsum(wl)[:-1], np.cumsum(wr)[:-1]      # weight below the cut before i + 1
+    below = cl + cr
+    valid = (xs[1:] != xs[:-1]) & (below >= two) & (l_tot + r_tot - below >= two)
+    to_right = (l_tot - cl) + cr                        # x < t goes right
+    to_left = cl + (r_tot - cr)                         # x < t goes left
+    best = np.where(valid, np.maximum(to_right, to_left), -np.inf)
+    i = int(np.argmax(best)) if best.shape[0] else 0
+    if not best.shape[0] or not best[i] > max(l_tot, r_tot):
+        return None
+    return float(best[i]), float((xs[i] + xs[i + 1]) / 2.0), bool(to_left[i] > to_right[i])
+
+
+def _categorical(code, n_levels, d, w, two):
+    """Each level to its better side: (agreement weight, side) or None."""
+    obs = code >= 0
+    code, d, w = code[obs], d[obs], w[obs]
+    lw = np.bincount(code, weights=np.where(d > 0, w, 0.0), minlength=n_levels)
+    rw = np.bincount(code, weights=np.where(d < 0, w, 0.0), minlength=n_levels)
+    seen = (lw + rw) > 0
+    default_right = not lw.sum() > rw.sum()
+    right = (lw < rw) | ((lw == rw) & default_right)
+    side = np.where(seen, np.where(right, 2, 1), 0).astype(np.int8)
+    agree = float(np.where(right, rw, lw)[seen].sum())
+    disagree = float(np.where(right, lw, rw)[seen].sum())
+    if not (disagree >= two and agree >= two):          # rpart 4.1's test (see the notes)
+        return None
+    return agree, side
+
+
+def find_surrogates(specs, values, rows, direction, w, primary):
+    """The surrogate splits of one node, best first (see the module notes).
+
+    Parameters
+    ----------
+    specs, values : the tree's columns
+    rows : ndarray of int
+        The node's training rows.
+    direction : ndarray of int8
+        Per row: 1 if the primary split sends it left, -1 right, 0 if it
+        misses the primary variable.
+    w : ndarray
+        The rows' weights.
+    primary : int
+        The split's predictor.
+
+    Returns
+    -------
+    tuple of Surrogate
+        At most :data:`MAX_SURROGATES`, by decreasing agreement.
+    """
+    keep = w > 0
+    rows, d, w = rows[keep], direction[keep], w[keep]
+    t_left, t_right = float(w[d > 0].sum()), float(w[d < 0].sum())
+    total = t_left + t_right
+    majority = max(t_left, t_right) / total if total > 0 else 1.0
+    if majority >= 1.0:
+        return ()
+    two = weight_floor(2, total)
+    found = []
+    for j, spec in enumerate(specs):
+        if j == primary:
+            continue
+        x = values[j][rows]
+        if spec.kind == CATEGORICAL:
+            best = _categorical(x, len(spec.levels), d, w, two)
+            if best is None:
+                continue
+            weight, thr, low, side = best[0], np.nan, False, best[1]
+        else:
+            best = _numeric(x, d, w, two)
+            if best is None:
+                continue
+            (weight, thr, low), side = best, None
+        agree = weight / total
+        adj = (agree - majority) / (1.0 - majority)
+        if adj > _ADJ_MIN:
+            found.append(Surrogate(j, thr, low, side, agree, adj))
+    found.sort(key=lambda s: -s.agree)                  # stable: earlier predictors first
+    return tuple(found[:MAX_SURROGATES])
+
+
+def route_missing(surrogates, specs, values, rows, numbers, default_left):
+    """Directions (True = left) of ``rows`` that miss the split variable of their
+    nodes (rpart numbers ``numbers``): the first surrogate of the node that can
+    route the row, else ``default_left`` (the majority branch)."""
+    left = np.array(default_left, dtype=bool, copy=True)
+    for num in np.unique(numbers):
+        sel = np.flatnonzero(numbers == num)
+        for s in surrogates.get(int(num), ()):
+            if not sel.shape[0]:
+                break
+            ok, lft = s.routes(specs, values, rows[sel])
+            left[sel[ok]] = lft[ok]
+            sel = sel[~ok]
+    return left
