@@ -225,6 +225,24 @@ def skip_sklearn_members(app, what, name, obj, skip, options):
     return None
 
 
+def _made_by_ubreg(obj) -> bool:
+    """Classes that ubreg's functions build (results, summaries, evaluation results):
+    their constructors are not an interface, so their pages show no signature."""
+    from ubreg.methods.online import OnlineLearner
+    from ubreg.results.base import Result
+    from ubreg.summary.base import Summary
+    if not inspect.isclass(obj) or issubclass(obj, (OnlineLearner, BaseException)):
+        return False
+    return (issubclass(obj, (Result, Summary))
+            or obj.__module__.startswith("ubreg.evaluate."))
+
+
+def hide_internal_signatures(app, what, name, obj, options, signature, return_annotation):
+    if what == "class" and _made_by_ubreg(obj):
+        return "", None
+    return None
+
+
 def builder_inited(app) -> None:
     write_api_pages(app.srcdir)
 
@@ -235,4 +253,5 @@ def setup(app):
     # after numpydoc (priority 500), on the reST it makes of the NumPy sections
     app.connect("autodoc-process-docstring", escape_absolute_values, priority=600)
     app.connect("autodoc-skip-member", skip_sklearn_members)
+    app.connect("autodoc-process-signature", hide_internal_signatures)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -10,6 +10,11 @@
   every numbered heading of those pages gets the short anchor ``sN``
   (``math.html#s3``, ``tempered.html#s2.2``) and the cross-reference label
   ``math-N`` / ``tempered-N`` (``{ref}`math-3```), besides the slug MyST gives it.
+* The formulas of ``docs/math.md`` and ``docs/tempered.md`` are plain text with ``_``
+  for subscripts (``q′_i``, ``log_t``) and ``*`` for duals and ±1 labels (``y*H``,
+  ``φ*``, ``H*``): CommonMark reads some of them as emphasis.  When the site reads
+  those two pages, such ``_`` and ``*`` are escaped (outside code), so the formulas
+  show as written; the files are not changed.
 * ``{ubreg-help}`` with the words of a command line (``fit``) inserts the
   output of ``python -m ubreg <words> --help``, run at build time.
 """
@@ -87,6 +92,44 @@ def section_anchors(app, doctree) -> None:
         std.labels[label] = (app.env.docname, anchor, f"{prefix}.md §{number}")
 
 
+_CODE = re.compile(r"(`+)(?:.+?)\1")
+#: a "*" written as a superscript: after y, φ, H, F or GNNB (y*H, φ*(u), H*, F*, GNNB*),
+#: never one of a pair (**bold**)
+_STAR = re.compile(r"(?<=[yφHFB])(?<!\*)\*(?!\*)")
+
+
+def _escape_formula_text(text: str, stars: bool) -> str:
+    out, fenced = [], False
+    for line in text.split("\n"):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            out.append(line)
+            continue
+        if fenced:
+            out.append(line)
+            continue
+        pieces, last = [], 0
+        for m in _CODE.finditer(line):
+            pieces.append((line[last:m.start()], True))
+            pieces.append((m.group(0), False))
+            last = m.end()
+        pieces.append((line[last:], True))
+        done = []
+        for piece, plain in pieces:
+            if plain:
+                piece = re.sub(r"(?<!\\)_", r"\\_", piece)
+                if stars:
+                    piece = _STAR.sub(r"\\*", piece)
+            done.append(piece)
+        out.append("".join(done))
+    return "\n".join(out)
+
+
+def escape_formulas(app, docname, source) -> None:
+    if docname in SECTIONED:
+        source[0] = _escape_formula_text(source[0], stars=docname == "math")
+
+
 class UbregHelp(Directive):
     """``python -m ubreg <arguments> --help`` as a literal block."""
     optional_arguments = 10
@@ -109,5 +152,6 @@ def setup(app):
     app.connect("builder-inited", render_vignettes)
     app.connect("build-finished", copy_reports)
     app.connect("doctree-read", section_anchors)
+    app.connect("source-read", escape_formulas)
     app.add_directive("ubreg-help", UbregHelp)
     return {"version": "1", "parallel_read_safe": False, "parallel_write_safe": True}
