@@ -154,6 +154,8 @@ def test_sequential_anova_is_r(big):
     _same_table(a.table, CASES["anova_sequential"])
     text = str(a)
     assert "Terms added sequentially (first to last)" in text and "glucose" in text
+    with pytest.raises(ValueError, match="test must be 'Chisq'"):
+        ubreg.anova(big, test="F")                 # R's F test is for estimated dispersion
 
 
 def test_sequential_anova_takes_a_factor_as_one_term_in_formula_order():

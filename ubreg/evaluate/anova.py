@@ -1,5 +1,8 @@
 """``ubreg.anova``: nested linear fits compared by their deviance difference.
 
+With one model, ``anova(m)`` is R's sequential table (terms added first to
+last, :mod:`ubreg.evaluate.sequential`); with two, the comparison below.
+
 With the ``entropy`` family (and ``entropy2``, which has the same optimum) the
 fits are maximum-likelihood logistic regressions, and the deviance
 difference is the likelihood-ratio statistic with its χ² reference, as R's
@@ -18,6 +21,7 @@ from scipy import stats
 from ..results.base import capabilities_of
 from ..summary.linear import format_pvalue
 from ..summary.render import render_template
+from .deviance_table import check_test
 from .sequential import sequential_anova
 
 __all__ = ["anova", "AnovaResult", "NotNestedError"]
@@ -212,6 +216,7 @@ def anova(m0, m1=None, test="Chisq"):
     """
     if m1 is None:
         return sequential_anova(m0, test)
+    check_test(test)
     _check_linear(m0, "the first model")
     _check_linear(m1, "the second model")
     _same_fit_data(m0, m1)
