@@ -117,7 +117,7 @@ def worker(engine, n, depth, criterion, out_path):
         cols = [TreeColumn(f"x{j}", "numeric", X[:, j]) for j in range(P)]   # views
         t0, c0 = time.perf_counter(), time.process_time()
         model = grow_tree(cols, y, None, Permissible(criterion), min_split=2, min_leaf=1,
-                          max_depth=62 if depth is None else depth, cp=0)
+                          max_depth=62 if depth is None else depth, cp=0, risk="surrogate")
         elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
         tree = export_ubreg(model)
     peak = peak_mb()
