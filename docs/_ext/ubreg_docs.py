@@ -13,8 +13,9 @@
 * The formulas of ``docs/math.md`` and ``docs/tempered.md`` are plain text with ``_``
   for subscripts (``q′_i``, ``log_t``) and ``*`` for duals and ±1 labels (``y*H``,
   ``φ*``, ``H*``): CommonMark reads some of them as emphasis.  When the site reads
-  those two pages, such ``_`` and ``*`` are escaped (outside code), so the formulas
-  show as written; the files are not changed.
+  those two pages, such ``_`` and ``*`` are escaped (outside code), and so are the
+  absolute-value bars inside table cells (``|ζ|``, which GFM takes for a cell
+  border), so the formulas show as written; the files are not changed.
 * ``{ubreg-help}`` with the words of a command line (``fit``) inserts the
   output of ``python -m ubreg <words> --help``, run at build time.
 """
@@ -121,7 +122,13 @@ def _escape_formula_text(text: str, stars: bool) -> str:
                 if stars:
                     piece = _STAR.sub(r"\\*", piece)
             done.append(piece)
-        out.append("".join(done))
+        line = "".join(done)
+        if line.lstrip().startswith("|") and not re.fullmatch(r"\s*\|[\s:|-]*", line):
+            # in a table row, a bar between two characters is an absolute value
+            # (|ζ|), not a cell separator (those stand between spaces)
+            line = re.sub(r"(?<=[^\s\\|])\|(?=[^\s|])", r"\\|", line)
+            line = re.sub(r"(?<=\()\|(?=\S)", r"\\|", line)
+        out.append(line)
     return "\n".join(out)
 
 
