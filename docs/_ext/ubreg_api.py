@@ -112,7 +112,7 @@ def toplevel_page(ubreg) -> list[str]:
     lines += [""] + _title("Data", "-")
     for n, text in DATA.items():
         if n in names:
-            lines += [f".. data:: ubreg.{n}", "", f"   {text}", ""]
+            lines += [f".. data:: {n}", "", f"   {text}", ""]   # under currentmodule ubreg
     return lines
 
 
