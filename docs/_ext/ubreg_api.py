@@ -117,14 +117,15 @@ def toplevel_page(ubreg) -> list[str]:
 
 
 def module_page(module, title: str, documented: set, intro: list[str] = (),
-                inherited: str | None = "") -> list[str]:
+                inherited: str | None = "", title_char: str = "=") -> list[str]:
     """A module's docstring, a table of its ``__all__`` and an entry per name (names
     documented on the top-level page are linked there instead)."""
     members = _module_members(module)
     # relative to the current module (automodule sets it): autosummary refuses items
     # that repeat it
     table = [f"ubreg.{n}" if n in documented else n for n, _ in members]
-    lines = _title(title) + [f".. automodule:: {module.__name__}", "   :no-members:", ""]
+    lines = _title(title, title_char) + [f".. automodule:: {module.__name__}",
+                                         "   :no-members:", ""]
     lines += list(intro) + _table(table)
     for n, obj in members:
         if n not in documented:
@@ -158,10 +159,13 @@ def write_api_pages(srcdir) -> list[str]:
         ":class:`ubreg.OnlineLearner`, is its own result).  Inherited members are listed",
         "on each class.", ""], results + [("ubreg.results.base.Capabilities", Capabilities)])
 
-    evaluate = _classes_of("ubreg.evaluate", lambda c: not issubclass(c, BaseException))
+    evaluate = _classes_of("ubreg.evaluate", lambda c: True)
+    import ubreg.evaluate.metrics as metrics
     pages["evaluate"] = classes_page("Evaluation results", [
         "What :func:`ubreg.compare`, :func:`ubreg.cv`, :func:`ubreg.cv_risk` and",
-        ":func:`ubreg.anova` (and the other evaluation functions) return.", ""], evaluate)
+        ":func:`ubreg.anova` (and the other evaluation functions) return, and the",
+        "metrics they compute (:mod:`ubreg.evaluate.metrics`).", ""], evaluate)
+    pages["evaluate"] += [""] + module_page(metrics, "Metrics", top, title_char="-")
 
     summaries = _classes_of("ubreg.summary", lambda c: issubclass(c, Summary))
     pages["summaries"] = classes_page("Summaries", [
