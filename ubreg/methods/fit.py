@@ -142,7 +142,7 @@ def fit(formula: str, data, family=None, method: str = "uls", weights=None,
         formula=formula, family=family if family_given else None, method=method,
         weights=weights if weight_kind == "prior" else None,
         freq_weights=weights if weight_kind == "freq" else None, na_action=na_action,
-        positive=positive, subset=subset, offset=offset, **options))
+        positive=positive, subset=subset, offset=offset, trusted=trusted, **options))
     return result
 
 
