@@ -58,14 +58,19 @@ def _ax():
 
 
 def _check_predict(m, caps, newdata):
+    # a multiclass-capable result fitted to three or more classes predicts DataFrames;
+    # every two-class result predicts Series (and classes of category dtype)
+    frames = caps.is_multiclass and len(m.classes) > 2
     for type in PREDICT_TYPES:
         out = m.predict(newdata, type=type)
         assert len(out) == len(newdata)
-        if caps.is_multiclass and type != "class":
+        if frames and type != "class":
             assert isinstance(out, pd.DataFrame) and list(out.columns) == m.classes
         else:
             assert isinstance(out, pd.Series)
-    if caps.is_multiclass:
+        if type == "class":
+            assert isinstance(out.dtype, pd.CategoricalDtype)
+    if frames:
         np.testing.assert_allclose(m.predict(newdata).sum(axis=1), 1.0)
     with pytest.raises(ValueError, match="type must be one of"):
         m.predict(newdata, type="probability")

@@ -22,7 +22,8 @@ models = {"uls · linear": ubreg.fit(formula, pima, family="matsushita")}
 # ## A UDT tree
 #
 # `method="udt"` grows the tree top-down; `cp`, `min_split`, `min_leaf` and `max_depth` are
-# rpart's controls, and the tree's risk is the surrogate of its leaves (Theorem 4).
+# rpart's controls; by default the tree is rpart's (misclassification cost-complexity), and
+# `risk="surrogate"` prunes by the surrogate risk of its leaves (Theorem 4) instead.
 
 # %%
 tree = ubreg.fit(formula, pima, family="matsushita", method="udt", cp=0.02, xval=5)

@@ -95,6 +95,27 @@ class Design:
     def has_intercept(self) -> bool:
         return "Intercept" in self.design_info.column_names
 
+    def terms_in_formula_order(self) -> list[str]:
+        """The term names in R's order (``terms.formula``): the intercept, then the
+        terms by degree (the number of factors of an interaction), in the order the
+        formula writes them within a degree.  patsy orders the design's columns
+        otherwise (the terms without numeric factors first); the columns, and every
+        fit, keep patsy's order: summaries show this one."""
+        terms = list(self.design_info.terms)
+        try:
+            written = patsy.ModelDesc.from_formula(self.formula_rhs).rhs_termlist
+        except PatsyError:
+            written = []
+        def key(term):          # its factors as written, spaces aside (a:b is b:a)
+            return frozenset("".join(f.name().split()) for f in term.factors)
+
+        position = {}
+        for i, term in enumerate(written):
+            position.setdefault(key(term), i)
+        order = sorted(range(len(terms)), key=lambda k: (
+            len(terms[k].factors), position.get(key(terms[k]), len(written) + k)))
+        return [terms[k].name() for k in order]
+
     def variables(self) -> list[str]:
         """The data variables the right-hand side reads."""
         return variables_of(self.design_info)

@@ -34,7 +34,7 @@ from ..design import (
 from ..errors import DataError, FormulaError, PredictionError, ResponseError
 from ..families import resolve_family
 from ..fitters import online as qnorm
-from ..results.base import Capabilities, Result, check_predict_type
+from ..results.base import Capabilities, Result, check_predict_type, class_series
 from ..summary.online import OnlineSummary
 
 __all__ = ["OnlineLearner"]
@@ -328,7 +328,8 @@ class OnlineLearner(Result):
     def predict(self, newdata, type: str = "response") -> pd.Series:
         """Predictions of the current w_t on ``newdata`` (NaN for NA rows).
 
-        ``type`` is ``"response"`` (p̂ = ∇φ⁻¹(wᵀx)), ``"link"`` or ``"class"``.
+        ``type`` is ``"response"`` (p̂ = ∇φ⁻¹(wᵀx)), ``"link"`` or ``"class"`` (category
+        dtype with the response's levels, as every result).
         """
         check_predict_type(type)
         self._check_started()
@@ -342,10 +343,10 @@ class OnlineLearner(Result):
             p = np.full(len(newdata), np.nan)
             p[~na] = self.family.posterior(eta[~na])
             return pd.Series(p, index=newdata.index, name="response")
-        labels = np.empty(len(newdata), dtype=object)
-        labels[~na] = self.response.labels((eta[~na] >= 0).astype(int))
-        labels[na] = None
-        return pd.Series(labels, index=newdata.index, name="class")
+        levels = list(self.response.levels)
+        pos = levels.index(self.response.positive)
+        return class_series(levels, np.where(na, -1, np.where(np.nan_to_num(eta) >= 0, pos,
+                                                              1 - pos)), newdata.index)
 
     def regret_bound_penalty(self, r) -> float:
         """(p − 1)λ_p²‖r‖_q²/(2λ), the penalty of Theorem 3 for a reference r."""

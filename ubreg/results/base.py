@@ -43,7 +43,7 @@ from ..families.base import Family
 from .inference import bernoulli_loglik, deviance, null_eta
 
 __all__ = ["Result", "BinaryResult", "Capabilities", "UNDECLARED", "capabilities_of",
-           "PREDICT_TYPES", "check_predict_type"]
+           "PREDICT_TYPES", "check_predict_type", "class_series", "NO_LIKELIHOOD"]
 
 #: the scales of ``predict(newdata, type=...)`` every result offers
 PREDICT_TYPES = ("response", "link", "class")
@@ -53,6 +53,23 @@ def check_predict_type(type: str, allowed: tuple = PREDICT_TYPES) -> None:
     """Raise ``ValueError`` naming the allowed types unless ``type`` is one of them."""
     if type not in allowed:
         raise ValueError(f"type must be one of {allowed}, got {type!r}")
+
+
+def class_series(levels, codes, index) -> pd.Series:
+    """``predict(type="class")`` of every result: a Series of category dtype whose
+    categories are the response's ``levels`` (in their order), from ``codes``
+    (positions in ``levels``; −1 for NA)."""
+    cat = pd.Categorical.from_codes(np.asarray(codes, dtype=np.int64), categories=list(levels))
+    return pd.Series(cat, index=index, name="class")
+
+
+#: why a result without a likelihood reports no AIC, BIC or residual degrees of freedom
+NO_LIKELIHOOD = (
+    "NaN for a result that does not declare ``Capabilities.has_likelihood`` (a tree, a "
+    "boosted ensemble, a nearest-neighbour rule): it chooses its structure adaptively, so "
+    "the count of leaves, rounds or features it reports is not a number of degrees of "
+    "freedom, and an AIC, a BIC or a residual df built on it would mislead (U-Boost's 100 "
+    "trees of depth 3 count 797 leaf values: 724 Pima rows would leave −73 residual df).")
 
 
 @dataclass(frozen=True)
@@ -102,8 +119,9 @@ class Capabilities:
     is_tree : bool
         ``tree``: a fitted tree (:class:`~ubreg.fitters.udt.Tree`) to draw.
     is_multiclass : bool
-        ``predict(type="response")`` and ``type="link"`` are DataFrames with
-        one column per class of ``classes``.
+        It fits any number of classes (``classes``): with three or more,
+        ``predict(type="response")`` and ``type="link"`` are DataFrames with one
+        column per class; with two, Series as for every binary result.
     """
 
     has_training_rows: bool = False
@@ -239,9 +257,27 @@ class Result(abc.ABC):
         warn_if_other_version(state.get("ubreg_version"))
         self.__dict__.update(state)
 
+    # ---- what only a likelihood gives ---------------------------------------
+    @property
+    def aic(self) -> float:
+        return float("nan")
+
+    @property
+    def bic(self) -> float:
+        return float("nan")
+
+    @property
+    def df_resid(self) -> float:
+        return float("nan")
+
+    aic.__doc__ = bic.__doc__ = df_resid.__doc__ = NO_LIKELIHOOD
+
     def __repr__(self):
-        return (f"<ubreg {type(self).__name__}: {self.formula!r}, family={self.family.describe()}, "
-                f"method={self.method!r}, n={self.nobs:g}>")
+        """What R's ``print`` shows of a fit: ``print.glm``'s call, coefficients,
+        degrees of freedom, deviances and AIC for a linear fit; the call and the
+        main numbers for the others (:mod:`ubreg.summary.printed`)."""
+        from ..summary.printed import print_lines
+        return "\n".join(print_lines(self))
 
 
 class BinaryResult(Result):
@@ -336,7 +372,11 @@ class BinaryResult(Result):
 
     @property
     def df_resid(self) -> float:
+        if not type(self).capabilities.has_likelihood:
+            return float("nan")
         return self.nobs - self.df_model
+
+    df_resid.__doc__ = f"Residual degrees of freedom, n − parameters (R's ``df.residual``); {NO_LIKELIHOOD}"
 
     @cached_property
     def loglik(self) -> float:
@@ -350,15 +390,22 @@ class BinaryResult(Result):
 
     @property
     def aic(self) -> float:
+        if not type(self).capabilities.has_likelihood:
+            return float("nan")
         return -2.0 * self.loglik + 2.0 * self.df_model
+
+    aic.__doc__ = f"−2 logLik + 2 × parameters (R's ``AIC``); {NO_LIKELIHOOD}"
 
     @property
     def bic(self) -> float:
-        """−2 logLik + log(n) × parameters.  n is R's for prior weights (``BIC(glm)``
-        takes logLik's nobs, the rows of the fit *including* those of weight 0), Σ w
-        for frequency weights (statsmodels' ``bic_llf``)."""
+        if not type(self).capabilities.has_likelihood:
+            return float("nan")
         n = self.nobs if self.weight_kind == "freq" else float(self.n_rows)
         return -2.0 * self.loglik + np.log(n) * self.df_model
+
+    bic.__doc__ = ("−2 logLik + log(n) × parameters.  n is R's for prior weights (``BIC(glm)`` "
+                   "takes logLik's nobs, the rows of the fit *including* those of weight 0), "
+                   f"Σ w for frequency weights (statsmodels' ``bic_llf``); {NO_LIKELIHOOD}")
 
     @property
     def n_rows(self) -> int:
@@ -376,8 +423,15 @@ class BinaryResult(Result):
             through the stored design; rows with NA give NaN, aligned with
             ``newdata.index``.
         type : {"response", "link", "class"}
-            ``response`` is p̂ = ∇φ⁻¹(η) (for the LPM it may leave [0, 1]);
-            ``class`` is the response label with p̂ ≥ 1/2 (η ≥ 0).
+            ``response`` is p̂ = ∇φ⁻¹(η), P(y = positive class) (for the LPM it
+            may leave [0, 1]); ``link`` is η, the method's score; ``class`` is
+            the response label with p̂ ≥ 1/2 (η ≥ 0), a Series of category
+            dtype with the response's levels (NaN for NA rows).
+
+        Returns
+        -------
+        pandas.Series
+            Indexed like ``newdata`` (the training rows when it is None).
         """
         check_predict_type(type)
         if newdata is None:
@@ -397,10 +451,10 @@ class BinaryResult(Result):
             p = np.full(len(eta), np.nan)
             p[~na] = self.family.posterior(eta[~na])
             return pd.Series(p, index=index, name="response")
-        labels = np.empty(len(eta), dtype=object)
-        labels[~na] = self.response.labels((eta[~na] >= 0).astype(int))
-        labels[na] = None
-        return pd.Series(labels, index=index, name="class")
+        levels = list(self.response.levels)
+        positive = levels.index(self.response.positive)
+        codes = np.where(na, -1, np.where(np.nan_to_num(eta) >= 0, positive, 1 - positive))
+        return class_series(levels, codes, index)
 
     def residuals(self, type: str = "deviance") -> pd.Series:
         """Residuals of the training rows, as R's ``residuals.glm``.

@@ -10,6 +10,11 @@ is the class of largest h_c (equivalently of largest p̂_c); ties go to the
 first level.  With ``blocks > 1`` (Section 6.4) the clipped per-block
 posteriors are averaged first; the link is then ∇φ of the averaged posterior.
 
+Two classes.  A two-class fit predicts as every binary result: ``response``
+is P(y = second level) (the normalised posterior of that class, a Series),
+``link`` its link ∇φ(p̂) (p̂ clipped to [1e-12, 1 − 1e-12]) and ``class`` the
+second level iff p̂ ≥ 1/2.
+
 Training predictions (``predict()`` without newdata) use the training
 neighbourhoods, where an example is not its own neighbour; passing the
 training data as ``newdata`` treats each row as a new point, which is its own
@@ -17,7 +22,7 @@ nearest neighbour.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -27,9 +32,12 @@ from .._version import __version__
 from ..design import as_frame
 from ..fitters.gnnb.fitter import LeverageFit, lemma3_optimal_risk, surrogate_risk
 from ..fitters.gnnb.neighbours import NeighbourIndex
-from .base import Capabilities, Result, check_predict_type
+from .base import Capabilities, Result, check_predict_type, class_series
 
 __all__ = ["BlockModel", "GNNBResult"]
+
+#: the clip of a two-class posterior before its link ∇φ(p̂)
+_LINK_EPS = 1e-12
 
 
 @dataclass
@@ -82,6 +90,9 @@ class GNNBResult(Result):
         self.family = family
         self.call = call
         self.design = design
+        if len(response.levels) == 2 and response.positive is None:
+            # two classes: the second level is the positive one, as for every method
+            response = replace(response, positive=response.levels[1])
         self.response = response
         self.preprocessor = preprocessor
         self.blocks = blocks
@@ -182,12 +193,15 @@ class GNNBResult(Result):
         ----------
         newdata : DataFrame, optional
             Goes through the stored design, scaling and blocks; rows with NA
-            give NaN (None for ``class``), aligned with ``newdata.index``.
+            give NA, aligned with ``newdata.index``.
         type : {"response", "link", "class"}
             ``response``: DataFrame of class posteriors, columns = class
             levels, rows summing to 1 (one-vs-rest posteriors ∇φ⁻¹(h_c)
             clipped to [0, 1] and divided by their sum); ``link``: DataFrame
-            of h_c; ``class``: Series of labels (largest h_c).
+            of h_c; ``class``: the class of largest h_c, a Series of category
+            dtype with the class levels.  With two classes, Series as every
+            binary result: P(y = second level), its link, its class (module
+            notes).
         """
         check_predict_type(type)
         if newdata is None:
@@ -198,23 +212,37 @@ class GNNBResult(Result):
             X, na = self.design.transform(newdata)
             index = newdata.index
             links = self._links_for(X) if X.shape[0] else [np.zeros((0, len(self.classes)))]
-        if type == "class" and len(links) == 1:      # the largest h_c: no posterior needed
+        n, C = len(index), len(self.classes)
+        if type == "class" and len(links) == 1 and C > 2:   # largest h_c: no posterior needed
             h, p, cls = links[0], None, np.argmax(links[0], axis=1)
         else:
             h, p, cls = self._scales(links)
-        n, C = len(index), len(self.classes)
+        if p is not None:
+            tot = p.sum(axis=1, keepdims=True)
+            p = np.where(tot > 0, p / np.where(tot > 0, tot, 1.0), 1.0 / C)
+        if C == 2:
+            return self._two_classes(p[:, 1], na, index, type)
         if type == "class":
-            labels = np.empty(n, dtype=object)
-            labels[~na] = np.asarray(self.classes, dtype=object)[cls]
-            labels[na] = None
-            return pd.Series(labels, index=index, name="class")
+            codes = np.full(n, -1, dtype=np.int64)
+            codes[~na] = cls
+            return class_series(self.classes, codes, index)
         full = np.full((n, C), np.nan)
-        if type == "link":
-            full[~na] = h
-            return pd.DataFrame(full, index=index, columns=self.classes)
-        tot = p.sum(axis=1, keepdims=True)
-        full[~na] = np.where(tot > 0, p / np.where(tot > 0, tot, 1.0), 1.0 / C)
+        full[~na] = h if type == "link" else p
         return pd.DataFrame(full, index=index, columns=self.classes)
+
+    def _two_classes(self, p1, na, index, type):
+        """A two-class fit's predictions from P(y = second level) of the complete rows."""
+        if type == "class":
+            codes = np.full(len(index), -1, dtype=np.int64)
+            codes[~na] = (p1 >= 0.5).astype(np.int64)
+            return class_series(self.classes, codes, index)
+        out = np.full(len(index), np.nan)
+        if type == "response":
+            out[~na] = p1
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out[~na] = self.family.dphi(np.clip(p1, _LINK_EPS, 1.0 - _LINK_EPS))
+        return pd.Series(out, index=index, name=type)
 
     # ---- training statistics (lazy) ----------------------------------------
     @cached_property
@@ -278,7 +306,3 @@ class GNNBResult(Result):
     def summary(self):
         from ..summary.gnnb import GNNBSummary
         return GNNBSummary(self)
-
-    def __repr__(self):
-        return (f"<ubreg GNNBResult: {self.formula!r}, family={self.family.describe()}, "
-                f"method={self.method!r}, k={self.k}, n={self.nobs}, classes={len(self.classes)}>")

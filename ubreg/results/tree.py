@@ -4,8 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..design import as_frame
 from ..fitters.udt import Tree, TreeColumn, one_se_cp
-from .base import PREDICT_TYPES, BinaryResult, Capabilities, check_predict_type
+from .base import PREDICT_TYPES, BinaryResult, Capabilities, check_predict_type, class_series
 
 __all__ = ["TreeResult", "to_tree_columns"]
 
@@ -18,12 +19,23 @@ def to_tree_columns(raw_columns) -> list[TreeColumn]:
                        [str(v) for v in c.levels]) for c in raw_columns]
 
 
+def missing_rows(columns) -> np.ndarray:
+    """Rows with a missing value (NaN, or code −1) in any of the tree's columns."""
+    n = len(columns[0].values) if columns else 0
+    miss = np.zeros(n, dtype=bool)
+    for c in columns:
+        v = np.asarray(c.values)
+        miss |= (v < 0) if c.kind == "categorical" else np.isnan(v)
+    return miss
+
+
 class TreeResult(BinaryResult):
     """A UDT tree: leaves carry p_k and the link ∇φ(p_k) (eq. 106).
 
-    Missing predictor values follow the majority branch of each split (the
-    branch with more training weight); rows are never dropped for NA in a
-    predictor.  Attributes ``tree`` (the engine's :class:`~ubreg.fitters.udt.Tree`),
+    Training rows missing a predictor are kept and routed by rpart's surrogate
+    splits (the majority branch when none applies; see
+    :mod:`ubreg.fitters.udt.surrogates`); a new row missing a predictor gets NA
+    from :meth:`predict`, as with every method.  Attributes ``tree`` (the engine's :class:`~ubreg.fitters.udt.Tree`),
     ``frame`` (one row per node, rpart numbering), ``cptable`` (with
     cross-validated ``xerror``/``xstd`` when ``xval`` > 0) and
     ``variable_importance``.  Draw it with :func:`ubreg.plots.tree`.
@@ -84,24 +96,37 @@ class TreeResult(BinaryResult):
 
     def _link_for(self, newdata):
         cols = self._columns(newdata)
-        eta = self.tree.predict(cols, type="link")
-        return eta, np.zeros(len(eta), dtype=bool)
+        na = missing_rows(cols)
+        return self.tree.predict(cols, type="link")[~na], na
 
     def predict(self, newdata=None, type: str = "response") -> pd.Series:
         """``response`` (the leaf's p_k), ``link`` (∇φ(p_k), capped),
-        ``class`` (response label, p_k ≥ 1/2) or ``leaf`` (rpart node number).
+        ``class`` (response label, p_k ≥ 1/2, category dtype with the
+        response's levels) or ``leaf`` (rpart node number, ``Int64``).
 
-        Rows with missing predictors follow the majority branch, so every row
-        gets a prediction.
+        A row of ``newdata`` missing a predictor of the formula gets NA, as with
+        every method (rpart's ``predict`` would route it by surrogate splits).
+        The training rows (``newdata=None``) all have predictions: those
+        missing a predictor were routed when the tree was grown.
         """
         check_predict_type(type, _TYPES)
         if newdata is None:
-            return self._series(self._by_leaf(self.training_leaf, type), self.index, type)
-        cols = self._columns(newdata)
+            leaf, index = self.training_leaf, self.index
+            na = np.zeros(len(leaf), dtype=bool)
+        else:
+            newdata = as_frame(newdata, "newdata")
+            cols = self._columns(newdata)
+            leaf, index, na = self.tree.apply(cols), newdata.index, missing_rows(cols)
+        values = self._by_leaf(leaf, type)
+        if type == "leaf":
+            return pd.Series(pd.array(np.where(na, None, values), dtype="Int64"), index=index,
+                             name="leaf")
         if type == "class":
-            cls = self.tree.predict(cols, type="class")
-            return pd.Series(self.response.labels(cls), index=newdata.index, name="class")
-        return pd.Series(self.tree.predict(cols, type=type), index=newdata.index, name=type)
+            levels = list(self.response.levels)
+            pos = levels.index(self.response.positive)
+            return class_series(levels, np.where(na, -1, np.where(values == 1, pos, 1 - pos)),
+                                index)
+        return pd.Series(np.where(na, np.nan, values), index=index, name=type)
 
     def _by_leaf(self, leaf, type):
         frame = self.frame.set_index("node")
@@ -111,11 +136,6 @@ class TreeResult(BinaryResult):
             return frame.loc[leaf, "yval"].to_numpy()
         col = "yprob" if type == "response" else "link"
         return frame.loc[leaf, col].to_numpy()
-
-    def _series(self, values, index, type):
-        if type == "class":
-            return pd.Series(self.response.labels(values), index=index, name="class")
-        return pd.Series(values, index=index, name=type)
 
     @property
     def fitted_values(self) -> pd.Series:

@@ -1,7 +1,13 @@
 """Summaries that read like R's ``summary.glm``: text, HTML and DataFrame.
 
 The data of a summary is built once (:meth:`LinearSummary.frame` and a few
-scalars); the text and HTML forms only render it.
+scalars); the text and HTML forms only render it.  As R's ``printCoefmat``:
+the terms in the order of the formula (a factor's coefficients where the
+factor appears; the fit and ``coef``, ``coef_table``, ``vcov`` keep the
+design's column order, patsy's), estimates and standard errors formatted
+together, z values rounded to 3 decimals, p-values by ``format.pval``
+(:func:`~ubreg.summary.rformat.format_pvalues`), significance stars and their
+legend.
 """
 from __future__ import annotations
 
@@ -9,13 +15,13 @@ import numpy as np
 import pandas as pd
 
 from .base import Summary, align_rows, sig_decimals
+from .rformat import format_pvalues, format_r, named_vector_lines
 
 __all__ = ["LinearSummary", "format_pvalue", "significance_stars", "format_coef_columns",
            "standard_error_notes", "saturated_note", "aliased_note", "convergence_note",
-           "RISK_NOTE", "covariance_label"]
+           "RISK_NOTE", "covariance_label", "formula_order"]
 
 _SIGNIF_LEGEND = "Signif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1"
-_P_FLOOR = np.finfo(float).eps
 
 
 def significance_stars(p: float) -> str:
@@ -28,27 +34,34 @@ def significance_stars(p: float) -> str:
 
 
 def format_pvalue(p: float) -> str:
-    """R's ``format.pval`` with 3 significant digits and ``< 2e-16``."""
-    if not np.isfinite(p):
-        return "NA"
-    if p < _P_FLOOR:
-        return "< 2e-16"
-    if p < 1e-4:
-        return f"{p:.2e}"
-    return f"{p:.3g}" if p >= 0.001 else f"{p:.6f}".rstrip("0")
+    """R's ``format.pval(p, digits = 3)`` of one p-value (``< 2e-16`` below machine
+    epsilon); a column of p-values is formatted together by
+    :func:`~ubreg.summary.rformat.format_pvalues`."""
+    return format_pvalues([p])[0]
 
 
 def format_coef_columns(values: np.ndarray, digits: int = 4) -> list[str]:
-    """Fixed decimals shared by a column pair, as R's printCoefmat does:
-    enough decimals to show ``digits`` significant digits of the smallest."""
-    finite = np.abs(values[np.isfinite(values) & (values != 0)])
-    if finite.size == 0:
-        decimals = 0
-    else:
-        decimals = int(np.clip(digits - 1 - np.floor(np.log10(finite.min())), 0, 10))
-        if finite.max() >= 1e15:
-            return [f"{v:.4g}" if np.isfinite(v) else "NA" for v in values]
-    return [f"{v:.{decimals}f}" if np.isfinite(v) else "NA" for v in values]
+    """Estimates and standard errors as R's ``printCoefmat`` formats them together:
+    rounded to max(1, digits − 1 − ⌊log10 |x|⌋) decimals for the smallest and the
+    largest non-zero |x|, then ``format(·, digits)`` (common decimals); NA for NaN."""
+    x = np.asarray(values, dtype=float)
+    acs = np.abs(x[np.isfinite(x) & (x != 0)])
+    if acs.size:
+        digmin = 1 + np.floor(np.log10([acs.min(), acs.max()]))
+        x = np.round(x, int(max(1, *(digits - digmin))))
+    return [c.strip() for c in format_r(x, digits)]
+
+
+def formula_order(result) -> list[int]:
+    """Positions of the coefficients in the order of the formula's terms (R's; the
+    design's columns are in patsy's order, the factors first)."""
+    n = len(result.coef)
+    slices = result.design.term_slices
+    order = [i for name in result.design.terms_in_formula_order()
+             for i in range(n)[slices[name]]]
+    if sorted(order) != list(range(n)):
+        return list(range(n))
+    return order
 
 
 class LinearSummary(Summary):
@@ -63,7 +76,7 @@ class LinearSummary(Summary):
     def __init__(self, result, cov: str = "model"):
         super().__init__(result)
         self.cov = cov
-        self.table = result.coef_table(cov=cov)
+        self.table = result.coef_table(cov=cov).iloc[formula_order(result)]
         self.residual_quantiles = self._residual_quantiles()
 
     def _residual_quantiles(self) -> pd.Series:
@@ -73,10 +86,20 @@ class LinearSummary(Summary):
         return pd.Series(q, index=["Min", "1Q", "Median", "3Q", "Max"])
 
     def frame(self) -> pd.DataFrame:
-        """The coefficient table as a DataFrame (R's ``coef(summary(fit))``)."""
+        """The coefficient table as a DataFrame (R's ``coef(summary(fit))``), the terms
+        in formula order; ``attrs["covariance"]`` names the covariance of the
+        standard errors."""
         t = self.table
-        return pd.DataFrame({"Estimate": t["estimate"], "Std. Error": t["std_error"],
-                             "z value": t["z"], "Pr(>|z|)": t["p"]}, index=t.index)
+        out = pd.DataFrame({"Estimate": t["estimate"], "Std. Error": t["std_error"],
+                            "z value": t["z"], "Pr(>|z|)": t["p"]}, index=t.index)
+        out.attrs["covariance"] = self.covariance()
+        return out
+
+    def covariance(self) -> str:
+        """Which covariance the standard errors come from, as the summary says it."""
+        if self.cov == "model" and self.result.family.name == "entropy":
+            return "model-based (inverse Fisher information, as glm)"
+        return covariance_label(self.cov)
 
     # ---- the facts both renderings show ------------------------------------
     def notes(self) -> list[str]:
@@ -112,9 +135,7 @@ class LinearSummary(Summary):
         """Everything the summary shows, as plain data (for templates)."""
         r = self.result
         fam = r.family
-        cov_label = covariance_label(self.cov)
-        if self.cov == "model" and fam.name == "entropy":
-            cov_label = "model-based (inverse Fisher information, as glm)"
+        cov_label = self.covariance()
         return {
             "call": r.call,
             "family": fam.describe(),
@@ -136,21 +157,22 @@ class LinearSummary(Summary):
         est_se = format_coef_columns(np.concatenate([t["estimate"].to_numpy(),
                                                      t["std_error"].to_numpy()]))
         k = len(t)
+        z = [c.strip() for c in format_r(np.round(t["z"].to_numpy(dtype=float), 3), 4)]
+        p = [c.strip() for c in format_pvalues(t["p"].to_numpy(dtype=float))]
         rows = [["", "Estimate", "Std. Error", "z value", "Pr(>|z|)", ""]]
         for i, name in enumerate(t.index):
-            z, p = t["z"].iloc[i], t["p"].iloc[i]
-            rows.append([str(name), est_se[i], est_se[k + i],
-                         f"{z:.3f}" if np.isfinite(z) else "NA", format_pvalue(p),
-                         significance_stars(p)])
+            rows.append([str(name), est_se[i], est_se[k + i], z[i], p[i],
+                         significance_stars(t["p"].iloc[i])])
         return rows
 
     def text_lines(self) -> list[str]:
         f = self.facts()
         q = self.residual_quantiles
         lines = self.call_lines() + ["", "Deviance Residuals: "]
-        lines += align_rows([list(q.index), [f"{v:.4f}" for v in q]], left_first=False)
+        lines += [ln.rstrip() for ln in named_vector_lines(q.index, _quantile_cells(q))]
         lines += ["", "Coefficients:"]
-        lines += align_rows(self._coef_rows())
+        # the stars left-justified, as printCoefmat writes them
+        lines += align_rows([r[:-1] + [r[-1].ljust(3)] for r in self._coef_rows()])
         lines += ["---", _SIGNIF_LEGEND, ""]
         lines.append(f"(Family: {f['family']}; response: P({f['response']} = {f['positive']}); "
                      f"covariance: {f['covariance']})")
@@ -166,8 +188,19 @@ class LinearSummary(Summary):
         rows = self._coef_rows()
         return {"facts": self.facts(), "header": rows[0], "rows": rows[1:],
                 "quantiles": list(zip(self.residual_quantiles.index,
-                                      [f"{v:.4f}" for v in self.residual_quantiles])),
+                                      [c.strip() for c in
+                                       _quantile_cells(self.residual_quantiles)])),
                 "legend": _SIGNIF_LEGEND}
+
+
+def _quantile_cells(q: pd.Series) -> list[str]:
+    """The deviance-residual quantiles as ``print.summary.glm`` writes them
+    (``zapsmall`` to 5 digits, then ``format(·, digits = 4)``)."""
+    v = q.to_numpy(dtype=float)
+    big = np.nanmax(np.abs(v)) if np.isfinite(v).any() else 0.0
+    if big > 0:
+        v = np.round(v, max(0, int(5 - np.ceil(np.log10(big)))))
+    return format_r(v, 4)
 
 
 def covariance_label(kind: str) -> str:

@@ -1,0 +1,137 @@
+"""``print(m)``: what R's ``print`` shows of a fit, short of its summary.
+
+A linear fit prints as ``print.glm``: the call, the coefficients (R's
+``format(coef, digits = 4)``, laid out as ``print.default`` lays out a named
+vector), the degrees of freedom, the null and residual deviance and AIC
+(``signif(·, 4)``).  A tree prints as ``print.rpart`` (the node listing); the
+other results print the call and their main numbers.  The form is chosen from
+the result's declared capabilities (:class:`~ubreg.results.base.Capabilities`),
+as every presentation is; ``str(m)`` and ``repr(m)`` give it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .rformat import format_r, named_vector_lines, signif
+from .tree_listing import listing
+
+__all__ = ["print_lines", "glm_lines", "tree_lines"]
+
+
+def _r_number(x: float) -> str:
+    """``format(signif(x, 4))``, as print.glm writes deviances and AIC."""
+    return format_r([signif(float(x), 4)], 7)[0]
+
+
+def _head(result) -> list[str]:
+    return ["", f"Call:  {result.call}"]
+
+
+def _dropped(result) -> list[str]:
+    n = int(result.n_dropped)
+    if not n:
+        return []
+    return [f"  ({n} observation{'s' if n != 1 else ''} deleted due to missingness)"]
+
+
+def glm_lines(result) -> list[str]:
+    """``print.glm`` of a linear fit (a result with coefficients and a likelihood).
+
+    For a family whose deviance is not a likelihood (every family but
+    entropy) the deviances are labelled risks, as the summary labels them.
+    """
+    fam = result.family
+    likelihood = bool(getattr(fam, "likelihood_deviance", False))
+    lines = _head(result) + [f"Family: {fam.describe()};  method: {result.method}", ""]
+    coef = result.coef
+    if len(coef):
+        lines.append("Coefficients:")
+        names = ["(Intercept)" if n == "Intercept" else n for n in coef.index]   # R's name
+        lines += named_vector_lines(names, format_r(coef.to_numpy(dtype=float), 4))
+    else:
+        lines += ["No coefficients", ""]
+    lines += ["", f"Degrees of Freedom: {result.df_null:g} Total (i.e. Null);  "
+                  f"{result.df_resid:g} Residual"]
+    lines += _dropped(result)
+    null, resid = ("Deviance", "Deviance") if likelihood else ("Risk", "Risk")
+    lines.append(f"Null {null}:\t    {_r_number(result.null_deviance)} ")
+    lines.append(f"Residual {resid}: {_r_number(result.deviance)} \tAIC: {_r_number(result.aic)}")
+    if not likelihood:
+        lines.append("(risks 2 Σ w D_φ(y‖p̂), not a binomial deviance; AIC from the Bernoulli "
+                     "log-likelihood of p̂)")
+    return lines
+
+
+def tree_lines(result) -> list[str]:
+    """``print.rpart``: the call, the criterion and the node listing."""
+    resp, tree = result.response, result.tree
+    risk = "misclassification" if tree.risk == "misclass" else "surrogate risk"
+    lines = _head(result) + [f"Split criterion: {result.family.describe()};  cost-complexity "
+                             f"by {risk} (cp = {tree.controls.get('cp', float('nan')):g}); "
+                             f"{result.n_leaves} leaves", ""]
+    text = listing(tree, labels=(str(resp.negative), str(resp.positive)))
+    return lines + text.rstrip("\n").split("\n")
+
+
+def _uboost_lines(r) -> list[str]:
+    learner = {"stumps": "regression stumps", "linear": "componentwise linear",
+               "trees": f"regression trees of depth <= {r.options.get('depth')}"}[r.learner]
+    risk = r.risk_path
+    return [f"U-Boost (paper 003): U = {r.U!r}; {learner}",
+            f"mstop = {r.mstop}, nu = {r.nu:g}; n = {r.nobs:g}",
+            f"Training U-risk: {risk.iloc[0]:.4g} (m = 0) -> {risk.iloc[-1]:.4g};  "
+            f"training error: {r.training_error:.4g}"]
+
+
+def _ulsboost_lines(r) -> list[str]:
+    learner = {"stumps": "decision stumps", "rules": "monomial rules",
+               "trees": "UDT trees (leaves as features)"}[r.learner]
+    kind = "totally corrective" if r.options.get("corrective") else "classic"
+    risk = r.risk_path
+    return [f"ULS boosting (paper 000 §7): {learner};  family: {r.family.describe()}",
+            f"Rounds: {r.rounds} ({kind}); n = {r.nobs:g}",
+            f"Training surrogate risk: {risk.iloc[0]:.4g} (H = 0) -> {risk.iloc[-1]:.4g};  "
+            f"training error: {r.training_error:.4g}"]
+
+
+def _tboost_lines(r) -> list[str]:
+    ystar = 2.0 * r.y - 1.0
+    err = float(np.sum(r.weights * (ystar * r.eta <= 0)) / np.sum(r.weights))
+    learner = f"{r.learner} {r.options.get('learner_desc', '')}".strip()
+    return [f"t-AdaBoost (paper 004): t = {r.t:g};  {learner}",
+            f"Rounds: {r.rounds}" + (f" (stopped: {r.stopped})" if r.stopped else "")
+            + f"; n = {r.nobs:g}",
+            f"Training error: {err:.4g}"]
+
+
+def _gnnb_lines(r) -> list[str]:
+    name = {"unn": "UNN", "gnnb": "GNNB"}.get(r.method, r.method)
+    return [f"{name} (paper 002): family: {r.family.describe()};  k = {r.k}, T = {r.T}, "
+            f"{len(r.classes)} classes ({', '.join(map(str, r.classes[:6]))}"
+            f"{', ...' if len(r.classes) > 6 else ''})",
+            f"n = {r.nobs:g};  training accuracy: {r.training_accuracy:.4g}"]
+
+
+def _generic_lines(r) -> list[str]:
+    family = r.family.describe() if hasattr(r.family, "describe") else str(r.family)
+    return [f"Method: {r.method};  family: {family};  n = {r.nobs:g}"]
+
+
+def print_lines(result) -> list[str]:
+    """The lines of ``print(result)``, by what the result declares."""
+    caps = type(result).capabilities
+    if caps.has_coefficients and caps.has_likelihood:
+        return glm_lines(result)
+    if caps.is_tree:
+        return tree_lines(result)
+    if caps.has_t_margins:
+        body = _tboost_lines(result)
+    elif caps.has_cv_path:
+        body = _uboost_lines(result)
+    elif caps.is_multiclass:
+        body = _gnnb_lines(result)
+    elif caps.has_edge_path:
+        body = _ulsboost_lines(result)
+    else:
+        body = _generic_lines(result)
+    return _head(result) + [""] + body + _dropped(result)
