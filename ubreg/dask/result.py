@@ -146,7 +146,7 @@ class DaskLinearResult(LinearResult):
         return dict(self.__dict__)
 
     def __repr__(self):
-        return super().__repr__()[:-1] + f", partitions={self._stats['partitions']}>"
+        return super().__repr__() + f"\n(fitted on {self._stats['partitions']} Dask partitions)"
 
 
 def _classes(eta: pd.Series, response) -> pd.Series:
