@@ -43,6 +43,11 @@ def test_demo_writes_both_reports_and_prints_their_paths(demo):
     for label in ("uls · entropy (logistic regression)", "uls · matsushita", "uls · gini"):
         assert label in out and label in text
     assert re.search(r"\d\.\d{3} ± \d\.\d{3}", out)        # CV error rate ± SE in the summary
+    for anchor in ("data", "models", "odds-ratios", "comparison", "calibration"):
+        assert f'<section id="{anchor}">' in text, anchor
+    # every model cross-validated on the same rows and folds, stated with n, K and the seed
+    assert "the same 724 rows and the same 3 folds (seed 1) for every model" in text
+    assert "768 rows were read; 724 are complete in every model variable" in text
 
 
 def test_fit_with_report(tmp_path, capsys):
@@ -89,7 +94,15 @@ def test_full_demo_labels_models_by_what_they_fit(tmp_path, capsys):
     line = next(ln for ln in out.splitlines() if ln.startswith("uboost · entropy"))
     assert re.match(r"uboost · entropy\s+\d\.\d{3} ± ", line), line
     assert re.search(r'id="model-\d+-cv_risk"', html)       # its CV risk path, drawn
-    assert "AIC and BIC are therefore given for the linear fits only" in html
+    assert "Trees, boosting and nearest-neighbour rules choose their structure adaptively and " \
+        "have no AIC" in html
+    for anchor in ("data", "models", "odds-ratios", "comparison", "calibration", "trees"):
+        assert f'<section id="{anchor}">' in html, anchor
+    # the tree is cross-validated and shown pruned by the 1-SE rule
+    assert "udt · entropy: pruned by the 1-SE rule" in html
+    assert re.search(r"udt · entropy</th><td[^>]*>0\.\d{3} ± ", html)
+    pages = len(re.findall(rb"/Type\s*/Page[^s]", (tmp_path / "report.pdf").read_bytes()))
+    assert pages <= 14, pages                                 # a short paper and its appendix
 
 
 def test_errors_are_one_line_even_when_the_message_has_several(tmp_path, capsys,

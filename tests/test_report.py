@@ -34,6 +34,13 @@ def _img_sources(html):
     return re.findall(r'<img\s[^>]*src="([^"]*)"', html)
 
 
+def _model_section(html, anchor="model-1"):
+    """The HTML of one model's own section (its summary, metrics and diagnostics)."""
+    found = re.search(rf'<section id="{anchor}" class="model">(.*?)</section>', html, re.S)
+    assert found, anchor
+    return found.group(1)
+
+
 def test_user_strings_are_escaped(hostile, tmp_path):
     m = ubreg.fit(f'y ~ Q("{SCRIPT}") + g', hostile)
     assert any(SCRIPT in name for name in m.coef.index)
@@ -65,10 +72,15 @@ def test_html_is_self_contained_and_states_versions_and_call(tmp_path):
         assert re.search(rf"<th scope=\"row\">{name}</th><td>[0-9]", html), name
     assert "ubreg.report([" in html                        # the call that produced it
     assert "ubreg.cv(&#34;diabetes ~ glucose + mass&#34;" in html or "ubreg.cv(&#39;" in html
-    assert "AUC (CV)" in html and "Cross-validation" in html
+    assert "Cross-validation" in html
+    # cross-validated and not: the comparison says they are not on equal footing
+    assert "not on equal footing" in html and 'id="comparison-cv"' in html
     # one section per model, each with its figures
     assert html.count('<section id="model-') == 2
-    assert len(_img_sources(html)) == 12
+    assert [len(_img_sources(_model_section(html, f"model-{i}"))) for i in (1, 2)] == [6, 6]
+    # and the analysis sections: odds ratios of the entropy fit, calibration of both
+    assert 'id="odds-ratios-figure-' in html and 'id="calibration-figure-' in html
+    assert len(_img_sources(html)) == 14
 
 
 @pytest.mark.slow
@@ -111,7 +123,8 @@ def test_duck_typed_results_and_held_out_data(tmp_path):
     m = ubreg.fit("diabetes ~ glucose + mass", data.iloc[:500])
     path = ubreg.report({"proxy": Proxy(m)}, tmp_path / "p.html", data=data.iloc[500:])
     html = path.read_text(encoding="utf-8")
-    assert len(_img_sources(html)) == 3                     # calibration, ROC, margins
+    assert len(_img_sources(_model_section(html))) == 3     # calibration, ROC, margins
+    assert len(_img_sources(html)) == 4                     # and the calibration section
     assert "Report data" in html and "268 rows" in html
     assert "no summary: a Proxy is not a ubreg result" in html
     assert "not drawn" not in html and "not computed" not in html
@@ -126,7 +139,8 @@ def test_a_model_without_training_rows_is_shown_on_the_report_data(tmp_path):
     assert "q-norm, q = 2" in plain                         # its summary
     held = ubreg.report({"online": online}, tmp_path / "b.html",
                         data=data.iloc[500:]).read_text(encoding="utf-8")
-    assert len(_img_sources(held)) == 3
+    assert len(_img_sources(_model_section(held))) == 3
+    assert 'id="calibration"' in held and "Posteriors from the data passed to the report" in held
     auc = ubreg.evaluate.metrics.metrics_of(online, data.iloc[500:])["auc"]
     assert f"<td>{auc:.4f}</td>" in held                    # the held-out metrics column
 
@@ -165,7 +179,7 @@ def test_mathtext_in_a_column_name_and_a_level_for_every_method(mathtext_data, m
                              title=MATHTEXT, data=mathtext_data)
     text = html.read_text(encoding="utf-8")
     assert "not drawn" not in text                        # every figure was drawn
-    assert len(_img_sources(text)) == len(plots.available(m))
+    assert len(_img_sources(_model_section(text))) == len(plots.available(m))
     assert MATHTEXT in text                                 # escaped HTML keeps it literal
     if method == "udt":
         assert 'id="model-1-tree"' in text
@@ -190,7 +204,7 @@ def test_a_failing_figure_is_a_note_in_its_place(tmp_path, monkeypatch):
     assert ("ROC curve: not drawn (ValueError: Q(x)&lt; 0.3 | ParseException: Expected end "
             "of text)") in figure.group(1)
     assert "<img" not in figure.group(1)
-    assert len(_img_sources(text)) == len(plots.available(m)) - 1   # the others are drawn
+    assert len(_img_sources(_model_section(text))) == len(plots.available(m)) - 1
     assert pdf.read_bytes().startswith(b"%PDF")
 
 

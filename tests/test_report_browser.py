@@ -68,7 +68,10 @@ def test_page_loads_without_console_messages(report_file, tmp_path):
     out = _chromium(tmp_path, report_file.as_uri(), "--dump-dom")
     assert _console_lines(out.stderr) == []
     assert "<h1>browser check</h1>" in out.stdout
-    assert len(re.findall(r"<img ", out.stdout)) == len(re.findall(r"<img ", html)) == 12
+    # 6 diagnostics per model, the odds-ratio forest plot and the calibration panels
+    assert len(re.findall(r"<img ", out.stdout)) == len(re.findall(r"<img ", html)) == 14
+    for anchor in ("data", "models", "odds-ratios", "comparison", "calibration"):
+        assert f'<section id="{anchor}">' in out.stdout, anchor
 
 
 def test_every_figure_decodes_and_is_shown(report_file, tmp_path):
@@ -79,7 +82,7 @@ def test_every_figure_decodes_and_is_shown(report_file, tmp_path):
     found = re.search(r'<pre id="ubreg-probe">(.*?)</pre>', out.stdout, re.S)
     assert found, "the probe did not run"
     images = json.loads(found.group(1).replace("&quot;", '"'))
-    assert len(images) == 12
+    assert len(images) == 14
     for img in images:
         assert img["complete"] and img["width"] >= 300 and img["box"] > 10_000, img
 

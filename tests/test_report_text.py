@@ -168,9 +168,16 @@ def test_long_levels_are_shortened_in_html_with_the_full_name_as_tooltip(tmp_pat
     coef_table = re.search(r'<table class="coefficients">(.*?)</table>', html, re.S).group(1)
     heads = re.findall(r'<th scope="row">(.*?)</th>', coef_table)
     assert len(heads) == 6 and len(set(heads)) == 6          # distinct after shortening
-    comparison = re.search(r'<table class="ubreg-comparison">(.*?)</table>', html, re.S).group(1)
-    terms = re.findall(r'<tr class="estimate"><th scope="row">(.*?)</th>', comparison)
+    table = re.search(r'<table class="ubreg-table" id="model-table">(.*?)</table>', html,
+                      re.S).group(1)
+    coefficients = table.split('<tr class="first">')[0]          # before the fit statistics
+    terms = re.findall(r'<tr class="body"><th scope="row">(.*?)</th>', coefficients)
     assert len(terms) == 6 and len(set(terms)) == 6
+    odds = re.search(r'<table class="ubreg-table" id="odds-long">(.*?)</table>', html,
+                     re.S).group(1)
+    terms = re.findall(r'<th scope="row">(.*?)</th>', odds)
+    assert len(terms) == 5 and len(set(terms)) == 5
+    assert not RUNS.search(re.sub(r'title="[^"]*"', "", odds))
 
 
 def test_long_levels_in_text_summaries_and_plots():
@@ -204,7 +211,8 @@ def test_long_levels_keep_the_pdf_short(tmp_path):
     pdf = ubreg.report(m, tmp_path / "r.pdf")
     words = _pdf_text(pdf)
     assert not RUNS.search(words)
-    assert _pdf_pages(pdf) <= 5, _pdf_pages(pdf)
+    # 41 terms: the model table, the odds ratios, their forest plot and the summary
+    assert _pdf_pages(pdf) <= 7, _pdf_pages(pdf)
     one = _fit("y ~ x + h", _long_data(levels, 800).assign(
         h=lambda f: np.where(f["x"] > 0, "a" * 2000, "b" * 2000)))
     pdf = ubreg.report(one, tmp_path / "one.pdf")
@@ -231,7 +239,7 @@ def test_long_coefficient_labels_fit_in_their_figure(tmp_path):
             extent = text.get_window_extent(canvas.get_renderer())
             assert box.x0 <= extent.x0 and extent.x1 <= box.x1, text.get_text()
     words = _pdf_text(ubreg.report({"long": m}, tmp_path / "r.pdf"))
-    assert "Coefficients with 95% Wald confidence intervals" in words   # its page's caption
+    assert "Coefficients per SD of each numeric predictor" in words    # its panel's caption
 
 
 @pytest.mark.slow

@@ -46,3 +46,41 @@ def test_prune_min_and_errors(pima, full_tree):
         ubreg.fit(FORMULA, pima, method="udt", prune="smallest")
     with pytest.raises(ValueError, match="cross-validation"):
         ubreg.fit(FORMULA, pima, method="udt", prune="1se", xval=0)
+
+
+@pytest.mark.slow
+def test_report_shows_the_tree_pruned_by_the_one_se_rule(full_tree, tmp_path):
+    import re
+
+    cp, nsplit = one_se_by_hand(full_tree.cptable)
+    html = ubreg.report({"tree": full_tree}, tmp_path / "r.html").read_text("utf-8")
+    trees = re.search(r'<section id="trees">(.*?)</section>', html, re.S).group(1)
+    assert (f"tree: pruned by the 1-SE rule (the smallest tree whose cross-validated error is "
+            f"within one standard error of the least) at cp = {cp:#.4g}: {nsplit} split"
+            ) in trees
+    assert f"{nsplit + 1} leaves, of the {int(full_tree.cptable['nsplit'].max())} splits" in trees
+    assert nsplit != 1 or "1 split," in trees
+    # the cp table marks the chosen row; the pruned tree is drawn
+    marked = re.findall(r'<tr class="mark"><th scope="row">(.*?)</th><td[^>]*>(\d+)</td>', trees)
+    assert marked == [(f"{cp:#.4g}", str(nsplit))]
+    assert 'id="trees-figure-' in trees and "<img" in trees
+    # the pruned tree stands for the model everywhere: its summary has nsplit + 1 leaves
+    model = re.search(r'<section id="model-1" class="model">(.*?)</section>', html, re.S).group(1)
+    assert f"prune(ubreg.fit(" in model and f"cp={cp:g})" in model
+    # the full tree on request, and the least-error rule
+    full = ubreg.report({"tree": full_tree}, tmp_path / "f.html", prune=None).read_text("utf-8")
+    assert f"tree: shown as fitted, {full_tree.n_leaves} leaves." in full
+    least = ubreg.report({"tree": full_tree}, tmp_path / "m.html", prune="min").read_text("utf-8")
+    assert f"the least cross-validated error at cp = {prune_cp(full_tree, 'min'):#.4g}" in least
+    with pytest.raises(ValueError, match="prune must be"):
+        ubreg.report({"tree": full_tree}, tmp_path / "x.html", prune="max")
+
+
+def test_a_tree_without_a_cross_validated_cp_table_is_shown_as_fitted(pima):
+    from ubreg.reporting.trees_section import prune_trees, trees_section
+
+    m = ubreg.fit("diabetes ~ glucose + mass", pima, method="udt", xval=0)
+    models, trees = prune_trees({"t": m}, "1se")
+    assert models["t"] is m and trees[0].cp is None
+    text = trees_section(trees).blocks[0].text
+    assert "shown as fitted" in text and "no cross-validated error" in text

@@ -36,8 +36,8 @@ DEMO_SPECS = (
 #: labelled after fitting by what it fitted: method · family, e.g. "tboost · tempered
 #: exponential (t = 0.5)")
 #: family None: the method takes its loss elsewhere (uboost: U="logistic"; tboost: t = 0.5)
-DEMO_OTHER_METHODS = {"udt": ("entropy", {}), "uboost": (None, {}), "tboost": (None, {}),
-                      "gnnb": ("entropy", {})}
+DEMO_OTHER_METHODS = {"udt": ("entropy", {"prune": "1se"}), "uboost": (None, {}),
+                      "tboost": (None, {}), "gnnb": ("entropy", {})}
 #: folds of the U-Boost CV risk path drawn in the demo report
 DEMO_CV_RISK_FOLDS = 10
 
@@ -48,9 +48,11 @@ def _command_line(argv) -> str:
 
 
 def demo_models(data, folds: int = 10, seed: int = 1, show_progress=None):
-    """Fit the demo's models; return ({label: CVResult or Result}, notes)."""
+    """Fit the demo's models and cross-validate them on equal footing (the same rows, the
+    rows complete in every variable of the formula, and the same folds:
+    :func:`ubreg.evaluate.cv.cv_models`); return ({label: CVResult}, notes)."""
     from .evaluate.compare import model_label
-    from .evaluate.cv import cv
+    from .evaluate.cv import common_rows, cv_models
     from .families import Permissible
     from .methods.fit import fit
     from .methods.registry import METHODS
@@ -60,7 +62,8 @@ def demo_models(data, folds: int = 10, seed: int = 1, show_progress=None):
     # label None: named after the fit, by the family the method actually fitted
     specs += [(None, name, fam, {}, opts)
               for name, (fam, opts) in DEMO_OTHER_METHODS.items() if name in METHODS]
-    models, notes = {}, []
+    rows = data.loc[common_rows(data, [DEMO_FORMULA])]
+    chosen, notes = {}, []
     for label, method, fam, params, opts in progress(specs, desc="demo fits", show=show_progress):
         shown = label or method
         try:
@@ -71,15 +74,16 @@ def demo_models(data, folds: int = 10, seed: int = 1, show_progress=None):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
-                model = fit(DEMO_FORMULA, data, family=family, method=method, **opts)
+                model = fit(DEMO_FORMULA, rows, family=family, method=method, **opts)
             except Exception as exc:  # noqa: BLE001 — another method's failure must not stop the demo
                 notes.append(f"{shown}: skipped ({_one_line(exc)})")
                 continue
-            if label is None:
-                label = model_label(model)
-            # every model is cross-validated: the demo's output must not depend on timing
-            models[label] = cv(DEMO_FORMULA, data, family=family, method=method, folds=folds,
-                               seed=seed, show_progress=False, **opts)
+        chosen[label or model_label(model)] = dict(formula=DEMO_FORMULA, family=family,
+                                                   method=method, **opts)
+    # every model is cross-validated: the demo's output must not depend on timing
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        models = cv_models(chosen, data, folds=folds, seed=seed, show_progress=False)
     return models, notes
 
 
@@ -91,14 +95,15 @@ def _demo(args) -> int:
     data = datasets.load_pima()
     out = pathlib.Path(args.out)
     print(f"ubreg {__version__} demo: Pima Indians diabetes (mlbench, {len(data)} rows)\n"
-          f"model: {DEMO_FORMULA}; {args.folds}-fold stratified CV, seed {args.seed}")
+          f"model: {DEMO_FORMULA}; {args.folds}-fold stratified CV, seed {args.seed}, "
+          "the same rows and folds for every model")
     models, notes = demo_models(data, folds=args.folds, seed=args.seed)
     if not models:
         raise UbregError("no demo model could be fitted")
     call = args.command_line
     html, pdf = report(models, [out / "report.html", out / "report.pdf"],
                        title="ubreg demo: Pima Indians diabetes", call=call,
-                       cv_risk=DEMO_CV_RISK_FOLDS)
+                       cv_risk=DEMO_CV_RISK_FOLDS, training_data=data)
     stats = compare(models).statistics()
     # the R-style summaries of the linear fits (one per family; the report has them all)
     for label, _, _, _, opts in DEMO_SPECS:

@@ -19,7 +19,11 @@ from ..numerics.warnings import record_warnings, reissue_warnings
 from ..summary.render import render_template
 from .metrics import METRIC_NAMES, classification_metrics, observed_classes, posteriors
 
-__all__ = ["cv", "CVResult"]
+__all__ = ["cv", "CVResult", "cv_models", "common_rows", "same_folds", "paired_differences",
+           "LOWER_IS_BETTER"]
+
+#: metrics of which less is better (the AUC is the other way round)
+LOWER_IS_BETTER = {"brier": True, "log_loss": True, "auc": False, "error_rate": True}
 
 
 @dataclass
@@ -40,6 +44,11 @@ class CVResult:
         Fold number of each complete row.
     model : Result or None
         The fit on all the data (``refit=True``), for coefficients and reports.
+    observed, row_weights : Series
+        The observed classes (coded as the posteriors: 0/1, or codes in the order of
+        the prediction columns) and the weights of the rows in ``predictions``.
+    rows_note : str
+        Which rows were used, when they were chosen for a comparison (:func:`cv_models`).
     """
 
     folds: pd.DataFrame
@@ -56,6 +65,9 @@ class CVResult:
     seed: object
     stratified: bool
     warnings: list = field(default_factory=list)
+    rows_note: str = ""
+    observed: object = None
+    row_weights: object = None
 
     @property
     def n_folds(self) -> int:
@@ -137,7 +149,7 @@ def _call_string(formula, family, method, folds, stratified, seed, options) -> s
 def cv(formula: str, data, family=None, method: str = "uls", folds: int = 10,
        stratified: bool = True, seed=None, weights=None, na_action: str = "drop",
        positive=None, refit: bool = True, show_progress: bool | None = None,
-       scheduler=None, freq_weights=None, **fit_options) -> CVResult:
+       scheduler=None, freq_weights=None, fold=None, **fit_options) -> CVResult:
     """K-fold cross-validation of ``ubreg.fit(formula, data, family, method, ...)``.
 
     Parameters
@@ -156,9 +168,12 @@ def cv(formula: str, data, family=None, method: str = "uls", folds: int = 10,
         Keep each class's share in every fold (to within one row).
     seed : int or numpy Generator, optional
         Makes the split reproducible.
+    fold : array-like of int, optional
+        The fold (1..K) of every row of ``data``, instead of a split drawn here
+        (:func:`cv_models` gives every model the same folds so).
     refit : bool
-        Also fit on all the data (``result.model``), so that the CV result can
-        be passed to :func:`ubreg.compare` and :func:`ubreg.report`.
+        Also fit on all the data (``result.model``), for :func:`ubreg.compare`
+        and :func:`ubreg.report`.
     show_progress : bool, optional
         tqdm bar over the folds; by default only when stderr is a terminal.
     scheduler : distributed.Client or str, optional
@@ -189,7 +204,8 @@ def cv(formula: str, data, family=None, method: str = "uls", folds: int = 10,
     weights = _row_weights(weights, len(data))
     mf = _model_frame(formula, frame, weights, na_action, positive)
     pos = np.asarray(mf.index, dtype=int)     # positions of the complete rows
-    fold = fold_assignment(mf.y, folds, stratified, seed)
+    fold, folds = _given_folds(fold, len(data), pos) if fold is not None else \
+        (fold_assignment(mf.y, folds, stratified, seed), folds)
     # family=None stays None, so that each fit knows no family was named
     fit_kw = dict(family=None if family is None else fam, method=method,
                   na_action=na_action, **fit_options)
@@ -198,20 +214,41 @@ def cv(formula: str, data, family=None, method: str = "uls", folds: int = 10,
     models = _fold_models(fit, formula, frame, pos, fold, folds, weights, fit_kw, scheduler,
                           progress(range(folds), desc=f"{folds}-fold CV ({method})",
                                    total=folds, show=show_progress))
-    table, oof, y_oof, classes = _score_folds(models, frame, pos, fold, mf.weights)
-    metrics = list(METRIC_NAMES)
-    index = data.index[pos]
-    predictions = (pd.DataFrame(oof, index=index, columns=classes) if oof.ndim == 2
-                   else pd.Series(oof, index=index, name="cv_response"))
+    scored = _score_folds(models, frame, pos, fold, mf.weights)
     weight_arg = {"weights" if kind == "prior" else "freq_weights": weights}
     full = fit(formula, data, **weight_arg, **fit_kw) if refit else None
+    return _result(scored, data.index[pos], fold, mf.weights, full, formula=formula,
+                   method=method, family=fam, seed=seed, stratified=stratified,
+                   call=_call_string(formula, fam, method, folds, stratified, seed, fit_options))
+
+
+def _result(scored, index, fold, weights, model, **fields) -> CVResult:
+    """The CVResult of the scored folds (:func:`_score_folds`) of the complete rows
+    ``index``."""
+    table, oof, y_oof, classes = scored
+    metrics = list(METRIC_NAMES)
+    predictions = (pd.DataFrame(oof, index=index, columns=classes) if oof.ndim == 2
+                   else pd.Series(oof, index=index, name="cv_response"))
     return CVResult(folds=table, mean=table[metrics].mean(),
-                    se=table[metrics].std(ddof=1) / np.sqrt(folds),
-                    pooled=classification_metrics(y_oof, oof, mf.weights),
-                    predictions=predictions, fold=pd.Series(fold + 1, index=index, name="fold"),
-                    model=full, formula=formula, method=method, family=fam, seed=seed,
-                    stratified=stratified,
-                    call=_call_string(formula, fam, method, folds, stratified, seed, fit_options))
+                    se=table[metrics].std(ddof=1) / np.sqrt(len(table)),
+                    pooled=classification_metrics(y_oof, oof, weights), predictions=predictions,
+                    fold=pd.Series(fold + 1, index=index, name="fold"), model=model,
+                    observed=pd.Series(y_oof, index=index, name="observed"),
+                    row_weights=pd.Series(np.asarray(weights, dtype=float), index=index,
+                                          name="weights"), **fields)
+
+
+def _given_folds(fold, n: int, pos: np.ndarray) -> tuple[np.ndarray, int]:
+    """The 0-based folds of the complete rows ``pos`` from ``fold`` (1..K, one per row of
+    the data), and K."""
+    fold = np.asarray(fold)
+    if fold.shape != (n,) or not np.issubdtype(fold.dtype, np.integer) or fold.min() < 1:
+        raise ValueError(f"fold must hold one fold number 1..K per row of data ({n})")
+    mine = fold[pos] - 1
+    k = int(fold.max())
+    if len(np.unique(mine)) != k:
+        raise ValueError(f"fold: some of the folds 1..{k} hold no complete row of this model")
+    return mine, k
 
 
 def _row_weights(weights, n):
@@ -261,3 +298,130 @@ def _score_folds(models, frame, pos, fold, w):
         rec.update(classification_metrics(yk, p, w[in_test]))
         records.append(rec)
     return pd.DataFrame.from_records(records), oof, y_oof, classes
+
+
+# ---------------------------------------------------------------------------
+# several models on equal footing: the same rows, the same folds
+# ---------------------------------------------------------------------------
+def formula_variables_in(formula: str, data: pd.DataFrame) -> list[str]:
+    """The columns of ``data`` that ``formula`` reads (response first; ``y ~ .`` expanded)."""
+    from ..design.parse import expand_dot, formula_variables, parse_formula
+
+    desc = parse_formula(expand_dot(formula, data.columns), data.columns)
+    return [v for v in formula_variables(desc) if v in data.columns]
+
+
+def common_rows(data, formulas, weights=None) -> pd.Index:
+    """The rows of ``data`` complete in every variable any of ``formulas`` reads (and in
+    ``weights``, a column name): the rows on which models of different methods can be
+    compared.  A tree (``udt``) would otherwise keep rows that a linear fit drops.
+
+    Returns
+    -------
+    pandas.Index
+        The labels of the complete rows, in the order of ``data``.
+    """
+    data = as_frame(data, "data")
+    names: dict[str, None] = {}
+    for formula in formulas:
+        names.update(dict.fromkeys(formula_variables_in(formula, data)))
+    if isinstance(weights, str):
+        names[weights] = None
+    complete = data[list(names)].notna().all(axis=1)
+    return data.index[complete.to_numpy()]
+
+
+def cv_models(specs: dict, data, folds: int = 10, seed: int = 1, stratified: bool = True,
+              show_progress: bool | None = None, **common) -> dict:
+    """Cross-validate several models on equal footing: the same rows, the same folds.
+
+    Parameters
+    ----------
+    specs : dict
+        ``{name: {"formula": ..., "family": ..., "method": ..., **options}}``; each
+        value holds the arguments of :func:`cv` for one model.
+    data : DataFrame
+        The data; only the rows complete in every variable of every formula are used
+        (:func:`common_rows`), so that no model is scored on rows another drops.
+    folds, seed, stratified
+        One split of those rows, drawn once (on the response of the first formula) and
+        given to every model.
+    **common
+        Further arguments of :func:`cv` for every model (``weights=``, ...).
+
+    Returns
+    -------
+    dict
+        ``{name: CVResult}``; every result has the same ``fold`` (:func:`same_folds`),
+        so fold-paired differences are meaningful (:func:`paired_differences`).
+    """
+    data = as_frame(data, "data")
+    formulas = [spec["formula"] for spec in specs.values()]
+    rows = common_rows(data, formulas, common.get("weights"))
+    used = data.loc[rows]
+    first = _model_frame(formulas[0], used.reset_index(drop=True), None, "drop",
+                         common.get("positive"))
+    if len(first.y) != len(used):
+        raise ValueError("cv_models: the complete rows lost rows in the model frame")
+    fold = fold_assignment(first.y, folds, stratified, seed) + 1
+    out = {}
+    for name, spec in specs.items():
+        spec = dict(spec)
+        formula = spec.pop("formula")
+        res = cv(formula, used, folds=folds, stratified=stratified, seed=seed, fold=fold,
+                 show_progress=show_progress, **spec, **common)
+        res.call = (f"ubreg.evaluate.cv.cv_models({{{name!r}: ...}}, data, folds={folds}, "
+                    f"seed={seed!r}, stratified={stratified}): {res.call}")
+        res.rows_note = (f"the {len(used)} rows of {len(data)} complete in the variables of all "
+                         f"{len(specs)} models")
+        out[name] = res
+    return out
+
+
+def same_folds(cvs) -> bool:
+    """Whether cross-validations were run on the same rows with the same folds (their
+    ``fold`` Series are equal, labels and fold numbers)."""
+    cvs = list(cvs)
+    first = cvs[0].fold
+    return all(c.fold.index.equals(first.index) and np.array_equal(c.fold.to_numpy(),
+                                                                   first.to_numpy())
+               for c in cvs[1:])
+
+
+def paired_differences(cvs: dict, metric: str = "log_loss", noise: float = 2.0) -> pd.DataFrame:
+    """Each model's cross-validated ``metric`` and its fold-paired difference to the best.
+
+    Parameters
+    ----------
+    cvs : dict
+        ``{name: CVResult}`` on the same rows and folds (:func:`same_folds`).
+    metric : str
+        A key of :data:`~ubreg.evaluate.metrics.METRIC_NAMES`; the best model has the
+        least mean (the largest for the AUC).
+    noise : float
+        A difference within ``noise`` standard errors is reported as within noise.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by model: ``mean`` and ``se`` (over the folds), ``diff`` (the model's
+        metric minus the best model's, fold by fold, averaged), ``diff_se`` (the standard
+        deviation of the fold differences over √K), ``within_noise`` and ``best``.
+        The standard errors treat the folds as independent; the training parts
+        overlap, so they understate the uncertainty somewhat.
+    """
+    if metric not in METRIC_NAMES:
+        raise ValueError(f"metric must be one of {list(METRIC_NAMES)}, got {metric!r}")
+    if not same_folds(cvs.values()):
+        raise ValueError("paired differences need cross-validations on the same rows and "
+                         "folds (ubreg.evaluate.cv.cv_models)")
+    table = pd.DataFrame({name: c.folds.set_index("fold")[metric] for name, c in cvs.items()})
+    means = table.mean()
+    best = means.idxmin() if LOWER_IS_BETTER[metric] else means.idxmax()
+    diff = table.sub(table[best], axis=0)
+    k = len(table)
+    out = pd.DataFrame({"mean": means, "se": table.std(ddof=1) / np.sqrt(k),
+                        "diff": diff.mean(), "diff_se": diff.std(ddof=1) / np.sqrt(k)})
+    out["within_noise"] = out["diff"].abs() <= noise * out["diff_se"]
+    out["best"] = out.index == best
+    return out.rename_axis("model")

@@ -19,8 +19,11 @@ from .diagnostics import (
     tree,
     wilson_interval,
 )
+from .comparison import calibration_grid, grid_shape, odds_ratio_forest
+from .effects import effects, odds_ratio_scale, term_scales
 from .treeplot import plot_tree
 
 __all__ = ["calibration", "calibration_table", "roc", "roc_curve", "margins", "t_margins",
            "risk_path", "edge_path", "cv_risk", "coefficients", "tree", "plot_tree", "available",
-           "path_of", "wilson_interval"]
+           "path_of", "wilson_interval", "effects", "term_scales", "odds_ratio_scale",
+           "calibration_grid", "odds_ratio_forest", "grid_shape"]

@@ -22,6 +22,7 @@ from ..evaluate.metrics import auc, observed_and_posterior
 from ..results.base import Result, capabilities_of
 from ..results.tboost import TBoostResult
 from ..summary.render import plain_text, shown_names
+from .effects import effects, formula_order, has_term_scales
 from .treeplot import figure_size, plot_tree
 
 __all__ = ["calibration", "roc", "margins", "t_margins", "risk_path", "edge_path", "cv_risk",
@@ -369,25 +370,39 @@ def cv_risk(obj, ax=None, se=None, label: str = "CV risk"):
 # coefficients, trees
 # ---------------------------------------------------------------------------
 def coefficients(result, ax=None, level: float = 0.95, cov: str = "model",
-                 intercept: bool = False):
-    """Estimates with Wald confidence intervals (``coef_table``; results with
-    ``has_coefficients``)."""
+                 intercept: bool = False, scale: str = "sd"):
+    """Estimates with Wald confidence intervals (results with ``has_coefficients``).
+
+    ``scale="sd"`` (default) puts every numeric predictor on a common scale: its
+    coefficient and interval times the standard deviation of its design column over
+    the training rows, the change of the link per SD (0/1 indicators stay per unit;
+    :func:`~ubreg.plots.effects.effects`).  ``scale="raw"`` draws the coefficients as
+    fitted, per unit, with the covariance ``cov``; so does ``"sd"`` for a result that
+    holds no training design matrix (a fit of a Dask frame).  The axis label says which.
+    """
     if not capabilities_of(result).has_coefficients:
         raise TypeError(f"{type(result).__name__} has no coefficients (no coef_table)")
+    if scale not in ("sd", "raw"):
+        raise ValueError(f"scale must be 'sd' or 'raw', got {scale!r}")
     ax = _axes(ax)
-    t = result.coef_table(cov=cov, level=level)
-    if not intercept:
-        t = t.loc[[i for i in t.index if i != "Intercept"]]
-    t = t[np.isfinite(t["estimate"].to_numpy(dtype=float))]
+    if scale == "raw" or not has_term_scales(result):
+        t = result.coef_table(cov=cov, level=level).rename(
+            columns={"conf_low": "lower", "conf_high": "upper"})
+        t = t.loc[[i for i in formula_order(result) if intercept or i != "Intercept"]]
+        t = t[np.isfinite(t["estimate"].to_numpy(dtype=float))]
+        what = f"estimate with {int(level * 100)}% CI ({cov} covariance)"
+    else:
+        t = effects(result, scale=scale, level=level, intercept=intercept)
+        what = f"per-SD change of the link, {int(level * 100)}% Wald CI"
     pos = np.arange(len(t))[::-1]
     est = t["estimate"].to_numpy(dtype=float)
-    err = np.vstack([est - t["conf_low"].to_numpy(dtype=float),
-                     t["conf_high"].to_numpy(dtype=float) - est])
+    err = np.vstack([est - t["lower"].to_numpy(dtype=float),
+                     t["upper"].to_numpy(dtype=float) - est])
     ax.errorbar(est, pos, xerr=err, fmt="o", ms=4, capsize=3, lw=1.2)
     ax.axvline(0, color="0.6", ls="--", lw=1)
     ax.set_yticks(pos)
     ax.set_yticklabels([plain_text(i) for i in shown_names(t.index)])   # short, distinct
-    ax.set_xlabel(f"estimate with {int(level * 100)}% CI ({cov} covariance)")
+    ax.set_xlabel(what)
     ax.set_title("Coefficients")
     return ax
 

@@ -1,5 +1,22 @@
 """``ubreg.report``: an HTML or PDF report of fitted models.
 
+The report's sections, each with a stable anchor (HTML ``id``), where they apply:
+
+- ``data``: rows read and used, the rows dropped for missing values per variable,
+  the response's balance, one line per model variable (:mod:`.data_section`);
+- ``models``: the linear fits side by side in modelsummary's layout, with a
+  goodness-of-fit block (:mod:`.model_section`);
+- ``odds-ratios``: odds ratios of the entropy-family fits with profile intervals
+  and a forest plot on a log axis; the link of every other family;
+- ``comparison``: cross-validated scores on the same rows and folds, differences
+  to the best model paired by fold, AICs of fits to the same rows
+  (:mod:`.comparison_section`);
+- ``calibration``: one reliability panel per model on shared axes;
+- ``trees``: each ``udt`` tree pruned by its cp table (:mod:`.trees_section`);
+
+then one section per model (``model-1``, ...) and the software versions.  The PDF
+(:mod:`.pdf`) numbers the same sections and puts the models in an appendix.
+
 The report is built in three steps, one module each: :mod:`.context` turns
 the models into plain data (summaries, metrics, the comparison table),
 :mod:`.figures` draws the diagnostics on pyplot-free matplotlib figures, and
@@ -42,17 +59,21 @@ from .pdf import write_pdf
 __all__ = ["report", "versions", "render_vignette", "render_markdown"]
 
 
-def _report_call(models: dict, path, title, data, cv_risk=False) -> str:
+def _report_call(models: dict, path, title, data, cv_risk=False, training_data=None,
+                 prune="1se") -> str:
     names = ", ".join(repr(n) for n in models)
     extra = ", data=<DataFrame>" if data is not None else ""
+    extra += ", training_data=<DataFrame>" if training_data is not None else ""
     extra += f", cv_risk={cv_risk!r}" if cv_risk else ""
+    extra += f", prune={prune!r}" if prune != "1se" else ""
     where = [str(p) for p in path] if isinstance(path, (list, tuple)) else str(path)
     return f"ubreg.report([{names}], {where!r}, title={title!r}{extra})"
 
 
 def report(models, path, title: str = "ubreg report", data=None, *, names=None,
            format: str | None = None, call: str | None = None,
-           cv_risk: bool | int = False) -> pathlib.Path:
+           cv_risk: bool | int = False, training_data=None,
+           prune: str | None = "1se") -> pathlib.Path:
     """Write a report of one or more fitted models.
 
     Parameters
@@ -79,6 +100,13 @@ def report(models, path, title: str = "ubreg report", data=None, *, names=None,
         declare ``has_cv_path``, U-Boost: :func:`ubreg.cv_risk`, K refits,
         seed 1) and draw it with its ±1 SE band, with the chosen mstop in a
         note; ``True`` is 10 folds, an int gives the folds.
+    training_data : DataFrame, optional
+        The data the models were fitted to, as read, for the data section (without
+        it the section shows what the fits record).
+    prune : {"1se", "min"} or None
+        ``udt`` trees are shown pruned by the 1-SE rule of their cross-validated cp
+        table (default), at its least error, or as fitted (None); the pruned tree
+        stands for its model in the whole report (the fitted model is unchanged).
 
     Returns
     -------
@@ -96,18 +124,20 @@ def report(models, path, title: str = "ubreg report", data=None, *, names=None,
     a ubreg result is shown by its metrics and the figures of its posteriors
     (the minimal protocol of :mod:`ubreg.results.base`).
 
-    The HTML is one self-contained file: inline CSS, figures as base64 PNG,
+    The sections and their anchors are listed in the module notes.  The HTML is one self-contained file: inline CSS, figures as base64 PNG,
     no script, every user string escaped (Jinja2 ``autoescape=True``).  The
-    PDF is written with matplotlib's PdfPages (text pages, then vector
-    figures) so that it needs only pip-installed packages; see
-    :mod:`ubreg.reporting.pdf`.
+    PDF is a short paper typeset with matplotlib's PdfPages (tables, wrapped
+    text and vector figures inside the text block of A4 pages) so that it needs
+    only pip-installed packages; see :mod:`ubreg.reporting.pdf`.
     """
     many = isinstance(path, (list, tuple))
     paths = [pathlib.Path(p) for p in (path if many else [path])]
     formats = [_format_of(p, format) for p in paths]
     named = named_models(models, names)
     ctx = build_context(named, title=title, data=data, cv_risk=cv_risk,
-                        call=call or _report_call(named, path, title, data, cv_risk))
+                        training_data=training_data, prune=prune,
+                        call=call or _report_call(named, path, title, data, cv_risk,
+                                                  training_data, prune))
     for p, fmt in zip(paths, formats):
         p.parent.mkdir(parents=True, exist_ok=True)
         if fmt == "html":

@@ -17,11 +17,16 @@ from importlib import metadata
 from markupsafe import Markup
 
 from .._version import __version__
-from ..evaluate.compare import as_model_and_cv, compare, method_label, model_label
+from ..design import as_frame
+from ..evaluate.compare import as_model_and_cv, method_label, model_label
 from ..evaluate.cv_risk import cv_risk as cross_validated_risk
 from ..evaluate.metrics import METRIC_NAMES, metrics_of
 from ..results.base import Result, capabilities_of
+from .comparison_section import calibration_section, comparison_section
+from .data_section import data_section
 from .figures import ReportFigure, error_text, model_figures
+from .model_section import models_section, odds_ratio_section
+from .trees_section import prune_trees, trees_section
 
 __all__ = ["ModelSection", "ReportContext", "build_context", "versions"]
 
@@ -65,9 +70,10 @@ class ReportContext:
     generated: str
     call: str
     versions: dict
-    comparison_html: Markup
-    comparison: object          # the Comparison (text form for the PDF)
-    sections: list[ModelSection]
+    #: the analysis, in order: data, models, odds ratios, comparison, calibration, trees
+    sections: list
+    #: one section per model (its summary, metrics, diagnostics): the appendix
+    models: list[ModelSection]
     data_note: str | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -131,12 +137,24 @@ def _section(i: int, name: str, item, data, cv_risk) -> ModelSection:
         cv_html=Markup(cv.html()) if cv is not None else None)
 
 
-def build_context(models: dict, title: str, call: str, data=None,
-                  cv_risk: bool | int = False) -> ReportContext:
-    """Everything the HTML and PDF reports show, as plain data."""
-    comparison = compare(models)
-    sections = [_section(i, name, item, data, cv_risk)
-                for i, (name, item) in enumerate(models.items())]
+def build_context(models: dict, title: str, call: str, data=None, cv_risk: bool | int = False,
+                  training_data=None, prune: str | None = "1se") -> ReportContext:
+    """Everything the HTML and PDF reports show, as plain data.
+
+    ``models`` maps names to results or CV results; trees are pruned first
+    (:func:`~ubreg.reporting.trees_section.prune_trees`), so that the pruned tree
+    stands for its model in every section.
+    """
+    models, trees = prune_trees(models, prune)
+    results, cvs = {}, {}
+    for name, item in models.items():
+        results[name], cvs[name] = as_model_and_cv(item)
+    training = None if training_data is None else as_frame(training_data, "training_data")
+    sections = [data_section(training, results), models_section(results, cvs),
+                odds_ratio_section(results), comparison_section(results, cvs),
+                calibration_section(results, cvs, data), trees_section(trees)]
+    model_sections = [_section(i, name, item, data, cv_risk)
+                      for i, (name, item) in enumerate(models.items())]
     data_note = None
     if data is not None:
         data_note = (f"Calibration, ROC, margins and the second metrics column are computed on "
@@ -144,5 +162,5 @@ def build_context(models: dict, title: str, call: str, data=None,
     now = _dt.datetime.now(_dt.timezone.utc)
     return ReportContext(title=title, call=call, versions=versions(),
                          generated=now.strftime("%Y-%m-%d %H:%M UTC"),
-                         comparison_html=Markup(comparison.html()), comparison=comparison,
-                         sections=sections, data_note=data_note)
+                         sections=[s for s in sections if s is not None],
+                         models=model_sections, data_note=data_note)

@@ -17,10 +17,12 @@ from ..plots.treeplot import depth_for_leaves, figure_size
 from ..summary.render import shown_names
 
 __all__ = ["ReportFigure", "model_figures", "figure_png_base64", "new_figure", "draw", "CAPTIONS",
-           "error_text", "MAX_TREE_LEAVES"]
+           "error_text", "MAX_TREE_LEAVES", "section_figure", "paint", "SECTION_CAPTIONS",
+           "FIGURE_ERRORS"]
 
 CAPTIONS = {
-    "coefficients": "Coefficients with 95% Wald confidence intervals",
+    "coefficients": ("Coefficients per SD of each numeric predictor (0/1 indicators per "
+                     "unit) with 95% Wald confidence intervals"),
     "calibration": "Calibration (reliability) with Wilson intervals",
     "roc": "ROC curve",
     "margins": "Distribution of the normalised margins (eq. 42)",
@@ -51,9 +53,15 @@ class ReportFigure:
     png_base64: str | None
     error: str | None = None
     options: dict | None = None      # passed to the plot function (again for the PDF)
+    #: a section figure: what :func:`paint` draws (for the PDF, again, on a page)
+    payload: object = None
+    size: tuple | None = None        # inches, of the HTML figure
+    block = "figure"                 # what the templates dispatch on
 
     @property
     def wide(self) -> bool:
+        if self.payload is not None:
+            return True
         return self.name in WIDE or (self.figure is not None
                                      and bool(self.figure.get_size_inches()[0] > 5.0))
 
@@ -167,3 +175,107 @@ def model_figures(result, newdata=None, cv_path=None) -> tuple[list[ReportFigure
             caption += f" (drawn to depth {options['max_depth']}; dashed boxes are cut subtrees)"
         figures.append(ReportFigure(name, caption, fig, png, options=options))
     return figures, notes
+
+
+# ---------------------------------------------------------------------------
+# section figures: several models at once, drawn by paint() on any region
+# ---------------------------------------------------------------------------
+#: what drawing a section figure may raise (matplotlib's mathtext errors are ValueErrors;
+#: a singular covariance a LinAlgError, which is one too): a note in the figure's place
+FIGURE_ERRORS = (ValueError, TypeError, ArithmeticError, LookupError, RuntimeError)
+
+SECTION_CAPTIONS = {
+    "odds_ratio_forest": ("Odds ratios per SD of each numeric predictor (0/1 indicators per "
+                          "unit), log scale, with 95% intervals (profile likelihood where "
+                          "available)"),
+    "calibration_grid": ("Calibration of every model on shared axes: observed frequency "
+                         "against mean posterior per bin of 0.1, with 95% Wilson intervals; "
+                         "the number above a point is the rows in its bin"),
+    "pruned_tree": CAPTIONS["tree"],
+}
+
+
+def _inches(fig, rect):
+    w, h = fig.get_size_inches()
+    return rect[0] * w, rect[1] * h, rect[2] * w, rect[3] * h
+
+
+def _inset(fig, rect, left=0.1, right=0.1, bottom=0.1, top=0.1):
+    """``rect`` (figure fractions) less margins given in inches."""
+    w, h = fig.get_size_inches()
+    x, y, rw, rh = rect
+    return (x + left / w, y + bottom / h, max(rw - (left + right) / w, 0.05),
+            max(rh - (bottom + top) / h, 0.05))
+
+
+def _paint_forest(fig, rect, models):
+    from ..plots.effects import has_term_scales
+    scale = "sd" if all(has_term_scales(m) for m in models.values()) else "raw"
+    from ..plots.effects import effects
+    labels = shown_names(list(dict.fromkeys(
+        t for m in models.values() for t in effects(m, scale="raw").index)))
+    chars = max([6, *map(len, labels)])
+    ax = fig.add_axes(_inset(fig, rect, left=0.2 + 0.8 * _CHAR_IN * chars, right=0.15,
+                             bottom=0.5, top=0.15))
+    plots.odds_ratio_forest(models, ax=ax, scale=scale)
+    return ax
+
+
+def _paint_calibration(fig, rect, posteriors):
+    return plots.calibration_grid(posteriors, fig=fig, rect=_inset(fig, rect, left=0.6,
+                                                                   right=0.1, bottom=0.45,
+                                                                   top=0.3))
+
+
+def _paint_tree(fig, rect, payload):
+    result, options = payload
+    ax = fig.add_axes(_inset(fig, rect, 0.05, 0.05, 0.05, 0.3))     # its title above
+    return plots.tree(result, ax=ax, **options)
+
+
+#: section figures are set at about the size of the report's running text
+SECTION_RC = {**RC, "font.size": 8.0, "axes.titlesize": 8.5, "axes.labelsize": 8.0,
+              "xtick.labelsize": 7.5, "ytick.labelsize": 7.5, "legend.fontsize": 7.0}
+
+
+def with_rc(fn):
+    """Call ``fn`` with the section figures' matplotlib settings."""
+    import matplotlib
+    with matplotlib.rc_context(SECTION_RC):
+        return fn()
+
+
+PAINTERS = {"odds_ratio_forest": _paint_forest, "calibration_grid": _paint_calibration,
+            "pruned_tree": _paint_tree}
+
+
+def paint(f: ReportFigure, fig, rect):
+    """Draw the section figure ``f`` on ``fig`` inside ``rect`` (figure fractions)."""
+    return with_rc(lambda: PAINTERS[f.name](fig, rect, f.payload))
+
+
+def _section_size(name, payload) -> tuple[float, float]:
+    if name == "odds_ratio_forest":
+        from ..plots.effects import effects
+        terms = {t for m in payload.values() for t in effects(m, scale="raw").index}
+        return 6.8, max(2.4, 0.22 * len(terms) * max(1, len(payload)) ** 0.5 + 1.3)
+    if name == "calibration_grid":
+        rows, _ = plots.grid_shape(len(payload))
+        return 6.8, 2.25 * rows + 0.8
+    size, _ = _tree_layout(payload[0])
+    return min(size[0], 9.5), min(size[1], 6.5)
+
+
+def section_figure(name: str, payload, caption: str | None = None) -> ReportFigure:
+    """A figure of a report section (``name`` one of :data:`PAINTERS`), drawn now for the
+    HTML; the PDF paints it again on its page.  A figure that cannot be drawn becomes a
+    :class:`ReportFigure` with its error, as in :func:`model_figures`."""
+    caption = caption or SECTION_CAPTIONS[name]
+    try:
+        size = _section_size(name, payload)
+        fig = new_figure(*size)
+        paint(ReportFigure(name, caption, None, None, payload=payload), fig, (0, 0, 1, 1))
+        png = figure_png_base64(fig)
+    except FIGURE_ERRORS as exc:    # the section shows a note in its place
+        return ReportFigure(name, caption, None, None, error=error_text(exc), payload=payload)
+    return ReportFigure(name, caption, fig, png, payload=payload, size=size)

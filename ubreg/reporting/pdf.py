@@ -1,156 +1,212 @@
-"""The PDF report, written with matplotlib's PdfPages: text pages and figures.
+"""The PDF report: a short paper typeset with matplotlib's PdfPages.
 
 Why matplotlib and not an HTML-to-PDF converter: it needs nothing beyond the
 pip-installed dependencies.  WeasyPrint needs the system libraries Pango and
 HarfBuzz, wkhtmltopdf and Chromium are system programs; matplotlib ships its
 own fonts (DejaVu) and PDF backend, so ``ubreg demo`` writes a PDF on any
 machine where ``pip install ubreg`` worked.
+
+The layout (:mod:`.pdf_layout`): A4 pages, numbered sections with the HTML
+report's content (data, models, odds ratios, comparison, calibration, trees) as
+wrapped text, booktabs tables and vector figures, then an appendix with each
+model's summary (as R prints it, in a monospaced block wrapped to the page) and a
+row of its diagnostics, and the software versions.  All text stays inside the
+text block of the page.
 """
 from __future__ import annotations
 
-import textwrap
-
-from ..summary.render import visible_text
+from .blocks import Paragraph, Row, Table
 from .context import ReportContext
-from .figures import draw, error_text, new_figure
+from .figures import ReportFigure, draw, error_text, paint
+from .pdf_layout import PAGE, Document, wrap
 
-__all__ = ["write_pdf"]
+__all__ = ["write_pdf", "APPENDIX_PANELS"]
 
-_PAGE = (8.27, 11.69)          # A4 portrait, inches
-_FONT_SIZE = 6.6
-_LINES_PER_PAGE = 96
-_WIDTH = 130                   # characters per line at that size
-
-
-def _wrap(lines):
-    for line in lines:
-        if len(line) <= _WIDTH:
-            yield line
-        else:
-            yield from textwrap.wrap(line, _WIDTH, subsequent_indent="    ",
-                                     drop_whitespace=False) or [""]
+#: the diagnostics drawn for each model in the appendix, the first three it has
+#: (calibration is in its own section, the tree in the trees section)
+APPENDIX_PANELS = ("roc", "coefficients", "cv_risk", "risk_path", "margins", "t_margins")
+_MONO_SIZE = 6.3
+_MONO_CHAR = 0.602      # advance of a DejaVu Sans Mono character, in ems
 
 
-def _lines(text) -> list[str]:
-    """The lines of a text, split at newlines only: hidden characters that ``splitlines``
-    would obey (U+2028, U+0085, form feed, ...) are shown as ``<U+XXXX>`` instead."""
-    return visible_text(str(text)).split("\n")
+def _mono(doc: Document, text: str):
+    """A monospaced block (a model's printed summary), wrapped to the text width."""
+    from ..summary.render import visible_text
+
+    per_line = int(doc.width / (_MONO_SIZE * _MONO_CHAR * 1.02))
+    for raw in visible_text(str(text), newlines=True).split("\n"):
+        raw = raw.replace("\t", "    ")
+        pieces = [raw[i:i + per_line] for i in range(0, max(len(raw), 1), per_line)]
+        for piece in pieces:
+            doc.need(_MONO_SIZE * 1.3)
+            doc.y += _MONO_SIZE * 1.3
+            doc.fig.text(doc.left / PAGE[0], 1 - doc.y / PAGE[1], piece, fontsize=_MONO_SIZE,
+                         family="DejaVu Sans Mono", va="baseline", parse_math=False)
+    doc.y += 6
 
 
-def _text_pages(pdf, heading: str, lines: list[str]):
-    """Monospaced text pages; every line and the heading shown by :func:`visible_text`."""
-    heading = visible_text(heading, newlines=False)
-    lines = list(_wrap([visible_text(line, newlines=False) for line in lines]))
-    chunks = [lines[i:i + _LINES_PER_PAGE] for i in range(0, max(len(lines), 1), _LINES_PER_PAGE)]
-    for k, chunk in enumerate(chunks):
-        fig = new_figure(*_PAGE)
-        title = heading if k == 0 else f"{heading} (continued)"
-        fig.text(0.06, 0.97, title, fontsize=11, weight="bold", va="top", parse_math=False)
-        fig.text(0.06, 0.945, "\n".join(chunk), family="monospace", fontsize=_FONT_SIZE,
-                 va="top", linespacing=1.25, parse_math=False)
-        pdf.savefig(fig)
+def _caption(doc: Document, text: str, number: int):
+    doc.paragraph(f"Figure {number}. {text}", size=8, color="0.25", after=8)
 
 
-_LANDSCAPE = (_PAGE[1], _PAGE[0])
+def _failed(doc: Document, f: ReportFigure, number: int):
+    doc.paragraph(f"Figure {number}. {f.caption}: not drawn ({f.error})", size=8,
+                  color="#8a4b00", after=8)
 
 
-def _failed_panel(ax, f):
-    ax.axis("off")
-    note = visible_text(f"{f.caption}: not drawn ({f.error})", newlines=False)
-    ax.text(0.5, 0.5, "\n".join(textwrap.wrap(note, 48)),
-            ha="center", va="center", fontsize=8, color="#8a4b00", parse_math=False,
-            transform=ax.transAxes)
+def _wide_page(doc: Document, f: ReportFigure, number: int):
+    """A section figure (calibration panels, a forest plot, a tree) across the text
+    block, as tall as its HTML figure's proportions ask (at most most of a page),
+    with its caption under it; a failed figure is a note in its place."""
+    if f.error is not None:
+        _failed(doc, f, number)
+        return
+    width, height = f.size
+    tall = min(doc.width * height / width, (doc.bottom - doc.top) * 0.8)
+    rect = doc.region(tall)
+    try:
+        paint(f, doc.fig, rect)
+    # Any error, as for the HTML figures: the figure becomes a note, the PDF is written.
+    except Exception as exc:  # noqa: BLE001 — one failed figure must not sink the report
+        for ax in list(doc.fig.axes):
+            if _inside(ax, rect):
+                ax.remove()
+        f = ReportFigure(f.name, f.caption, None, None, error=error_text(exc))
+        _failed(doc, f, number)
+        return
+    _caption(doc, f.caption, number)
 
 
-def _figure_pages(pdf, section):
-    """The section's diagnostics re-drawn as vector graphics: six panels per
-    A4 page, a wide figure (the tree) on an A4 landscape page of its own.  A
-    figure that failed for the HTML is a note in its panel."""
-    small = [f for f in section.figures if not f.wide]
-    for start in range(0, len(small), 6):
-        chunk = small[start:start + 6]
-        fig = new_figure(*_PAGE)     # fixed spacing: constrained layout is several times slower
-        fig.suptitle(visible_text(f"{section.name}: diagnostics", newlines=False), fontsize=11,
-                     weight="bold", parse_math=False)
-        grid = {"left": 0.1, "right": 0.96, "bottom": 0.05, "top": 0.92, "hspace": 0.38,
-                "wspace": 0.6}
-        axes = fig.subplots(3, 2, gridspec_kw=grid).ravel()
-        for ax, f in zip(axes, chunk):
-            if f.error is not None:
-                _failed_panel(ax, f)
-                continue
+def _inside(ax, rect) -> bool:
+    box = ax.get_position()
+    return rect[1] - 1e-9 <= box.y0 and box.y1 <= rect[1] + rect[3] + 1e-9
+
+
+def _figure_pages(doc: Document, section, number: int) -> int:
+    """A row of up to three of the model's diagnostics (:data:`APPENDIX_PANELS`), drawn
+    again as vector graphics; a figure that failed for the HTML, or fails here, is a
+    note in its panel.  Returns the next figure number."""
+    chosen = [f for name in APPENDIX_PANELS for f in section.figures if f.name == name][:3]
+    if not chosen:
+        return number
+    narrow = [f for f in chosen if not f.wide]
+    rects = []
+    if narrow:
+        x0, y0, w, h = doc.region(150.0)
+        # room inside each third for the y labels (left) and the x label (below)
+        rects += [(x0 + (k + 0.22) * w / 3, y0 + 0.24 * h, 0.74 * w / 3, 0.64 * h)
+                  for k in range(len(narrow))]
+    for f in chosen:
+        if f.wide:              # coefficients with long names: a row of their own
+            rects.append(_wide_panel(doc, f))
+    for f, rect in zip(narrow + [f for f in chosen if f.wide], rects):
+        ax = doc.fig.add_axes(rect)
+        if f.error is None:
             try:
                 draw(f.name, section.result, ax, section.newdata, cv_path=section.cv_path,
                      **(f.options or {}))
+                _small(ax)
+                continue
             # Any error, as for the HTML figures (figures.model_figures): a figure that
             # cannot be drawn is a note in its panel, and the PDF is still written.
             except Exception as exc:  # noqa: BLE001 — drawn once already for the HTML
-                ax.clear()
-                _failed_panel(ax, type(f)(f.name, f.caption, None, None, error=error_text(exc)))
-        for ax in axes[len(chunk):]:
-            ax.axis("off")
-        pdf.savefig(fig)
-    for f in section.figures:
-        if f.wide:
-            _wide_page(pdf, section, f)
+                f = ReportFigure(f.name, f.caption, None, None, error=error_text(exc))
+        ax.clear()
+        ax.axis("off")
+        ax.text(0.5, 0.5, "\n".join(wrap(f"{f.caption}: not drawn ({f.error})", 120, 6)),
+                ha="center", va="center", fontsize=6, color="#8a4b00", parse_math=False,
+                transform=ax.transAxes)
+    _caption(doc, f"{section.name}: " + "; ".join(f.caption for f in chosen) + ".", number)
+    return number + 1
 
 
-def _wide_page(pdf, section, f):
-    """A wide figure on a page of its own: the tree on A4 landscape; any other (coefficients
-    with long names) on A4 portrait, with the left margin of its HTML figure for the names
-    and tick labels small enough not to overlap."""
-    tree = f.name == "tree"
-    fig = new_figure(*(_LANDSCAPE if tree else _PAGE))
-    fig.suptitle(visible_text(f"{section.name}: {f.name}", newlines=False), fontsize=11,
-                 weight="bold", parse_math=False)
-    fig.text(0.03, 0.02, "\n".join(textwrap.wrap(f.caption, 150 if tree else 110)),
-             fontsize=8, color="0.3", va="bottom", parse_math=False)
-    if tree or f.figure is None:
-        ax = fig.add_axes((0.03, 0.07, 0.94, 0.84))
-    else:
-        width, height = f.figure.get_size_inches()
-        left = min(0.7, f.figure.subplotpars.left * width / _PAGE[0])
-        height = min(0.84, max(0.25, height / _PAGE[1]))      # the HTML figure's, at most
-        ax = fig.add_axes((left, 0.91 - height, 0.96 - left, height))
-    if f.error is not None:
-        _failed_panel(ax, f)
-    else:
-        try:
-            draw(f.name, section.result, ax, section.newdata, **(f.options or {}))
-            if not tree:
-                per_tick = height * _PAGE[1] * 72 / (len(ax.get_yticks()) + 1)
-                ax.tick_params(axis="y", labelsize=min(10.0, 0.75 * per_tick))
-        # Any error, as for the HTML figures: the page shows a note instead of the figure.
-        except Exception as exc:  # noqa: BLE001 — one failed figure must not sink the report
-            ax.clear()
-            _failed_panel(ax, type(f)(f.name, f.caption, None, None, error=error_text(exc)))
-    pdf.savefig(fig)
+def _wide_panel(doc: Document, f: ReportFigure):
+    """The region of a panel across the text block, tall enough for its y labels (the
+    HTML figure's), its left part wide enough for them at the appendix's size."""
+    width, height = f.figure.get_size_inches() if f.figure is not None else (6.0, 3.0)
+    tall = min(max(120.0, height * 72 * 0.6), (doc.bottom - doc.top) * 0.7)
+    x0, y0, w, h = doc.region(tall)
+    left = min(0.6 * w, (f.figure.subplotpars.left * width * 72 * 0.6 / PAGE[0]
+                         if f.figure is not None else 0.2 * w))
+    return (x0 + left, y0 + 0.3 * h * 120 / tall, w - left - 0.02 * w, h * (1 - 0.36 * 120 / tall))
+
+
+def _small(ax):
+    """Shrink a diagnostic panel's text to the appendix's size; a title wider than its
+    panel is wrapped."""
+    width = ax.get_position().width * PAGE[0] * 1.15      # a title may pass its axes a little
+    ax.title.set_text("\n".join(wrap(ax.title.get_text(), width, 7)))
+    ax.title.set_fontsize(7)
+    ax.xaxis.label.set_fontsize(6)
+    ax.yaxis.label.set_fontsize(6)
+    ax.tick_params(labelsize=5.5)
+    legend = ax.get_legend()
+    if legend is not None:
+        for text in legend.get_texts():
+            text.set_fontsize(5.5)
+
+
+def _front(doc: Document, ctx: ReportContext):
+    doc.new_page()
+    doc.heading(ctx.title, size=17, keep=40)
+    doc.paragraph(f"Generated {ctx.generated} by ubreg {ctx.versions['ubreg']}.", size=8.5,
+                  color="0.3", after=2)
+    doc.paragraph(f"Produced by: {ctx.call}", size=7.5, color="0.3", after=8)
+    if ctx.data_note:
+        doc.paragraph(ctx.data_note, size=8.5, color="#8a4b00")
+
+
+def _section_blocks(doc: Document, ctx: ReportContext) -> tuple[int, int]:
+    """The numbered sections; returns the next table and figure numbers."""
+    tables = figures = 1
+    for i, section in enumerate(ctx.sections, 1):
+        doc.heading(f"{i}  {section.title}")
+        for block in section.blocks:
+            if isinstance(block, Paragraph):
+                note = block.kind == "note"
+                doc.paragraph(block.text, size=8.5 if note else 9.5,
+                              color="#7a4a10" if note else "black")
+            elif isinstance(block, Table):
+                doc.table(block, tables)
+                tables += 1
+            else:
+                _wide_page(doc, block, figures)
+                figures += 1
+    return tables, figures
+
+
+def _appendix(doc: Document, ctx: ReportContext, tables: int, figures: int) -> None:
+    doc.heading("Appendix A  The models one by one")
+    for s in ctx.models:
+        doc.heading(s.name, size=11, keep=150)
+        doc.paragraph(f"Method {s.method}, family {s.family}.", size=8.5, after=2)
+        metrics = "; ".join(f"{label} {train}" for label, train, _ in s.metrics if train)
+        if metrics:
+            doc.paragraph(f"Training rows: {metrics}.", size=8.5, after=2)
+        if s.cv is not None:
+            doc.paragraph(f"Cross-validation ({s.cv.n_folds} folds, seed {s.cv.seed}): "
+                          + "; ".join(f"{label} {mean} ± {se}"
+                                      for label, mean, se, _ in s.cv.context()["rows"]) + ".",
+                          size=8.5, after=2)
+        for note in s.notes:
+            doc.paragraph(note, size=8, color="#7a4a10", after=2)
+        _mono(doc, s.summary_text)
+        figures = _figure_pages(doc, s, figures)
+    rows = [Row([name, version]) for name, version in ctx.versions.items()]
+    doc.heading("Appendix B  Software versions", size=11, keep=60)
+    doc.table(Table("versions", "Versions of ubreg, its dependencies and Python.",
+                    ["Software", "Version"], rows, align="ll", stub_names=False), tables)
 
 
 def write_pdf(ctx: ReportContext, path) -> None:
-    """Write the report as a PDF: overview and comparison text, then per model
-    its summary text, metrics and diagnostic figures."""
+    """Write the report as a PDF (see the module notes)."""
     from matplotlib.backends.backend_pdf import PdfPages
+    from ..summary.render import visible_text
 
     meta = {"Title": visible_text(ctx.title, newlines=False),
             "Creator": f"ubreg {ctx.versions['ubreg']}"}
     with PdfPages(path, metadata=meta) as pdf:
-        head = [f"Generated {ctx.generated}", "", "Produced by:", f"  {ctx.call}", "",
-                "Versions: " + ", ".join(f"{k} {v}" for k, v in ctx.versions.items()), ""]
-        if ctx.data_note:
-            head += [ctx.data_note, ""]
-        head += ["Model comparison", ""] + _lines(ctx.comparison.text(width=_WIDTH))
-        _text_pages(pdf, ctx.title, head)
-        for s in ctx.sections:
-            lines = [f"Method: {s.method}    Family: {s.family}", ""]
-            if s.call not in s.summary_text:
-                lines += ["Call:", f"  {s.call}", ""]
-            lines += _lines(s.summary_text)
-            lines += ["", "Metrics (train / evaluation data):"]
-            lines += [f"  {label:<12} {train:>8} {held:>8}" for label, train, held in s.metrics]
-            if s.cv is not None:
-                lines += ["", *_lines(s.cv)]
-            lines += ["", *s.notes]
-            _text_pages(pdf, s.name, lines)
-            if s.figures:
-                _figure_pages(pdf, s)
+        doc = Document(pdf, ctx.title)
+        _front(doc, ctx)
+        _appendix(doc, ctx, *_section_blocks(doc, ctx))
+        doc.finish_page()
