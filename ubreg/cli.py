@@ -161,7 +161,7 @@ def _fit(args) -> int:
     print(model.summary())
     if args.report:
         path = report({"model": model}, args.report, title=f"ubreg fit: {args.formula}",
-                      call=args.command_line, cv_risk=args.cv_risk)
+                      call=args.command_line, cv_risk=args.cv_risk, training_data=data)
         print(f"report: {path.resolve()}")
     return 0
 

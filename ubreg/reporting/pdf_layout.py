@@ -271,7 +271,7 @@ def _widths(table: Table, size: float):
         word = _natural(str(head).split(" "), size, bold=True)
         whole = text_width(str(head), size, bold=True)
         # a header sets its column's width when it is not much wider than the cells
-        widths.append(max(body, word, whole if whole <= max(1.5 * body, 40.0) else 0.0))
+        widths.append(max(body, word, whole if whole <= max(1.5 * body, 50.0) else 0.0))
     return widths
 
 
