@@ -82,7 +82,7 @@ def test_data_section_in_the_html(frame, fits, tmp_path):
     section = re.search(r'<section id="data">(.*?)</section>', html, re.S).group(1)
     used = len(frame[["y", "x1", "g", "x2"]].dropna())
     assert f"300 rows were read; {used} are complete in every model variable" in section
-    assert f"were dropped for missing values. Rows missing each variable: x1 12, x2 7, g 5" \
+    assert "were dropped for missing values. Rows missing each variable: x1 12, x2 7, g 5" \
         in section
     row = re.search(r'<th scope="row">x2</th>(.*?)</tr>', section).group(1)
     assert re.findall(r"<td[^>]*>(.*?)</td>", row)[:2] == ["numeric", "7"]

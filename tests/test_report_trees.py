@@ -66,7 +66,7 @@ def test_report_shows_the_tree_pruned_by_the_one_se_rule(full_tree, tmp_path):
     assert 'id="trees-figure-' in trees and "<img" in trees
     # the pruned tree stands for the model everywhere: its summary has nsplit + 1 leaves
     model = re.search(r'<section id="model-1" class="model">(.*?)</section>', html, re.S).group(1)
-    assert f"prune(ubreg.fit(" in model and f"cp={cp:g})" in model
+    assert "prune(ubreg.fit(" in model and f"cp={cp:g})" in model
     # the full tree on request, and the least-error rule
     full = ubreg.report({"tree": full_tree}, tmp_path / "f.html", prune=None).read_text("utf-8")
     assert f"tree: shown as fitted, {full_tree.n_leaves} leaves." in full

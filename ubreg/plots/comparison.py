@@ -120,7 +120,7 @@ def odds_ratio_forest(results: dict, ax=None, scale: str = "sd", level: float = 
               for name, m in results.items()}
     terms = list(dict.fromkeys(t for table in tables.values() for t in table.index))
     step = 0.7 / max(len(tables), 1)
-    for j, ((name, table), shown) in enumerate(zip(tables.items(), shown_names(list(tables)))):
+    for j, (table, shown) in enumerate(zip(tables.values(), shown_names(list(tables)))):
         pos = np.array([len(terms) - 1 - terms.index(t) for t in table.index], dtype=float)
         pos += 0.35 - step / 2 - j * step if len(tables) > 1 else 0.0
         est = table["estimate"].to_numpy(dtype=float)
