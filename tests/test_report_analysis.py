@@ -285,3 +285,14 @@ def test_calibration_grid_counts_and_shared_axes(equal):
         np.testing.assert_allclose(counts, expected)
         assert sum(counts) == len(y)
         assert len(ax.containers[0].lines[2][0].get_segments()) == len(expected)   # intervals
+
+
+def test_model_table_orders_terms_as_r_and_the_summary(frame):
+    """R's terms.formula order: the intercept, then by degree, as written (patsy would put
+    the factor g first and the interaction where it was written)."""
+    m = ubreg.fit("y ~ x1 * g + x2", frame)
+    table = models_section({"m": m}, {"m": None}).blocks[0]
+    terms = [r.cells[0] for r in table.rows if r.kind == "body" and r.cells[0] in m.coef.index]
+    assert terms == ["Intercept", "x1", "g[T.b]", "g[T.c]", "x2", "x1:g[T.b]", "x1:g[T.c]"]
+    assert terms == list(m.summary().frame().index)
+    assert list(plots.effects(m, scale="raw").index) == terms[1:]

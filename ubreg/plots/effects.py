@@ -16,8 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..design import parse_formula
-from ..errors import FormulaError
+from ..design import Design
 from ..results.base import capabilities_of
 from ..results.linear import LinearResult
 
@@ -39,19 +38,18 @@ def odds_ratio_scale(family) -> float | None:
 
 
 def formula_order(result) -> list[str]:
-    """The coefficient names of ``result`` in the order its formula writes the terms
-    (R's order: patsy puts the terms of factors first), each term's columns together;
-    names the formula does not place (``y ~ .``) follow in the design's order."""
+    """The coefficient names of ``result`` in R's order of its formula's terms (the
+    intercept, then by degree, in the order written: :meth:`Design.terms_in_formula_order
+    <ubreg.design.Design.terms_in_formula_order>`, the order of the summaries; patsy
+    puts the terms of factors first), each term's columns together."""
     names = list(result.coef.index)
-    try:
-        desc = parse_formula(result.formula, result.design.variables())
-    except FormulaError:
+    if not isinstance(result.design, Design):
         return names
     slices = result.design.term_slices
     ordered = []
-    for term in desc.rhs_termlist:
-        if term.name() in slices:
-            ordered += [n for n in names[slices[term.name()]] if n not in ordered]
+    for term in result.design.terms_in_formula_order():
+        if term in slices:
+            ordered += [n for n in names[slices[term]] if n not in ordered]
     return ordered + [n for n in names if n not in ordered]
 
 
