@@ -42,3 +42,12 @@ def test_poly_and_ns_equal_r(case, formula):
     _close(m.predict(NEW5, type="link"), r["predict_link"])
     one = m.predict(NEW5.iloc[:1], type="link")       # one row: no constants from new data
     _close(one, r["predict_link"][:1])
+
+
+@pytest.mark.parametrize("subset", ["age > 30", (PIMA.age > 30).to_numpy()])
+def test_subset_equals_r(subset):
+    m = _fit("diabetes ~ glucose + mass", subset=subset)
+    r = CASES["subset_expression"]
+    _close(m.coef, list(r["coef"].values()))
+    _close([m.deviance, m.null_deviance, m.aic], [r["deviance"], r["null_deviance"], r["aic"]])
+    assert m.nobs == r["nobs"] and m.df_resid == r["df_residual"]
