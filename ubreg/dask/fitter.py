@@ -27,6 +27,7 @@ from ..errors import ConvergenceWarning, DataError, ResponseError, SeparationWar
 from ..fitters.uls import (
     EXTREME_MESSAGE,
     LinearFit,
+    WorkingColumns,
     convergence_message,
     working_gram,
     working_scale,
@@ -369,13 +370,19 @@ class _PartitionProblem(NewtonProblem):
     accepted step costs one pass (a rejected one, one more).
     """
 
+    #: the point of the last trial, and the gradient and Hessian its pass brought
+    _candidate: np.ndarray | None
+    _pending: tuple[np.ndarray, np.ndarray] | None
+
     def __init__(self, frames, family, setup, intercept):
         self.frames, self.family, self.wsum = frames, family, setup["wsum"]
         self.passes = 1                                   # the setup pass
         aliased, sure = aliased_from_gram(setup["scatter"], intercept)
         if not sure:          # the QR route: one more pass (module aliasing)
             qr = reduce_sums(frames, _qr_scatter_sums, intercept is not None)["scatter_qr"]
-            aliased = aliased_from_r(reduce_scatter(qr), intercept)
+            factor = reduce_scatter(qr)
+            assert factor is not None       # the setup pass found rows of positive weight
+            aliased = aliased_from_r(factor, intercept)
             self.passes += 1
         check = AliasCheck(aliased, intercept, setup["scatter"])
         self.check = check
@@ -391,6 +398,7 @@ class _PartitionProblem(NewtonProblem):
             self.hess = setup["h0_min"] * working_gram(check, self.shift)
         else:
             self._sums(self.beta)
+            assert self._pending is not None       # set by _sums
             self.grad, self.hess = self._pending
         self._candidate = self._pending = None
 
@@ -417,6 +425,7 @@ class _PartitionProblem(NewtonProblem):
         return self._sums(self._candidate)
 
     def accept(self, step, t):
+        assert self._candidate is not None and self._pending is not None    # after trial()
         self.beta = self._candidate
         self.grad, self.hess = self._pending
 
@@ -427,9 +436,7 @@ class _PartitionProblem(NewtonProblem):
         final = reduce_sums(self.frames, _final_sums, self.full(self.beta), self.family, eta0,
                             self.shift, weight_kind)
         self.passes += 1
-        proto = LinearFit(coef=None, aliased=self.check.aliased, eta=None, iterations=0,
-                          converged=False, max_edge=np.nan, solver="corrective", risk_path=None,
-                          edge_path=None, shift=self.shift, intercept=self.check.intercept)
+        proto = WorkingColumns(self.check.aliased, self.shift, self.check.intercept)
         T = working_transform(proto, 1.0)               # patsy's intercept column is 1
         covariance = covariances(final["A"][sub], final["B_model"][sub], final["B_robust"][sub],
                                  T)

@@ -102,8 +102,8 @@ def _workers_memory() -> tuple[int, int | None]:
             workers = client.scheduler_info().get("workers", {})
             if workers:
                 limits = [w.get("memory_limit") or _physical_memory() for w in workers.values()]
-                limits = [x for x in limits if x]
-                return len(workers), (min(limits) if limits else None)
+                known = [x for x in limits if x]
+                return len(workers), (min(known) if known else None)
     except Exception:  # noqa: BLE001 - no cluster information: judge by this machine
         pass
     return 1, _physical_memory()

@@ -46,7 +46,7 @@ def _storage_types(X: np.ndarray) -> list:
         single = np.all(X.astype(np.float32) == X, axis=0)
     kinds = []
     for j in range(p):
-        kind = np.float32 if single[j] else np.float64
+        kind: type[np.generic] = np.float32 if single[j] else np.float64
         if integral[j]:
             for candidate in _INTEGER_TYPES:
                 info = np.iinfo(candidate)
@@ -152,7 +152,8 @@ def build_packed_partition(parsed, design, response, frame, weights, na_action: 
                            compact: bool = True, slice_rows: int = SLICE_ROWS) -> PackedPartition:
     """:func:`ubreg.design.build_partition_frame` of ``frame`` slice by slice,
     each slice packed (:func:`pack`)."""
-    slices, counts = [], {}
+    slices: list[PackedSlice] = []
+    counts: dict[str, int] = {}
     n_input = n_dropped = 0
     n_columns = len(design.column_names)
     for start in range(0, max(len(frame), 1), slice_rows):

@@ -7,6 +7,8 @@ hence the result) is the same on both.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..numerics.aliasing import merge_scatter
@@ -24,7 +26,7 @@ _MERGE = {"scatter": merge_scatter, "scatter_qr": merge_scatter}
 def combine(pieces: list) -> dict:
     """Add partition-wise sums key by key (min/max for the extremes, NA
     counts merged by name in order of appearance, scatter factors merged)."""
-    out = {}
+    out: dict[str, Any] = {}
     for piece in pieces:
         for key, value in piece.items():
             if key not in out:

@@ -11,6 +11,7 @@ frame the in-memory prediction.
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -46,7 +47,7 @@ class DaskLinearResult(LinearResult):
     """
 
     def __init__(self, *, stats: dict, partitioned, **kwargs):
-        self._stats = dict(stats)
+        self._stats: dict[str, Any] = dict(stats)
         self._partitioned = partitioned.without_frames()   # never keep the persisted matrices
         super().__init__(y=None, weights=None, eta=None, index=None,
                          n_input=stats["n_input"], dropped=pd.Index([]), **kwargs)
@@ -114,7 +115,8 @@ class DaskLinearResult(LinearResult):
         light.__dict__.update(y=None, weights=None, eta=None, _partitioned=None)
         return light
 
-    def predict(self, newdata=None, type: str = "response"):
+    # ignored [override]: no se_fit/interval here (LinearResult.predict has them)
+    def predict(self, newdata=None, type: str = "response"):  # type: ignore[override]
         """Predictions on the link, response or class scale.
 
         ``newdata`` a dask DataFrame (or ``None``: the training data): a lazy

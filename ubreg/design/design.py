@@ -109,7 +109,7 @@ class Design:
         def key(term):          # its factors as written, spaces aside (a:b is b:a)
             return frozenset("".join(f.name().split()) for f in term.factors)
 
-        position = {}
+        position: dict[frozenset[str], int] = {}
         for i, term in enumerate(written):
             position.setdefault(key(term), i)
         order = sorted(range(len(terms)), key=lambda k: (

@@ -81,7 +81,7 @@ class Prepared:
     offset_array: np.ndarray | None
     weights: np.ndarray | None      # per row of ``data``, trials included
     response_name: str
-    response_values: object
+    response_values: pd.Series
     response_na: np.ndarray
     grouped: bool                   # cbind(successes, failures): a proportion response
     na_action: str

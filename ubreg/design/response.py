@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -18,7 +19,7 @@ class Response:
 
     name: str
     levels: list
-    positive: object
+    positive: Any          # a label of the response's own type (a level, True, 1)
     kind: str  # "numeric 0/1", "bool", "factor"
 
     @property

@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 import math
 import operator
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -38,7 +40,7 @@ _LARGEST = float(np.finfo(np.float64).max)
 #: numpy functions that are not ufuncs: (most positional arguments, keywords allowed);
 #: an ufunc takes exactly its ``nin`` inputs and no keyword (``out=`` and ``where=``
 #: would write into or mask the data)
-_NUMPY_SIGNATURES = {
+_NUMPY_SIGNATURES: dict[str, tuple[int, frozenset[str]]] = {
     "round": (2, frozenset({"decimals"})),
     "clip": (3, frozenset({"a_min", "a_max", "min", "max"})),
     "where": (3, frozenset()),
@@ -47,11 +49,13 @@ _NUMPY_SIGNATURES = {
 _SPLINE_POSITIONAL = {"bs": ("df", "knots", "degree"), "cr": ("df", "knots"),
                       "cc": ("df", "knots"), "ns": ("df", "knots", "intercept", "Boundary_knots"),
                       "poly": ("degree", "raw")}
-_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-           ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
-           ast.Pow: operator.pow, ast.BitAnd: operator.and_, ast.BitOr: operator.or_}
-_UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_,
-          ast.Invert: operator.invert}
+_BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+    ast.Pow: operator.pow, ast.BitAnd: operator.and_, ast.BitOr: operator.or_}
+_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
+    ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_,
+    ast.Invert: operator.invert}
 _NODES_ALLOWED = (ast.Expression, ast.Name, ast.Load, ast.Constant, ast.BinOp, ast.UnaryOp,
                   ast.Compare, ast.BoolOp, ast.Call, ast.keyword, ast.Attribute, ast.Tuple,
                   ast.List, ast.cmpop, ast.boolop)
@@ -97,6 +101,7 @@ def _numpy_arguments_refusal(name: str, node: ast.Call) -> str | None:
     """Why the call ``node`` of numpy function ``name`` is refused, or None."""
     func = getattr(np, name, None)
     label = f"np.{name}" if isinstance(node.func, ast.Attribute) else name
+    keywords: frozenset[str]
     if isinstance(func, np.ufunc):
         most, keywords = func.nin, frozenset()
     elif name in _NUMPY_SIGNATURES:
@@ -130,7 +135,7 @@ class _Checker:
     def __init__(self, shown: str, columns, n_rows: int | None):
         self.code, self.columns, self.n_rows = shown, columns, n_rows
 
-    def refuse(self, why: str):
+    def refuse(self, why: str) -> NoReturn:
         raise FormulaError(f"formula term {self.code!r} is not allowed: {why} "
                            "(pass trusted=True to evaluate arbitrary Python)")
 
@@ -219,7 +224,7 @@ class _Checker:
         elif not isinstance(func, ast.Name):
             self.refuse("calls must name a function")
         name = _callee(node)
-        if name is not None and (name not in CALLS_ALLOWED or name == "np"):
+        if isinstance(func, ast.Name) and (name not in CALLS_ALLOWED or name == "np"):
             self.refuse(f"call of {func.id!r}")
         for kw in node.keywords:
             if kw.arg is None or kw.arg.startswith("__"):
@@ -270,23 +275,25 @@ class _Checker:
             self.refuse(f"{_callee(node)}() takes literal values only")
 
     def _spline(self, name: str, node: ast.Call):
-        given = dict(zip(_SPLINE_POSITIONAL[name], node.args[1:]))
+        given: dict[str | None, ast.expr] = dict(zip(_SPLINE_POSITIONAL[name], node.args[1:]))
         given.update({kw.arg: kw.value for kw in node.keywords})
         limit = self.n_rows
         for key in ("df", "degree"):
-            if key in given and not (isinstance(given[key], ast.Constant)
-                                     and given[key].value is None):
-                self._spline_count(name, key, given[key], limit)
+            count = given.get(key)
+            if count is not None and not (isinstance(count, ast.Constant)
+                                          and count.value is None):
+                self._spline_count(name, key, count, limit)
         knots = given.get("knots")
         if knots is not None and not (isinstance(knots, ast.Constant) and knots.value is None):
-            if not _is_literal(knots, (int, float)) or isinstance(knots, ast.Constant):
+            # a literal that is not a constant: a list or tuple of constants
+            if not (isinstance(knots, (ast.List, ast.Tuple)) and _is_literal(knots, (int, float))):
                 self.refuse(f"knots= of {name}() must be a literal list of numbers")
             if limit is not None and len(knots.elts) > limit:
                 self.refuse(f"{name}() has {len(knots.elts)} knots, more than the {limit} rows")
         bounds = given.get("Boundary_knots")
         if bounds is not None and not (isinstance(bounds, ast.Constant) and bounds.value is None):
-            if not _is_literal(bounds, (int, float)) or isinstance(bounds, ast.Constant) \
-                    or len(bounds.elts) != 2:
+            if not (isinstance(bounds, (ast.List, ast.Tuple))
+                    and _is_literal(bounds, (int, float))) or len(bounds.elts) != 2:
                 self.refuse(f"Boundary_knots= of {name}() must be a literal pair of numbers")
         constraints = given.get("constraints")
         if constraints is not None and not _is_literal(constraints, (str, int, float)):

@@ -45,8 +45,9 @@ class PolyBasis:
     """``poly(x, degree, raw)``: R's orthogonal polynomials, constants kept."""
 
     def __init__(self):
-        self._chunks = []
-        self.alpha = self.norm2 = None
+        self._chunks: list[np.ndarray] = []
+        self.alpha: np.ndarray | None = None
+        self.norm2: np.ndarray | None = None
 
     def memorize_chunk(self, x, degree=1, raw=False):
         values, keep = _finite_rows(x)
@@ -84,12 +85,14 @@ class PolyBasis:
     def _recurrence(self, x: np.ndarray, degree: int) -> np.ndarray:
         """``predict.poly``: Z₀ = 1, Z₁ = x − α₁, Z_{i+1} = (x − α_{i+1}) Z_i −
         (n_{i+1}/n_i) Z_{i−1}, each divided by √n."""
+        alpha, norm2 = self.alpha, self.norm2
+        assert alpha is not None and norm2 is not None     # learnt first (transform)
         z = np.ones((len(x), degree + 1))
-        z[:, 1] = x - self.alpha[0]
+        z[:, 1] = x - alpha[0]
         for i in range(1, degree):
-            z[:, i + 1] = ((x - self.alpha[i]) * z[:, i]
-                           - (self.norm2[i + 1] / self.norm2[i]) * z[:, i - 1])
-        return (z / np.sqrt(self.norm2[1:]))[:, 1:]
+            z[:, i + 1] = ((x - alpha[i]) * z[:, i]
+                           - (norm2[i + 1] / norm2[i]) * z[:, i - 1])
+        return (z / np.sqrt(norm2[1:]))[:, 1:]
 
 
 def _quantile7(x: np.ndarray, probs) -> np.ndarray:
@@ -111,7 +114,7 @@ def _householder_complement(constraint: np.ndarray) -> np.ndarray:
     ``basis @ result`` is R's ``t(qr.qty(qr(constraint), t(basis)))[, -(1:k)]``."""
     a = np.array(constraint, dtype=np.float64)
     n, k = a.shape
-    reflectors = []
+    reflectors: list[np.ndarray | None] = []
     for col in range(k):
         u = a[col:, col].copy()
         norm = np.linalg.norm(u)
@@ -137,8 +140,9 @@ class NaturalSpline:
     """``ns(x, df, knots, intercept, Boundary_knots)``: ``splines::ns``, knots kept."""
 
     def __init__(self):
-        self._chunks = []
-        self.knots = self.boundary = None
+        self._chunks: list[np.ndarray] = []
+        self.knots: np.ndarray | None = None
+        self.boundary: np.ndarray | None = None
 
     def memorize_chunk(self, x, df=None, knots=None, intercept=False, Boundary_knots=None):
         values, keep = _finite_rows(x)
@@ -170,8 +174,10 @@ class NaturalSpline:
         return _framed(basis, keep, len(values), _index(x))
 
     def _basis(self, x: np.ndarray, intercept: bool) -> np.ndarray:
-        lo, hi = self.boundary
-        all_knots = np.sort(np.r_[np.repeat(self.boundary, 4), self.knots])
+        boundary = self.boundary
+        assert boundary is not None                     # learnt first (transform)
+        lo, hi = boundary
+        all_knots = np.sort(np.r_[np.repeat(boundary, 4), self.knots])
         basis = np.empty((len(x), len(all_knots) - 4))
         inside = (x >= lo) & (x <= hi)
         basis[inside] = _spline_design(all_knots, x[inside])
@@ -181,7 +187,7 @@ class NaturalSpline:
                 values = _spline_design(all_knots, at[:1])[0]
                 slopes = _spline_design(all_knots, at[:1], derivative=1)[0]
                 basis[side] = values + np.outer(x[side] - pivot, slopes)
-        const = _spline_design(all_knots, self.boundary, derivative=2)
+        const = _spline_design(all_knots, boundary, derivative=2)
         if not intercept:
             const, basis = const[:, 1:], basis[:, 1:]
         return basis @ _householder_complement(const.T)

@@ -31,16 +31,20 @@ def _as_float(x) -> np.ndarray:
 class _SkipMissing:
     """Mixin: learn from the complete rows; NaN out for an incomplete row."""
 
+    # The ignores below: super() is the patsy transform this is mixed into (the class
+    # that follows it in the bases), which mypy cannot see from the mixin alone.
     def memorize_chunk(self, x, *args, **kwargs):
         values = _as_float(x)
-        super().memorize_chunk(values[_complete_rows(values)], *args, **kwargs)
+        super().memorize_chunk(  # type: ignore[misc]
+            values[_complete_rows(values)], *args, **kwargs)
 
     def transform(self, x, *args, **kwargs):
         values = _as_float(x)
         keep = _complete_rows(values)
         if keep.all():
-            return super().transform(x, *args, **kwargs)
-        inner = np.asarray(super().transform(values[keep], *args, **kwargs), dtype=np.float64)
+            return super().transform(x, *args, **kwargs)  # type: ignore[misc]
+        inner = np.asarray(super().transform(  # type: ignore[misc]
+            values[keep], *args, **kwargs), dtype=np.float64)
         out = np.full((len(values),) + inner.shape[1:], np.nan)
         out[keep] = inner
         return out

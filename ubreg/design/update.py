@@ -118,7 +118,7 @@ def model_terms(formula: str) -> ModelTerms:
         for f, v in zip(t.factors, term):
             at = f.origin.start if f.origin is not None else len(rhs)
             order[v] = min(order.get(v, at), at)
-    labels = [":".join(sorted(term, key=order.get)) for term in names]
+    labels = [":".join(sorted(term, key=order.__getitem__)) for term in names]
     variables = [frozenset(term) for term in names]
     out = ModelTerms(lhs, (), (), intercept, tuple(f"offset({c})" for c in offset_codes))
     return out.with_labels(labels, variables)

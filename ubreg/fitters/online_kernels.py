@@ -15,6 +15,7 @@ on-line fit, not by ``import ubreg``.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -22,7 +23,8 @@ from numba import njit
 __all__ = ["walk_compiled", "LINEAR", "LOGISTIC", "SQRT"]
 
 LINEAR, LOGISTIC, SQRT = 0, 1, 2
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
+# Any: njit types each keyword apart (cache: bool, error_model: str, ...)
+_JIT: dict[str, Any] = dict(cache=True, nogil=True, error_model="numpy")
 
 
 @njit(inline="always", **_JIT)

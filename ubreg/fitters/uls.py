@@ -28,7 +28,7 @@ from ..numerics.aliasing import AliasCheck, alias_check
 from ..numerics.linalg import BLOCK_ROWS, blocked_products, column_absmax
 from ..numerics.newton import NewtonProblem, armijo_accept, newton
 
-__all__ = ["LinearFit", "fit_uls", "edges", "surrogate_risk", "working_shift",
+__all__ = ["LinearFit", "WorkingColumns", "fit_uls", "edges", "surrogate_risk", "working_shift",
            "working_design", "working_transform", "working_scale", "working_gram",
            "convergence_message", "CENTRE_RATIO", "EXTREME_MESSAGE"]
 
@@ -47,7 +47,7 @@ class LinearFit:
 
     coef: np.ndarray            # one per design column, NaN where aliased
     aliased: np.ndarray         # bool, one per design column
-    eta: np.ndarray             # link values H(x_i) at the solution
+    eta: np.ndarray | None      # link values H(x_i) at the solution (None: a Dask fit)
     iterations: int
     converged: bool
     max_edge: float             # largest |normalised edge| at the solution
@@ -60,6 +60,18 @@ class LinearFit:
     #: :func:`working_shift`); ``None`` when the fit ran on the design columns themselves
     shift: np.ndarray | None = None
     intercept: int | None = None  # the intercept column, when there is one
+
+
+@dataclass
+class WorkingColumns:
+    """What the working design is made of, before there is a fit: the aliased columns,
+    the constant subtracted from each (:func:`working_shift`) and the intercept column
+    (the fields of :class:`LinearFit` that :func:`working_design` and
+    :func:`working_transform` read)."""
+
+    aliased: np.ndarray
+    shift: np.ndarray | None = None
+    intercept: int | None = None
 
 
 def convergence_message(fit: LinearFit, tol: float) -> str | None:
@@ -101,7 +113,7 @@ def working_scale(check: AliasCheck, shift) -> np.ndarray:
     return np.where(scale > 0, scale, 1.0)
 
 
-def working_design(X: np.ndarray, fit: "LinearFit") -> np.ndarray:
+def working_design(X: np.ndarray, fit: LinearFit | WorkingColumns) -> np.ndarray:
     """The kept columns of X, shifted columns centred (a copy only when needed)."""
     keep = ~fit.aliased
     Xk = X if keep.all() else X[:, keep]
@@ -113,7 +125,8 @@ def working_design(X: np.ndarray, fit: "LinearFit") -> np.ndarray:
     return Xk
 
 
-def working_transform(fit: "LinearFit", intercept_value: float) -> np.ndarray | None:
+def working_transform(fit: LinearFit | WorkingColumns,
+                      intercept_value: float) -> np.ndarray | None:
     """T with β = T β̃ over the kept columns (``None``: the identity).
 
     x̃_j = x_j − m_j = x_j − (m_j/c)·x_int for the intercept column x_int = c,
@@ -192,9 +205,7 @@ def fit_uls(X: np.ndarray, y: np.ndarray, w: np.ndarray, family: Family, *,
     w = np.asarray(w, dtype=np.float64)
     n, p = X.shape
     offset = np.zeros(n) if offset is None else np.asarray(offset, dtype=np.float64)
-    shell = LinearFit(coef=None, aliased=np.zeros(p, dtype=bool), eta=None, iterations=0,
-                      converged=False, max_edge=np.nan, solver=solver, risk_path=None,
-                      edge_path=None)
+    shell = WorkingColumns(aliased=np.zeros(p, dtype=bool))
     gram = None
     if aliased is None:
         check = alias_check(X, w, intercept)
@@ -214,7 +225,8 @@ def fit_uls(X: np.ndarray, y: np.ndarray, w: np.ndarray, family: Family, *,
     beta_k, eta, iterations, converged, risk_path, edge_path, column_path, stalled = run
     wsum = float(w.sum())
     final_edges = edges(family, Xk, y, eta, w, wsum, scale)
-    T = working_transform(shell, X[0, shell.intercept] if shell.shift is not None else 1.0)
+    T = working_transform(shell, float(X[0, shell.intercept]) if shell.shift is not None
+                          else 1.0)
     coef = np.full(p, np.nan)
     coef[keep] = beta_k if T is None else T @ beta_k
     return LinearFit(coef=coef, aliased=shell.aliased, eta=eta, iterations=iterations,

@@ -21,10 +21,13 @@ threads.  The module (and numba) is imported on the first tree, not by
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
+# Any: njit types each keyword apart (cache: bool, error_model: str, ...)
+_JIT: dict[str, Any] = dict(cache=True, nogil=True, error_model="numpy")
 
 
 # Histograms: two columns at a time, the bins are summed in a small scratch
@@ -127,15 +130,38 @@ _histogram_rows = _histogram_kernel(False)
 _NO_ROWS = np.zeros(0, dtype=np.intp)
 
 
+#: row × column cells of a histogram worth a second thread (below, a thread's start
+#: costs more than it saves)
+_THREAD_CELLS = 400_000
+
+
+def _column_parts(feats, m: int) -> list:
+    """``feats`` in contiguous parts of even length, one per core when the histogram
+    is large enough: each column's bins are summed by one part, in row order, so the
+    parts give the single call's numbers."""
+    from ..numerics.threads import workers
+    n = min(workers(), len(feats) // 2) if m * len(feats) >= _THREAD_CELLS else 1
+    if n <= 1:
+        return [feats]
+    cuts = [2 * ((len(feats) // 2) * i // n) for i in range(n + 1)]
+    cuts[-1] = len(feats)
+    return [feats[a:b] for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
+
+
 def histogram_all(codes, feats, offsets, nbins, stats, out):
     """``out[offsets[f] + code, s] = Σ stats[r, s]`` over every row r and the
-    columns f in ``feats`` (bins of other columns are left untouched)."""
-    _histogram_all(codes, feats, offsets, nbins, stats, _NO_ROWS, out)
+    columns f in ``feats`` (bins of other columns are left untouched); the columns
+    in threads on large histograms (the same sums)."""
+    from ..numerics.threads import run_parts
+    run_parts(lambda part: _histogram_all(codes, part, offsets, nbins, stats, _NO_ROWS, out),
+              _column_parts(feats, stats.shape[0]))
 
 
 def histogram_rows(codes, feats, offsets, nbins, stats, rows, out):
     """As :func:`histogram_all` over the rows ``rows`` (in that order)."""
-    _histogram_rows(codes, feats, offsets, nbins, stats, rows, out)
+    from ..numerics.threads import run_parts
+    run_parts(lambda part: _histogram_rows(codes, part, offsets, nbins, stats, rows, out),
+              _column_parts(feats, rows.shape[0]))
 
 
 @njit(**_JIT)

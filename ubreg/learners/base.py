@@ -73,6 +73,10 @@ class SignHypothesis:
 
     n_features = 1
 
+    def holds(self, X: np.ndarray) -> np.ndarray:
+        """(m,) bool: the rows where h(x) = +1."""
+        raise NotImplementedError
+
     def predict(self, X: np.ndarray) -> np.ndarray:
         return np.where(self.holds(X), 1.0, -1.0)
 

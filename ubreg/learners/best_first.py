@@ -252,7 +252,7 @@ def grow_best_first(X, ystar, q, risk, link, *, max_size=5, depth=None, max_cand
     pos = ystar > 0
     tree = BestFirstTree()
 
-    def stats(rows):
+    def stats(rows: np.ndarray) -> tuple[float, float]:
         return float(q[rows][pos[rows]].sum()), float(q[rows].sum())
 
     all_rows = np.flatnonzero(count > 0)

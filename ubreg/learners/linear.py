@@ -91,7 +91,8 @@ class Componentwise:
         the term of largest rᵀb (twice the decrease of the Newton model) wins.
         Returns (LinearStep, its (n,) values on the training rows).
         """
-        best, best_score = None, -np.inf
+        best: tuple[int, np.ndarray, np.ndarray] | None = None
+        best_score = -np.inf
         for t, cols in enumerate(self.groups):     # one small solve per term
             Z = self.Xc[:, cols]
             A = Z.T @ (h[:, None] * Z)
@@ -103,6 +104,7 @@ class Componentwise:
             score = float(r @ b)
             if np.isfinite(score) and score > best_score:
                 best, best_score = (t, cols, b), score
+        assert best is not None, "no term has a finite Newton decrease"
         t, cols, b = best
         step = LinearStep(t, cols, self.centre[cols], np.ldexp(b, -self.shift[cols]))
         return step, self.Xc[:, cols] @ b

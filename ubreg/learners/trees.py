@@ -83,7 +83,7 @@ class Tree:
     feature: np.ndarray
     cut: np.ndarray
     gain: np.ndarray
-    value: np.ndarray = field(default=None)
+    value: np.ndarray | None = field(default=None)
     kind: str = "tree"
 
     @property
@@ -125,6 +125,7 @@ class Tree:
         return idx
 
     def predict(self, X: np.ndarray) -> np.ndarray:
+        assert self.value is not None, "ULS's trees have no leaf outputs (ULS solves them)"
         return self.value[self.apply(X)]
 
     def transform(self, X: np.ndarray) -> np.ndarray:

@@ -68,18 +68,25 @@ class Scatter:
 
     @property
     def gram(self) -> np.ndarray:
-        return self.C if self.C is not None else self.R.T @ self.R
+        if self.C is not None:
+            return self.C
+        assert self.R is not None           # exactly one of C and R is set
+        return self.R.T @ self.R
 
     @property
     def norms(self) -> np.ndarray:
         """√(Σ wᵢ (x_ij − m_j)²) (centred) or √(Σ wᵢ x_ij²), per column."""
         if self.R is not None:
             return np.sqrt(np.einsum("ij,ij->j", self.R, self.R))
+        assert self.C is not None           # exactly one of C and R is set
         return np.sqrt(np.clip(np.diag(self.C), 0.0, None))
 
 
 def _qr_r(rows: np.ndarray) -> np.ndarray:
-    return np.linalg.qr(rows, mode="r") if rows.shape[0] > rows.shape[1] else rows
+    if rows.shape[0] <= rows.shape[1]:
+        return rows
+    # numpy's stub types every qr() as a QRResult; mode="r" returns R alone
+    return np.linalg.qr(rows, mode="r")  # type: ignore[return-value]
 
 
 def block_scatter(X: np.ndarray, w: np.ndarray | None, centred: bool,
@@ -122,6 +129,7 @@ def merge_scatter(a: Scatter | None, b: Scatter | None) -> Scatter | None:
     if a.R is not None:
         rows = [a.R, b.R] + ([] if f is None else [f[None, :]])
         return Scatter(wsum, mean, a.centred, lo, hi, R=_qr_r(np.vstack(rows)))
+    assert a.C is not None and b.C is not None     # both scatter-route (not QR)
     C = a.C + b.C + (0.0 if f is None else np.outer(f, f))
     return Scatter(wsum, mean, a.centred, lo, hi, C=C)
 
@@ -204,11 +212,13 @@ def aliased_from_r(s: Scatter, intercept: int | None, tol: float = ALIAS_TOL) ->
     in order; a column whose residual is below ``tol`` is aliased."""
     aliased = _constant(s, intercept)
     norms = s.norms
-    basis = np.zeros((s.R.shape[0], 0))
-    for j in range(s.R.shape[1]):
+    R = s.R
+    assert R is not None                    # a QR-route scatter
+    basis = np.zeros((R.shape[0], 0))
+    for j in range(R.shape[1]):
         if j == intercept or aliased[j]:
             continue
-        v = s.R[:, j] / norms[j]
+        v = R[:, j] / norms[j]
         for _ in range(2):
             v = v - basis @ (basis.T @ v)
         size = float(np.linalg.norm(v))
@@ -252,7 +262,9 @@ def alias_check(X: np.ndarray, w: np.ndarray | None, intercept="auto",
         raise ValueError("every weight is zero: no rows to fit")
     aliased, sure = aliased_from_gram(scatter, intercept, tol)
     if not sure:
-        aliased = aliased_from_r(scatter_of(X, w, centred=centred, qr=True), intercept, tol)
+        factor = scatter_of(X, w, centred=centred, qr=True)
+        assert factor is not None           # the same rows, with weight (checked above)
+        aliased = aliased_from_r(factor, intercept, tol)
     return AliasCheck(aliased, intercept, scatter)
 
 

@@ -52,6 +52,7 @@ def blocked_products(X: np.ndarray, weights=(), vector=None, *, block_rows: int 
             if root is None:
                 gram += block.T @ block
             else:
+                assert buffer is not None       # allocated above when a root is set
                 scaled = buffer[:stop - start]
                 np.multiply(block, root[start:stop, None], out=scaled)
                 gram += scaled.T @ scaled

@@ -41,7 +41,7 @@ def armijo_accept(risk_new: float, risk_old: float, decrease: float) -> bool:
     model predicts).  The relaxation keeps a step that cannot change the risk
     at machine precision (near the optimum) from being taken for a failure.
     """
-    return risk_new <= risk_old - 1e-4 * decrease + 8 * _EPS * abs(risk_old)
+    return bool(risk_new <= risk_old - 1e-4 * decrease + 8 * _EPS * abs(risk_old))
 
 
 class NewtonProblem:

@@ -24,7 +24,10 @@ import os
 import sys
 import threading
 import warnings
+from collections.abc import Callable
 from contextlib import contextmanager
+from types import FrameType
+from typing import Any, TypedDict
 
 __all__ = ["warn", "user_stacklevel", "record_warnings", "reissue_warnings", "ignoring",
            "raising"]
@@ -34,9 +37,18 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 _LOCK = threading.Lock()
 _LOCAL = threading.local()
+
+
+class _State(TypedDict):
+    depth: int
+    context: warnings.catch_warnings[None] | None
+    show: Callable[..., object] | None
+    filters: tuple[Any, ...]
+
+
 #: the handlers alive in this process, the catch_warnings context they share, and the
 #: showwarning and filters it replaced
-_STATE = {"depth": 0, "context": None, "show": None, "filters": ()}
+_STATE: _State = {"depth": 0, "context": None, "show": None, "filters": ()}
 
 
 def user_stacklevel() -> int:
@@ -45,7 +57,8 @@ def user_stacklevel() -> int:
     ``fit()`` reaches a method through wrappers, so the depth is not fixed.
     Call it as an argument of ``warnings.warn`` in the function that warns.
     """
-    level, frame = 2, sys._getframe(2)      # 1: the warning function, 2: its caller
+    level = 2
+    frame: FrameType | None = sys._getframe(2)      # 1: the warning function, 2: its caller
     while frame is not None and frame.f_code.co_filename.startswith(_ROOT):
         frame, level = frame.f_back, level + 1
     return level
@@ -66,7 +79,7 @@ def _replaced_action(message, category, filename, lineno) -> str:
         if ((msg is None or msg.match(text)) and issubclass(category, cat)
                 and (mod is None or mod.match(module)) and ln in (0, lineno)):
             return action
-    return warnings.defaultaction
+    return warnings.defaultaction  # type: ignore[attr-defined]  # not in typeshed's stub
 
 
 def _dispatch(message, category, filename, lineno, file=None, line=None):
@@ -85,7 +98,7 @@ def _dispatch(message, category, filename, lineno, file=None, line=None):
     if show is not None and show is not getattr(warnings, "_showwarning_orig", None):
         show(message, category, filename, lineno, file, line)
     else:          # the default display, or the log of a catch_warnings(record=True)
-        warnings._showwarnmsg_impl(
+        warnings._showwarnmsg_impl(  # type: ignore[attr-defined]  # not in typeshed's stub
             warnings.WarningMessage(message, category, filename, lineno, file, line))
 
 
@@ -99,7 +112,9 @@ def _handling(handler):
             context.__enter__()
             replaced = tuple(warnings.filters)
             warnings.simplefilter("always")
-            _STATE.update(context=context, show=warnings.showwarning, filters=replaced)
+            _STATE["context"] = context
+            _STATE["show"] = warnings.showwarning
+            _STATE["filters"] = replaced
             warnings.showwarning = _dispatch
         _STATE["depth"] += 1
     handlers = getattr(_LOCAL, "handlers", None)
@@ -113,8 +128,10 @@ def _handling(handler):
         with _LOCK:
             _STATE["depth"] -= 1
             if _STATE["depth"] == 0:
-                _STATE["context"].__exit__(None, None, None)   # filters and showwarning back
-                _STATE.update(context=None, show=None, filters=())
+                shared = _STATE["context"]
+                assert shared is not None       # entered by the first handler
+                shared.__exit__(None, None, None)    # filters and showwarning back
+                _STATE["context"], _STATE["show"], _STATE["filters"] = None, None, ()
 
 
 @contextmanager

@@ -4,6 +4,8 @@ docs/tempered.md §2.6 (final classifiers), §2.7 (guarantee), §4 (t-margins).
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -64,7 +66,7 @@ class TBoostResult(BinaryResult):
         self.stopped = fit.stopped
         terms = self.alpha[:, None] * np.asarray(fit.train_values)
         self.eta_clipped = clipped_sum(terms, self.delta)
-        cols = {"mu": fit.mu}
+        cols: dict[str, Any] = {"mu": fit.mu}
         exact = self.options.get("mu") == "exact" and fit.mu_closed is not None
         if exact:
             cols["mu_closed"] = fit.mu_closed

@@ -65,6 +65,8 @@ class Summary(abc.ABC):
 
     #: the autoescaped Jinja2 template of :meth:`html` (in ``ubreg/templates``)
     template: ClassVar[str]
+    #: the main table (set by each subclass's ``__init__``)
+    table: pd.DataFrame
 
     def __init__(self, result):
         self.result = result

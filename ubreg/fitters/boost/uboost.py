@@ -191,6 +191,7 @@ def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
     F0 = _initial_F(w, y, wsum, init)
     F = np.full(n, F0)
     wy = w * ystar
+    steps: _LinearSteps | _TreeSteps
     if learner == "linear":
         steps = _LinearSteps(X, w, wy, U, col_term, len(names), has_intercept)
     else:

@@ -253,7 +253,8 @@ class U_custom(_Tabulated):
         return super().U(z)
 
 
-_BUILTIN = {"logistic": Logistic, "exponential": ExponentialU, "squared": Squared}
+_BUILTIN: dict[str, type[ULoss]] = {"logistic": Logistic, "exponential": ExponentialU,
+                                    "squared": Squared}
 
 
 def resolve_U(U) -> ULoss:

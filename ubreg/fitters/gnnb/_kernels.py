@@ -39,11 +39,13 @@ by the first GNNB fit, not by ``import ubreg``.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numba import njit
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
+# Any: njit types each keyword apart (cache: bool, error_model: str, ...)
+_JIT: dict[str, Any] = dict(cache=True, nogil=True, error_model="numpy")
 
 GINI, LOGISTIC, SQRT = 0, 1, 2
 

@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 
@@ -77,7 +78,8 @@ def _workers() -> int:
     return max(1, n)
 
 
-_CONTROLLER = []     # threadpoolctl's controller, made once: finding the libraries is slow
+#: threadpoolctl's controller, made once: finding the libraries is slow
+_CONTROLLER: list[Any] = []
 
 
 def _blas_single_thread():
@@ -143,8 +145,8 @@ class NeighbourIndex:
 
     def __init__(self, X: np.ndarray):
         self.X = np.ascontiguousarray(X, dtype=np.float64)
-        self._screens = {}
-        self._rescaled = {}
+        self._screens: dict[type, _Screen] = {}                 # by dtype
+        self._rescaled: dict[int, NeighbourIndex] = {}          # by binary exponent
 
     def __getstate__(self):
         # the screens are rebuilt on demand: pickles stay small

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from scipy.optimize import brentq
@@ -44,8 +45,8 @@ class TBoostFit:
     co_density_max: list = field(default_factory=list)
     #: the closed-form μ_j of §2.2(a) and the Z_j it would give (equal to mu
     #: and Z when mu="closed"; for the record when mu="exact")
-    mu_closed: np.ndarray = None
-    Z_closed: np.ndarray = None
+    mu_closed: np.ndarray | None = None
+    Z_closed: np.ndarray | None = None
 
 
 def _w(w, q):
@@ -218,7 +219,7 @@ def tboost(X, ystar, t, rounds, weak, *, mu="closed", weights=None):
     delta = np.inf if (is_one(t) or t > 1) else 1.0 / (1.0 - t)
     gamma = np.zeros(X.shape[0])
     log_prod_Z = 0.0
-    rec = {k: [] for k in _RECORD}
+    rec: dict[str, list[Any]] = {k: [] for k in _RECORD}
     stopped = ""
     bar = progress(range(rounds), "tboost", total=rounds)
     for _ in bar:

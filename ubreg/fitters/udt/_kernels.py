@@ -22,10 +22,13 @@ anyway; see :meth:`ubreg.fitters.udt.criterion.Criterion.kernels`), not by
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
+# Any: njit types each keyword apart (cache: bool, error_model: str, ...)
+_JIT: dict[str, Any] = dict(cache=True, nogil=True, error_model="numpy")
 
 
 @njit(**_JIT)

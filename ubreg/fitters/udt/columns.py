@@ -104,6 +104,7 @@ def check_columns(columns, n: int | None = None):
             specs.append(ColumnSpec(col.name, NUMERIC, None))
         else:
             v = _categorical_values(col)
+            assert col.levels is not None       # _categorical_values requires them
             specs.append(ColumnSpec(col.name, CATEGORICAL, tuple(str(s) for s in col.levels)))
         if n is None:
             n = v.shape[0]

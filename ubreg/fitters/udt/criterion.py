@@ -80,7 +80,7 @@ class Criterion:
     #: cut evaluations (cuts × predictors × levels) from which a tree's gains
     #: in the compiled kernels repay numba's start-up, about 0.4 s of CPU once
     #: per process (import 0.15 s, LLVM 0.25 s) and 100 MB; None: no kernel
-    jit_work = None
+    jit_work: float | None = None
     #: large levels use the kernels even before numba is loaded (set per tree
     #: by :meth:`plan_kernels`)
     compiled = False

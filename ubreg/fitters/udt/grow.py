@@ -271,6 +271,7 @@ def _best_splits(specs, values, orders, base, rowdata, lay, crit, ws, has_nan, h
         best.rw[better] = c.rw[better]
         best.low_left[better] = c.low_left[better]
         if spec.kind == CATEGORICAL:
+            assert best.side is not None    # allocated at the first categorical predictor
             best.side[better] = 0
             best.side[better, : c.side.shape[1]] = c.side[better]
             best.threshold[better] = np.nan
@@ -359,6 +360,9 @@ class _Grower:
     orderings of the open rows (``orders``; ``base``: the open rows by
     segment) and the per-row routing state.
     """
+
+    #: nodes of risk at most alpha are not split (set by :func:`grow_raw`)
+    alpha: float
 
     def __init__(self, values, specs, y, w, crit, min_split, min_leaf, max_depth, risk):
         n = y.shape[0]

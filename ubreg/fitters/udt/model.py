@@ -136,7 +136,9 @@ class Tree:
         is_num = np.array([s.kind != CATEGORICAL for s in self.specs] + [False])
         num_split = ~leaf & is_num[nd["var"]]
         cat_split = ~leaf & ~is_num[nd["var"]]
-        direction = np.where(num_split, np.where(nd["direction"] < 0, "<", ">="), None)
+        # ignored [call-overload]: numpy's stub rejects None, which np.where takes as an
+        # object scalar
+        direction = np.where(num_split, np.where(nd["direction"] < 0, "<", ">="), None)  # type: ignore[call-overload]
         left_levels = np.full(self.n_nodes, None, dtype=object)
         right_levels = np.full(self.n_nodes, None, dtype=object)
         for i in np.flatnonzero(cat_split):
@@ -158,7 +160,8 @@ class Tree:
             "threshold": np.where(num_split, nd["threshold"], np.nan),
             "left_levels": left_levels,
             "right_levels": right_levels,
-            "na_goes": np.where(leaf, None, np.where(nd["na_left"], "left", "right")),
+            "na_goes": np.where(leaf, None,  # type: ignore[call-overload]  # None: as above
+                                np.where(nd["na_left"], "left", "right")),
             "n": nd["n"],
             "weight": nd["weight"],
             "yprob": self.yprob,

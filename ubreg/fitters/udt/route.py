@@ -60,7 +60,7 @@ def route(nodes, specs, values, n, path=False):
     left, right, var = nodes["left"], nodes["right"], nodes["var"]
     cur = np.zeros(n, dtype=np.intp)
     active = np.arange(n, dtype=np.intp)
-    steps = [cur.copy()] if path else None
+    steps = [cur.copy()] if path else []
     while active.size:
         nd = cur[active]
         internal = left[nd] >= 0

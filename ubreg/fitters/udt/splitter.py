@@ -444,6 +444,8 @@ def numeric_best_batch(xcols, orders, dups, rows, lay: Layout, crit):
     Returns (improve, n_tied, threshold, lw, rw, low_left), each (g, S).
     """
     g, m = orders.shape
+    # the batch route is taken with unit weights only, where make_layout sets these
+    assert lay.before_pos is not None and lay.twy_pos is not None and lay.rw is not None
     u8 = np.take(rows.y8, orders)
     lwy = np.cumsum(u8, axis=1, dtype=np.float64)
     del u8

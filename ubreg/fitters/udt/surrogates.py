@@ -82,8 +82,10 @@ class Surrogate:
         """(observed, left): which ``rows`` this surrogate can route, and where."""
         x = values[self.var][rows]
         if specs[self.var].kind == CATEGORICAL:
-            inside = (x >= 0) & (x < self.side.shape[0])
-            s = np.where(inside, self.side[np.where(inside, x, 0)], 0)
+            side = self.side
+            assert side is not None             # set for a categorical surrogate
+            inside = (x >= 0) & (x < side.shape[0])
+            s = np.where(inside, side[np.where(inside, x, 0)], 0)
             return s != 0, s == 1
         below = x < self.threshold
         return ~np.isnan(x), np.where(self.low_left, below, ~below)
