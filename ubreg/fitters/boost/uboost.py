@@ -160,6 +160,23 @@ class _LinearSteps:
         return base, F + nu * fitted, share
 
 
+#: rows worth a second thread for U and its derivatives (elementwise NumPy, which runs
+#: without the GIL): below, a thread's start costs more than it saves
+_THREAD_ROWS = 50_000
+
+
+def _values(U, z):
+    """``U.values(z)`` (U, U', U''), the rows split across the cores on large fits: the
+    maps are elementwise, so the parts give the single call's numbers."""
+    from ...numerics.threads import run_parts, workers
+    n = min(workers(), len(z) // _THREAD_ROWS)
+    if n <= 1:
+        return U.values(z)
+    cuts = np.linspace(0, len(z), n + 1).astype(int)
+    parts = run_parts(U.values, [z[a:b] for a, b in zip(cuts[:-1], cuts[1:])])
+    return tuple(np.concatenate(pieces) for pieces in zip(*parts))
+
+
 def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
             max_bins=255, init="mean", min_child_weight=1e-3, min_samples_leaf=1,
             term_slices=None, has_intercept=True, binned=None) -> UBoostFit:
@@ -200,7 +217,7 @@ def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
                            min_child_weight, min_samples_leaf, leaf_rows, col_term, len(names))
     learners = []
     z = ystar * F
-    Uv, d1, d2 = U.values(z)
+    Uv, d1, d2 = _values(U, z)
     # Σ w U / Σ w by numpy's pairwise sum: a BLAS dot would wake (and leave
     # spinning) OpenBLAS threads every iteration
     risk = [float(np.sum(w * Uv)) / wsum]
@@ -209,7 +226,7 @@ def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
     for m in progress(range(mstop), "uboost", total=mstop):
         base, F, share = steps.step(F, z, d1, d2, nu)
         z = ystar * F
-        Uv, d1, d2 = U.values(z)               # risk now, derivatives for the next step
+        Uv, d1, d2 = _values(U, z)             # risk now, derivatives for the next step
         risk.append(float(np.sum(w * Uv)) / wsum)
         gains[m] = (risk[-2] - risk[-1]) * share
         selected[m] = share > 0
