@@ -35,35 +35,33 @@ def _link_form(family):
     return family.posterior_form if family.is_permissible else None
 
 
-def link_text(family) -> str:
-    """The link η = ∇φ(p) of a family, written out where it has a closed form."""
+def _link(family) -> tuple[str, str]:
+    """(short name, written-out formula) of the link η = ∇φ(p) of a family."""
     if isinstance(family, (list, tuple)):
-        return "a bag of families"
-    form = _link_form(family)
+        return "bag", "a bag of families"
     if family.name == "exponential":
-        return "η = ½ logit(p)"
+        return "½ logit", "η = ½ logit(p)"
+    form = _link_form(family)
     if form is None:
-        return f"η = ∇φ(p), φ of {family.describe()} (docs/math.md §2)"
+        return "∇φ", f"η = ∇φ(p), φ of {family.describe()} (docs/math.md §2)"
     shape, c = form
     scale = "" if c == 1 else f"{fmt(c, 3)} × "
     if shape == "logistic":
-        return "η = logit(p)" if c == 1 else f"η = logit(p) / {fmt(c, 3)}"
+        return (("logit", "η = logit(p)") if c == 1
+                else ("logit / c", f"η = logit(p) / {fmt(c, 3)}"))
     if shape == "linear":
-        return f"η = {scale}(2p − 1)"
-    return f"η = {scale}(2p − 1) / (2√(p(1 − p)))"
+        return "linear", f"η = {scale}(2p − 1)"
+    return "Matsushita", f"η = {scale}(2p − 1) / (2√(p(1 − p)))"
+
+
+def link_text(family) -> str:
+    """The link η = ∇φ(p) of a family, written out where it has a closed form."""
+    return _link(family)[1]
 
 
 def link_name(family) -> str:
     """A short name of the link, for a table cell (:func:`link_text` writes it out)."""
-    if isinstance(family, (list, tuple)):
-        return "bag"
-    form = _link_form(family)
-    if family.name == "exponential":
-        return "½ logit"
-    if form is None:
-        return "∇φ"
-    return {"logistic": "logit" if form[1] == 1 else "logit / c", "linear": "linear",
-            "sqrt": "Matsushita"}[form[0]]
+    return _link(family)[0]
 
 
 def coefficient_models(models: dict) -> dict:

@@ -73,25 +73,27 @@ def tree_lines(result) -> list[str]:
     return lines + text.rstrip("\n").split("\n")
 
 
+def _risk_line(r, label: str, start: str) -> str:
+    risk = r.risk_path
+    return (f"{label}: {risk.iloc[0]:.4g} ({start}) -> {risk.iloc[-1]:.4g};  "
+            f"training error: {r.training_error:.4g}")
+
+
 def _uboost_lines(r) -> list[str]:
     learner = {"stumps": "regression stumps", "linear": "componentwise linear",
                "trees": f"regression trees of depth <= {r.options.get('depth')}"}[r.learner]
-    risk = r.risk_path
     return [f"U-Boost (paper 003): U = {r.U!r}; {learner}",
             f"mstop = {r.mstop}, nu = {r.nu:g}; n = {r.nobs:g}",
-            f"Training U-risk: {risk.iloc[0]:.4g} (m = 0) -> {risk.iloc[-1]:.4g};  "
-            f"training error: {r.training_error:.4g}"]
+            _risk_line(r, "Training U-risk", "m = 0")]
 
 
 def _ulsboost_lines(r) -> list[str]:
     learner = {"stumps": "decision stumps", "rules": "monomial rules",
                "trees": "UDT trees (leaves as features)"}[r.learner]
     kind = "totally corrective" if r.options.get("corrective") else "classic"
-    risk = r.risk_path
     return [f"ULS boosting (paper 000 §7): {learner};  family: {r.family.describe()}",
             f"Rounds: {r.rounds} ({kind}); n = {r.nobs:g}",
-            f"Training surrogate risk: {risk.iloc[0]:.4g} (H = 0) -> {risk.iloc[-1]:.4g};  "
-            f"training error: {r.training_error:.4g}"]
+            _risk_line(r, "Training surrogate risk", "H = 0")]
 
 
 def _tboost_lines(r) -> list[str]:
