@@ -291,7 +291,9 @@ class Comparison:
         cols = [[name] + list(f[name]) for name in self.names]
         col_w = [max(map(len, c)) for c in cols]
         first = max(map(len, labels))
-        blocks, current, used = [], [], first
+        blocks: list[list[int]] = []
+        current: list[int] = []
+        used = first
         for j, w in enumerate(col_w):
             if current and width is not None and used + 2 + w > width:
                 blocks.append(current)

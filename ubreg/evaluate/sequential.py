@@ -44,15 +44,15 @@ def sequential_anova(model, test="Chisq") -> DevianceTable:
     check_refittable(model, "anova")
     terms = terms_of(model)
     mask = rows_mask(model)
-    resid_df, resid_dev = [model.df_null], [model.null_deviance]
+    dfs, devs = [model.df_null], [model.null_deviance]
     for i in range(1, len(terms.labels)):
         sub = refit_on_rows(model, terms.formula(terms.labels[:i]), mask)
-        resid_df.append(sub.df_resid)
-        resid_dev.append(sub.deviance)
+        dfs.append(sub.df_resid)
+        devs.append(sub.deviance)
     if terms.labels:
-        resid_df.append(model.df_resid)
-        resid_dev.append(model.deviance)
-    resid_df, resid_dev = np.asarray(resid_df, float), np.asarray(resid_dev, float)
+        dfs.append(model.df_resid)
+        devs.append(model.deviance)
+    resid_df, resid_dev = np.asarray(dfs, float), np.asarray(devs, float)
     df = np.r_[np.nan, -np.diff(resid_df)]
     dev = np.r_[np.nan, np.maximum(0.0, -np.diff(resid_dev))]
     table = pd.DataFrame({"Df": df, "Deviance": dev, "Resid. Df": resid_df,

@@ -81,6 +81,7 @@ class _Criterion:
     def _cv_deviance(self, fit) -> float:
         """Σ over the folds of 2 Σ wᵢ D_φ(yᵢ‖p̂ᵢ) on the held-out rows, each fold's
         model refitted on the other rows ``fit`` used."""
+        assert self.fold is not None            # set for criterion="cv"
         fold = self.fold.loc[fit.index].to_numpy()
         data = data_of(fit)
         total = 0.0

@@ -120,7 +120,7 @@ def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, st
     mf = model_frame(spec, update, response="multiclass")
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer, got {k!r}")
-    X_in, codes, row_index = _replicate_by_weights(mf, spec.weights is not None, update, k)
+    X_in, codes, row_index = _replicate_by_weights(mf, spec.weights is not None, update, int(k))
     m = X_in.shape[0]
     if k >= m:
         raise DataError(f"k = {k} but only {m} training rows: k must be smaller than the number "
@@ -141,9 +141,9 @@ def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, st
     t0 = time.perf_counter()
     for B in pre.transform(X):
         index = NeighbourIndex(B)
-        knn = index.query(None, k)
-        fit = leverage(knn, Y_c, family, epsilon=epsilon, T=T, chooser=chooser, update=update,
-                       delta_max=delta_max, tol=tol, trace=trace)
+        knn = index.query(None, int(k))
+        fit = leverage(knn, Y_c, family, epsilon=float(epsilon), T=None if T is None else int(T),
+                       chooser=chooser, update=update, delta_max=delta_max, tol=tol, trace=trace)
         models.append(BlockModel(index=index, leverage=fit.alpha * Y_c,
                                  fit=_in_input_order(fit, order)))
     seconds = time.perf_counter() - t0

@@ -23,6 +23,8 @@ import pandas as pd
 from .._pickling import warn_if_other_version
 from .._version import __version__
 from ..design import (
+    Design,
+    Response,
     as_frame,
     build_model_frame,
     code_response_as,
@@ -32,7 +34,7 @@ from ..design import (
     response_values,
 )
 from ..errors import DataError, FormulaError, PredictionError, ResponseError
-from ..families import resolve_family
+from ..families import PermissibleFamily, resolve_family
 from ..fitters import online as qnorm
 from ..results.base import Capabilities, Result, check_predict_type, class_series
 from ..summary.online import OnlineSummary
@@ -138,6 +140,15 @@ class OnlineLearner(Result):
     capabilities = Capabilities()
     #: rows dropped for NA so far
     n_dropped: int = 0
+    family: PermissibleFamily           # Algorithm 2 walks on D_φ (checked in __init__)
+    # Set by the first batch (partial_fit sets its state in one step, through
+    # __dict__); absent before it.
+    eta: float
+    eta_source: str
+    lambda_: float | None
+    lambda_p: float | None
+    _columns: list
+    _formula: str
 
     def __init__(self, formula: str, family=None, q: float = 2.0, eta=None, *,
                  rate: str = "constant", average=None, lambda_=None, lambda_p=None,
@@ -174,17 +185,17 @@ class OnlineLearner(Result):
         self.lambda_p_given = lambda_p
         self.positive = positive
         self.trusted = bool(trusted)
-        self.design = None
-        self.response = None
+        self.design: Design | None = None
+        self.response: Response | None = None
         self.n_seen = 0
         self.n_batches = 0
         self.n_dropped = 0
         self.online_loss = 0.0
         self.online_errors = 0
         self.max_norm_p = 0.0
-        self._w = None
-        self._theta = None
-        self._w_sum = None           # Σ_{t≤T} w_t, for the average
+        self._w: np.ndarray | None = None
+        self._theta: np.ndarray | None = None
+        self._w_sum: np.ndarray | None = None           # Σ_{t≤T} w_t, for the average
         self.last_links_ = np.empty(0)
 
     def __getstate__(self):
@@ -239,6 +250,7 @@ class OnlineLearner(Result):
 
     def _later(self, batch):
         k = self.n_batches + 1
+        assert self.design is not None and self.response is not None    # after the first
         extra = [c for c in batch.columns if c not in self._columns]
         if extra:
             raise DataError(f"batch {k} has columns the first batch did not have: "
@@ -306,12 +318,14 @@ class OnlineLearner(Result):
         w_sum = getattr(self, "_w_sum", None)        # None in pickles of older versions
         if getattr(self, "average", False) and w_sum is not None and self.n_seen > 0:
             return w_sum / self.n_seen
+        assert self._w is not None              # started (callers check)
         return self._w.copy()
 
     @property
     def coef_(self) -> pd.Series:
         """The predictor's coefficients: the average w̄_T with ``average``, else w_T."""
         self._check_started()
+        assert self.design is not None
         name = "w_bar" if getattr(self, "average", False) else "w"
         return pd.Series(self._coef(), index=self.design.column_names, name=name)
 
@@ -319,13 +333,15 @@ class OnlineLearner(Result):
     def walk_coef_(self) -> pd.Series:
         """The walk's current iterate w_T (Algorithm 2's state)."""
         self._check_started()
+        assert self.design is not None and self._w is not None
         return pd.Series(self._w.copy(), index=self.design.column_names, name="w")
 
     def _check_started(self):
         if self.design is None:
             raise ValueError("the learner has seen no batch yet: call partial_fit first")
 
-    def predict(self, newdata, type: str = "response") -> pd.Series:
+    # ignored [override]: newdata is required, a learner keeps no training rows
+    def predict(self, newdata, type: str = "response") -> pd.Series:  # type: ignore[override]
         """Predictions of the current w_t on ``newdata`` (NaN for NA rows).
 
         ``type`` is ``"response"`` (p̂ = ∇φ⁻¹(wᵀx)), ``"link"`` or ``"class"`` (category
@@ -333,6 +349,7 @@ class OnlineLearner(Result):
         """
         check_predict_type(type)
         self._check_started()
+        assert self.design is not None and self.response is not None
         newdata = as_frame(newdata, "newdata")
         X, na = self.design.transform(newdata)
         eta = np.full(len(newdata), np.nan)

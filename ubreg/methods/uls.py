@@ -9,6 +9,7 @@ partition (:mod:`ubreg.dask`).
 from __future__ import annotations
 
 import inspect
+from typing import Any
 
 import numpy as np
 
@@ -193,9 +194,10 @@ def fit_boosted(spec: FitSpec, learner: str, *, rounds: int = 100, corrective: b
         raise ValueError(f"tol must be in (0, 1), got {tol!r}")
     mf = model_frame(spec, "uls")
     binned = bin_design(mf.X, max_bins, weights=mf.weights)
-    kw = dict(learner=learner, rounds=int(rounds), corrective=bool(corrective),
-              literals=int(literals), depth=int(depth), max_bins=max_bins, tol=tol,
-              max_delta=max_delta, min_leaf=min_leaf, binned=binned)
+    kw: dict[str, Any] = dict(
+        learner=learner, rounds=int(rounds), corrective=bool(corrective), literals=int(literals),
+        depth=int(depth), max_bins=max_bins, tol=tol, max_delta=max_delta, min_leaf=min_leaf,
+        binned=binned)
     if strategy == "F*":
         fit = fit_fstar(mf.X, mf.y, mf.weights, bag, select=select, inner_folds=inner_folds,
                         seed=seed, **kw)
@@ -216,7 +218,9 @@ def _boosted(name: str):
     method.__doc__ = f"ULS with weak learner {name!r} (:func:`fit_boosted`)."
     # the options ubreg.fit checks against: fit_boosted's, without spec and learner
     params = list(inspect.signature(fit_boosted).parameters.values())
-    method.__signature__ = inspect.Signature([params[0], *params[2:]])
+    # inspect.signature reads __signature__, which typeshed does not declare on functions
+    method.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [params[0], *params[2:]])
     return method
 
 

@@ -181,6 +181,9 @@ class Result(abc.ABC):
 
     capabilities: ClassVar[Capabilities] = Capabilities()
     method: str = "?"
+    #: set by every subclass's ``__init__``
+    formula: str
+    family: Family
     #: how the model was made, as code (empty for a model not made by one call)
     call: str = ""
     #: cached values dropped from pickles (recomputed after loading)

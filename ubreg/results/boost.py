@@ -6,6 +6,8 @@ each round), the risk path and — for ULS — the edge path.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -90,8 +92,9 @@ class ULSBoostResult(BinaryResult):
         X, na = self.design.transform(newdata)
         return self._features(X) @ self.fit_info.coef, na
 
-    def staged_link(self, newdata=None) -> np.ndarray:
-        """(m, rounds) link values after each round."""
+    def staged_link(self, newdata=None) -> tuple[np.ndarray, np.ndarray]:
+        """(m, rounds) link values after each round, for the rows of ``newdata``
+        without NA, and the (n,) mask of the rows with NA."""
         if newdata is None:
             raise ValueError("staged predictions need newdata (the training rows: pass the data)")
         X, na = self.design.transform(newdata)
@@ -139,7 +142,8 @@ class ULSBoostResult(BinaryResult):
         coefficient is the sum; tree leaves are distinct features.
         """
         names = self.design.column_names
-        rows, pos = {}, 0
+        rows: dict[tuple, dict[str, Any]] = {}
+        pos = 0
         for r, h in enumerate(self.hypotheses, start=1):
             texts = h.describe(names)
             for k, text in enumerate(texts):

@@ -32,6 +32,7 @@ from .._version import __version__
 from ..design import as_frame
 from ..fitters.gnnb.fitter import LeverageFit, lemma3_optimal_risk, surrogate_risk
 from ..fitters.gnnb.neighbours import NeighbourIndex
+from ..families import PermissibleFamily
 from .base import Capabilities, Result, check_predict_type, class_series
 
 __all__ = ["BlockModel", "GNNBResult"]
@@ -80,6 +81,7 @@ class GNNBResult(Result):
     """
 
     capabilities = Capabilities(has_training_rows=True, is_multiclass=True)
+    family: PermissibleFamily           # GNNB leverages on φ (the fit checks it)
     _unpickled = ("class_table", "hamming_risk", "training_accuracy")
 
     def __init__(self, *, method, formula, family, call, design, response, preprocessor, blocks,
@@ -221,6 +223,7 @@ class GNNBResult(Result):
             tot = p.sum(axis=1, keepdims=True)
             p = np.where(tot > 0, p / np.where(tot > 0, tot, 1.0), 1.0 / C)
         if C == 2:
+            assert p is not None                # skipped only with more than two classes
             return self._two_classes(p[:, 1], na, index, type)
         if type == "class":
             codes = np.full(n, -1, dtype=np.int64)

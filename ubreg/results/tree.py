@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..design import as_frame
+from ..design import RawDesign, as_frame
 from ..fitters.udt import Tree, TreeColumn, one_se_cp
 from .base import PREDICT_TYPES, BinaryResult, Capabilities, check_predict_type, class_series
 
@@ -44,6 +44,8 @@ class TreeResult(BinaryResult):
     method = "udt"
     capabilities = Capabilities(has_training_rows=True, has_deviance=True, has_residuals=True,
                                 is_tree=True)
+    #: the leaf (rpart node number) of each training row, set by the method after the fit
+    training_leaf: np.ndarray
 
     def __init__(self, *, tree: Tree, cptable: pd.DataFrame, xval: int, seed: int,
                  na_counts: dict, **kwargs):
@@ -92,7 +94,9 @@ class TreeResult(BinaryResult):
 
     # ---- prediction ---------------------------------------------------------
     def _columns(self, newdata):
-        return to_tree_columns(self.design.columns(newdata, "newdata"))
+        design = self.design
+        assert isinstance(design, RawDesign)    # a tree's predictors are raw columns
+        return to_tree_columns(design.columns(newdata, "newdata"))
 
     def _link_for(self, newdata):
         cols = self._columns(newdata)

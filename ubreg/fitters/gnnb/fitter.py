@@ -58,6 +58,7 @@ Other families, ``trace=True`` and UNN run the numpy loops.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -257,7 +258,7 @@ def _sequential_compiled(kind, Y, family, indptr, indices, epsilon, T, hs):
     n = np.diff(indptr)
     n_pairs = int(n[seq].sum())
     parts = _class_parts(C, n_pairs * C)
-    out = [None] * len(parts)
+    out: list[Any] = [None] * len(parts)      # (h, alpha, deltas) of each block of classes
 
     def run(c0, c1):
         # each block of classes its own arrays: threads writing neighbouring columns
