@@ -7,8 +7,9 @@ quadratic term (so trees have something to find).  Tasks:
 * ULS with ±1 decision stumps and ``Exponential()``, 200 rounds (AdaBoost)
   vs ``AdaBoostClassifier(DecisionTreeClassifier(max_depth=1), 200)``;
 * U-Boost (logistic U) with depth-3 trees, 200 iterations, ν = 0.1, leaves
-  of ≥ 20 rows (HistGradientBoosting's default min_samples_leaf) vs ``HistGradientBoostingClassifier(max_iter=200, max_depth=3,
-  learning_rate=0.1, early_stopping=False)`` and
+  of ≥ 20 rows (HistGradientBoosting's default min_samples_leaf) vs
+  ``HistGradientBoostingClassifier(max_iter=200, max_depth=3, learning_rate=0.1,
+  early_stopping=False)`` and
   ``GradientBoostingClassifier(n_estimators=200, max_depth=3)`` (slow:
   ``--skip-gbc`` leaves it out).
 
@@ -39,8 +40,9 @@ import time
 import warnings
 
 import numpy as np
-from _results import record
 import pandas as pd
+
+from _results import record
 
 NAMES = [f"x{j}" for j in range(1, 21)]
 FORMULA = "y ~ " + " + ".join(NAMES)
@@ -179,7 +181,8 @@ def _summarise_seeds(df: pd.DataFrame) -> str:
         ties = int((d == 0).sum())
         p_t = ttest_rel(df[f"{what}_uboost"], df[f"{what}_hgb"]).pvalue if d.any() else 1.0
         p_w = wilcoxon(d).pvalue if (d != 0).sum() > 0 else 1.0
-        out.append(f"{what} uboost − HGB: mean {d.mean():+.5f} ± {d.std(ddof=1) / np.sqrt(len(d)):.5f} "
+        out.append(f"{what} uboost − HGB: mean {d.mean():+.5f} "
+                   f"± {d.std(ddof=1) / np.sqrt(len(d)):.5f} "
                    f"(SE over {len(d)} draws); uboost better on {better}, tied on {ties}; "
                    f"paired t p = {p_t:.2f}, Wilcoxon p = {p_w:.2f}")
     return "\n".join(out)

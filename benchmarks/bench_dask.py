@@ -53,6 +53,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, _blas_threads())
 
 import numpy as np  # noqa: E402
+
 from _results import record  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

@@ -26,8 +26,9 @@ import time
 import tracemalloc
 
 import numpy as np
-from _results import record
 import pandas as pd
+
+from _results import record
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "letter_recognition.csv"
@@ -44,7 +45,8 @@ def load(n: int | None) -> pd.DataFrame:
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--smoke", action="store_true", help="2000 rows, 2 folds")
     ap.add_argument("--n", type=int, default=None, help="subsample this many rows")
     ap.add_argument("--k", type=int, default=10)

@@ -20,10 +20,11 @@ import sys
 import time
 
 import numpy as np
-from _results import record
 import pandas as pd
 
 import ubreg
+
+from _results import record
 
 N_FEATURES = 10
 FORMULA = "y ~ " + " + ".join(f"x{j}" for j in range(1, N_FEATURES + 1))
@@ -78,7 +79,8 @@ def main(argv=None):
         walk = float(np.mean(fam.loss(test.y.to_numpy(), X_test @ learner.walk_coef_.to_numpy())))
         ratios[q] = t_online / t_batch
         print(f"on-line q = {q:<4g} (eta {learner.eta:.4g}): {t_online:8.2f} s   "
-              f"ratio {ratios[q]:5.2f}x   test risk {risk:.5f} ({100 * (risk / risk_batch - 1):+.2f}%;"
+              f"ratio {ratios[q]:5.2f}x   test risk {risk:.5f} "
+              f"({100 * (risk / risk_batch - 1):+.2f}%;"
               f" last iterate {walk:.5f}, {100 * (walk / risk_batch - 1):+.1f}%)")
         figures["online"][str(q)] = {"seconds": t_online, "ratio": ratios[q], "test_risk": risk}
     figures["peak_rss_mb"] = _peak_rss_mb()

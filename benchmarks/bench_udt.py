@@ -37,6 +37,7 @@ import tempfile
 import time
 
 import numpy as np
+
 from _results import record
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]

@@ -43,8 +43,9 @@ for _var in _THREAD_VARS:
     os.environ[_var] = _blas_threads()
 
 import numpy as np  # noqa: E402
-from _results import record  # noqa: E402
 import pandas as pd  # noqa: E402
+
+from _results import record  # noqa: E402
 
 FORMULA = "y ~ " + " + ".join(f"x{j}" for j in range(1, 21)) + " + c5 + c10"
 
@@ -91,6 +92,7 @@ def task(name: str, n: int) -> dict:
     import patsy  # noqa: F401
     import sklearn.linear_model  # noqa: F401
     import statsmodels.formula.api  # noqa: F401
+
     import ubreg  # noqa: F401
     base_mb = _peak_mb()
     coef = None
@@ -110,8 +112,8 @@ def task(name: str, n: int) -> dict:
         extra = {"iterations": m.iterations}
     elif name == "ubreg_fit_only":
         import ubreg
-        from ubreg.fitters.uls import fit_uls
         from ubreg.design import build_model_frame
+        from ubreg.fitters.uls import fit_uls
         mf = build_model_frame(FORMULA, data)
         t0 = time.perf_counter()
         f = fit_uls(mf.X, mf.y, mf.weights, ubreg.Permissible("entropy"))
@@ -176,7 +178,8 @@ def report(n: int, tasks: list[str], rounds: int = 3, slow: float = 60.0) -> Non
           f"pools seen: {'; '.join(pools)}")
     print(f"seconds: the fastest of up to {rounds} interleaved runs (tasks over {slow:.0f} s run "
           "once); all runs listed")
-    print(f"{'task':26s} {'seconds':>9s} {'peak RSS MB':>12s} {'(data MB)':>10s} {'iter':>5s}  runs")
+    print(f"{'task':26s} {'seconds':>9s} {'peak RSS MB':>12s} {'(data MB)':>10s} "
+          f"{'iter':>5s}  runs")
     for t, r in res.items():
         runs = " ".join(f"{x:.3f}" for x in r["runs"])
         print(f"{t:26s} {r['seconds']:9.3f} {r['peak_mb']:12.0f} {r['data_mb']:10.0f} "
@@ -193,17 +196,27 @@ def report(n: int, tasks: list[str], rounds: int = 3, slow: float = 60.0) -> Non
         return float("nan")
 
     print("\nratios (goal):")
-    print(f"  ubreg.fit / statsmodels glm().fit()          = {ratio('ubreg_fit', 'statsmodels_glm'):.3f}  (<= 0.5)")
-    print(f"  ULS fit only / sklearn newton-cholesky        = {ratio('ubreg_fit_only', 'sklearn_newton_cholesky'):.3f}  (<= 1.5)")
-    print(f"  ubreg design build / ubreg.fit                = {ratio('ubreg_design', 'ubreg_fit'):.3f}")
-    print(f"  plain patsy dmatrices / ubreg design build    = {ratio('patsy_design', 'ubreg_design'):.3f}")
-    print(f"  coordinate / corrective (whole fit)           = {ratio('ubreg_coordinate', 'ubreg_fit'):.3f}")
-    print(f"  matsushita / entropy (whole fit)              = {ratio('ubreg_matsushita', 'ubreg_fit'):.3f}")
+    print("  ubreg.fit / statsmodels glm().fit()          = "
+          f"{ratio('ubreg_fit', 'statsmodels_glm'):.3f}  (<= 0.5)")
+    print("  ULS fit only / sklearn newton-cholesky        = "
+          f"{ratio('ubreg_fit_only', 'sklearn_newton_cholesky'):.3f}  (<= 1.5)")
+    print("  ubreg design build / ubreg.fit                = "
+          f"{ratio('ubreg_design', 'ubreg_fit'):.3f}")
+    print("  plain patsy dmatrices / ubreg design build    = "
+          f"{ratio('patsy_design', 'ubreg_design'):.3f}")
+    print("  coordinate / corrective (whole fit)           = "
+          f"{ratio('ubreg_coordinate', 'ubreg_fit'):.3f}")
+    print("  matsushita / entropy (whole fit)              = "
+          f"{ratio('ubreg_matsushita', 'ubreg_fit'):.3f}")
     print("largest |coef difference|:")
-    print(f"  ubreg vs statsmodels                           = {coef_diff('ubreg_fit', 'statsmodels_glm'):.2e}  (<= 1e-8)")
-    print(f"  ULS fit only vs statsmodels                    = {coef_diff('ubreg_fit_only', 'statsmodels_glm'):.2e}  (<= 1e-8)")
-    print(f"  sklearn newton-cholesky vs statsmodels         = {coef_diff('sklearn_newton_cholesky', 'statsmodels_glm'):.2e}")
-    print(f"  coordinate vs corrective                       = {coef_diff('ubreg_coordinate', 'ubreg_fit'):.2e}")
+    print("  ubreg vs statsmodels                           = "
+          f"{coef_diff('ubreg_fit', 'statsmodels_glm'):.2e}  (<= 1e-8)")
+    print("  ULS fit only vs statsmodels                    = "
+          f"{coef_diff('ubreg_fit_only', 'statsmodels_glm'):.2e}  (<= 1e-8)")
+    print("  sklearn newton-cholesky vs statsmodels         = "
+          f"{coef_diff('sklearn_newton_cholesky', 'statsmodels_glm'):.2e}")
+    print("  coordinate vs corrective                       = "
+          f"{coef_diff('ubreg_coordinate', 'ubreg_fit'):.2e}")
     if "ubreg_fit" in res:
         print(f"peak RSS of ubreg.fit: {res['ubreg_fit']['peak_mb']:.0f} MB (goal <= 2048 MB)")
     return {"n": n, "tasks": {t: {k: r[k] for k in ("seconds", "peak_mb", "runs") if k in r}
@@ -213,12 +226,13 @@ def report(n: int, tasks: list[str], rounds: int = 3, slow: float = 60.0) -> Non
             "max_coef_diff_vs_statsmodels": coef_diff("ubreg_fit", "statsmodels_glm")}
 
 
-ALL = ["patsy_design", "ubreg_design", "ubreg_fit", "ubreg_fit_only", "statsmodels_glm", "sklearn_newton_cholesky",
-       "ubreg_matsushita", "ubreg_coordinate"]
+ALL = ["patsy_design", "ubreg_design", "ubreg_fit", "ubreg_fit_only", "statsmodels_glm",
+       "sklearn_newton_cholesky", "ubreg_matsushita", "ubreg_coordinate"]
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, action="append")
     ap.add_argument("--task")
     ap.add_argument("--smoke", action="store_true")

@@ -122,7 +122,12 @@ def test_timestamp_column_fits_like_r_with_weights_and_no_warning():
 def test_scatter_route_and_qr_route_agree():
     """The fast route (scatter matrix) decides alone only far from the threshold; near it
     (and for exact aliasing) the QR route decides, and both give R's rule."""
-    from ubreg.numerics.aliasing import aliased_from_gram, aliased_from_r, intercept_column, scatter_of
+    from ubreg.numerics.aliasing import (
+        aliased_from_gram,
+        aliased_from_r,
+        intercept_column,
+        scatter_of,
+    )
     X, rng = _design(3000)
     e = rng.normal(size=3000)
     clear = np.column_stack([X, rng.normal(size=3000) + 5e6])

@@ -13,7 +13,15 @@ import pandas as pd
 import pytest
 
 import ubreg
-from ubreg.errors import ConvergenceWarning, DataError, FormulaError, OptionError, PredictionError, ResponseError, SeparationWarning
+from ubreg.errors import (
+    ConvergenceWarning,
+    DataError,
+    FormulaError,
+    OptionError,
+    PredictionError,
+    ResponseError,
+    SeparationWarning,
+)
 
 from conftest import METHOD_CASES, method_case  # noqa: E402
 

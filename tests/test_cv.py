@@ -4,8 +4,8 @@ import pandas as pd
 import pytest
 
 import ubreg
-from ubreg.numerics.folds import fold_assignment
 from ubreg.evaluate.metrics import classification_metrics
+from ubreg.numerics.folds import fold_assignment
 
 FORMULA = "diabetes ~ glucose + mass + age"
 

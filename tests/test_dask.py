@@ -313,7 +313,7 @@ def test_persist_is_a_dask_only_option(client, frame, ddf):
         ubreg.fit("y ~ x1", ddf, persist="sometimes")
     mem = ubreg.fit("y ~ x1 + x2 + g", frame)
     fits = {p: ubreg.fit("y ~ x1 + x2 + g", ddf, persist=p) for p in ("auto", True, False)}
-    for p, out in fits.items():
+    for out in fits.values():
         _assert_same_fit(mem, out)
     assert fits["auto"].persisted                            # a small design: kept
     assert fits[True].persisted and not fits[False].persisted

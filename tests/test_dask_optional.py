@@ -39,7 +39,8 @@ def test_the_registry_declares_the_dask_backends():
 @pytest.mark.slow
 def test_import_ubreg_does_not_import_dask():
     code = ("import sys, ubreg, pandas as pd; "
-            "ubreg.fit('y ~ x', pd.DataFrame({'x': [0., 1, 2, 3, 4, 5], 'y': [0, 1, 0, 1, 1, 0]})); "
+            "ubreg.fit('y ~ x', "
+            "pd.DataFrame({'x': [0., 1, 2, 3, 4, 5], 'y': [0, 1, 0, 1, 1, 0]})); "
             "print('dask' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -23,7 +23,21 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize_scalar
 from scipy.special import xlogy
 
-from ubreg.families import ALIASES, FAMILIES, CustomPermissible, Entropy, Entropy2, Exponential, Gini, LogCosh, Matsushita, Mu, Permissible, PermissibleFamily, Power
+from ubreg.families import (
+    ALIASES,
+    FAMILIES,
+    CustomPermissible,
+    Entropy,
+    Entropy2,
+    Exponential,
+    Gini,
+    LogCosh,
+    Matsushita,
+    Mu,
+    Permissible,
+    PermissibleFamily,
+    Power,
+)
 
 # ---------------------------------------------------------------------------
 # the registry
@@ -191,7 +205,8 @@ def test_bregman_divergence_is_the_loss_eq37(fam):
 @pytest.mark.parametrize("eta_true", [0.1, 0.35, 0.5, 0.8])
 def test_proper_scoring(fam, eta_true):
     """argmin_q η D_φ(1‖q) + (1 − η) D_φ(0‖q) = η (docs/math.md §2)."""
-    risk = lambda q: float(eta_true * fam.D(1.0, q) + (1 - eta_true) * fam.D(0.0, q))
+    def risk(q):
+        return float(eta_true * fam.D(1.0, q) + (1 - eta_true) * fam.D(0.0, q))
     res = minimize_scalar(risk, bounds=(1e-6, 1 - 1e-6), method="bounded",
                           options={"xatol": 1e-11})
     assert res.x == pytest.approx(eta_true, abs=1e-6)
@@ -205,8 +220,10 @@ TABLE2 = [
     pytest.param(Entropy, lambda z: np.log1p(np.exp(-z)) / np.log(2), (-8, 8), id="entropy"),
     pytest.param(Entropy2, lambda z: np.log2(1 + 2.0 ** -z), (-8, 8), id="entropy2"),
     pytest.param(Matsushita, lambda z: -z + np.sqrt(1 + z * z), (-8, 8), id="matsushita"),
-    pytest.param(lambda: Mu(0.2), lambda z: (-z + np.sqrt(0.64 + z * z)) / 0.8, (-8, 8), id="mu(0.2)"),
-    pytest.param(lambda: Mu(0.7), lambda z: (-z + np.sqrt(0.09 + z * z)) / 0.3, (-8, 8), id="mu(0.7)"),
+    pytest.param(lambda: Mu(0.2), lambda z: (-z + np.sqrt(0.64 + z * z)) / 0.8, (-8, 8),
+                 id="mu(0.2)"),
+    pytest.param(lambda: Mu(0.7), lambda z: (-z + np.sqrt(0.09 + z * z)) / 0.3, (-8, 8),
+                 id="mu(0.7)"),
 ]
 
 
@@ -661,7 +678,8 @@ def test_custom_rejects_a_non_symmetric_phi():
 
 
 def test_custom_rejects_a_non_convex_phi():
-    wavy = lambda x: -x * (1 - x) + 0.05 * np.cos(4 * np.pi * x)  # φ'' < 0 near 0, ½, 1
+    def wavy(x):                                    # φ'' < 0 near 0, ½, 1
+        return -x * (1 - x) + 0.05 * np.cos(4 * np.pi * x)
     with pytest.raises(ValueError, match=r"not convex.* at x = "):
         CustomPermissible(wavy)
 
@@ -727,7 +745,8 @@ def test_custom_pickles_with_a_module_level_phi():
     custom = CustomPermissible(matsushita_phi, name="m")
     clone = pickle.loads(pickle.dumps(custom))
     assert clone == custom
-    np.testing.assert_array_equal(clone.posterior(np.r_[-2.0, 0.3]), custom.posterior(np.r_[-2.0, 0.3]))
+    np.testing.assert_array_equal(clone.posterior(np.r_[-2.0, 0.3]),
+                                  custom.posterior(np.r_[-2.0, 0.3]))
     assert "m" in repr(custom) and custom.describe() == "m"
 
 

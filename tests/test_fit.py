@@ -7,7 +7,14 @@ import pandas as pd
 import pytest
 
 import ubreg
-from ubreg.errors import ConvergenceWarning, DataError, FormulaError, PredictionError, ResponseError, SeparationWarning
+from ubreg.errors import (
+    ConvergenceWarning,
+    DataError,
+    FormulaError,
+    PredictionError,
+    ResponseError,
+    SeparationWarning,
+)
 
 FAMILY_NAMES = ["gini", "entropy", "entropy2", "matsushita", "mu", "power", "logcosh"]
 
@@ -348,8 +355,10 @@ def test_summary_keeps_r_layout_for_entropy(pima):
     """R's summary.glm lines, exactly (R: 'Null deviance: ... on n degrees of freedom')."""
     m = ubreg.fit(FORMULA, pima)
     lines = str(m.summary()).splitlines()
-    i = lines.index(f"    Null deviance: {m.null_deviance:.2f}  on {m.df_null:g}  degrees of freedom")
-    assert lines[i + 1] == f"Residual deviance: {m.deviance:.2f}  on {m.df_resid:g}  degrees of freedom"
+    i = lines.index(f"    Null deviance: {m.null_deviance:.2f}  on {m.df_null:g}  "
+                    "degrees of freedom")
+    assert lines[i + 1] == (f"Residual deviance: {m.deviance:.2f}  on {m.df_resid:g}  "
+                            "degrees of freedom")
     assert lines[i + 3] == f"AIC: {m.aic:.2f}"
     assert "risk" not in str(m.summary()) and "degrees of freedom" in m.summary().html()
 

@@ -5,8 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ubreg.errors import DataError, FormulaError, PredictionError, ResponseError
 from ubreg.design import build_model_frame, build_raw_frame, expand_dot
+from ubreg.errors import DataError, FormulaError, PredictionError, ResponseError
 
 
 @pytest.fixture

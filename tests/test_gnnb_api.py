@@ -110,7 +110,8 @@ def test_summary_html_escapes_labels():
 
 
 @pytest.mark.parametrize("method, opts, header", [
-    ("gnnb", {"chooser": "largest", "T": 100}, "GNNB* (largest |delta|), family: entropy; k = 5, T = 100"),
+    ("gnnb", {"chooser": "largest", "T": 100},
+     "GNNB* (largest |delta|), family: entropy; k = 5, T = 100"),
     ("unn", {}, "UNN, family: entropy; k = 5, T = 240, chooser: sequential"),
     ("gnnb", {"blocks": 2, "norm": "l1"}, "2 distance column(s) in 2 blocks (l1-normalised)")])
 def test_variants(three, method, opts, header):

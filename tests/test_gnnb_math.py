@@ -39,7 +39,7 @@ def _reference(knn, Y, fam, eps=0.5, T=None):
         w = np.full(m, 1.0 / (2.0 * b))
         for t in range(T):
             j = t % m
-            I = inv[j]
+            I = inv[j]  # noqa: E741 - the paper's I
             if I.size == 0:
                 continue
             s = Y[I, c] * Y[j, c]
@@ -135,7 +135,7 @@ def _literal_11(knn, Y, fam, eps, T):
     left = False
     for t in range(T):
         j = t % m
-        I = indices[indptr[j]:indptr[j + 1]]
+        I = indices[indptr[j]:indptr[j + 1]]  # noqa: E741 - the paper's I
         if I.size == 0:
             continue
         s = Y[I] * Y[j]

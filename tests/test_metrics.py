@@ -5,7 +5,14 @@ import pytest
 from sklearn import metrics as skm
 
 import ubreg
-from ubreg.evaluate.metrics import auc, brier_score, classification_metrics, error_rate, log_loss, metrics_of
+from ubreg.evaluate.metrics import (
+    auc,
+    brier_score,
+    classification_metrics,
+    error_rate,
+    log_loss,
+    metrics_of,
+)
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""The shared safeguarded Newton iteration (ubreg.numerics.newton) on problems with known answers."""
+"""The shared safeguarded Newton iteration (ubreg.numerics.newton) on problems with known
+answers."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,5 @@
-"""ULS with the entropy family equals R's glm(binomial) (the package's promise: every reported number to 1e-6).
+"""ULS with the entropy family equals R's glm(binomial) (the package's promise: every reported
+number to 1e-6).
 
 Fixtures: tests/fixtures/glm_*.json, computed by R 4.2.2 with
 glm.control(epsilon = 1e-14); the R code is in each file's ``r_code``.
@@ -88,7 +89,8 @@ def test_fitted_values_and_deviance_residuals(case):
     first = ref["first10"]
     rows = np.array(first["row"]) - 1
     np.testing.assert_allclose(m.fitted_values.loc[rows], first["fitted"], rtol=RTOL)
-    np.testing.assert_allclose(m.predict(type="link").loc[rows], first["linear_predictor"], rtol=RTOL)
+    np.testing.assert_allclose(m.predict(type="link").loc[rows], first["linear_predictor"],
+                               rtol=RTOL)
     np.testing.assert_allclose(m.residuals("deviance").loc[rows], first["deviance_residual"],
                                rtol=RTOL)
     rng = ref["fitted_range"]

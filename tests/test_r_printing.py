@@ -9,8 +9,9 @@ import pandas as pd
 import pytest
 
 import ubreg
-from conftest import method_case
 from ubreg.errors import ConvergenceWarning
+
+from conftest import method_case
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 

@@ -3,7 +3,6 @@ search, and the same coefficients as ubreg.fit and as LogisticRegression."""
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 
 pytest.importorskip("sklearn")
@@ -11,8 +10,14 @@ pytest.importorskip("sklearn")
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 import ubreg  # noqa: E402
-from ubreg.sklearn import (GNNBClassifier, TBoostClassifier, UBoostClassifier,  # noqa: E402
-                           UDTClassifier, ULSClassifier, UNNClassifier)
+from ubreg.sklearn import (  # noqa: E402
+    GNNBClassifier,
+    TBoostClassifier,
+    UBoostClassifier,
+    UDTClassifier,
+    ULSClassifier,
+    UNNClassifier,
+)
 
 ESTIMATORS = [ULSClassifier(), ULSClassifier(learner="stumps", rounds=10), UDTClassifier(),
               UBoostClassifier(mstop=10), TBoostClassifier(rounds=5), GNNBClassifier(k=3),

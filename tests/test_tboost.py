@@ -16,7 +16,13 @@ from scipy.optimize import minimize_scalar
 
 import ubreg
 from ubreg.fitters.tboost import algebra as A
-from ubreg.fitters.tboost.boost import closed_form_mu, closed_form_mu_logt, exact_mu, tboost, tempered_update
+from ubreg.fitters.tboost.boost import (
+    closed_form_mu,
+    closed_form_mu_logt,
+    exact_mu,
+    tboost,
+    tempered_update,
+)
 from ubreg.fitters.tboost.learners import fit_tempered_tree
 
 
@@ -86,7 +92,8 @@ def test_g_t_link(t):
     np.testing.assert_allclose(A.g_t(p, t), A.g_t(p, 2 - t), rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(A.posterior_g(A.g_t(p, t), t), p, rtol=1e-11)
     for pi in (0.2, 0.7):
-        risk = lambda h, pi=pi: pi * A.exp_t(-h, t) ** (2 - t) + (1 - pi) * A.exp_t(h, t) ** (2 - t)
+        def risk(h, pi=pi):
+            return pi * A.exp_t(-h, t) ** (2 - t) + (1 - pi) * A.exp_t(h, t) ** (2 - t)
         res = minimize_scalar(risk, bounds=(-3, 3), method="bounded", options={"xatol": 1e-10})
         assert res.x == pytest.approx(float(A.g_t(pi, t)), abs=1e-6)
         assert res.fun == pytest.approx(float(A.bayes_risk(pi, t)), rel=1e-9)

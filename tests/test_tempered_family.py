@@ -129,7 +129,7 @@ def test_finite_differences(fam):
         np.testing.assert_allclose(fam.hessian(y, eta), fd2, rtol=1e-6, atol=1e-8)
 
 
-# --------------------------------------------------------------------------- docs/math.md §2 identities
+# ------------------------------------------------------------------- docs/math.md §2 identities
 def test_F_at_zero_is_one(fam):
     assert float(fam.F(0.0)) == pytest.approx(1.0, rel=1e-13)
 
@@ -166,7 +166,8 @@ def test_F_is_the_legendre_conjugate(fam):
 @pytest.mark.parametrize("eta_true", [0.1, 0.35, 0.5, 0.8])
 def test_proper(fam, eta_true):
     """argmin_q η ℓ₁(q) + (1 − η) ℓ₋₁(q) = η for every t < 2 (docs/tempered.md §3.1)."""
-    risk = lambda q: float(eta_true * fam.D(1.0, q) + (1 - eta_true) * fam.D(0.0, q))
+    def risk(q):
+        return float(eta_true * fam.D(1.0, q) + (1 - eta_true) * fam.D(0.0, q))
     res = minimize_scalar(risk, bounds=(1e-6, 1 - 1e-6), method="bounded",
                           options={"xatol": 1e-11})
     assert res.x == pytest.approx(eta_true, abs=1e-6)
@@ -266,7 +267,8 @@ def test_near_one_is_stable():
 def test_limit_t_to_minus_infinity():
     """L_t → 2 min(u, 1 − u) as t → −∞ (twice the 0/1 Bayes risk, docs/tempered.md §3.1)."""
     u = np.linspace(0.01, 0.99, 25)
-    err = [np.max(np.abs(-Tempered(t).phi(u) - 2 * np.minimum(u, 1 - u))) for t in (-10, -100, -1e4)]
+    err = [np.max(np.abs(-Tempered(t).phi(u) - 2 * np.minimum(u, 1 - u)))
+           for t in (-10, -100, -1e4)]
     assert err[0] > err[1] > err[2] and err[2] < 2e-4
 
 

@@ -10,8 +10,8 @@ import pytest
 
 from ubreg.families import Permissible
 from ubreg.fitters.udt import TreeColumn, cp_table_cv, grow_tree, one_se_cp
-from ubreg.plots.treeplot import plot_tree
 from ubreg.fitters.udt.criterion import make_criterion
+from ubreg.plots.treeplot import plot_tree
 
 matplotlib.use("Agg")
 

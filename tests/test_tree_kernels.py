@@ -83,7 +83,8 @@ def test_trees_do_not_depend_on_the_route(monkeypatch, name, params):
     from ubreg.fitters.udt import _kernels
     calls = []
     for kname in ("sqrt_gain_exact", "sqrt_gain_clip", "entropy_gain_unit"):
-        def counted(*args, _f=getattr(_kernels, kname), _k=kname):
+        # the defaults bind this iteration's kernel and name
+        def counted(*args, _f=getattr(_kernels, kname), _k=kname):  # noqa: B008
             calls.append(_k)
             return _f(*args)
         monkeypatch.setattr(_kernels, kname, counted)

@@ -6,8 +6,7 @@ import pandas as pd
 import pytest
 
 import ubreg
-from ubreg.fitters.boost.ulosses import U_alpha, U_custom
-from ubreg.fitters.boost.ulosses import ExponentialU, Logistic, Squared
+from ubreg.fitters.boost.ulosses import ExponentialU, Logistic, Squared, U_alpha, U_custom
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +112,8 @@ def test_init_mean_is_the_constant_minimiser(data):
         F0 = m.fit_info.F0
         U_ = ubreg.fitters.boost.ulosses.resolve_U(U)
         ys = 2.0 * m.y - 1
-        risk = lambda c: np.mean(U_.U(ys * c))
+        def risk(c, U_=U_, ys=ys):
+            return np.mean(U_.U(ys * c))
         assert risk(F0) <= min(risk(F0 - 1e-3), risk(F0 + 1e-3))
 
 
@@ -248,7 +248,8 @@ def test_trees_are_exact_and_deterministic(data):
     F = fit.F0 + fit.nu * sum(t.predict(X) for t in fit.learners)
     np.testing.assert_allclose(fit.eta, F, rtol=1e-13, atol=1e-13)
     ystar = 2.0 * data["y"].to_numpy() - 1.0
-    risk = [np.mean(Logistic().U(ystar * f)) for f in np.asarray(m.staged_predict(data, type="link")).T]
+    risk = [np.mean(Logistic().U(ystar * f))
+            for f in np.asarray(m.staged_predict(data, type="link")).T]
     np.testing.assert_allclose(m.risk_path.to_numpy(), risk, rtol=1e-12)
     alias = ubreg.fit("y ~ a + b + c + I(2 * a)", data, method="uboost", learner="trees",
                       depth=3, mstop=25, min_samples_leaf=5)

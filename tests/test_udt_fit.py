@@ -34,7 +34,8 @@ def test_formula_fit_reproduces_rpart_fixture(split, family):
     assert list(frame["node"]) == [r["node"] for r in ref["frame"]]
     assert list(frame["var"]) == [r["var"] for r in ref["frame"]]
     assert list(frame["n"]) == [r["n"] for r in ref["frame"]]
-    np.testing.assert_allclose(frame["yprob"], [r["yprob"]["pos"] for r in ref["frame"]], rtol=1e-12)
+    np.testing.assert_allclose(frame["yprob"], [r["yprob"]["pos"] for r in ref["frame"]],
+                               rtol=1e-12)
     leaf = m.predict(type="leaf")
     expected = {r: k for r, k in zip(ref["leaf_by_row"]["row"], ref["leaf_by_row"]["leaf"])}
     assert all(leaf.loc[row - 1] == k for row, k in expected.items())
@@ -108,7 +109,8 @@ def test_theorem_4_surrogate_risk(pima):
     m = ubreg.fit(FORMULA, pima, method="udt", family="matsushita", xval=0)
     fam = m.family
     leaves = m.frame[m.frame["is_leaf"]]
-    theorem = np.sum(leaves["weight"] * (-fam.phi(leaves["yprob"]))) / fam.b - m.nobs * fam.a / fam.b
+    theorem = (np.sum(leaves["weight"] * (-fam.phi(leaves["yprob"]))) / fam.b
+               - m.nobs * fam.a / fam.b)
     assert m.surrogate_risk == pytest.approx(theorem, rel=1e-12)
     np.testing.assert_allclose(m.deviance, 2 * fam.b * m.surrogate_risk, rtol=1e-12)
 

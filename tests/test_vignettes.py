@@ -1,7 +1,7 @@
 """The vignettes run (each in its own interpreter, with a timeout) and render to HTML."""
 import os
-import re
 import pathlib
+import re
 import subprocess
 import sys
 

@@ -14,13 +14,13 @@ and fractional, zeros included) and the rows repeated by their integer weight
 """
 import json
 import pathlib
-import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import ubreg
+
 from test_bad_input import METHOD_NAMES, _fit
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures"

@@ -58,7 +58,7 @@ class Partitioned:
     persisted: bool = False
     design_bytes: int = 0     # the upper bound of should_persist (unpacked float64)
 
-    def without_frames(self) -> "Partitioned":
+    def without_frames(self) -> Partitioned:
         """A copy that does not hold the (possibly persisted) design matrices."""
         return Partitioned(self.data, self.parsed, self.design, self.response, self.weights,
                            self.na_action, [], self.persisted, self.design_bytes)

@@ -45,7 +45,8 @@ def run_tasks(scheduler, data, tasks: list, labels=None) -> list:
     data : pandas.DataFrame
     tasks : list of tuples (rows, formula, weights, fit_kw)
     labels : list of str, optional
-        One per task: the prefix of its re-issued warnings (:func:`ubreg.numerics.warnings.reissue_warnings`).
+        One per task: the prefix of its re-issued warnings
+        (:func:`ubreg.numerics.warnings.reissue_warnings`).
 
     Returns
     -------

@@ -37,7 +37,8 @@ from .safety import CALLS_ALLOWED, NUMPY_ALLOWED, check_formula_code
 __all__ = ["Design", "Response", "ModelFrame", "build_model_frame", "build_raw_frame",
            "RawColumn", "RawDesign", "RawFrame", "FORMULA_NAMESPACE", "CALLS_ALLOWED",
            "NUMPY_ALLOWED", "check_formula_code", "expand_dot", "parse_formula",
-           "response_values", "as_frame", "is_dask_frame", "check_columns", "is_na", "check_weights",
+           "response_values", "as_frame", "is_dask_frame", "check_columns", "is_na",
+           "check_weights",
            "check_response_finite", "code_response", "code_response_multiclass",
            "code_response_as", "PartitionedFormula", "parse_partitioned", "partition_levels",
            "combine_levels", "learn_design", "build_partition_frame"]

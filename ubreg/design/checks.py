@@ -150,7 +150,8 @@ def _translate_patsy_error(exc: PatsyError, design: Design | None, predicting: b
                 if code in name or name in code:
                     known = f"; levels seen in fitting: {levels}"
                     break
-        return PredictionError(f"factor {code!r} has a new level {level} not seen in fitting{known}")
+        return PredictionError(
+            f"factor {code!r} has a new level {level} not seen in fitting{known}")
     where = f" in {code!r}" if code else ""
     cls = PredictionError if predicting else FormulaError
     return cls(f"cannot evaluate the formula{where}: {msg}")

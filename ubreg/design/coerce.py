@@ -55,7 +55,7 @@ def normalise_column(col: pd.Series) -> pd.Series | None:
             return pd.Series(col.to_numpy(dtype=np.float64, na_value=np.nan), index=col.index,
                              name=col.name)
         return None
-    if dtype == object:
+    if dtype == object:  # noqa: E721 - a dtype, not a type: np.dtype("O") == object
         kind = pd.api.types.infer_dtype(col, skipna=True)
         if kind in _NUMERIC_KINDS:
             return pd.to_numeric(col.where(col.notna(), np.nan), errors="coerce").astype(np.float64)

@@ -213,7 +213,8 @@ def response_values(desc: ModelDesc, data: pd.DataFrame, formula: str):
     if code in data.columns:
         return code, data[code]
     try:
-        value = _environment().with_outer_namespace(_PATSY_BUILTINS).eval(code, inner_namespace=data)
+        value = _environment().with_outer_namespace(_PATSY_BUILTINS).eval(
+            code, inner_namespace=data)
     except Exception as exc:  # the user's expression: report whatever it raised
         raise FormulaError(f"cannot evaluate the response {code!r}: {exc}") from None
     return code, pd.Series(np.asarray(value), index=data.index) if np.ndim(value) == 1 else value

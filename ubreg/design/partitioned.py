@@ -38,7 +38,8 @@ from .response import (
 )
 from .safety import variable_names
 
-__all__ = ['PartitionedFormula', 'parse_partitioned', 'partition_levels', 'combine_levels', 'learn_design', 'build_partition_frame']
+__all__ = ['PartitionedFormula', 'parse_partitioned', 'partition_levels', 'combine_levels',
+           'learn_design', 'build_partition_frame']
 
 
 @dataclass
@@ -82,7 +83,8 @@ class PartitionedFormula:
         self.desc = parse_formula(state["formula"], state.get("data_columns", ()))
 
 
-def parse_partitioned(formula: str, meta: pd.DataFrame, trusted: bool = False) -> PartitionedFormula:
+def parse_partitioned(formula: str, meta: pd.DataFrame,
+                      trusted: bool = False) -> PartitionedFormula:
     """Check ``formula`` against the columns of ``meta`` (no rows needed).
 
     The same checks as :func:`build_model_frame`: ``.`` expansion, parsing,
@@ -121,7 +123,8 @@ def partition_levels(parsed: PartitionedFormula, frame: pd.DataFrame) -> dict:
             "response_na": int(y_na.sum()), "rows": len(frame)}
 
 
-def combine_levels(parsed: PartitionedFormula, pieces: list, positive=None) -> tuple[dict, Response]:
+def combine_levels(parsed: PartitionedFormula, pieces: list,
+                   positive=None) -> tuple[dict, Response]:
     """Label levels and response coding from every partition's
     :func:`partition_levels` (sorted levels, the positive class as in R)."""
     label_levels = {}

@@ -10,7 +10,8 @@ import pandas as pd
 
 from ..errors import DataError, ResponseError
 
-__all__ = ['Response', 'is_na', 'check_response_finite', 'code_response', 'code_response_multiclass', 'code_response_as', 'check_weights']
+__all__ = ['Response', 'is_na', 'check_response_finite', 'code_response',
+           'code_response_multiclass', 'code_response_as', 'check_weights']
 
 
 @dataclass
@@ -116,12 +117,14 @@ def code_response(values: pd.Series, name: str, positive=None, proportions: bool
             try:
                 levels = sorted(set(arr.tolist()))
             except TypeError:
-                raise ResponseError(f"response {name!r} mixes types that cannot be ordered") from None
+                raise ResponseError(
+                    f"response {name!r} mixes types that cannot be ordered") from None
             kind = "factor"
     if kind != "bool" and len(levels) != 2:
         shown = levels[:10] + (["..."] if len(levels) > 10 else [])
         raise ResponseError(f"response {name!r} has {len(levels)} distinct value(s) {shown} "
-                            f"among {len(present)} non-missing rows; a binary response needs exactly 2")
+                            f"among {len(present)} non-missing rows; a binary response needs "
+                            "exactly 2")
     if positive is None:
         positive = levels[1]
     elif positive not in levels:

@@ -61,8 +61,8 @@ class PolyBasis:
     def _learn(self, degree: int):
         x = self._x
         if degree < 1 or degree >= len(np.unique(x)):
-            raise ValueError(f"poly(): degree must be at least 1 and less than the {len(np.unique(x))}"
-                             " distinct values of x")
+            raise ValueError("poly(): degree must be at least 1 and less than the "
+                             f"{len(np.unique(x))} distinct values of x")
         xbar = float(np.mean(x))
         powers = np.vander(x - xbar, degree + 1, increasing=True)
         q, r = np.linalg.qr(powers)

@@ -68,7 +68,7 @@ class ModelTerms:
         rhs = " + ".join(parts) + ("" if self.intercept else " - 1")
         return f"{self.lhs} ~ {rhs}" if self.lhs else f"~ {rhs}"
 
-    def with_labels(self, labels, variables) -> "ModelTerms":
+    def with_labels(self, labels, variables) -> ModelTerms:
         """These terms with ``labels`` (and their ``variables``) instead, kept in R's
         order (by degree, stable)."""
         order = sorted(range(len(labels)), key=lambda i: len(variables[i]))

@@ -213,7 +213,8 @@ class CustomPermissible(PermissibleFamily):
             i = int(np.argmax(np.where(np.isfinite(err), err, np.inf)))
             if not err[i] <= 1e-5:
                 raise ValueError(f"dphi does not match the derivative of phi: dphi({x[i]:g}) = "
-                                 f"{given[i]:.10g}, finite differences of phi give {numeric[i]:.10g}")
+                                 f"{given[i]:.10g}, finite differences of phi give "
+                                 f"{numeric[i]:.10g}")
         if self._d2phi_user is not None:
             given = self._evaluate(self._d2phi_user, x, "d2phi")
             numeric = self._d2_differences(x)
@@ -326,7 +327,8 @@ class CustomPermissible(PermissibleFamily):
             hf = _STENCIL_STEP * (_D2_FLOOR if self._mode != "differences" else 100 * _D2_FLOOR)
             gk = [self._grad_raw(mb + k * hf) for k in range(5)]
             d2 = np.array(d2, dtype=float, copy=True)
-            d2[unreliable] = (-25 * gk[0] + 48 * gk[1] - 36 * gk[2] + 16 * gk[3] - 3 * gk[4]) / (12 * hf)
+            d2[unreliable] = ((-25 * gk[0] + 48 * gk[1] - 36 * gk[2] + 16 * gk[3] - 3 * gk[4])
+                              / (12 * hf))
         return d2
 
     # ---- the generator ------------------------------------------------------------

@@ -90,7 +90,8 @@ class LogCosh(PermissibleFamily):
         try:
             zeta = float(zeta)
         except (TypeError, ValueError):
-            raise ValueError(f"family 'logcosh' needs a number zeta < 0, got zeta={zeta!r}") from None
+            raise ValueError(
+                f"family 'logcosh' needs a number zeta < 0, got zeta={zeta!r}") from None
         if not -_MAX_ABS_ZETA <= zeta < 0.0:
             raise ValueError(
                 f"family 'logcosh' needs {-_MAX_ABS_ZETA:g} <= zeta < 0, got zeta={zeta!r} "

@@ -111,7 +111,8 @@ class Power(PermissibleFamily):
         p = _as_float(p)
         u = p * (1.0 - p)
         with np.errstate(divide="ignore", over="ignore"):
-            return self.v * (_pow_m1(u, self.v) / u) * (2.0 * u + (1.0 - self.v) * (1.0 - 2.0 * p) ** 2)
+            return (self.v * (_pow_m1(u, self.v) / u)
+                    * (2.0 * u + (1.0 - self.v) * (1.0 - 2.0 * p) ** 2))
 
     def dphi_inv(self, eta):
         """∇φ⁻¹(η), accurate on the small side (see :meth:`_small_side`)."""

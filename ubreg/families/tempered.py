@@ -307,7 +307,8 @@ class Tempered(PermissibleFamily):
 
     def scalar_posterior(self):
         """∇φ⁻¹ for one float (the per-row loops): at t = 0 and t = 1 (the closed
-        forms of :meth:`_small_posterior`) the generic way; otherwise Brent's root of the small-side link η_t(ζ) = target
+        forms of :meth:`_small_posterior`) the generic way; otherwise Brent's root of the
+        small-side link η_t(ζ) = target
         in the log-odds ζ ∈ [−746, 0] — the equation of :meth:`_small_posterior`
         in scalar math, about 50 µs a call instead of the vectorised solver's
         overhead."""

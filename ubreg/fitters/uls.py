@@ -232,7 +232,8 @@ def fit_uls(X: np.ndarray, y: np.ndarray, w: np.ndarray, family: Family, *,
     return LinearFit(coef=coef, aliased=shell.aliased, eta=eta, iterations=iterations,
                      converged=converged, max_edge=float(np.max(np.abs(final_edges), initial=0.0)),
                      solver=solver, risk_path=np.asarray(risk_path),
-                     edge_path=np.asarray(edge_path), column_path=np.asarray(column_path, dtype=int),
+                     edge_path=np.asarray(edge_path),
+                     column_path=np.asarray(column_path, dtype=int),
                      stalled=stalled, shift=shell.shift, intercept=shell.intercept)
 
 

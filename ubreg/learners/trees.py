@@ -64,8 +64,8 @@ import numpy as np
 
 from .binning import BinnedDesign
 
-__all__ = ["Tree", "add_leaf_values", "fit_leaf_tree", "fit_newton_tree", "grow_tree", "leaf_indicators",
-           "newton_gain", "udt_gain"]
+__all__ = ["Tree", "add_leaf_values", "fit_leaf_tree", "fit_newton_tree", "grow_tree",
+           "leaf_indicators", "newton_gain", "udt_gain"]
 
 
 @dataclass(eq=False)

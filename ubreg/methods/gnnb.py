@@ -130,7 +130,7 @@ def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, st
     # fit on the rows in a canonical order, so that the user's row order changes
     # neither the visiting order of the sequential chooser nor distance ties
     order = canonical_order(X_in, codes)
-    X, codes_c = X_in[order], codes[order]
+    X = X_in[order]
     pre = Preprocessor(mf.design, X, standardize=standardize, categorical=categorical,
                        blocks=blocks, norm=norm)
     C = len(mf.response.levels)
@@ -152,9 +152,9 @@ def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, st
         response=mf.response, preprocessor=pre, blocks=models, codes=codes, Y=Y, k=int(k),
         epsilon=float(epsilon), T=int(T if T is not None else m), chooser=chooser,
         index=row_index, n_input=mf.n_input, dropped=mf.dropped, na_factors=mf.na_factors,
-        fit_seconds=seconds, order=order,
+        fit_seconds=seconds, order=order,   # index.X is in this order: Lemma 3 needs Y[order]
         weighted_rows=len(mf.index) if spec.weights is not None else None,
-        positive_rows=int(np.count_nonzero(mf.weights)) if spec.weights is not None else None)   # index.X is in this order: Lemma 3 needs Y[order]
+        positive_rows=int(np.count_nonzero(mf.weights)) if spec.weights is not None else None)
 
 
 #: a 64-bit process cannot address more bytes than this (a hard limit under any cap)

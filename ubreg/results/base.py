@@ -379,7 +379,8 @@ class BinaryResult(Result):
             return float("nan")
         return self.nobs - self.df_model
 
-    df_resid.__doc__ = f"Residual degrees of freedom, n − parameters (R's ``df.residual``); {NO_LIKELIHOOD}"
+    df_resid.__doc__ = ("Residual degrees of freedom, n − parameters (R's ``df.residual``); "
+                        f"{NO_LIKELIHOOD}")
 
     @cached_property
     def loglik(self) -> float:
@@ -472,7 +473,8 @@ class BinaryResult(Result):
             r = np.sign(self.y - p) * np.sqrt(2.0 * self.weights
                                               * self.family.divergence(self.y, self.eta))
         elif type == "pearson":
-            var = self.family.score_variance(self.eta) if self.family.is_permissible else p * (1 - p)
+            var = (self.family.score_variance(self.eta) if self.family.is_permissible
+                   else p * (1 - p))
             with np.errstate(divide="ignore", invalid="ignore"):
                 r = np.sqrt(self.weights) * (self.y - p) / np.sqrt(var)
         else:

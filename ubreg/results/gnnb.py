@@ -30,9 +30,9 @@ import pandas as pd
 
 from .._version import __version__
 from ..design import as_frame
+from ..families import PermissibleFamily
 from ..fitters.gnnb.fitter import LeverageFit, lemma3_optimal_risk, surrogate_risk
 from ..fitters.gnnb.neighbours import NeighbourIndex
-from ..families import PermissibleFamily
 from .base import Capabilities, Result, check_predict_type, class_series
 
 __all__ = ["BlockModel", "GNNBResult"]

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-
 from scipy import stats
 
 from ..design import as_frame

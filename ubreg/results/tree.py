@@ -35,7 +35,8 @@ class TreeResult(BinaryResult):
     Training rows missing a predictor are kept and routed by rpart's surrogate
     splits (the majority branch when none applies; see
     :mod:`ubreg.fitters.udt.surrogates`); a new row missing a predictor gets NA
-    from :meth:`predict`, as with every method.  Attributes ``tree`` (the engine's :class:`~ubreg.fitters.udt.Tree`),
+    from :meth:`predict`, as with every method.  Attributes ``tree`` (the engine's
+    :class:`~ubreg.fitters.udt.Tree`),
     ``frame`` (one row per node, rpart numbering), ``cptable`` (with
     cross-validated ``xerror``/``xstd`` when ``xval`` > 0) and
     ``variable_importance``.  Draw it with :func:`ubreg.plots.tree`.
@@ -146,7 +147,7 @@ class TreeResult(BinaryResult):
         return self.predict(type="response").rename("fitted")
 
     # ---- pruning ------------------------------------------------------------
-    def prune(self, cp: float) -> "TreeResult":
+    def prune(self, cp: float) -> TreeResult:
         """A new result with the splits whose complexity is below ``cp`` removed
         (rpart's ``prune(fit, cp)``); the cp table is kept."""
         tree = self.tree.prune(cp)

@@ -240,15 +240,16 @@ def _deviance_lines(f: dict) -> list[str]:
                    "deleted due to missingness)"]
     null, dev, aic = f["null_deviance"], f["deviance"], f["aic"]
     if f["likelihood"]:
-        return ([f"    Null deviance: {null:.{sig_decimals(null)}f}  on {f['df_null']:g}  degrees of "
-                 "freedom",
-                 f"Residual deviance: {dev:.{sig_decimals(dev)}f}  on {f['df_resid']:g}  degrees of "
-                 "freedom"] + dropped + [f"AIC: {aic:.{sig_decimals(aic)}f}"])
+        return ([f"    Null deviance: {null:.{sig_decimals(null)}f}  on {f['df_null']:g}  "
+                 "degrees of freedom",
+                 f"Residual deviance: {dev:.{sig_decimals(dev)}f}  on {f['df_resid']:g}  "
+                 "degrees of freedom"] + dropped + [f"AIC: {aic:.{sig_decimals(aic)}f}"])
     formula = f["divergence_formula"]
-    return ([f"    Null risk: {null:.{sig_decimals(null)}f}   ({formula} at the weighted mean of y)",
+    return ([f"    Null risk: {null:.{sig_decimals(null)}f}   "
+             f"({formula} at the weighted mean of y)",
              f"Residual risk: {dev:.{sig_decimals(dev)}f}   ({formula} at the fit)"] + dropped
-            + [f"AIC: {aic:.{sig_decimals(aic)}f}   (Bernoulli log-likelihood of p̂, which this family "
-               "does not maximise)", f["risk_note"]])
+            + [f"AIC: {aic:.{sig_decimals(aic)}f}   (Bernoulli log-likelihood of p̂, which "
+               "this family does not maximise)", f["risk_note"]])
 
 
 def standard_error_notes(result, table) -> list[str]:

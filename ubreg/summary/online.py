@@ -35,7 +35,8 @@ class OnlineSummary(Summary):
                                   else ", constant"))),
             ("Predictor", ("the average of the iterates w_1..w_T (Polyak-Ruppert)"
                            if ol.average else "the last iterate w_T")),
-            ("Rows learned", f"{ol.n_seen} in {ol.n_batches} batch(es); {ol.n_dropped} dropped (NA)"),
+            ("Rows learned",
+             f"{ol.n_seen} in {ol.n_batches} batch(es); {ol.n_dropped} dropped (NA)"),
             ("On-line loss", (f"{ol.online_loss:.6g} (mean {ol.online_loss / n:.6g} per row, "
                               "predictions made before each update)")),
             ("On-line errors", f"{ol.online_errors} ({ol.online_errors / n:.4g})"),

@@ -47,7 +47,8 @@ class TBoostSummary(Summary):
             ("Training error", f"{err:.4g} (H_J), {err_c:.4g} (clipped H_J^(delta))"),
             ("Forgotten weights", (f"{r.n_forgotten} after the last round, at most "
                                    f"{r.max_forgotten} in a round")),
-            ("Tempered exp. loss", f"prod Z^(2-t) = {float(np.prod(r.fit_info.Z ** (2 - r.t))):.6g}"),
+            ("Tempered exp. loss",
+             f"prod Z^(2-t) = {float(np.prod(r.fit_info.Z ** (2 - r.t))):.6g}"),
         ]
         notes = []
         if r.max_forgotten and r.options.get("mu") == "closed":

@@ -87,9 +87,9 @@ class ULoss(abc.ABC):
         k = int(np.argmax(err))
         if err[k] > rtol:
             raise ValueError(
-                f"U of {self.name!r} is not Bayes optimal: eq. (4.3) U'(-z) = exp(z) U'(z) fails at "
-                f"z = {z[k]:g} (U'(-z) = {lhs[k]:.6g}, exp(z) U'(z) = {rhs[k]:.6g}); the minimiser "
-                "of the risk would not be the log-odds, and expit(F) not a posterior")
+                f"U of {self.name!r} is not Bayes optimal: eq. (4.3) U'(-z) = exp(z) U'(z) fails "
+                f"at z = {z[k]:g} (U'(-z) = {lhs[k]:.6g}, exp(z) U'(z) = {rhs[k]:.6g}); the "
+                "minimiser of the risk would not be the log-odds, and expit(F) not a posterior")
         return self
 
     def __repr__(self):

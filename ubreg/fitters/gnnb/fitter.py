@@ -382,7 +382,7 @@ def _leverage_sequential(Y, family, plan, epsilon, hs, update, delta_max, tol, t
         if ia == ib:
             continue
         pa, pb = pair_bounds[ia], pair_bounds[ib]
-        I = pair_i[pa:pb]                      # distinct within a level
+        I = pair_i[pa:pb]  # noqa: E741 - the paper's I; distinct within a level
         seg = pair_step[pa:pb] - ia
         starts = pair_bounds[ia:ib] - pa
         jl = js[ia:ib]
@@ -418,8 +418,9 @@ def _leverage_sequential(Y, family, plan, epsilon, hs, update, delta_max, tol, t
             edge_after[steps] = Yj * np.add.reduceat(wI, starts, axis=0) / b
     chosen = seq                      # the same example for every class
     n_updates = np.full(C, int(n[seq].sum()))
-    out = LeverageFit(alpha=alpha, z=-Y * state[:, :C], deltas=deltas, chosen=chosen, n_updates=n_updates,
-                      h_star=hs, n_capped=n_capped, extra={"levels": n_levels})
+    out = LeverageFit(alpha=alpha, z=-Y * state[:, :C], deltas=deltas, chosen=chosen,
+                      n_updates=n_updates, h_star=hs, n_capped=n_capped,
+                      extra={"levels": n_levels})
     if trace:
         out.risk_trace = np.vstack([np.ones((1, C)) * family.F(0.0), risk_change]).cumsum(axis=0)
         out.bound_trace = bound if update == "gnnb" else None
@@ -537,7 +538,7 @@ def _leverage_largest(knn, Y, family, indptr, indices, epsilon, T, hs, trace):
             if trace:
                 risk.append(risk[-1])
             continue
-        I, c = _inverse_rows(indptr, indices, j, nj, tot)
+        I, c = _inverse_rows(indptr, indices, j, nj, tot)  # noqa: E741 - the paper's I
         yI = Yt[c, I]
         s = yI * Yt[c, j[c]]
         zold = z[c, I]

@@ -19,8 +19,8 @@
 * Divide-and-conquer (paper 002, Section 6.4): the final columns are split
   into ``blocks`` contiguous blocks, and each example's block vector is scaled
   to unit L1 or L2 norm (a zero vector stays zero; the norm is taken on the
-  vector over a power of two, so that it neither overflows nor underflows).  A factor's indicators are
-  never split between blocks (a factor counts as one predictor); the cuts are
+  vector over a power of two, so that it neither overflows nor underflows).  A factor's
+  indicators are never split between blocks (a factor counts as one predictor); the cuts are
   the unit boundaries nearest to those of ``np.array_split`` over the columns,
   which they equal when there is no factor.
 """
@@ -97,7 +97,6 @@ class Preprocessor:
                             "distances")
         self.standardize = bool(standardize)
         self._fit_moments(Z)
-        d = Z.shape[1]
         if not (isinstance(blocks, (int, np.integer)) and not isinstance(blocks, bool)
                 and 1 <= blocks <= len(units)):
             raise ValueError(f"blocks must be an integer between 1 and the number of predictors "

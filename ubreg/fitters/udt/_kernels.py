@@ -7,8 +7,8 @@ about 1.1–1.3× gini's fit time at 10^6 rows.  A kernel here computes the gain
 of a cut in one pass, with the operations of the numpy code in the same order
 (IEEE ``sqrt``, products and sums are correctly rounded; numba does not
 reassociate without ``fastmath``, and no product feeds a sum directly, so no
-fused multiply-add can form), so its gains are bit-identical to numpy's.  The entropy kernel avoids ``log``
-altogether: with unit weights every argument of v·ln v is a row count, read
+fused multiply-add can form), so its gains are bit-identical to numpy's.  The entropy kernel
+avoids ``log`` altogether: with unit weights every argument of v·ln v is a row count, read
 from a table that numpy's own ``_xlogx`` filled (numba's ``log`` differs from
 numpy's in the last bit now and then, a lookup does not).
 

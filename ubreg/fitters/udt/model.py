@@ -286,7 +286,7 @@ class Tree:
         return leaf_link(self.family, self.yprob)[idx]
 
     # ---- pruning -----------------------------------------------------------
-    def prune(self, cp) -> "Tree":
+    def prune(self, cp) -> Tree:
         """The subtree keeping the splits whose complexity exceeds ``cp``
         (relative to the root risk, as rpart's ``prune(tree, cp)``)."""
         cp = float(cp)
