@@ -6,12 +6,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.ubreg-installed
 DOCS_STAMP := $(VENV)/.ubreg-docs-installed
 
-.PHONY: demo test test-fast bench bench-smoke reports-html docs clean
+.PHONY: demo test test-fast lint bench bench-smoke reports-html docs clean
 
 $(STAMP): setup.cfg setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,lint]'
 	touch $(STAMP)
 
 # the documentation tools (the docs extra), in the same .venv
@@ -30,6 +30,12 @@ test: $(STAMP)
 # everything but the tests marked slow (a cluster, a browser, whole reports, simulations)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow"
+
+# ruff on the package, the tests and the benchmarks (ruff.toml); mypy on the package
+# (setup.cfg's [mypy])
+lint: $(STAMP)
+	$(BIN)/ruff check ubreg tests benchmarks
+	$(BIN)/mypy ubreg
 
 # every benchmark at full size (tens of minutes; a quiet machine): figures printed and
 # written to benchmarks/results/<name>.json
