@@ -6,6 +6,8 @@ registry is :data:`FAMILIES`.  ``Exponential()`` is AdaBoost's loss and
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .base import Family, PermissibleFamily
 from .closed import Entropy, Entropy2, Gini, Matsushita, Mu
 from .custom import CustomPermissible
@@ -36,7 +38,7 @@ FAMILIES: dict[str, type[PermissibleFamily]] = {
 ALIASES = {"logistic": "entropy", "binomial": "entropy", "brier": "gini", "squared": "gini"}
 
 
-def Permissible(name: str, **params) -> PermissibleFamily:
+def Permissible(name: str, **params: Any) -> PermissibleFamily:
     """The permissible family called ``name``, with its parameters.
 
     Parameters
@@ -71,7 +73,7 @@ def Permissible(name: str, **params) -> PermissibleFamily:
         raise TypeError(f"family {key!r}: {exc}") from None
 
 
-def resolve_family(family) -> Family:
+def resolve_family(family: Family | str | None) -> Family:
     """Accept a Family instance or a family name; return a Family."""
     if family is None:
         return Entropy()

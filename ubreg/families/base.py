@@ -16,17 +16,24 @@ Families work per row and never sum.
 from __future__ import annotations
 
 import abc
+from collections.abc import Callable
+from typing import Any, TypeAlias
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["Family", "PermissibleFamily", "has_proportions"]
 
+#: what the vectorised methods take and give: an array, or one number (a float or a numpy
+#: scalar, for which a method gives a number or a 0-d array)
+ArrayOrFloat: TypeAlias = np.ndarray | float
 
-def _as_float(x):
+
+def _as_float(x: ArrayLike) -> np.ndarray:
     return np.asarray(x, dtype=np.float64)
 
 
-def has_proportions(y) -> bool:
+def has_proportions(y: ArrayLike) -> bool:
     """Whether a response holds proportions strictly between 0 and 1 (a grouped
     binomial response, R's ``cbind(successes, failures)``) rather than 0/1 classes."""
     y = np.asarray(y)
@@ -77,38 +84,38 @@ class Family(abc.ABC):
 
     # ---- link scale: what the fitters use -------------------------------
     @abc.abstractmethod
-    def posterior(self, eta):
+    def posterior(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         """Estimated P(y = 1 | x) from the link value η."""
 
     @abc.abstractmethod
-    def loss(self, y, eta):
+    def loss(self, y: ArrayOrFloat, eta: ArrayOrFloat) -> ArrayOrFloat:
         """Per-row surrogate loss ℓ(y, η) ≥ 0."""
 
     @abc.abstractmethod
-    def gradient(self, y, eta):
+    def gradient(self, y: ArrayOrFloat, eta: ArrayOrFloat) -> ArrayOrFloat:
         """dℓ/dη per row."""
 
     @abc.abstractmethod
-    def hessian(self, y, eta):
+    def hessian(self, y: ArrayOrFloat, eta: ArrayOrFloat) -> ArrayOrFloat:
         """d²ℓ/dη² per row (a positive curvature weight)."""
 
     @abc.abstractmethod
-    def score_variance(self, eta):
+    def score_variance(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         """E[(dℓ/dη)²] when y ~ Bernoulli(posterior(η)): the 'model' meat of
         the sandwich covariance (docs/math.md §3)."""
 
-    def saturated(self, eta):
+    def saturated(self, eta: ArrayOrFloat) -> np.ndarray:
         """Rows whose posterior is exactly 0 or 1 at this finite η, where the loss is
         affine and has no curvature (none for a loss with an unbounded link)."""
         return np.zeros(np.shape(eta), dtype=bool)
 
-    def divergence(self, y, eta):
+    def divergence(self, y: ArrayOrFloat, eta: ArrayOrFloat) -> ArrayOrFloat:
         """Per-row deviance term (half the deviance contribution): for a
         permissible family D_φ(y‖p̂) with p̂ the posterior (docs/math.md §3); for a
         loss that is not a Bregman divergence, the loss itself."""
         return self.loss(y, eta)
 
-    def posterior_pair(self, eta):
+    def posterior_pair(self, eta: ArrayOrFloat) -> tuple[ArrayOrFloat, ArrayOrFloat]:
         """(p, 1 - p), each computed without cancellation.
 
         The default uses the symmetry of the loss: 1 − p(η) = p(−η).
@@ -116,11 +123,11 @@ class Family(abc.ABC):
         eta = _as_float(eta)
         return self.posterior(eta), self.posterior(-eta)
 
-    def link(self, p):
+    def link(self, p: ArrayOrFloat) -> ArrayOrFloat:
         """Inverse of :meth:`posterior` (η from p), where it exists."""
         raise NotImplementedError(f"{self.name} has no link function")
 
-    def scalar_posterior(self):
+    def scalar_posterior(self) -> Callable[[float], float]:
         """A float → float posterior, for loops that take one row at a time (the
         on-line learner, docs/math.md §9).
 
@@ -137,16 +144,16 @@ class Family(abc.ABC):
         weights (docs/math.md §5, §6): the family itself when it is permissible."""
         raise NotImplementedError(f"{self.name} names no split criterion")
 
-    def intercept_only_eta(self, ybar):
+    def intercept_only_eta(self, ybar: float) -> float:
         """Link value of the intercept-only optimum, whose posterior is the
         weighted mean of y (docs/math.md §2, properness)."""
-        return self.link(ybar)
+        return float(self.link(ybar))
 
     def describe(self) -> str:
         """One line for summaries."""
         return self.name
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         params = ", ".join(f"{k}={v!r}" for k, v in self.params().items())
         return f"{type(self).__name__}({params})"
 
@@ -154,10 +161,10 @@ class Family(abc.ABC):
         """Parameters that identify the family (for repr, equality, reports)."""
         return {}
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(self) is type(other) and self.params() == other.params()
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((type(self).__name__, tuple(sorted(self.params().items()))))
 
 
@@ -187,7 +194,7 @@ class PermissibleFamily(Family):
     #: b_φ = −φ(1/2) − a_φ
     b: float = 1.0
 
-    def __init_subclass__(cls, **kwargs):
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         # A closed form describes the class that declares it.  A subclass that
         # does not declare its own may have changed φ or the posterior, so it
         # takes the generic routes rather than inheriting its parent's formulas.
@@ -198,23 +205,23 @@ class PermissibleFamily(Family):
 
     # ---- the generator and its derivatives (probability scale) -----------
     @abc.abstractmethod
-    def phi(self, p):
+    def phi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         """φ(p), eq. (26)-(29), (35), (107)."""
 
     @abc.abstractmethod
-    def dphi(self, p):
+    def dphi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         """∇φ(p): the link."""
 
     @abc.abstractmethod
-    def dphi_inv(self, eta):
+    def dphi_inv(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         """∇φ⁻¹(η): the posterior (the 'transfer function' of Table 2)."""
 
     @abc.abstractmethod
-    def d2phi(self, p):
+    def d2phi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         """φ''(p) > 0 on (0, 1)."""
 
     # ---- derived objects ---------------------------------------------------
-    def link(self, p):
+    def link(self, p: ArrayOrFloat) -> ArrayOrFloat:
         return self.dphi(p)
 
     @property
@@ -229,7 +236,7 @@ class PermissibleFamily(Family):
 
     # ---- closed forms a class declares (not inherited, see the class docstring) --
     @property
-    def impurity_form(self):
+    def impurity_form(self) -> tuple[str, float] | None:
         """``(shape, c)`` with −φ(p) − a_φ = c·g(p) for a standard g, or None.
 
         shape ``"gini"``: g = p(1 − p); ``"entropy"``: g = −p ln p − (1 − p) ln(1 − p);
@@ -241,7 +248,7 @@ class PermissibleFamily(Family):
         return None
 
     @property
-    def posterior_form(self):
+    def posterior_form(self) -> tuple[str, float] | None:
         """``(shape, c)`` naming how :meth:`posterior_pair` computes ∇φ⁻¹, or None.
 
         shape ``"linear"``: p = (1 + η/c)/2; ``"logistic"``: p = expit(cη) =
@@ -293,10 +300,10 @@ class PermissibleFamily(Family):
                              "explicitly")
         return 1.0 / sup
 
-    def posterior(self, eta):
+    def posterior(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         return self.posterior_pair(eta)[0]
 
-    def posterior_pair(self, eta):
+    def posterior_pair(self, eta: ArrayOrFloat) -> tuple[ArrayOrFloat, ArrayOrFloat]:
         """(p, 1 − p) from the small-side inverse ∇φ⁻¹(−|η|), by symmetry."""
         eta = _as_float(eta)
         small = self._clip_prob(self.dphi_inv(self._clip_eta(-np.abs(eta))))
@@ -312,22 +319,22 @@ class PermissibleFamily(Family):
             q = np.where(outside, 1.0 - p_ext, q)
         return p, q
 
-    def _posterior_extended(self, eta):
+    def _posterior_extended(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         """p(η) past the link domain; required when ``extends_past_domain`` is True."""
         raise NotImplementedError(f"{type(self).__name__} sets extends_past_domain but does not "
                                   "define _posterior_extended")
 
-    def _clip_eta(self, eta):
+    def _clip_eta(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         lo, hi = self.link_domain
         if np.isfinite(lo) or np.isfinite(hi):
             return np.clip(eta, lo, hi)
         return eta
 
     @staticmethod
-    def _clip_prob(p):
+    def _clip_prob(p: ArrayOrFloat) -> ArrayOrFloat:
         return np.clip(p, 0.0, 1.0)
 
-    def F(self, z):
+    def F(self, z: ArrayOrFloat) -> ArrayOrFloat:
         """The balanced convex loss F_φ(z) = (φ*(−z) − a_φ)/b_φ, eq. (30).
 
         Generic form through the posterior: with p = ∇φ⁻¹(z),
@@ -348,17 +355,17 @@ class PermissibleFamily(Family):
         val = np.where(z < lo, -z / self.b, val)
         return np.maximum(val, 0.0)
 
-    def D(self, u, v):
+    def D(self, u: ArrayOrFloat, v: ArrayOrFloat) -> ArrayOrFloat:
         """Bregman divergence D_φ(u‖v) = φ(u) − φ(v) − (u − v)∇φ(v)."""
         u, v = _as_float(u), _as_float(v)
         return self.phi(u) - self.phi(v) - (u - v) * self.dphi(v)
 
-    def conjugate(self, u):
+    def conjugate(self, u: ArrayOrFloat) -> ArrayOrFloat:
         """Legendre conjugate φ*(u) = u x* − φ(x*), x* = ∇φ⁻¹(u) (eq. 49)."""
         return self.b * self.F(-_as_float(u)) + self.a
 
     # ---- link-scale protocol -----------------------------------------------
-    def loss(self, y, eta):
+    def loss(self, y: ArrayOrFloat, eta: ArrayOrFloat) -> ArrayOrFloat:
         """D_φ(y‖∇φ⁻¹(η)) = b_φ F_φ(y*η), eq. (37); for a proportion y ∈ (0, 1) (a
         grouped binomial response) D_φ(y‖p̂) itself, :meth:`proportion_loss`."""
         y, eta = _as_float(y), _as_float(eta)
@@ -366,7 +373,7 @@ class PermissibleFamily(Family):
             return self.proportion_loss(y, eta)
         return self.b * self.F((2.0 * y - 1.0) * eta)
 
-    def proportion_loss(self, y, eta):
+    def proportion_loss(self, y: ArrayOrFloat, eta: ArrayOrFloat) -> ArrayOrFloat:
         """D_φ(y‖p̂) for y ∈ [0, 1], p̂ = ∇φ⁻¹(η) (docs/math.md §3).
 
         The divergence is affine in y up to φ(y): D_φ(y‖p̂) = y D_φ(1‖p̂) +
@@ -384,17 +391,17 @@ class PermissibleFamily(Family):
         return (y * self.loss(np.ones_like(eta), eta)
                 + (1.0 - y) * self.loss(np.zeros_like(eta), eta) + const)
 
-    def gradient(self, y, eta):
+    def gradient(self, y: ArrayOrFloat, eta: ArrayOrFloat) -> ArrayOrFloat:
         """dℓ/dη = p − y (docs/math.md §3)."""
         p, _ = self.posterior_pair(eta)
         return p - _as_float(y)
 
-    def hessian(self, y, eta):
+    def hessian(self, y: ArrayOrFloat, eta: ArrayOrFloat) -> ArrayOrFloat:
         """d²ℓ/dη² = 1/φ''(p); does not depend on y (0 for a saturated row,
         :meth:`hessian_eta`)."""
         return self.hessian_eta(_as_float(eta)) + 0.0 * _as_float(y)
 
-    def saturated(self, eta):
+    def saturated(self, eta: ArrayOrFloat) -> np.ndarray:
         """Rows whose posterior is exactly 0 or 1 at this finite η.
 
         Past a bounded link's domain (logcosh, tempered with t < 1, any φ
@@ -408,13 +415,13 @@ class PermissibleFamily(Family):
         p, q = self.posterior_pair(eta)
         return ((p <= 0.0) | (q <= 0.0)) & ~self._at_domain_end(eta)
 
-    def _at_domain_end(self, eta):
+    def _at_domain_end(self, eta: np.ndarray) -> np.ndarray:
         """η exactly at an end of the link domain, where the curvature is taken as its
         limit from inside (a grid that includes the ends sees sup 1/φ'')."""
         lo, hi = self.link_domain
         return (eta == lo) | (eta == hi)
 
-    def divergence(self, y, eta):
+    def divergence(self, y: ArrayOrFloat, eta: ArrayOrFloat) -> ArrayOrFloat:
         """D_φ(yᵢ‖p̂ᵢ) with p̂ = ∇φ⁻¹(η) the posterior (docs/math.md §3), per row.
 
         Inside the link domain this is the loss b_φ F_φ(y*η) (eq. 37).  Past a
@@ -429,7 +436,7 @@ class PermissibleFamily(Family):
             return self.loss(y, eta)
         return self.loss(y, self._clip_eta(eta))
 
-    def hessian_eta(self, eta):
+    def hessian_eta(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         """1/φ''(∇φ⁻¹(η)), the curvature of the loss in η (docs/math.md §3).
 
         A saturated row (:meth:`saturated`: past a bounded link's domain,
@@ -452,22 +459,22 @@ class PermissibleFamily(Family):
         # saturated: the posterior at the clipped η is 0 or 1, and η is not the end itself
         return np.where((small > 0.0) | self._at_domain_end(eta), h, 0.0)
 
-    def score_variance(self, eta):
+    def score_variance(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         """p(1 − p): Var(y − p) under the fitted posterior."""
         p, q = self.posterior_pair(eta)
         return np.clip(p, 0, 1) * np.clip(q, 0, 1)
 
-    def intercept_only_eta(self, ybar):
+    def intercept_only_eta(self, ybar: float) -> float:
         """∇φ(ȳ): the intercept-only optimum, for 0 < ȳ < 1."""
         if not 0.0 < ybar < 1.0:
             raise ValueError("the intercept-only optimum is at infinity when y has one class")
         return float(self.dphi(ybar))
 
-    def describe(self):
+    def describe(self) -> str:
         par = ", ".join(f"{k} = {v:g}" for k, v in self.params().items())
         return f"{self.name}" + (f" ({par})" if par else "")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         par = "".join(f", {k}={v!r}" for k, v in self.params().items())
         return f'Permissible("{self.name}"{par})'
 

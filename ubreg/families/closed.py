@@ -2,18 +2,21 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import expit, logit, xlogy
 
-from .base import PermissibleFamily, _as_float, has_proportions
+from .base import ArrayOrFloat, PermissibleFamily, _as_float, has_proportions
 
 __all__ = ["Gini", "Entropy", "Entropy2", "Matsushita", "Mu"]
 
 _LN2 = np.log(2.0)
 
 
-def _expit_scalar(a):
+def _expit_scalar(a: float) -> float:
     """expit of one float, in ``math`` (the per-row loops' posterior)."""
     if a >= 0:
         return 1.0 / (1.0 + math.exp(-a))
@@ -21,7 +24,7 @@ def _expit_scalar(a):
     return e / (1.0 + e)
 
 
-def log1pexp(x):
+def log1pexp(x: ArrayLike) -> np.ndarray:
     """log(1 + eˣ) without overflow (sklearn's ``log1pexp`` cut-offs)."""
     x = _as_float(x)
     return np.logaddexp(0.0, x)
@@ -42,34 +45,34 @@ class Gini(PermissibleFamily):
     link_domain = (-1.0, 1.0)
     extends_past_domain = True
 
-    def phi(self, p):
+    def phi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         p = _as_float(p)
         return -p * (1.0 - p)
 
-    def dphi(self, p):
+    def dphi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         return 2.0 * _as_float(p) - 1.0
 
-    def dphi_inv(self, eta):
+    def dphi_inv(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         return 0.5 * (1.0 + _as_float(eta))
 
-    def d2phi(self, p):
+    def d2phi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         return np.full_like(_as_float(p), 2.0)
 
-    def posterior_pair(self, eta):
+    def posterior_pair(self, eta: ArrayOrFloat) -> tuple[ArrayOrFloat, ArrayOrFloat]:
         p = 0.5 * (1.0 + _as_float(eta))
         return p, 1.0 - p
 
-    def _posterior_extended(self, eta):
+    def _posterior_extended(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         return 0.5 * (1.0 + eta)
 
-    def F(self, z):
+    def F(self, z: ArrayOrFloat) -> ArrayOrFloat:
         z = _as_float(z)
         return (1.0 - z) ** 2
 
-    def hessian_eta(self, eta):
+    def hessian_eta(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         return np.full_like(_as_float(eta), 0.5)
 
-    def score_variance(self, eta):
+    def score_variance(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         p = np.clip(0.5 * (1.0 + _as_float(eta)), 0.0, 1.0)
         return p * (1.0 - p)
 
@@ -77,7 +80,7 @@ class Gini(PermissibleFamily):
     impurity_form = ("gini", 1.0)         # −φ(p) = p(1 − p): CART
     posterior_form = ("linear", 1.0)      # p = (1 + η)/2, past [−1, 1] too
 
-    def scalar_posterior(self):
+    def scalar_posterior(self) -> Callable[[float], float]:
         # the linear probability model: the posterior leaves [0, 1] as Gini's does
         return lambda a: 0.5 * (1.0 + a)
 
@@ -94,35 +97,35 @@ class Entropy(PermissibleFamily):
     b = _LN2
     likelihood_deviance = True
 
-    def phi(self, p):
+    def phi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         p = _as_float(p)
         return xlogy(p, p) + xlogy(1.0 - p, 1.0 - p)
 
-    def dphi(self, p):
+    def dphi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         return logit(_as_float(p))
 
-    def dphi_inv(self, eta):
+    def dphi_inv(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         return expit(_as_float(eta))
 
-    def d2phi(self, p):
+    def d2phi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         p = _as_float(p)
         with np.errstate(divide="ignore"):          # +inf at p = 0, 1: the limit
             return 1.0 / (p * (1.0 - p))
 
-    def posterior_pair(self, eta):
+    def posterior_pair(self, eta: ArrayOrFloat) -> tuple[ArrayOrFloat, ArrayOrFloat]:
         eta = _as_float(eta)
         return expit(eta), expit(-eta)
 
-    def F(self, z):
+    def F(self, z: ArrayOrFloat) -> ArrayOrFloat:
         return log1pexp(-_as_float(z)) / _LN2
 
-    def loss(self, y, eta):
+    def loss(self, y: ArrayOrFloat, eta: ArrayOrFloat) -> ArrayOrFloat:
         y, eta = _as_float(y), _as_float(eta)
         if has_proportions(y):
             return self.proportion_loss(y, eta)
         return log1pexp(-(2.0 * y - 1.0) * eta)
 
-    def hessian_eta(self, eta):
+    def hessian_eta(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         eta = _as_float(eta)
         return expit(eta) * expit(-eta)
 
@@ -130,7 +133,7 @@ class Entropy(PermissibleFamily):
     impurity_form = ("entropy", 1.0)      # natural-log entropy: C4.5
     posterior_form = ("logistic", 1.0)    # expit(η)
 
-    def scalar_posterior(self):
+    def scalar_posterior(self) -> Callable[[float], float]:
         return _expit_scalar
 
 
@@ -146,32 +149,32 @@ class Entropy2(Entropy):
     #: are likelihood-ratio statistics only once multiplied by ln 2
     likelihood_deviance = False
 
-    def phi(self, p):
+    def phi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         return super().phi(p) / _LN2
 
-    def dphi(self, p):
+    def dphi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         return super().dphi(p) / _LN2
 
-    def dphi_inv(self, eta):
+    def dphi_inv(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         return expit(_as_float(eta) * _LN2)
 
-    def d2phi(self, p):
+    def d2phi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         return super().d2phi(p) / _LN2
 
-    def posterior_pair(self, eta):
+    def posterior_pair(self, eta: ArrayOrFloat) -> tuple[ArrayOrFloat, ArrayOrFloat]:
         eta = _as_float(eta) * _LN2
         return expit(eta), expit(-eta)
 
-    def F(self, z):
+    def F(self, z: ArrayOrFloat) -> ArrayOrFloat:
         return log1pexp(-_as_float(z) * _LN2) / _LN2
 
-    def loss(self, y, eta):
+    def loss(self, y: ArrayOrFloat, eta: ArrayOrFloat) -> ArrayOrFloat:
         y = _as_float(y)
         if has_proportions(y):
             return self.proportion_loss(y, eta)
         return self.F((2.0 * y - 1.0) * _as_float(eta))
 
-    def hessian_eta(self, eta):
+    def hessian_eta(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         eta = _as_float(eta) * _LN2
         return _LN2 * expit(eta) * expit(-eta)
 
@@ -179,12 +182,12 @@ class Entropy2(Entropy):
     impurity_form = ("entropy", 1.0 / _LN2)       # the entropy in bits
     posterior_form = ("logistic", float(_LN2))    # expit(η ln 2)
 
-    def scalar_posterior(self):
+    def scalar_posterior(self) -> Callable[[float], float]:
         ln2 = math.log(2.0)
         return lambda a: _expit_scalar(a * ln2)
 
 
-def _sqrt_posterior_pair(h):
+def _sqrt_posterior_pair(h: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """(½(1 + h/√(1+h²)), ½(1 − h/√(1+h²))) without cancellation.
 
     For h ≤ 0, ½(1 − |h|/s) = 1/(2s(s + |h|)) with s = √(1 + h²).
@@ -197,7 +200,7 @@ def _sqrt_posterior_pair(h):
     return np.where(pos, large, small), np.where(pos, small, large)
 
 
-def _sqrt_loss(z):
+def _sqrt_loss(z: ArrayLike) -> np.ndarray:
     """−z + √(1 + z²) without cancellation for large z."""
     z = _as_float(z)
     s = np.hypot(1.0, z)
@@ -214,30 +217,30 @@ class Matsushita(PermissibleFamily):
     a = 0.0
     b = 0.5
 
-    def phi(self, p):
+    def phi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         p = _as_float(p)
         return -np.sqrt(p * (1.0 - p))
 
-    def dphi(self, p):
+    def dphi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         p = _as_float(p)
         with np.errstate(divide="ignore", invalid="ignore"):
             return (2.0 * p - 1.0) / (2.0 * np.sqrt(p * (1.0 - p)))
 
-    def dphi_inv(self, eta):
+    def dphi_inv(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         return _sqrt_posterior_pair(eta)[0]
 
-    def d2phi(self, p):
+    def d2phi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         p = _as_float(p)
         with np.errstate(divide="ignore"):          # +inf at p = 0, 1: the limit
             return 0.25 * (p * (1.0 - p)) ** -1.5
 
-    def posterior_pair(self, eta):
+    def posterior_pair(self, eta: ArrayOrFloat) -> tuple[ArrayOrFloat, ArrayOrFloat]:
         return _sqrt_posterior_pair(eta)
 
-    def F(self, z):
+    def F(self, z: ArrayOrFloat) -> ArrayOrFloat:
         return _sqrt_loss(z)
 
-    def hessian_eta(self, eta):
+    def hessian_eta(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         # 4 (p(1 − p))^{3/2} with p(1 − p) = 1/(4(1 + η²))
         return 0.5 * np.hypot(1.0, _as_float(eta)) ** -3.0     # no overflow of η²
 
@@ -245,7 +248,7 @@ class Matsushita(PermissibleFamily):
     impurity_form = ("sqrt", 1.0)         # √(p(1 − p)): Kearns–Mansour
     posterior_form = ("sqrt", 1.0)        # _sqrt_posterior_pair(η)
 
-    def scalar_posterior(self):
+    def scalar_posterior(self) -> Callable[[float], float]:
         # ½(1 + η/√(1 + η²)); past |η| = 1e150, η² overflows and p is 0 or 1
         return lambda a: 0.5 * (1.0 + a / math.sqrt(1.0 + a * a)) if abs(a) < 1e150 else (
             1.0 if a > 0 else 0.0)
@@ -267,44 +270,44 @@ class Mu(PermissibleFamily):
         self.a = mu
         self.b = (1.0 - mu) / 2.0
 
-    def params(self):
+    def params(self) -> dict[str, Any]:
         return {"mu": self.mu}
 
-    def phi(self, p):
+    def phi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         p = _as_float(p)
         return -(self.mu + (1.0 - self.mu) * np.sqrt(p * (1.0 - p)))
 
-    def dphi(self, p):
+    def dphi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         p = _as_float(p)
         with np.errstate(divide="ignore", invalid="ignore"):
             return (1.0 - self.mu) * (2.0 * p - 1.0) / (2.0 * np.sqrt(p * (1.0 - p)))
 
-    def dphi_inv(self, eta):
+    def dphi_inv(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         return _sqrt_posterior_pair(_as_float(eta) / (1.0 - self.mu))[0]
 
-    def d2phi(self, p):
+    def d2phi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         p = _as_float(p)
         with np.errstate(divide="ignore"):          # +inf at p = 0, 1: the limit
             return 0.25 * (1.0 - self.mu) * (p * (1.0 - p)) ** -1.5
 
-    def posterior_pair(self, eta):
+    def posterior_pair(self, eta: ArrayOrFloat) -> tuple[ArrayOrFloat, ArrayOrFloat]:
         return _sqrt_posterior_pair(_as_float(eta) / (1.0 - self.mu))
 
-    def F(self, z):
+    def F(self, z: ArrayOrFloat) -> ArrayOrFloat:
         c = 1.0 - self.mu
         return _sqrt_loss(_as_float(z) / c)
 
-    def hessian_eta(self, eta):
+    def hessian_eta(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         c = 1.0 - self.mu
         return 0.5 / c * np.hypot(1.0, _as_float(eta) / c) ** -3.0
 
     # ---- closed forms --------------------------------------------------------
     @property
-    def impurity_form(self):
+    def impurity_form(self) -> tuple[str, float] | None:
         """−φ(p) − a_φ = (1 − μ)√(p(1 − p))."""
         return ("sqrt", 1.0 - self.mu)
 
     @property
-    def posterior_form(self):
+    def posterior_form(self) -> tuple[str, float] | None:
         """_sqrt_posterior_pair(η/(1 − μ))."""
         return ("sqrt", 1.0 - self.mu)

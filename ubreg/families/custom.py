@@ -9,10 +9,14 @@ five-point central differences otherwise.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeAlias
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..numerics.warnings import ignoring, raising
-from .base import PermissibleFamily, _as_float
+from .base import ArrayOrFloat, PermissibleFamily, _as_float
 
 __all__ = ["CustomPermissible"]
 
@@ -27,14 +31,19 @@ _XMIN_CANDIDATES = 10.0 ** -np.array([280, 250, 200, 150, 100, 80, 60, 40, 30, 2
 _MAXITER = 200
 #: below this distance to 0 or 1, φ'' may need a fixed (not relative) step
 _D2_FLOOR = 1e-4
+#: a function the user gives (φ, ∇φ, φ''): an array of probabilities in, values out
+UserFunction: TypeAlias = Callable[[np.ndarray], ArrayLike]
 
 
-def _stencil(f, x, h):
+def _stencil(f: Callable[[np.ndarray], np.ndarray], x: np.ndarray,
+             h: np.ndarray | float) -> np.ndarray:
     """Five-point central difference f'(x) ≈ (f(x−2h) − 8f(x−h) + 8f(x+h) − f(x+2h))/(12h)."""
     return (f(x - 2 * h) - 8.0 * f(x - h) + 8.0 * f(x + h) - f(x + 2 * h)) / (12.0 * h)
 
 
-def _chandrupatla(fun, lo, hi, f_lo, f_hi, max_iter=_MAXITER):
+def _chandrupatla(fun: Callable[[np.ndarray, np.ndarray], np.ndarray], lo: ArrayLike,
+                  hi: ArrayLike, f_lo: ArrayLike, f_hi: ArrayLike,
+                  max_iter: int = _MAXITER) -> np.ndarray:
     """Vectorised bracketed root search (Chandrupatla 1997), elementwise.
 
     ``fun(x, idx)`` evaluates the function at ``x`` for the elements ``idx``.
@@ -126,7 +135,8 @@ class CustomPermissible(PermissibleFamily):
     0.853553390593
     """
 
-    def __init__(self, phi, dphi=None, d2phi=None, name: str = "custom"):
+    def __init__(self, phi: UserFunction, dphi: UserFunction | None = None,
+                 d2phi: UserFunction | None = None, name: str = "custom") -> None:
         if not callable(phi):
             raise TypeError(f"phi must be callable, got {type(phi).__name__}")
         for label, f in (("dphi", dphi), ("d2phi", d2phi)):
@@ -155,7 +165,7 @@ class CustomPermissible(PermissibleFamily):
         self._set_link_domain()
 
     # ---- construction-time checks ----------------------------------------------
-    def _evaluate(self, f, x, label):
+    def _evaluate(self, f: UserFunction, x: np.ndarray, label: str) -> np.ndarray:
         """f(x) as a float array of x's shape, with a clear error otherwise."""
         try:
             with ignoring(RuntimeWarning):
@@ -170,7 +180,7 @@ class CustomPermissible(PermissibleFamily):
                              f"it returned shape {out.shape}")
         return out
 
-    def _check_symmetric(self):
+    def _check_symmetric(self) -> None:
         # dyadic points: x and 1 − x are both exact, so any gap is φ's own
         x = np.unique(np.concatenate([np.arange(257) / 512.0, 2.0 ** -np.arange(10, 41, 3)]))
         left = self._evaluate(self._phi_user, x, "phi")
@@ -189,7 +199,7 @@ class CustomPermissible(PermissibleFamily):
                 f"phi({1 - x[i]:.6g}) = {right[i]:.10g} (the worst x on a grid of [0, 1/2]); "
                 "a permissible phi satisfies phi(x) = phi(1 - x)")
 
-    def _complex_step_works(self):
+    def _complex_step_works(self) -> bool:
         """Whether Im φ(x + ih)/h reproduces the derivative of φ (i.e. φ is
         written with complex-capable, analytic numpy functions)."""
         x = np.array([0.013, 0.1, 0.27, 0.42, 0.5, 0.61, 0.9])
@@ -203,7 +213,7 @@ class CustomPermissible(PermissibleFamily):
         fd = self._grad_differences(x)
         return bool(np.all(np.abs(cs - fd) <= 1e-6 * (np.abs(fd) + self.b)))
 
-    def _check_derivatives(self):
+    def _check_derivatives(self) -> None:
         """A user's dphi / d2phi must agree with φ (and dphi with d2phi)."""
         x = np.array([0.05, 0.2, 0.35, 0.5, 0.65, 0.8, 0.95])
         if self._dphi_user is not None:
@@ -225,7 +235,7 @@ class CustomPermissible(PermissibleFamily):
                                  f"d2phi({x[i]:g}) = {given[i]:.10g}, finite differences "
                                  f"give {numeric[i]:.10g}")
 
-    def _choose_x_min(self):
+    def _choose_x_min(self) -> float:
         """Smallest candidate x where ∇φ is finite and negative — and, with
         finite differences, resolvable: ε|φ(x)| small against the change of φ
         over the stencil (which matters when φ(0) ≠ 0)."""
@@ -241,12 +251,12 @@ class CustomPermissible(PermissibleFamily):
                              "phi must be strictly convex and decreasing on [0, 1/2]")
         return float(x[np.argmax(ok)])
 
-    def _check_convex(self):
+    def _check_convex(self) -> None:
         # second differences of φ itself (independent of any derivative code)
         h = 1.0 / 512
         x = np.arange(1, 256) * h
         x = np.concatenate([x, 1.0 - x])
-        def phi(z):
+        def phi(z: np.ndarray) -> np.ndarray:
             return self._evaluate(self._phi_user, z, "phi")
 
         second = phi(x - h) - 2.0 * phi(x) + phi(x + h)
@@ -261,7 +271,7 @@ class CustomPermissible(PermissibleFamily):
         x = np.unique(np.concatenate([np.logspace(np.log10(self._x_min), -1, 40),
                                       np.linspace(0.01, 0.5, 50)]))
         with np.errstate(over="ignore"):
-            d2 = self.d2phi(x)
+            d2 = np.asarray(self.d2phi(x))         # an array for an array
         bad = ~(d2 > 0)
         if np.any(bad):
             i = int(np.argmax(bad))
@@ -275,7 +285,7 @@ class CustomPermissible(PermissibleFamily):
             raise ValueError(f"phi is not convex: phi''({x[i]:.6g}) = {d2[i]:.6g} <= 0; "
                              f"a permissible phi is strictly convex on (0, 1){hint}")
 
-    def _set_link_domain(self):
+    def _set_link_domain(self) -> None:
         """(−∞, ∞) if |∇φ| keeps growing towards 0, else (∇φ(x_min), −∇φ(x_min))."""
         x1 = self._x_min
         x2 = np.sqrt(x1)
@@ -287,23 +297,24 @@ class CustomPermissible(PermissibleFamily):
             self.link_domain = (-np.inf, np.inf)
 
     # ---- numerical derivatives ------------------------------------------------------
-    def _grad_complex(self, x):
+    def _grad_complex(self, x: np.ndarray) -> np.ndarray:
         h = _COMPLEX_STEP * np.minimum(x, 1.0 - x)
         return np.imag(np.asarray(self._phi_user(x + 1j * h))) / h
 
-    def _grad_differences(self, x):
+    def _grad_differences(self, x: np.ndarray) -> np.ndarray:
         h = _STENCIL_STEP * np.minimum(x, 1.0 - x)
         return _stencil(lambda z: np.asarray(self._phi_user(z), dtype=float), x, h)
 
-    def _grad_raw(self, x):
+    def _grad_raw(self, x: np.ndarray) -> np.ndarray:
         """∇φ at interior points, in the mode chosen at construction."""
         if self._mode == "given":
+            assert self._dphi_user is not None      # the mode of a given dphi
             return np.asarray(self._dphi_user(x), dtype=np.float64)
         if self._mode == "complex":
             return self._grad_complex(x)
         return self._grad_differences(x)
 
-    def _d2_differences(self, x):
+    def _d2_differences(self, x: ArrayOrFloat) -> np.ndarray:
         """φ'' by differences of ∇φ (φ'' is symmetric: computed at min(x, 1 − x)).
 
         The central stencil with a step proportional to m = min(x, 1 − x)
@@ -332,12 +343,12 @@ class CustomPermissible(PermissibleFamily):
         return d2
 
     # ---- the generator ------------------------------------------------------------
-    def phi(self, p):
+    def phi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         """φ(p), the user's function."""
         p = _as_float(p)
         return np.asarray(self._phi_user(p), dtype=np.float64) + 0.0 * p
 
-    def dphi(self, p):
+    def dphi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         """∇φ(p), antisymmetric about ½ by construction; the ends of
         ``link_domain`` at p = 0 and 1, and ∇φ(x_min) for 0 < min(p, 1 − p) < x_min."""
         p = _as_float(p)
@@ -349,7 +360,7 @@ class CustomPermissible(PermissibleFamily):
         g = np.where(interior, g, self.link_domain[0])
         return np.where(np.isnan(p), np.nan, np.where(p > 0.5, -g, g))
 
-    def d2phi(self, p):
+    def d2phi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         """φ''(p) (given, or differences of ∇φ), symmetric about ½; evaluated
         at x_min below it."""
         p = _as_float(p)
@@ -359,19 +370,19 @@ class CustomPermissible(PermissibleFamily):
                 return np.asarray(self._d2phi_user(m), dtype=np.float64) + 0.0 * m
             return self._d2_differences(m)
 
-    def dphi_inv(self, eta):
+    def dphi_inv(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         """∇φ⁻¹(η): root of ∇φ(x) = −|η| in log x on [x_min, ½], then 1 − x
         for η > 0."""
         eta = _as_float(eta)
         target = -np.abs(eta).ravel()
-        x = np.full(target.shape, 0.5)
+        x: np.ndarray = np.full(target.shape, 0.5)
         x[np.isnan(target)] = np.nan
         x[target <= self._g_min] = 0.0
         solve = np.flatnonzero((target < 0) & (target > self._g_min))
         if solve.size:
             t_target = target[solve]
 
-            def residual(t, idx):
+            def residual(t: np.ndarray, idx: np.ndarray) -> np.ndarray:
                 with np.errstate(over="ignore", under="ignore"):
                     return self._grad_raw(np.exp(t)) - t_target[idx]
 
@@ -384,18 +395,18 @@ class CustomPermissible(PermissibleFamily):
         return np.where(eta > 0, 1.0 - x, x)
 
     # ---- identity -----------------------------------------------------------------
-    def params(self):
+    def params(self) -> dict[str, Any]:
         return {}
 
-    def _key(self):
+    def _key(self) -> tuple:
         return (self._phi_user, self._dphi_user, self._d2phi_user, self.name)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(self) is type(other) and self._key() == other._key()
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((type(self).__name__, self.name, id(self._phi_user)))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         fname = getattr(self._phi_user, "__name__", type(self._phi_user).__name__)
         return f"CustomPermissible({fname}, name={self.name!r})"

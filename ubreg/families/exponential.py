@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from .base import Family, _as_float
+from .base import ArrayOrFloat, Family, PermissibleFamily, _as_float
 
 __all__ = ["Exponential"]
 
@@ -28,44 +28,44 @@ class Exponential(Family):
     adaboost_closed_form = True
 
     @property
-    def criterion_family(self):
+    def criterion_family(self) -> PermissibleFamily:
         """Matsushita's family: its criterion is exactly the exponential loss after
         solving (70) on each leaf (Kearns–Mansour; real AdaBoost)."""
         from .closed import Matsushita
         return Matsushita()
 
-    def posterior(self, eta):
+    def posterior(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         return expit(2.0 * _as_float(eta))
 
-    def posterior_pair(self, eta):
+    def posterior_pair(self, eta: ArrayOrFloat) -> tuple[ArrayOrFloat, ArrayOrFloat]:
         eta = _as_float(eta)
         return expit(2.0 * eta), expit(-2.0 * eta)
 
-    def link(self, p):
+    def link(self, p: ArrayOrFloat) -> ArrayOrFloat:
         p = _as_float(p)
         with np.errstate(divide="ignore"):
             return 0.5 * (np.log(p) - np.log1p(-p))
 
-    def intercept_only_eta(self, ybar):
+    def intercept_only_eta(self, ybar: float) -> float:
         if not 0.0 < ybar < 1.0:
             raise ValueError("the intercept-only optimum is at infinity when y has one class")
         return float(self.link(ybar))
 
     @staticmethod
-    def _exp_neg_edge(y, eta):
+    def _exp_neg_edge(y: ArrayOrFloat, eta: ArrayOrFloat) -> np.ndarray:
         z = (2.0 * _as_float(y) - 1.0) * _as_float(eta)
         return np.exp(np.minimum(-z, _EXP_CAP))
 
-    def loss(self, y, eta):
+    def loss(self, y: ArrayOrFloat, eta: ArrayOrFloat) -> ArrayOrFloat:
         return self._exp_neg_edge(y, eta)
 
-    def gradient(self, y, eta):
+    def gradient(self, y: ArrayOrFloat, eta: ArrayOrFloat) -> ArrayOrFloat:
         ystar = 2.0 * _as_float(y) - 1.0
         return -ystar * self._exp_neg_edge(y, eta)
 
-    def hessian(self, y, eta):
+    def hessian(self, y: ArrayOrFloat, eta: ArrayOrFloat) -> ArrayOrFloat:
         return self._exp_neg_edge(y, eta)
 
-    def score_variance(self, eta):
+    def score_variance(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         # E[exp(−2y*η)] under p = expit(2η) equals 1 for every η
         return np.ones_like(_as_float(eta))

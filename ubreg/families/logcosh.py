@@ -11,10 +11,11 @@ Gini's (scaled), as ζ → −∞ to −min(x, 1 − x), whose loss is the hinge
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
-from .base import PermissibleFamily, _as_float
+from .base import ArrayOrFloat, PermissibleFamily, _as_float
 
 __all__ = ["LogCosh"]
 
@@ -26,7 +27,7 @@ _MAX_ABS_ZETA = 40.0
 _EXPM1MX_COEF = [1.0 / math.factorial(j) for j in range(17, 1, -1)]
 
 
-def _logcosh(y):
+def _logcosh(y: ArrayOrFloat) -> np.ndarray:
     """ln cosh(y), accurate for every y: log1p(2 sinh²(y/2)) below |y| = 1
     (no cancellation near 0), |y| − ln 2 + log1p(e^(−2|y|)) above (no
     overflow)."""
@@ -39,7 +40,7 @@ def _logcosh(y):
     return np.where(near, np.log1p(2.0 * np.sinh(0.5 * yn) ** 2), far)
 
 
-def _expm1mx(x):
+def _expm1mx(x: ArrayOrFloat) -> np.ndarray:
     """eˣ − 1 − x ≥ 0 to full relative accuracy: Taylor series for |x| < 1/2,
     expm1(x) − x (cancellation at most a factor 5) above."""
     x = _as_float(x)
@@ -104,11 +105,11 @@ class LogCosh(PermissibleFamily):
         self.b = float(_logcosh(self._k / 2.0)) / self._k
         self.link_domain = (-self._T, self._T)
 
-    def params(self):
+    def params(self) -> dict[str, Any]:
         return {"zeta": self.zeta}
 
     # ---- the generator --------------------------------------------------------
-    def phi(self, p):
+    def phi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         """φ(p) = (1/k)[ln cosh(k(p − ½)) − ln cosh(k/2)], eq. (35) shifted.
 
         With e = k·min(p, 1 − p): φ = (1/k) ln(cosh(k/2 − e)/cosh(k/2)) and
@@ -127,15 +128,15 @@ class LogCosh(PermissibleFamily):
         by_difference = _logcosh(0.5 * k - e) - _logcosh(0.5 * k)
         return np.where(near_edge, by_ratio, by_difference) / k
 
-    def dphi(self, p):
+    def dphi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         """∇φ(p) = −tanh(ζ(p − ½)/2) = tanh(k(p − ½)); ±T at p = 0, 1."""
         return np.tanh(self._k * (_as_float(p) - 0.5))
 
-    def d2phi(self, p):
+    def d2phi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         """φ''(p) = k sech²(k(p − ½)) > 0."""
         return self._k / np.cosh(self._k * (_as_float(p) - 0.5)) ** 2
 
-    def _small_side(self, t):
+    def _small_side(self, t: np.ndarray) -> np.ndarray:
         """∇φ⁻¹(−t) = ½ − artanh(t)/k for 0 ≤ t ≤ T (t is clipped to T).
 
         Below t = tanh(k/4) (posterior ≥ ¼) that formula is accurate as it
@@ -152,14 +153,14 @@ class LogCosh(PermissibleFamily):
         tail = np.arctanh((T - t) / (1.0 - T * t)) / k
         return np.where(mid, near_half, tail)
 
-    def dphi_inv(self, eta):
+    def dphi_inv(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         """∇φ⁻¹(η) = ½ + artanh(η)/k, saturating at 0 and 1 outside (−T, T)."""
         eta = _as_float(eta)
         x = self._small_side(np.abs(eta))
         return np.where(eta > 0, 1.0 - x, x)
 
     # ---- closed forms ------------------------------------------------------------
-    def F(self, z):
+    def F(self, z: ArrayOrFloat) -> ArrayOrFloat:
         """F_φ(z) = (−φ(q) − q z)/b_φ with q = 1 − ∇φ⁻¹(z), on the link domain
         (eq. 30, 37: b_φ F_φ(z) = D_φ(1‖p)); affine outside
         (:meth:`PermissibleFamily.F`).
@@ -193,7 +194,7 @@ class LogCosh(PermissibleFamily):
             return val
         return np.where(inside, val, super().F(z))
 
-    def hessian_eta(self, eta):
+    def hessian_eta(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         """1/φ''(∇φ⁻¹(η)) = 1/(k(1 − η²)) on the closed link domain, 0 past its ends,
         where the posterior is saturated at 0 or 1 and the loss is affine
         (:meth:`PermissibleFamily.hessian_eta`)."""

@@ -9,10 +9,14 @@ vectorised over rows (see :func:`_small_side`).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import lambertw
 
-from .base import PermissibleFamily, _as_float
+from .base import ArrayOrFloat, PermissibleFamily, _as_float
 
 __all__ = ["Power"]
 
@@ -23,7 +27,8 @@ _MAXITER = 60
 _STEP_TOL = 4.0 * np.finfo(float).eps
 
 
-def _newton(fun, start, args):
+def _newton(fun: Callable[..., tuple[np.ndarray, np.ndarray]], start: ArrayLike,
+            args: tuple[np.ndarray, ...]) -> np.ndarray:
     """Vectorised Newton iteration ``t ← t − f(t)/f'(t)`` from a start where
     it decreases monotonically to the root (steps ≥ 0).
 
@@ -45,7 +50,7 @@ def _newton(fun, start, args):
     return t
 
 
-def _pow_m1(u, v):
+def _pow_m1(u: np.ndarray, v: float) -> np.ndarray:
     """u^(v−1) as u^v/u (+∞ at u = 0).
 
     v − 1 is rounded when formed in floating point, and that exponent error
@@ -91,22 +96,22 @@ class Power(PermissibleFamily):
         # the two Newton charts of _small_side meet there.
         self._log_eta_switch = np.log(v) + _LOG_SQRT_HALF + (v - 1.0) * _LOG_EIGHTH
 
-    def params(self):
+    def params(self) -> dict[str, Any]:
         return {"v": self.v}
 
     # ---- the generator ------------------------------------------------------
-    def phi(self, p):
+    def phi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         """φ(p) = −(p(1 − p))^v, eq. (107) (sign fixed)."""
         p = _as_float(p)
         return -(p * (1.0 - p)) ** self.v
 
-    def dphi(self, p):
+    def dphi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         """∇φ(p) = v(2p − 1)(p(1 − p))^(v−1); ∓∞ at p = 0, 1."""
         p = _as_float(p)
         with np.errstate(divide="ignore", invalid="ignore"):
             return self.v * (2.0 * p - 1.0) * _pow_m1(p * (1.0 - p), self.v)
 
-    def d2phi(self, p):
+    def d2phi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         """φ''(p) = v u^(v−2)(2u + (1 − v)(1 − 2p)²), u = p(1 − p); +∞ at 0, 1."""
         p = _as_float(p)
         u = p * (1.0 - p)
@@ -114,14 +119,14 @@ class Power(PermissibleFamily):
             return (self.v * (_pow_m1(u, self.v) / u)
                     * (2.0 * u + (1.0 - self.v) * (1.0 - 2.0 * p) ** 2))
 
-    def dphi_inv(self, eta):
+    def dphi_inv(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         """∇φ⁻¹(η), accurate on the small side (see :meth:`_small_side`)."""
         eta = _as_float(eta)
         x = self._small_side(np.abs(eta))[0]
         return np.where(eta > 0, 1.0 - x, x)
 
     # ---- the numerical inverse ------------------------------------------------
-    def _small_side(self, t):
+    def _small_side(self, t: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Solve ∇φ(x) = −t for x ≤ 1/2, given t = |η| ≥ 0.
 
         Returns ``(x, u, r2)`` with u = x(1 − x) and r2 = 1 − 4u = (1 − 2x)²,
@@ -153,7 +158,7 @@ class Power(PermissibleFamily):
             # exp() of a very negative chart value underflows to 0: harmless
             return self._small_side_unguarded(_as_float(t))
 
-    def _small_side_unguarded(self, t):
+    def _small_side_unguarded(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         v = self.v
         x = np.full(t.shape, 0.5)
         u = np.full(t.shape, 0.25)
@@ -172,7 +177,7 @@ class Power(PermissibleFamily):
         if np.any(large):
             c = log_v - log_t[large]
 
-            def f_s(s, c):
+            def f_s(s: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                 e = np.exp(s)
                 one_m = 1.0 - 4.0 * e          # ≥ 1/2 on this chart: no cancellation
                 return c + 0.5 * np.log(one_m) + (v - 1.0) * s, -2.0 * e / one_m + (v - 1.0)
@@ -197,7 +202,7 @@ class Power(PermissibleFamily):
         if np.any(small):
             c = log_v - log_t[small] - (v - 1.0) * np.log(4.0)
 
-            def g_rho(rho, c):
+            def g_rho(rho: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                 e2 = np.exp(2.0 * rho)
                 one_m = -np.expm1(2.0 * rho)                  # 1 − r², r = e^ρ
                 return (c + rho + (v - 1.0) * np.log(one_m),
@@ -211,7 +216,7 @@ class Power(PermissibleFamily):
             r2[small] = r * r
         return x, u, r2
 
-    def _lambert_start(self, c):
+    def _lambert_start(self, c: np.ndarray) -> np.ndarray:
         """The root of c − 2eˢ − (1 − v)s = 0: s = L − W(α e^L) with
         α = 2/(1 − v), L = c/(1 − v).
 
@@ -230,7 +235,7 @@ class Power(PermissibleFamily):
         return L - w
 
     # ---- closed forms given the posterior ---------------------------------------
-    def F(self, z):
+    def F(self, z: ArrayOrFloat) -> ArrayOrFloat:
         """F_φ(z) = D_φ(1‖p)/b_φ with p = ∇φ⁻¹(z), eq. (30), (37).
 
         With x the small side posterior and u = x(1 − x):
@@ -245,7 +250,7 @@ class Power(PermissibleFamily):
         pos = uv * ((1.0 - self.v) + x * (2.0 * self.v - 1.0)) / (1.0 - x)
         return np.where(z > 0, pos, neg) / self.b
 
-    def hessian_eta(self, eta):
+    def hessian_eta(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         """1/φ''(∇φ⁻¹(η)) = u^(2−v) / (v(2u + (1 − v)(1 − 4u))), docs/math.md §3."""
         _, u, r2 = self._small_side(np.abs(_as_float(eta)))
         # u^(2−v) as u·(u/u^v): 2 − v may round, u/u^v does not lose accuracy

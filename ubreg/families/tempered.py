@@ -34,10 +34,12 @@ posteriors do not depend on a_φ.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from .base import PermissibleFamily, _as_float
+from .base import ArrayOrFloat, PermissibleFamily, _as_float
 from .closed import _expit_scalar
 from .custom import _chandrupatla
 
@@ -50,7 +52,7 @@ _T_ONE = 1e-12
 _ZETA_MIN = -746.0
 
 
-def _log_odds_small(x):
+def _log_odds_small(x: np.ndarray) -> np.ndarray:
     """ζ = ln(x/(1 − x)) for x ∈ [0, ½]; −∞ at x = 0."""
     with np.errstate(divide="ignore"):
         return np.log(x) - np.log1p(-x)
@@ -116,11 +118,11 @@ class Tempered(PermissibleFamily):
             self.a = 0.0 if self._s == 0 else 2.0 ** (self._c / self._s)
         self.b = 1.0 - self.a
 
-    def params(self):
+    def params(self) -> dict[str, Any]:
         return {"t": self.t}
 
     # ---- small-side building blocks -----------------------------------------
-    def _G(self, zeta):
+    def _G(self, zeta: np.ndarray) -> np.ndarray:
         """G(ζ) = ln(M_s(x, y)/y) = (1/s) ln((1 + e^{sζ})/2), ζ ≤ 0."""
         s = self._s
         if s == 0.0:
@@ -132,7 +134,7 @@ class Tempered(PermissibleFamily):
             g_far = (np.logaddexp(0.0, np.where(near, 1.0, sz)) - _LN2) / s
         return np.where(near, g_near, g_far)
 
-    def _H(self, zeta):
+    def _H(self, zeta: np.ndarray) -> np.ndarray:
         """ζ − G(ζ) = ln(x/M_s(x, y)); −∞ at ζ = −∞ for s ≥ 0.
 
         For s < 0 it is written −log1p(expm1(−sζ)/2)/s (expm1(−sζ) ∈ (−1, 0]),
@@ -148,7 +150,7 @@ class Tempered(PermissibleFamily):
             h = zeta - self._G(zeta)
         return np.where(np.isneginf(zeta), -np.inf, h)
 
-    def _eta_small(self, zeta):
+    def _eta_small(self, zeta: np.ndarray) -> np.ndarray:
         """η_t at the small-side log-odds ζ ≤ 0: e^{−cG} expm1(cζ) ≤ 0."""
         c = self._c
         with np.errstate(over="ignore", invalid="ignore"):
@@ -156,7 +158,7 @@ class Tempered(PermissibleFamily):
         lo = self.link_domain[0]
         return np.where(np.isneginf(zeta), lo, out)
 
-    def _R(self, zeta):
+    def _R(self, zeta: np.ndarray) -> np.ndarray:
         """ℓ₋₁(x) − a_φ ≥ 0 at the small-side log-odds ζ (the loss of the
         correct side).
 
@@ -172,7 +174,7 @@ class Tempered(PermissibleFamily):
                 return ell * -np.expm1(-w)
             return ell
 
-    def _small_posterior(self, target):
+    def _small_posterior(self, target: np.ndarray) -> np.ndarray:
         """x ∈ [0, ½] with η_t(x) = target, for target ≤ 0 (vectorised)."""
         target = _as_float(target)
         shape = target.shape
@@ -195,7 +197,7 @@ class Tempered(PermissibleFamily):
         if solve.size:
             t_target = tv[solve]
 
-            def residual(z, idx):
+            def residual(z: np.ndarray, idx: np.ndarray) -> np.ndarray:
                 return self._eta_small(z) - t_target[idx]
 
             zlo = np.full(solve.size, _ZETA_MIN)
@@ -206,7 +208,7 @@ class Tempered(PermissibleFamily):
         return x.reshape(shape)
 
     # ---- the generator --------------------------------------------------------
-    def phi(self, p):
+    def phi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         """φ(p) = −L_t(p) = −2x(1 − x)/M_s(x, 1 − x) (docs/tempered.md §3.1); −a_φ at 0, 1."""
         p = _as_float(p)
         x = np.minimum(p, 1.0 - p)
@@ -219,7 +221,7 @@ class Tempered(PermissibleFamily):
             val = -2.0 * np.exp(np.log(x) - self._G(zeta))
         return np.where(x > 0, val, np.where(np.isnan(p), np.nan, -self.a))
 
-    def dphi(self, p):
+    def dphi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         """∇φ(p) = η_t(p) = (p^{2−t} − (1 − p)^{2−t})/M_s(p, 1 − p)^{2−t}
         (docs/tempered.md §3.2); the ends of ``link_domain`` at p = 0, 1."""
         p = _as_float(p)
@@ -233,7 +235,7 @@ class Tempered(PermissibleFamily):
             small = self._eta_small(_log_odds_small(x))
         return np.where(p > 0.5, -small, small)
 
-    def _log_d2phi(self, p):
+    def _log_d2phi(self, p: np.ndarray) -> np.ndarray:
         """ln φ''(p) = ln c − cG + ln(e^{cζ}(1 − σ) + σ) − ln x − ln(1 − x),
         σ = expit(sζ), at x = min(p, 1 − p) ≥ 1e−300."""
         x = np.clip(np.minimum(p, 1.0 - p), 1e-300, 0.5)
@@ -245,7 +247,7 @@ class Tempered(PermissibleFamily):
                 + np.logaddexp(c * zeta + log_1m_sig, log_sig)
                 - np.log(x) - np.log1p(-x))
 
-    def d2phi(self, p):
+    def d2phi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         """φ''(p) = c e^{−cG}(e^{cζ}(1 − σ) + σ)/(x(1 − x)), σ = expit(sζ), in logs;
         the value at x = 1e−300 for p ∈ {0, 1}."""
         p = _as_float(p)
@@ -254,7 +256,7 @@ class Tempered(PermissibleFamily):
         with np.errstate(over="ignore", under="ignore"):
             return np.exp(self._log_d2phi(p))
 
-    def hessian_eta(self, eta):
+    def hessian_eta(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         """1/φ''(∇φ⁻¹(η)) (docs/math.md §3); 0 for a saturated row (posterior exactly 0
         or 1: past a bounded link's domain the loss is affine,
         :meth:`PermissibleFamily.hessian_eta`).
@@ -273,14 +275,14 @@ class Tempered(PermissibleFamily):
                 h = np.exp(np.minimum(-self._log_d2phi(small), 700.0))
         return np.where((small > 0.0) | self._at_domain_end(eta), h, 0.0)
 
-    def dphi_inv(self, eta):
+    def dphi_inv(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         """∇φ⁻¹(η): the small-side root for η ≤ 0, 1 − root(−η) above."""
         eta = _as_float(eta)
         x = self._small_posterior(-np.abs(eta))
         return np.where(eta > 0, 1.0 - x, x)
 
     # ---- the loss --------------------------------------------------------------
-    def F(self, z):
+    def F(self, z: ArrayOrFloat) -> ArrayOrFloat:
         """F_φ(z) = (max(−z, 0) + R(x))/b_φ with x the small posterior of |z|
         (eq. 30, 37; see the class Notes).  Affine past a bounded link domain."""
         z = _as_float(z)
@@ -290,7 +292,7 @@ class Tempered(PermissibleFamily):
         r = np.where(x > 0, r, 0.0)
         return (np.maximum(-z, 0.0) + r) / self.b
 
-    def partial_losses(self, p):
+    def partial_losses(self, p: ArrayOrFloat) -> tuple[np.ndarray, np.ndarray]:
         """(ℓ₁(p), ℓ₋₁(p)), the tempered partial losses of docs/tempered.md §3.1
         (without the shift a_φ)."""
         p = _as_float(p)
@@ -305,7 +307,7 @@ class Tempered(PermissibleFamily):
         low = p <= 0.5
         return np.where(low, big, small), np.where(low, small, big)
 
-    def scalar_posterior(self):
+    def scalar_posterior(self) -> Callable[[float], float]:
         """∇φ⁻¹ for one float (the per-row loops): at t = 0 and t = 1 (the closed
         forms of :meth:`_small_posterior`) the generic way; otherwise Brent's root of the
         small-side link η_t(ζ) = target
@@ -319,19 +321,19 @@ class Tempered(PermissibleFamily):
         s, c = self._s, self._c
         lo = self.link_domain[0]
 
-        def G(z):
+        def G(z: float) -> float:
             sz = s * z
             if abs(sz) < 1.0:
                 return math.log1p(0.5 * math.expm1(sz)) / s
             return (max(sz, 0.0) + math.log1p(math.exp(-abs(sz))) - _LN2) / s
 
-        def eta_small(z):
+        def eta_small(z: float) -> float:
             e = -c * G(z)
             return -math.inf if e > 709.0 else math.exp(e) * math.expm1(c * z)
 
         eta_min = eta_small(_ZETA_MIN)
 
-        def post(a):
+        def post(a: float) -> float:
             if a == 0.0:
                 return 0.5
             target = -abs(a)
@@ -344,5 +346,5 @@ class Tempered(PermissibleFamily):
             return 1.0 - x if a > 0 else x
         return post
 
-    def describe(self):
+    def describe(self) -> str:
         return f"tempered (t = {self.t:g})"

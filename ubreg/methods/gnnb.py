@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import time
+from typing import cast
 
 import numpy as np
 import pandas as pd
 
 from ..errors import DataError
+from ..families import PermissibleFamily
 from ..fitters.gnnb.fitter import leverage
 from ..fitters.gnnb.neighbours import NeighbourIndex
 from ..fitters.gnnb.preprocess import Preprocessor
@@ -148,7 +150,8 @@ def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, st
                                  fit=_in_input_order(fit, order)))
     seconds = time.perf_counter() - t0
     return GNNBResult(
-        method=update, formula=spec.formula, family=family, call=spec.call, design=mf.design,
+        method=update, formula=spec.formula, call=spec.call, design=mf.design,
+        family=cast(PermissibleFamily, family),       # is_permissible, checked above
         response=mf.response, preprocessor=pre, blocks=models, codes=codes, Y=Y, k=int(k),
         epsilon=float(epsilon), T=int(T if T is not None else m), chooser=chooser,
         index=row_index, n_input=mf.n_input, dropped=mf.dropped, na_factors=mf.na_factors,

@@ -87,6 +87,7 @@ def fit_linear(spec: FitSpec, *, solver: str = "corrective", tol: float = 1e-10,
     result_fit = fit_uls(mf.X, mf.y, mf.weights, family, solver=solver, tol=tol, maxiter=maxiter,
                          intercept=intercept, offset=offset)
     T = working_transform(result_fit, 1.0)          # patsy's intercept column is 1
+    assert result_fit.eta is not None               # an in-memory fit has its links
     cov = sandwich(working_design(mf.X, result_fit), mf.y, mf.weights, result_fit.eta, family,
                    transform=T, weight_kind=spec.weight_kind)
     result = LinearResult(fit=result_fit, covariance=cov,

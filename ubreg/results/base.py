@@ -28,12 +28,14 @@ Objects that are not results
 from __future__ import annotations
 
 import abc
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from functools import cached_property
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from .._pickling import warn_if_other_version
 from .._version import __version__
@@ -41,6 +43,9 @@ from ..design import Design, Response, as_frame
 from ..design.update import update_formula
 from ..families.base import Family
 from .inference import bernoulli_loglik, deviance, null_eta
+
+if TYPE_CHECKING:
+    from ..summary.base import Summary
 
 __all__ = ["Result", "BinaryResult", "Capabilities", "UNDECLARED", "capabilities_of",
            "PREDICT_TYPES", "check_predict_type", "class_series", "NO_LIKELIHOOD"]
@@ -55,7 +60,7 @@ def check_predict_type(type: str, allowed: tuple = PREDICT_TYPES) -> None:
         raise ValueError(f"type must be one of {allowed}, got {type!r}")
 
 
-def class_series(levels, codes, index) -> pd.Series:
+def class_series(levels: Sequence, codes: ArrayLike, index: pd.Index) -> pd.Series:
     """``predict(type="class")`` of every result: a Series of category dtype whose
     categories are the response's ``levels`` (in their order), from ``codes``
     (positions in ``levels``; −1 for NA)."""
@@ -137,7 +142,7 @@ class Capabilities:
     is_tree: bool = False
     is_multiclass: bool = False
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         # a declaration that promises an interface without the one it rests on is a bug
         needs = {"has_deviance": "has_training_rows", "has_likelihood": "has_deviance",
                  "has_residuals": "has_training_rows", "has_covariance": "has_coefficients",
@@ -155,7 +160,7 @@ class Capabilities:
 UNDECLARED = Capabilities(has_training_rows=True)
 
 
-def capabilities_of(model) -> Capabilities:
+def capabilities_of(model: object) -> Capabilities:
     """The capabilities ``model`` declares: its class's for a :class:`Result`,
     :data:`UNDECLARED` for any other object."""
     return type(model).capabilities if isinstance(model, Result) else UNDECLARED
@@ -195,12 +200,13 @@ class Result(abc.ABC):
     _refit = None
 
     @abc.abstractmethod
-    def predict(self, newdata=None, type: str = "response"):
+    def predict(self, newdata: pd.DataFrame | None = None,
+                type: str = "response") -> pd.Series | pd.DataFrame:
         """Predictions on one of :data:`PREDICT_TYPES` (``newdata=None``: the
         training rows, for a result that has them)."""
 
     @abc.abstractmethod
-    def summary(self):
+    def summary(self) -> Summary:
         """A :class:`~ubreg.summary.base.Summary`: text, HTML and DataFrame forms."""
 
     @property
@@ -213,7 +219,7 @@ class Result(abc.ABC):
     def n_dropped(self) -> int:
         """Rows dropped for missing values."""
 
-    def update(self, formula=None, **changes):
+    def update(self, formula: str | None = None, **changes: Any) -> Result:
         """The model refitted with a changed formula or arguments, as R's ``update``.
 
         Parameters
@@ -250,13 +256,13 @@ class Result(abc.ABC):
         return self._refit(data=data, **arguments)
 
     # ---- pickling ---------------------------------------------------------
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         for key in (*self._unpickled, "_data"):     # the data are the user's, not the model's
             state.pop(key, None)
         return state
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         warn_if_other_version(state.get("ubreg_version"))
         self.__dict__.update(state)
 
@@ -275,7 +281,7 @@ class Result(abc.ABC):
 
     aic.__doc__ = bic.__doc__ = df_resid.__doc__ = NO_LIKELIHOOD
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         """What R's ``print`` shows of a fit: ``print.glm``'s call, coefficients,
         degrees of freedom, deviances and AIC for a linear fit; the call and the
         main numbers for the others (:mod:`ubreg.summary.printed`)."""
@@ -307,8 +313,8 @@ class BinaryResult(Result):
 
     def __init__(self, *, formula: str, family: Family, design: Design, response: Response,
                  y: np.ndarray, weights: np.ndarray, eta: np.ndarray, index: pd.Index,
-                 n_input: int, dropped: pd.Index, call: str, na_factors=(),
-                 weight_kind: str = "prior"):
+                 n_input: int, dropped: pd.Index, call: str, na_factors: Iterable[str] = (),
+                 weight_kind: str = "prior") -> None:
         self.formula = formula
         self.family = family
         self.design = design
@@ -417,7 +423,8 @@ class BinaryResult(Result):
         return len(self.weights)
 
     # ---- prediction -------------------------------------------------------
-    def predict(self, newdata=None, type: str = "response") -> pd.Series:
+    def predict(self, newdata: pd.DataFrame | None = None,
+                type: str = "response") -> pd.Series:
         """Predictions on the link, response or class scale.
 
         Parameters
@@ -448,7 +455,8 @@ class BinaryResult(Result):
             eta[~na] = eta_ok
         return self._on_scale(eta, na, index, type)
 
-    def _on_scale(self, eta, na, index, type):
+    def _on_scale(self, eta: np.ndarray, na: np.ndarray, index: pd.Index,
+                  type: str) -> pd.Series:
         if type == "link":
             return pd.Series(eta, index=index, name="link")
         if type == "response":

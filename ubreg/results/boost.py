@@ -6,19 +6,25 @@ each round), the risk path and — for ULS — the edge path.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from ..fitters.boost.uboost import UBoostFit
 from ..fitters.boost.uls_boost import ULSBoostFit, feature_matrix
 from .base import BinaryResult, Capabilities, check_predict_type
 
+if TYPE_CHECKING:
+    from ..families.base import Family
+    from ..fitters.boost.ulosses import ULoss
+    from ..summary.boost import UBoostSummary, ULSBoostSummary
+
 __all__ = ["UBoostResult", "ULSBoostResult", "weighted_mean"]
 
 
-def weighted_mean(w, v):
+def weighted_mean(w: np.ndarray, v: ArrayLike) -> float | np.ndarray:
     """Σ w v / Σ w (over the first axis of ``v``) with w divided by the power of two
     nearest its largest value: the same bits as without it, and no overflow of Σ w."""
     w = np.ldexp(w, -int(np.frexp(np.max(w))[1]))
@@ -58,7 +64,7 @@ class ULSBoostResult(BinaryResult):
     capabilities = Capabilities(has_training_rows=True, has_deviance=True, has_residuals=True,
                                 has_risk_path=True, has_edge_path=True)
 
-    def __init__(self, *, fit: ULSBoostFit, learner: str, options: dict, **kwargs):
+    def __init__(self, *, fit: ULSBoostFit, learner: str, options: dict, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.fit_info = fit
         self.learner = learner
@@ -85,14 +91,14 @@ class ULSBoostResult(BinaryResult):
         return float(np.sum(self.feature_table()["coef"] != 0))
 
     # ---- prediction -------------------------------------------------------
-    def _features(self, X):
+    def _features(self, X: np.ndarray) -> np.ndarray:
         return feature_matrix(self.hypotheses, X)
 
-    def _link_for(self, newdata):
+    def _link_for(self, newdata: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         X, na = self.design.transform(newdata)
         return self._features(X) @ self.fit_info.coef, na
 
-    def staged_link(self, newdata=None) -> tuple[np.ndarray, np.ndarray]:
+    def staged_link(self, newdata: pd.DataFrame | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(m, rounds) link values after each round, for the rows of ``newdata``
         without NA, and the (n,) mask of the rows with NA."""
         if newdata is None:
@@ -109,7 +115,7 @@ class ULSBoostResult(BinaryResult):
             out = cum[:, ends - 1] if ends.size else np.zeros((X.shape[0], 0))
         return out, na
 
-    def staged_predict(self, newdata, type: str = "response") -> pd.DataFrame:
+    def staged_predict(self, newdata: pd.DataFrame, type: str = "response") -> pd.DataFrame:
         """Predictions after each round (columns 1..rounds), on the scale ``type``.
 
         With ``strategy="F."``/``"E."`` the posterior after round r reads H
@@ -125,7 +131,8 @@ class ULSBoostResult(BinaryResult):
             cols[r + 1] = self._scaled(eta, na, newdata.index, type, fam)
         return pd.DataFrame(cols, index=newdata.index).rename_axis(columns="round")
 
-    def _scaled(self, eta, na, index, type, family):
+    def _scaled(self, eta: np.ndarray, na: np.ndarray, index: pd.Index, type: str,
+                family: Family) -> np.ndarray:
         if type == "response":
             p = np.full(len(eta), np.nan)
             p[~na] = family.posterior(eta[~na])
@@ -161,9 +168,9 @@ class ULSBoostResult(BinaryResult):
 
     @property
     def training_error(self) -> float:
-        return weighted_mean(self.weights, (self.eta >= 0) != (self.y == 1))
+        return float(weighted_mean(self.weights, (self.eta >= 0) != (self.y == 1)))
 
-    def summary(self, top: int = 10):
+    def summary(self, top: int = 10) -> ULSBoostSummary:
         """Rounds, training risk, deviance and the top features."""
         from ..summary.boost import ULSBoostSummary
         return ULSBoostSummary(self, top=top)
@@ -199,7 +206,8 @@ class UBoostResult(BinaryResult):
     capabilities = Capabilities(has_training_rows=True, has_deviance=True, has_residuals=True,
                                 has_risk_path=True, has_cv_path=True)
 
-    def __init__(self, *, fit: UBoostFit, U, options: dict, X: np.ndarray, **kwargs):
+    def __init__(self, *, fit: UBoostFit, U: ULoss, options: dict, X: np.ndarray,
+                 **kwargs: Any) -> None:
         from ..families.closed import Entropy
         super().__init__(family=Entropy(), **kwargs)
         self.fit_info = fit
@@ -270,14 +278,14 @@ class UBoostResult(BinaryResult):
                          name="selection frequency").sort_values(ascending=False)
 
     # ---- prediction -------------------------------------------------------
-    def _link_for(self, newdata):
+    def _link_for(self, newdata: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         X, na = self.design.transform(newdata)
         F = np.full(X.shape[0], self.fit_info.F0)
         for base in self.fit_info.learners:
             F += self.nu * base.predict(X)
         return F, na
 
-    def staged_predict(self, newdata, type: str = "response") -> pd.DataFrame:
+    def staged_predict(self, newdata: pd.DataFrame, type: str = "response") -> pd.DataFrame:
         """Predictions after 0..mstop iterations (columns), on the scale ``type``."""
         from ..fitters.boost.uboost import staged_F
         check_predict_type(type)
@@ -310,9 +318,9 @@ class UBoostResult(BinaryResult):
 
     @property
     def training_error(self) -> float:
-        return weighted_mean(self.weights, (self.eta >= 0) != (self.y == 1))
+        return float(weighted_mean(self.weights, (self.eta >= 0) != (self.y == 1)))
 
-    def summary(self, top: int = 10):
+    def summary(self, top: int = 10) -> UBoostSummary:
         """Iterations, U-risk, deviance, variable importance and selection frequencies."""
         from ..summary.boost import UBoostSummary
         return UBoostSummary(self, top=top)

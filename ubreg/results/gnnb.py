@@ -22,8 +22,10 @@ nearest neighbour.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -34,6 +36,11 @@ from ..families import PermissibleFamily
 from ..fitters.gnnb.fitter import LeverageFit, lemma3_optimal_risk, surrogate_risk
 from ..fitters.gnnb.neighbours import NeighbourIndex
 from .base import Capabilities, Result, check_predict_type, class_series
+
+if TYPE_CHECKING:
+    from ..design import Design, Response
+    from ..fitters.gnnb.preprocess import Preprocessor
+    from ..summary.gnnb import GNNBSummary
 
 __all__ = ["BlockModel", "GNNBResult"]
 
@@ -84,9 +91,13 @@ class GNNBResult(Result):
     family: PermissibleFamily           # GNNB leverages on φ (the fit checks it)
     _unpickled = ("class_table", "hamming_risk", "training_accuracy")
 
-    def __init__(self, *, method, formula, family, call, design, response, preprocessor, blocks,
-                 codes, Y, k, epsilon, T, chooser, index, n_input, dropped, na_factors=(),
-                 fit_seconds=float("nan"), order=None, weighted_rows=None, positive_rows=None):
+    def __init__(self, *, method: str, formula: str, family: PermissibleFamily, call: str,
+                 design: Design, response: Response, preprocessor: Preprocessor,
+                 blocks: list[BlockModel], codes: np.ndarray, Y: np.ndarray, k: int,
+                 epsilon: float, T: int, chooser: str, index: pd.Index, n_input: int,
+                 dropped: pd.Index, na_factors: Iterable[str] = (),
+                 fit_seconds: float = float("nan"), order: np.ndarray | None = None,
+                 weighted_rows: int | None = None, positive_rows: int | None = None) -> None:
         self.method = method
         self.formula = formula
         self.family = family
@@ -125,9 +136,9 @@ class GNNBResult(Result):
 
     @property
     def nobs(self) -> int:
-        if getattr(self, "weight_kind", "freq") == "prior" and \
-                getattr(self, "positive_rows", None) is not None:
-            return int(self.positive_rows)
+        positive_rows = getattr(self, "positive_rows", None)
+        if getattr(self, "weight_kind", "freq") == "prior" and positive_rows is not None:
+            return int(positive_rows)
         return len(self.codes)
 
     @property
@@ -176,7 +187,7 @@ class GNNBResult(Result):
             out.append(blk.leverage[knn].sum(axis=1))     # eq. (16)
         return out
 
-    def _scales(self, links: list[np.ndarray]):
+    def _scales(self, links: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
         """(link, unnormalised posterior, class code) from per-block links."""
         fam = self.family
         if len(links) == 1:
@@ -185,10 +196,11 @@ class GNNBResult(Result):
             return h, p, np.argmax(h, axis=1)
         p = np.mean([np.clip(fam.posterior_pair(h)[0], 0.0, 1.0) for h in links], axis=0)
         with np.errstate(all="ignore"):
-            h = fam.dphi(np.clip(p, 1e-300, 1.0 - 1e-16))
+            h = np.asarray(fam.dphi(np.clip(p, 1e-300, 1.0 - 1e-16)))    # an array for an array
         return h, p, np.argmax(p, axis=1)
 
-    def predict(self, newdata=None, type: str = "response"):
+    def predict(self, newdata: pd.DataFrame | None = None,
+                type: str = "response") -> pd.Series | pd.DataFrame:
         """Predictions for new data (or the training rows).
 
         Parameters
@@ -233,7 +245,8 @@ class GNNBResult(Result):
         full[~na] = h if type == "link" else p
         return pd.DataFrame(full, index=index, columns=self.classes)
 
-    def _two_classes(self, p1, na, index, type):
+    def _two_classes(self, p1: np.ndarray, na: np.ndarray, index: pd.Index,
+                     type: str) -> pd.Series:
         """A two-class fit's predictions from P(y = second level) of the complete rows."""
         if type == "class":
             codes = np.full(len(index), -1, dtype=np.int64)
@@ -306,6 +319,6 @@ class GNNBResult(Result):
         cls = self._scales(self._training_links())[2]
         return float(np.mean(cls == self.codes))
 
-    def summary(self):
+    def summary(self) -> GNNBSummary:
         from ..summary.gnnb import GNNBSummary
         return GNNBSummary(self)

@@ -27,7 +27,8 @@ __all__ = ["sandwich", "meat_weights", "covariances", "flat_directions", "devian
 HC_TYPES = ("HC0", "HC1", "HC2", "HC3")
 
 
-def sandwich(X, y, w, eta, family: Family, transform=None,
+def sandwich(X: np.ndarray, y: np.ndarray, w: np.ndarray, eta: np.ndarray, family: Family,
+             transform: np.ndarray | None = None,
              weight_kind: str = "prior") -> dict[str, np.ndarray]:
     """Model-based and robust (HC0) covariances of β̂ (docs/math.md §3).
 
@@ -48,7 +49,7 @@ def sandwich(X, y, w, eta, family: Family, transform=None,
     return covariances(A, B_model, B_robust, transform)
 
 
-def meat_weights(w, weight_kind: str):
+def meat_weights(w: np.ndarray, weight_kind: str) -> np.ndarray:
     """The row weights of the robust meat: w² for prior weights, w for frequency
     weights (:func:`sandwich`)."""
     if weight_kind not in ("prior", "freq"):
@@ -85,7 +86,8 @@ def flat_directions(A: np.ndarray) -> np.ndarray:
     return flat
 
 
-def covariances(A, B_model, B_robust, transform=None) -> dict:
+def covariances(A: np.ndarray, B_model: np.ndarray, B_robust: np.ndarray,
+                transform: np.ndarray | None = None) -> dict:
     """{"model": A⁻¹B_model A⁻¹, "robust": A⁻¹B_robust A⁻¹, "flat": mask}.
 
     Rows and columns of coefficients in a flat direction of A
@@ -110,14 +112,14 @@ def covariances(A, B_model, B_robust, transform=None) -> dict:
     return out
 
 
-def deviance(family: Family, y, eta, w) -> float:
+def deviance(family: Family, y: np.ndarray, eta: np.ndarray, w: np.ndarray) -> float:
     """2 Σ wᵢ D_φ(yᵢ‖p̂ᵢ) with p̂ the posterior (:meth:`Family.divergence`); the binomial
     deviance for ``entropy``.  For a saturating family it is not twice the surrogate
     risk the fit minimises: past the link's domain the loss grows linearly, D_φ does not."""
     return float(2.0 * (w @ family.divergence(y, eta)))
 
 
-def null_eta(family: Family, y, w, has_intercept: bool) -> float:
+def null_eta(family: Family, y: np.ndarray, w: np.ndarray, has_intercept: bool) -> float:
     """Link value of the null model: the weighted mean of y with an
     intercept (properness), η = 0 (p̂ = 1/2) without one, as R does."""
     if not has_intercept:
@@ -126,7 +128,8 @@ def null_eta(family: Family, y, w, has_intercept: bool) -> float:
     return family.intercept_only_eta(ybar)
 
 
-def bernoulli_loglik(family: Family, y, eta, w, weight_kind: str = "freq") -> float:
+def bernoulli_loglik(family: Family, y: np.ndarray, eta: np.ndarray, w: np.ndarray,
+                     weight_kind: str = "freq") -> float:
     """The Bernoulli log-likelihood of p̂ (clipped to [0, 1]).
 
     Frequency weights: Σ wᵢ [yᵢ ln p̂ᵢ + (1 − yᵢ) ln(1 − p̂ᵢ)].  Prior weights:
@@ -151,7 +154,7 @@ def bernoulli_loglik(family: Family, y, eta, w, weight_kind: str = "freq") -> fl
     return float(np.sum(ll[w > 0]))
 
 
-def wald_table(coef, cov, level: float = 0.95) -> dict[str, np.ndarray]:
+def wald_table(coef: np.ndarray, cov: np.ndarray, level: float = 0.95) -> dict[str, np.ndarray]:
     """Standard errors, Wald z, two-sided normal p-values and intervals.
 
     A variance that is not positive (a degenerate covariance) gives NaN, never
@@ -172,7 +175,8 @@ def _bread_inverse(A: np.ndarray) -> np.ndarray:
     return inverse_spd(A)
 
 
-def hat_values(X, y, w, eta, family: Family) -> np.ndarray:
+def hat_values(X: np.ndarray, y: np.ndarray, w: np.ndarray, eta: np.ndarray,
+               family: Family) -> np.ndarray:
     """The hat values of the weighted fit, hᵢ = wᵢ ℓ''ᵢ xᵢᵀ A⁻¹ xᵢ with A = Σ wᵢ ℓ''ᵢ xᵢxᵢᵀ.
 
     The diagonal of W^½ X A⁻¹ Xᵀ W^½ with the working weights W = w ℓ''
@@ -190,8 +194,9 @@ def hat_values(X, y, w, eta, family: Family) -> np.ndarray:
     return curvature * h
 
 
-def hc_covariance(kind: str, X, y, w, eta, family: Family, transform=None,
-                  weight_kind: str = "prior", hat=None) -> np.ndarray:
+def hc_covariance(kind: str, X: np.ndarray, y: np.ndarray, w: np.ndarray, eta: np.ndarray,
+                  family: Family, transform: np.ndarray | None = None,
+                  weight_kind: str = "prior", hat: np.ndarray | None = None) -> np.ndarray:
     """``sandwich::vcovHC(type = "HC2" | "HC3")`` of the fit: A⁻¹ B A⁻¹ with the meat
     B = Σ mᵢ ℓ'ᵢ² xᵢxᵢᵀ / (1 − hᵢ)^a, a = 1 (HC2) or 2 (HC3) (docs/math.md §3).
 

@@ -1,16 +1,24 @@
 """The result of a linear ULS fit: coefficients with glm-grade inference."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
+
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from ..design import as_frame
+from ..families.base import ArrayOrFloat, Family, PermissibleFamily
 from ..fitters.uls import LinearFit, working_design, working_transform
 from ..numerics.separation import Separation
 from .base import BinaryResult, Capabilities, check_predict_type
 from .inference import HC_TYPES, deviance, hc_covariance, wald_table
 from .inference import hat_values as _hat_values
+
+if TYPE_CHECKING:
+    from ..summary.linear import LinearSummary
 
 __all__ = ["LinearResult", "posterior_slope", "one_vcov"]
 
@@ -67,7 +75,8 @@ class LinearResult(BinaryResult):
     def __init__(self, *, fit: LinearFit, covariance: dict, separation: Separation | None,
                  model_matrix: np.ndarray | None = None, offset: np.ndarray | None = None,
                  null_eta: np.ndarray | None = None, na_action: str = "omit",
-                 input_index: pd.Index | None = None, profiler=None, **kwargs):
+                 input_index: pd.Index | None = None, profiler: Callable[..., Any] | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         names = self.design.column_names
         self.fit_info = fit
@@ -133,7 +142,7 @@ class LinearResult(BinaryResult):
         return pd.DataFrame(self._cov[key], index=names, columns=names)
 
     @staticmethod
-    def _vcov_key(kind) -> str:
+    def _vcov_key(kind: str) -> str:
         if isinstance(kind, str):
             if kind in ("model", "robust"):
                 return kind
@@ -175,7 +184,7 @@ class LinearResult(BinaryResult):
         h = _hat_values(X, self.y, self.weights, self.eta, self.family)
         return self._padded(pd.Series(h, index=self.index, name="hat"))
 
-    def _wald(self, cov="model", level=0.95):
+    def _wald(self, cov: str = "model", level: float = 0.95) -> dict[str, np.ndarray]:
         return wald_table(self.coef.to_numpy(), self.vcov(cov).to_numpy(), level)
 
     @property
@@ -256,7 +265,7 @@ class LinearResult(BinaryResult):
                             index=pd.Index(self.coef.index, name="term"))
 
     # ---- prediction -------------------------------------------------------
-    def _rows_for(self, newdata):
+    def _rows_for(self, newdata: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The design rows of the complete rows of ``newdata``, their η (offset
         included) and the mask of NA rows (a missing offset variable included)."""
         X, na = self.design.transform(newdata)
@@ -269,12 +278,13 @@ class LinearResult(BinaryResult):
             X, eta, na = X[~missing], eta[~missing], na | np.isnan(offset)
         return X, eta, na
 
-    def _link_for(self, newdata):
+    def _link_for(self, newdata: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         _, eta, na = self._rows_for(newdata)
         return eta, na
 
-    def predict(self, newdata=None, type: str = "response", *, se_fit: bool = False,
-                interval: str | None = None, level: float = 0.95, **kwargs):
+    def predict(self, newdata: pd.DataFrame | None = None, type: str = "response", *,
+                se_fit: bool = False, interval: str | None = None, level: float = 0.95,
+                **kwargs: Any) -> pd.Series | pd.DataFrame:
         """Predictions on the link, response or class scale (:meth:`BinaryResult.predict`).
 
         With ``se_fit=True`` or ``interval="confidence"`` a DataFrame indexed like
@@ -353,7 +363,7 @@ class LinearResult(BinaryResult):
     def is_linear_probability_model(self) -> bool:
         return getattr(self.family, "extends_past_domain", False)
 
-    def summary(self, vcov: str | None = None, *, cov: str | None = None):
+    def summary(self, vcov: str | None = None, *, cov: str | None = None) -> LinearSummary:
         """R ``summary.glm``-style summary (text, HTML and DataFrame forms), with the
         standard errors of the covariance ``vcov`` (:meth:`vcov`; ``cov`` is its
         older name); the header names it."""
@@ -361,7 +371,7 @@ class LinearResult(BinaryResult):
         return LinearSummary(self, cov=one_vcov(vcov, cov))
 
 
-def one_vcov(vcov, cov) -> str:
+def one_vcov(vcov: str | None, cov: str | None) -> str:
     """The covariance asked for by ``vcov`` or its older name ``cov`` (not both)."""
     if vcov is not None and cov is not None and vcov != cov:
         raise TypeError(f"give vcov or cov (its older name), not both: vcov={vcov!r}, "
@@ -371,18 +381,18 @@ def one_vcov(vcov, cov) -> str:
     return kind
 
 
-def posterior_slope(family, eta) -> np.ndarray:
+def posterior_slope(family: Family, eta: ArrayLike) -> ArrayOrFloat:
     """dp̂/dη: 1/φ''(p̂) for a permissible family (docs/math.md §3: its curvature in η;
     0 for a saturated row); a central difference for any other loss (R's
     ``mu.eta``)."""
     eta = np.asarray(eta, dtype=np.float64)
-    if family.is_permissible:
-        return family.hessian_eta(eta)
+    if family.is_permissible:             # the flag of a PermissibleFamily
+        return cast(PermissibleFamily, family).hessian_eta(eta)
     h = 1e-5 * np.maximum(1.0, np.abs(eta))
     return (family.posterior(eta + h) - family.posterior(eta - h)) / (2.0 * h)
 
 
-def _check_level(level) -> None:
+def _check_level(level: float) -> None:
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must be in (0, 1), got {level!r}")
 
@@ -404,7 +414,9 @@ def _positions(full: pd.Index, part: pd.Index) -> np.ndarray:
     return out
 
 
-def _se_frame(result, X, eta_ok, na, index, type, se_fit, interval, level) -> pd.DataFrame:
+def _se_frame(result: LinearResult, X: np.ndarray, eta_ok: np.ndarray, na: np.ndarray,
+              index: pd.Index, type: str, se_fit: bool, interval: str | None,
+              level: float) -> pd.DataFrame:
     """``predict.glm(se.fit = TRUE)``'s fit and se, and the confidence limits."""
     keep = ~result.fit_info.aliased
     V = result._cov["model"][np.ix_(keep, keep)]
@@ -413,7 +425,7 @@ def _se_frame(result, X, eta_ok, na, index, type, se_fit, interval, level) -> pd
     n = len(na)
     cols = {}
 
-    def full(values):
+    def full(values: ArrayOrFloat) -> np.ndarray:
         out = np.full(n, np.nan)
         out[~na] = values
         return out

@@ -4,15 +4,19 @@ docs/tempered.md §2.6 (final classifiers), §2.7 (guarantee), §4 (t-margins).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from ..design import as_frame
 from ..fitters.tboost.algebra import clip_level, clipped_sum, tanh_t
 from ..fitters.tboost.boost import TBoostFit
 from .base import BinaryResult, Capabilities, check_predict_type
+
+if TYPE_CHECKING:
+    from ..summary.tboost import TBoostSummary
 
 __all__ = ["TBoostResult"]
 
@@ -52,7 +56,7 @@ class TBoostResult(BinaryResult):
     capabilities = Capabilities(has_training_rows=True, has_deviance=True, has_residuals=True,
                                 has_risk_path=True, has_t_margins=True)
 
-    def __init__(self, *, fit: TBoostFit, learner: str, options: dict, **kwargs):
+    def __init__(self, *, fit: TBoostFit, learner: str, options: dict, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.fit_info = fit
         self.t = fit.t
@@ -94,16 +98,18 @@ class TBoostResult(BinaryResult):
         return int(np.max(self.fit_info.n_forgotten))
 
     # ---- prediction -------------------------------------------------------------
-    def _terms(self, X):
+    def _terms(self, X: np.ndarray) -> np.ndarray:
         """(J, n) terms α_j h_j(x)."""
         return np.array([a * h.predict(X) for a, h in zip(self.alpha, self.hypotheses)])
 
-    def _link_for(self, newdata, clipped=False):
+    def _link_for(self, newdata: pd.DataFrame,
+                  clipped: bool = False) -> tuple[np.ndarray, np.ndarray]:
         X, na = self.design.transform(newdata)
         terms = self._terms(X)
         return (clipped_sum(terms, self.delta) if clipped else terms.sum(axis=0)), na
 
-    def predict(self, newdata=None, type: str = "response", clipped: bool = False) -> pd.Series:
+    def predict(self, newdata: pd.DataFrame | None = None, type: str = "response",
+                clipped: bool = False) -> pd.Series:
         """Predictions of H_J, or of the clipped H_J^(δ) with ``clipped=True``.
 
         ``type``: ``"link"`` (H), ``"response"`` (p̂ = exp_t(H)/(exp_t(H) +
@@ -127,7 +133,7 @@ class TBoostResult(BinaryResult):
         H = self.eta_clipped if clipped else self.eta
         return pd.Series(tanh_t(ystar * H / 2.0, self.t), index=self.index, name="t-margin")
 
-    def margin_bound(self, theta) -> np.ndarray:
+    def margin_bound(self, theta: ArrayLike) -> np.ndarray:
         """((1 + θ)/(1 − θ))^{2−t} Π_j K_t(ρ_j), the bound of §2.7 on
         F_{t,θ} = mean[ν_t ≤ θ] (closed-form μ, no forgetting)."""
         theta = np.asarray(theta, dtype=float)
@@ -142,7 +148,7 @@ class TBoostResult(BinaryResult):
         return pd.Series(loss, index=pd.RangeIndex(len(loss), name="round"),
                          name="tempered exponential loss")
 
-    def summary(self):
+    def summary(self) -> TBoostSummary:
         """Rounds, temperature, clipping, training errors and the per-round table."""
         from ..summary.tboost import TBoostSummary
         return TBoostSummary(self)

@@ -1,12 +1,18 @@
 """The result of ``method="udt"``: a tree grown by UDT (paper 000 Algorithm 3)."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import pandas as pd
 
-from ..design import RawDesign, as_frame
+from ..design import RawColumn, RawDesign, as_frame
 from ..fitters.udt import Tree, TreeColumn, one_se_cp
 from .base import PREDICT_TYPES, BinaryResult, Capabilities, check_predict_type, class_series
+
+if TYPE_CHECKING:
+    from ..summary.tree import TreeSummary
 
 __all__ = ["TreeResult", "to_tree_columns"]
 
@@ -14,12 +20,12 @@ __all__ = ["TreeResult", "to_tree_columns"]
 _TYPES = (*PREDICT_TYPES, "leaf")
 
 
-def to_tree_columns(raw_columns) -> list[TreeColumn]:
+def to_tree_columns(raw_columns: Iterable[RawColumn]) -> list[TreeColumn]:
     return [TreeColumn(c.name, c.kind, c.values, None if c.levels is None else
                        [str(v) for v in c.levels]) for c in raw_columns]
 
 
-def missing_rows(columns) -> np.ndarray:
+def missing_rows(columns: Sequence[TreeColumn]) -> np.ndarray:
     """Rows with a missing value (NaN, or code −1) in any of the tree's columns."""
     n = len(columns[0].values) if columns else 0
     miss = np.zeros(n, dtype=bool)
@@ -49,7 +55,7 @@ class TreeResult(BinaryResult):
     training_leaf: np.ndarray
 
     def __init__(self, *, tree: Tree, cptable: pd.DataFrame, xval: int, seed: int,
-                 na_counts: dict, **kwargs):
+                 na_counts: dict, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.tree = tree
         self.cptable = cptable
@@ -94,17 +100,18 @@ class TreeResult(BinaryResult):
         return self.tree.surrogate_risk
 
     # ---- prediction ---------------------------------------------------------
-    def _columns(self, newdata):
+    def _columns(self, newdata: pd.DataFrame) -> list[TreeColumn]:
         design = self.design
         assert isinstance(design, RawDesign)    # a tree's predictors are raw columns
         return to_tree_columns(design.columns(newdata, "newdata"))
 
-    def _link_for(self, newdata):
+    def _link_for(self, newdata: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         cols = self._columns(newdata)
         na = missing_rows(cols)
         return self.tree.predict(cols, type="link")[~na], na
 
-    def predict(self, newdata=None, type: str = "response") -> pd.Series:
+    def predict(self, newdata: pd.DataFrame | None = None,
+                type: str = "response") -> pd.Series:
         """``response`` (the leaf's p_k), ``link`` (∇φ(p_k), capped),
         ``class`` (response label, p_k ≥ 1/2, category dtype with the
         response's levels) or ``leaf`` (rpart node number, ``Int64``).
@@ -124,8 +131,9 @@ class TreeResult(BinaryResult):
             leaf, index, na = self.tree.apply(cols), newdata.index, missing_rows(cols)
         values = self._by_leaf(leaf, type)
         if type == "leaf":
-            return pd.Series(pd.array(np.where(na, None, values), dtype="Int64"), index=index,
-                             name="leaf")
+            # ignored [call-overload]: numpy's stub rejects None, an object scalar to np.where
+            leaf_na = np.where(na, None, values)  # type: ignore[call-overload]
+            return pd.Series(pd.array(leaf_na, dtype="Int64"), index=index, name="leaf")
         if type == "class":
             levels = list(self.response.levels)
             pos = levels.index(self.response.positive)
@@ -133,7 +141,7 @@ class TreeResult(BinaryResult):
                                 index)
         return pd.Series(np.where(na, np.nan, values), index=index, name=type)
 
-    def _by_leaf(self, leaf, type):
+    def _by_leaf(self, leaf: np.ndarray, type: str) -> np.ndarray:
         frame = self.frame.set_index("node")
         if type == "leaf":
             return leaf
@@ -175,6 +183,6 @@ class TreeResult(BinaryResult):
             raise ValueError("the cp table has no cross-validation (fit with xval > 0)")
         return one_se_cp(self.cptable)
 
-    def summary(self):
+    def summary(self) -> TreeSummary:
         from ..summary.tree import TreeSummary
         return TreeSummary(self)
