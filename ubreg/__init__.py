@@ -14,11 +14,28 @@ ubreg.families``) stays light: it loads neither the fitters, matplotlib, Jinja2,
 numba nor Dask.
 """
 import importlib
+from typing import TYPE_CHECKING, Any
 
 from . import datasets, errors, families
 from ._version import __version__
 from .families import CustomPermissible, Exponential, Permissible
 from .numerics.limits import set_memory_cap
+
+if TYPE_CHECKING:
+    # what a type checker sees of the names below, which load on first use (__getattr__)
+    from . import plots
+    from .evaluate.anova import anova
+    from .evaluate.compare import compare
+    from .evaluate.cv import cv
+    from .evaluate.cv_risk import cv_risk
+    from .evaluate.single_terms import add1, drop1
+    from .evaluate.stepwise import step
+    from .evaluate.update import update
+    from .fitters.boost.ulosses import U_alpha, U_custom
+    from .methods.fit import fit
+    from .methods.online import OnlineLearner
+    from .methods.registry import METHODS
+    from .reporting import render_markdown, render_vignette, report
 
 #: public names loaded on first use: name -> (module, attribute; None for the module)
 _LAZY = {
@@ -48,7 +65,7 @@ __all__ = ["fit", "METHODS", "Permissible", "Exponential", "CustomPermissible", 
            "datasets", "errors", "__version__"]
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     if name in _LAZY:
         module, attribute = _LAZY[name]
         loaded = importlib.import_module(module)
@@ -58,5 +75,5 @@ def __getattr__(name):
     raise AttributeError(f"module 'ubreg' has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(__all__)

@@ -279,6 +279,7 @@ def fit_linear_dask(spec: FitSpec, *, solver: str = "corrective", tol: float = 1
 
     _check_options(spec, solver, on_separation, persist)
     family = spec.family
+    assert not isinstance(family, list)     # refused by _check_options
     parts = prepare_partitions(spec, persist=persist)
     intercept = (parts.design.column_names.index("Intercept") if parts.design.has_intercept
                  else None)

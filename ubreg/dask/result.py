@@ -11,7 +11,7 @@ frame the in-memory prediction.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -26,6 +26,12 @@ from ..summary.linear import (
     standard_error_notes,
 )
 from .predict import predict_lazy, training_lazy
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+
+    from ..design import Response
+    from .frame import Partitioned
 
 __all__ = ["DaskLinearResult", "DaskLinearSummary"]
 
@@ -46,17 +52,18 @@ class DaskLinearResult(LinearResult):
         Whether the designs stayed in worker memory for those passes.
     """
 
-    def __init__(self, *, stats: dict, partitioned, **kwargs):
+    def __init__(self, *, stats: dict, partitioned: Partitioned, **kwargs: Any) -> None:
         self._stats: dict[str, Any] = dict(stats)
         self._partitioned = partitioned.without_frames()   # never keep the persisted matrices
         super().__init__(y=None, weights=None, eta=None, index=None,
                          n_input=stats["n_input"], dropped=pd.Index([]), **kwargs)
         self._beta = np.nan_to_num(self.coef.to_numpy(), nan=0.0)   # aliased columns: 0
-        self.y = self._training("y")
-        self.weights = self._training("weights")
-        self.eta = self._training("eta")
+        # ignored [assignment]: here the per-row arrays are lazy dask Series (module docstring)
+        self.y = self._training("y")                    # type: ignore[assignment]
+        self.weights = self._training("weights")        # type: ignore[assignment]
+        self.eta = self._training("eta")                # type: ignore[assignment]
 
-    def _training(self, what: str):
+    def _training(self, what: str) -> dd.Series:
         return training_lazy(self._partitioned, self._beta, self.family, what)
 
     # ---- statistics from the sums ---------------------------------------
@@ -98,11 +105,11 @@ class DaskLinearResult(LinearResult):
 
     # ---- per-row quantities, lazily ---------------------------------------
     @property
-    def fitted_values(self):
+    def fitted_values(self) -> dd.Series:
         """Posterior p̂ᵢ of the complete training rows (lazy dask Series)."""
         return self._training("fitted").rename("fitted")
 
-    def residuals(self, type: str = "deviance"):
+    def residuals(self, type: str = "deviance") -> dd.Series:
         """Residuals of the complete training rows as a lazy dask Series
         (definitions of :meth:`ubreg.results.base.Result.residuals`)."""
         if type not in ("deviance", "pearson", "response"):
@@ -116,7 +123,8 @@ class DaskLinearResult(LinearResult):
         return light
 
     # ignored [override]: no se_fit/interval here (LinearResult.predict has them)
-    def predict(self, newdata=None, type: str = "response"):  # type: ignore[override]
+    def predict(self, newdata: pd.DataFrame | dd.DataFrame | None = None,  # type: ignore[override]
+                type: str = "response") -> pd.Series | dd.Series:
         """Predictions on the link, response or class scale.
 
         ``newdata`` a dask DataFrame (or ``None``: the training data): a lazy
@@ -137,21 +145,22 @@ class DaskLinearResult(LinearResult):
             return predict_lazy(self._light(), newdata, type)
         return LinearResult.predict(self._light(), newdata, type)
 
-    def summary(self, vcov: str | None = None, *, cov: str | None = None):
+    def summary(self, vcov: str | None = None, *,
+                cov: str | None = None) -> DaskLinearSummary:
         """R ``summary.glm``-style summary with the covariance ``vcov`` (``"model"``,
         ``"HC0"``/``"robust"`` or ``"HC1"``: HC2 and HC3 need the rows' hat values,
         which a fit of a Dask frame does not hold); the deviance-residual quantiles
         are dask's approximate quantiles (exact min and max)."""
         return DaskLinearSummary(self, cov=one_vcov(vcov, cov))
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return super().__repr__() + f"\n(fitted on {self._stats['partitions']} Dask partitions)"
 
 
-def _classes(eta: pd.Series, response) -> pd.Series:
+def _classes(eta: pd.Series, response: Response) -> pd.Series:
     # as Result._on_scale: the response label of η ≥ 0
     return pd.Series(response.labels((eta.to_numpy() >= 0).astype(int)), index=eta.index,
                      name="class", dtype=object)

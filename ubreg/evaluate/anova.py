@@ -14,6 +14,8 @@ covariance, which is valid for every family (docs/math.md §3).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -21,8 +23,11 @@ from scipy import stats
 from ..results.base import capabilities_of
 from ..summary.linear import format_pvalue
 from ..summary.render import render_template
-from .deviance_table import check_test
+from .deviance_table import DevianceTable, check_test
 from .sequential import sequential_anova
+
+if TYPE_CHECKING:
+    from ..results.linear import LinearResult
 
 __all__ = ["anova", "AnovaResult", "NotNestedError"]
 
@@ -33,14 +38,14 @@ class NotNestedError(ValueError):
     """The two models are not nested fits of the same data."""
 
 
-def _check_linear(m, which):
+def _check_linear(m: object, which: str) -> None:
     caps = capabilities_of(m)
     if not (caps.has_coefficients and caps.has_covariance and caps.has_deviance):
         raise TypeError(f"anova compares nested linear fits (results with coefficients, their "
                         f"covariance and a deviance); {which} is a {type(m).__name__}")
 
 
-def _same_fit_data(m0, m1):
+def _same_fit_data(m0: LinearResult, m1: LinearResult) -> None:
     if m0.family != m1.family:
         raise NotNestedError(f"the models have different families ({m0.family.describe()} and "
                              f"{m1.family.describe()}); anova compares fits of one family")
@@ -60,7 +65,7 @@ def _same_fit_data(m0, m1):
                              "weights): fit both with weights= or both with freq_weights=")
 
 
-def _order(m0, m1):
+def _order(m0: LinearResult, m1: LinearResult) -> tuple[LinearResult, LinearResult]:
     t0, t1 = list(m0.coef.index), list(m1.coef.index)
     if set(t0) <= set(t1) and len(t0) < len(t1):
         return m0, m1
@@ -74,7 +79,7 @@ def _order(m0, m1):
                          f"only in the second: {only1}")
 
 
-def _wald(m1, added, cov="robust"):
+def _wald(m1: LinearResult, added: list[str], cov: str = "robust") -> tuple[float, int, float]:
     beta = m1.coef[added].to_numpy(dtype=float)
     V = m1.vcov(cov).loc[added, added].to_numpy(dtype=float)
     ok = np.isfinite(beta)                         # aliased columns are NaN
@@ -104,7 +109,7 @@ class AnovaResult:
         Terms of the larger model that the smaller one lacks.
     """
 
-    def __init__(self, m0, m1):
+    def __init__(self, m0: LinearResult, m1: LinearResult) -> None:
         self.models = (m0, m1)
         self.family = m0.family
         self.added = [t for t in m1.coef.index if t not in set(m0.coef.index)]
@@ -143,7 +148,7 @@ class AnovaResult:
                              "chi2": [self.wald_statistic], "Pr(>Chi)": [self.wald_pvalue]},
                             index=["Wald (HC0)"])
 
-    def _rows(self):
+    def _rows(self) -> list[list[str]]:
         t = self.table
         rows = []
         for i, name in enumerate(t.index):
@@ -164,7 +169,7 @@ class AnovaResult:
                          "statistic": f"{self.wald_statistic:.4f}",
                          "p": format_pvalue(self.wald_pvalue)}}
 
-    def __str__(self):
+    def __str__(self) -> str:
         c = self.context()
         lines = ["Analysis of Deviance Table", "", f"Family: {c['family']}", ""]
         lines += [f"Model {i + 1}: {f}" for i, f in enumerate(c["models"])]
@@ -178,17 +183,18 @@ class AnovaResult:
         lines += ["", f"Statistic: {c['label']}.", wald]
         return "\n".join(lines)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return str(self)
 
     def html(self) -> str:
         return render_template("report/anova.html", **self.context())
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         return self.html()
 
 
-def anova(m0, m1=None, test="Chisq"):
+def anova(m0: LinearResult, m1: LinearResult | None = None,
+          test: str | None = "Chisq") -> DevianceTable | AnovaResult:
     """The deviance table of one model, or the comparison of two nested linear fits.
 
     Parameters

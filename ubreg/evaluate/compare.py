@@ -24,6 +24,9 @@ marked with † and a footnote says why.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -42,7 +45,7 @@ FIT_STATISTICS = {"nobs": "n", "n_dropped": "Dropped (NA)", "df_model": "Paramet
                   "loglik": "Log-likelihood", "aic": "AIC", "bic": "BIC"}
 
 
-def format_number(v, digits: int = 4) -> str:
+def format_number(v: float | None, digits: int = 4) -> str:
     """``digits`` significant digits, positional notation for moderate values."""
     if v is None or (isinstance(v, float) and not np.isfinite(v)):
         return ""
@@ -54,13 +57,13 @@ def format_number(v, digits: int = 4) -> str:
     return f"{v:#.{digits}g}"
 
 
-def has_information_criteria(model) -> bool:
+def has_information_criteria(model: object) -> bool:
     """Whether AIC and BIC are meaningful for ``model``: a linear fit, i.e. a
     result that declares ``has_likelihood`` (see the module notes)."""
     return capabilities_of(model).has_likelihood
 
 
-def fit_statistics(model) -> dict[str, float]:
+def fit_statistics(model: Any) -> dict[str, float]:
     """The :data:`FIT_STATISTICS` of ``model``; NaN for those its capabilities do
     not promise (AIC and BIC of a model without ``has_likelihood`` included)."""
     caps = capabilities_of(model)
@@ -75,7 +78,7 @@ def fit_statistics(model) -> dict[str, float]:
     return out
 
 
-def as_model_and_cv(item):
+def as_model_and_cv(item: Any) -> tuple[Any, CVResult | None]:
     """Split an item into (fitted model, cross-validation or None).
 
     A :class:`~ubreg.evaluate.cv.CVResult` stands for its full-data model
@@ -90,13 +93,13 @@ def as_model_and_cv(item):
     return item, None
 
 
-def method_label(result) -> str:
+def method_label(result: object) -> str:
     """The method of a result (``result.method``); the class name of an object
     that is not a :class:`~ubreg.results.base.Result`."""
     return str(result.method) if isinstance(result, Result) else type(result).__name__
 
 
-def model_label(result) -> str:
+def model_label(result: object) -> str:
     """A short default name: method and family (``?`` for an object that is not
     a :class:`~ubreg.results.base.Result`)."""
     if not isinstance(result, Result):
@@ -109,7 +112,7 @@ def model_label(result) -> str:
     return f"{result.method} · {fam_name}"
 
 
-def named_models(models, names=None) -> dict:
+def named_models(models: Any, names: Sequence[str] | None = None) -> dict:
     """``{name: item}`` from a model, a list or tuple of them, or a dict (whose keys
     are the names).
 
@@ -325,7 +328,7 @@ class Comparison:
     def __str__(self) -> str:
         return self.text()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return str(self)
 
     def context(self) -> dict:
@@ -337,11 +340,12 @@ class Comparison:
         """HTML fragment (autoescaped template ``report/comparison.html``)."""
         return render_template("report/comparison.html", **self.context())
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         return self.html()
 
 
-def compare(models, names=None, statistic: str = "se", cov: str = "model") -> Comparison:
+def compare(models: Any, names: Sequence[str] | None = None, statistic: str = "se",
+            cov: str = "model") -> Comparison:
     """Compare fitted models side by side.
 
     Parameters

@@ -16,7 +16,7 @@ import pandas as pd
 from ..fitters.boost.uboost import boost_u, staged_F
 from ..numerics.folds import stratified_folds
 from ..results.base import capabilities_of
-from ..results.boost import weighted_mean
+from ..results.boost import UBoostResult, weighted_mean
 
 __all__ = ["CVRisk", "cv_risk"]
 
@@ -55,7 +55,7 @@ class CVRisk:
                              "upper": self.mean + self.se})
 
 
-def cv_risk(result, folds: int = 10, seed=None) -> CVRisk:
+def cv_risk(result: UBoostResult, folds: int = 10, seed: int | None = None) -> CVRisk:
     """Choose mstop by stratified K-fold cross-validation of the U-risk.
 
     Every fold refits the same model (same U, learner, ν, bins) on the other

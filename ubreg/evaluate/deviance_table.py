@@ -12,14 +12,20 @@ and say so.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from html import escape
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from ..results.base import capabilities_of
 from ..summary.linear import format_pvalue
+
+if TYPE_CHECKING:
+    from ..results.linear import LinearResult
 
 __all__ = ["DevianceTable", "is_likelihood", "check_test", "chisq_pvalues", "RISK_NOTE_TABLE",
            "aic_shift", "extract_aic", "r_edf"]
@@ -33,13 +39,13 @@ RISK_NOTE_TABLE = ("The {family} family's deviance 2 Σ wᵢ D_φ(yᵢ‖p̂ᵢ)
 _TESTS = ("Chisq", "LRT", None, "none")
 
 
-def is_likelihood(model) -> bool:
+def is_likelihood(model: Any) -> bool:
     """True when ``model``'s deviance differences are likelihood-ratio statistics and
     its AIC a likelihood AIC (see the module notes)."""
     return bool(capabilities_of(model).has_likelihood and model.family.likelihood_deviance)
 
 
-def check_test(test) -> bool:
+def check_test(test: str | None) -> bool:
     """Whether ``test`` asks for R's χ² test (``"Chisq"`` or ``"LRT"``; ``None`` or
     ``"none"`` for none)."""
     if test not in _TESTS:
@@ -47,7 +53,7 @@ def check_test(test) -> bool:
     return test in ("Chisq", "LRT")
 
 
-def chisq_pvalues(statistic, df) -> np.ndarray:
+def chisq_pvalues(statistic: ArrayLike, df: ArrayLike) -> np.ndarray:
     """P(χ²_df > statistic), NaN where df ≤ 0 or either is NA (R's ``safe_pchisq``)."""
     statistic, df = np.asarray(statistic, float), np.asarray(df, float)
     ok = np.isfinite(statistic) & np.isfinite(df) & (df > 0)
@@ -56,25 +62,25 @@ def chisq_pvalues(statistic, df) -> np.ndarray:
     return out
 
 
-def r_edf(model) -> float:
+def r_edf(model: LinearResult) -> float:
     """R's ``extractAIC`` degrees of freedom of a glm: the rows of the fit − its
     residual df (prior weights: the parameters plus the rows of weight 0); the
     parameters for frequency weights."""
     return model.n_rows - model.df_resid if model.weight_kind == "prior" else model.df_model
 
 
-def extract_aic(model, k: float = 2.0) -> float:
+def extract_aic(model: LinearResult, k: float = 2.0) -> float:
     """R's ``extractAIC(fit, k = k)[2]`` of a glm: AIC + (k − 2) × edf, with AIC =
     −2 logLik + 2 × parameters (a likelihood fit)."""
     return -2.0 * model.loglik + 2.0 * model.df_model + (k - 2.0) * r_edf(model)
 
 
-def aic_shift(model, k: float) -> float:
+def aic_shift(model: LinearResult, k: float) -> float:
     """What R adds to ``deviance + k × parameters`` to give ``extractAIC(fit, k = k)``."""
     return extract_aic(model, k) - model.deviance - k * model.df_model
 
 
-def _cell(column: str, value) -> str:
+def _cell(column: str, value: float) -> str:
     if not np.isfinite(value):
         return ""
     if column in ("Df", "Resid. Df"):
@@ -99,7 +105,8 @@ class DevianceTable:
         Lines below it (what the numbers are, when they are not R's).
     """
 
-    def __init__(self, table: pd.DataFrame, heading, notes=()):
+    def __init__(self, table: pd.DataFrame, heading: Iterable[str],
+                 notes: Iterable[str] = ()) -> None:
         self.table = table
         self.heading = list(heading)
         self.notes = list(notes)
@@ -115,7 +122,7 @@ class DevianceTable:
             rows.append([str(name)] + [_cell(c, row[c]) for c in t.columns])
         return rows
 
-    def __str__(self):
+    def __str__(self) -> str:
         rows = self._text_rows()
         w = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
         body = ["  ".join([r[0].ljust(w[0])] + [x.rjust(k) for x, k in zip(r[1:], w[1:])])
@@ -123,10 +130,10 @@ class DevianceTable:
         notes = ["", *self.notes] if self.notes else []
         return "\n".join([*self.heading, "", *body, *notes])
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return str(self)
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         head = "".join(f"<p>{escape(line)}</p>" for line in self.heading if line)
         notes = "".join(f"<p><em>{escape(line)}</em></p>" for line in self.notes)
         return head + self.table.to_html(na_rep="") + notes

@@ -7,6 +7,8 @@ is the null model (its null deviance), the last the model itself.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
@@ -19,10 +21,13 @@ from .deviance_table import (
 )
 from .update import check_refittable, refit_on_rows, rows_mask, terms_of
 
+if TYPE_CHECKING:
+    from ..results.linear import LinearResult
+
 __all__ = ["sequential_anova"]
 
 
-def sequential_anova(model, test="Chisq") -> DevianceTable:
+def sequential_anova(model: LinearResult, test: str | None = "Chisq") -> DevianceTable:
     """R's ``anova(fit, test = "Chisq")``: terms added sequentially (first to last).
 
     Parameters

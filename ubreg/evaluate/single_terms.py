@@ -17,6 +17,9 @@ the tables give ``Df`` and ``Deviance`` only, and say why (docs/math.md §3).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
@@ -34,10 +37,13 @@ from .deviance_table import (
 )
 from .update import check_refittable, data_of, refit_on_rows, rows_mask, terms_of
 
+if TYPE_CHECKING:
+    from ..results.linear import LinearResult
+
 __all__ = ["drop1", "add1", "single_term_fits", "single_term_table"]
 
 
-def _keys_of(labels) -> list:
+def _keys_of(labels: Iterable[str]) -> list:
     keys = []
     for label in labels:
         read = model_terms(f"~ {label}")
@@ -47,7 +53,8 @@ def _keys_of(labels) -> list:
     return keys
 
 
-def _scope_terms(terms: ModelTerms, scope, columns) -> tuple[list, list]:
+def _scope_terms(terms: ModelTerms, scope: str | Sequence[str],
+                 columns: Iterable[str]) -> tuple[list, list]:
     """(labels, variables) of a scope given as a formula (``"~ . + z"``, read against
     the model's formula as R's ``update.formula(object, scope)``) or as term labels."""
     if isinstance(scope, str) and "~" in scope:
@@ -57,7 +64,8 @@ def _scope_terms(terms: ModelTerms, scope, columns) -> tuple[list, list]:
     return labels, _keys_of(labels)
 
 
-def _drop_candidates(terms: ModelTerms, scope, columns) -> list[str]:
+def _drop_candidates(terms: ModelTerms, scope: str | Sequence[str] | None,
+                     columns: Iterable[str]) -> list[str]:
     if scope is None:
         return drop_scope(terms)
     labels, keys = _scope_terms(terms, scope, columns)
@@ -68,7 +76,8 @@ def _drop_candidates(terms: ModelTerms, scope, columns) -> list[str]:
     return [terms.labels[terms.variables.index(key)] for key in keys]
 
 
-def _add_candidates(terms: ModelTerms, scope, columns) -> tuple[list, list]:
+def _add_candidates(terms: ModelTerms, scope: str | Sequence[str],
+                    columns: Iterable[str]) -> tuple[list, list]:
     if isinstance(scope, str) and "~" in scope:
         upper = model_terms(update_formula(terms.formula(), scope, columns))
         labels = add_scope(terms, upper)
@@ -78,10 +87,11 @@ def _add_candidates(terms: ModelTerms, scope, columns) -> tuple[list, list]:
     return [lab for lab, _ in new], [key for _, key in new]
 
 
-def _combined_rows(model, formula: str, mask: np.ndarray) -> np.ndarray:
+def _combined_rows(model: LinearResult, formula: str, mask: np.ndarray) -> np.ndarray:
     """The rows of ``mask`` complete in every variable of ``formula`` (R's model
     frame of the model with all of ``add1``'s scope)."""
     args = model.fit_arguments
+    assert args is not None                 # check_refittable: made by ubreg.fit
     weights = args.get("weights")
     if weights is None:
         weights = args.get("freq_weights")
@@ -90,7 +100,8 @@ def _combined_rows(model, formula: str, mask: np.ndarray) -> np.ndarray:
     return data_of(model).index.isin(frame.index)
 
 
-def single_term_fits(model, direction: str, scope=None):
+def single_term_fits(model: LinearResult, direction: str, scope: str | Sequence[str] | None = None
+                     ) -> tuple[LinearResult, list[str], list[LinearResult]]:
     """The ``<none>`` fit, the candidate labels and their fits of ``drop1``
     (``direction="drop"``) or ``add1`` (``"add"``), on R's rows."""
     check_refittable(model, "drop1" if direction == "drop" else "add1")
@@ -117,7 +128,9 @@ def single_term_fits(model, direction: str, scope=None):
     return base, labels, fits
 
 
-def single_term_table(model, base, labels, fits, direction: str, test, k: float) -> DevianceTable:
+def single_term_table(model: LinearResult, base: LinearResult, labels: Sequence[str],
+                      fits: Sequence[LinearResult], direction: str, test: str | None,
+                      k: float) -> DevianceTable:
     """The table of :func:`drop1` or :func:`add1` from the fits of :func:`single_term_fits`."""
     want_test = check_test(test)
     dfs = np.array([base.df_model] + [f.df_model for f in fits], float)
@@ -140,7 +153,8 @@ def single_term_table(model, base, labels, fits, direction: str, test, k: float)
     return DevianceTable(table, heading, notes)
 
 
-def drop1(model, scope=None, test=None, k: float = 2.0) -> DevianceTable:
+def drop1(model: LinearResult, scope: str | Sequence[str] | None = None, test: str | None = None,
+          k: float = 2.0) -> DevianceTable:
     """R's ``drop1(fit, scope, test = "Chisq", k = 2)``: the model less each term.
 
     Parameters
@@ -165,7 +179,8 @@ def drop1(model, scope=None, test=None, k: float = 2.0) -> DevianceTable:
     return single_term_table(model, base, labels, fits, "drop", test, k)
 
 
-def add1(model, scope, test=None, k: float = 2.0) -> DevianceTable:
+def add1(model: LinearResult, scope: str | Sequence[str], test: str | None = None,
+         k: float = 2.0) -> DevianceTable:
     """R's ``add1(fit, scope, test = "Chisq", k = 2)``: the model plus each term.
 
     Parameters

@@ -19,21 +19,28 @@ every candidate, and says so; ``criterion="aic"`` refuses them.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, cast
+
 import numpy as np
 import pandas as pd
 
-from ..design.update import add_scope, drop_scope, model_terms, update_formula
+from ..design.update import ModelTerms, add_scope, drop_scope, model_terms, update_formula
 from ..numerics.folds import stratified_folds
 from .deviance_table import DevianceTable, extract_aic, is_likelihood, r_edf
 from .single_terms import single_term_fits, single_term_table
 from .update import check_refittable, data_of, refit_on_rows, terms_of
+
+if TYPE_CHECKING:
+    from ..results.base import BinaryResult
+    from ..results.linear import LinearResult
 
 __all__ = ["step", "step_folds"]
 
 _CV = "CV deviance"
 
 
-def step_folds(model, folds: int = 10, seed=1) -> np.ndarray:
+def step_folds(model: BinaryResult, folds: int = 10, seed: int | None = 1) -> np.ndarray:
     """The fold (0..folds−1) of each row the model used, stratified by class
     (:func:`~ubreg.numerics.folds.stratified_folds`): ``step``'s folds."""
     return stratified_folds(model.y, folds, seed)
@@ -43,7 +50,8 @@ class _Criterion:
     """What ``step`` minimises: R's AIC with penalty ``k``, or the K-fold
     cross-validated deviance of the folds ``fold`` (a Series over the start's rows)."""
 
-    def __init__(self, model, criterion: str, k: float, folds: int, seed):
+    def __init__(self, model: LinearResult, criterion: str, k: float, folds: int,
+                 seed: int | None) -> None:
         likelihood = is_likelihood(model)
         if criterion == "auto":
             criterion = "aic" if likelihood else "cv"
@@ -69,7 +77,7 @@ class _Criterion:
                      else f"Selected by {folds}-fold cross-validated deviance (stratified "
                      f"folds, seed {seed})." if self.cv else "")
 
-    def of(self, fit) -> float:
+    def of(self, fit: LinearResult) -> float:
         """The criterion of ``fit`` (a model on the start's rows)."""
         if not self.cv:
             return extract_aic(fit, self.k)
@@ -78,7 +86,7 @@ class _Criterion:
             self._cache[key] = self._cv_deviance(fit)
         return self._cache[key]
 
-    def _cv_deviance(self, fit) -> float:
+    def _cv_deviance(self, fit: LinearResult) -> float:
         """Σ over the folds of 2 Σ wᵢ D_φ(yᵢ‖p̂ᵢ) on the held-out rows, each fold's
         model refitted on the other rows ``fit`` used."""
         assert self.fold is not None            # set for criterion="cv"
@@ -95,7 +103,8 @@ class _Criterion:
         return total
 
 
-def _scored(fit, direction: str, labels, crit: _Criterion) -> pd.DataFrame:
+def _scored(fit: LinearResult, direction: str, labels: Sequence[str],
+            crit: _Criterion) -> pd.DataFrame:
     """The drop1 (add1) table of ``labels`` with the criterion as a column, rows
     named as R's step names them (``<none>``, ``- term``, ``+ term``)."""
     base, labs, fits = single_term_fits(fit, direction, labels)
@@ -108,7 +117,9 @@ def _scored(fit, direction: str, labels, crit: _Criterion) -> pd.DataFrame:
     return table
 
 
-def _choose(fit, terms, lower, upper, backward, forward, crit, trace):
+def _choose(fit: LinearResult, terms: ModelTerms, lower: ModelTerms | None,
+            upper: ModelTerms | None, backward: bool, forward: bool, crit: _Criterion,
+            trace: bool) -> str | None:
     """R's choice of one step: the change (``"- term"``, ``"+ term"``) or None."""
     drops = drop_scope(terms, lower) if backward else []
     adds = add_scope(terms, upper) if forward and upper is not None else []
@@ -129,7 +140,7 @@ def _choose(fit, terms, lower, upper, backward, forward, crit, trace):
     return None if order[0] == 0 else table.index[order[0]]
 
 
-def _changed(terms, change: str):
+def _changed(terms: ModelTerms, change: str) -> str:
     label = change[2:]
     if change.startswith("-"):
         return terms.formula([t for t in terms.labels if t != label])
@@ -137,12 +148,12 @@ def _changed(terms, change: str):
     return terms.with_labels([*terms.labels, label], [*terms.variables, key]).formula()
 
 
-def _path_row(fit, change: str, value: float) -> dict:
+def _path_row(fit: LinearResult, change: str, value: float) -> dict:
     return {"Step": change, "deviance": fit.deviance, "df": fit.nobs - r_edf(fit),
             "value": value}
 
 
-def _path(rows, crit, start, final) -> pd.DataFrame:
+def _path(rows: list[dict], crit: _Criterion, start: str, final: str) -> pd.DataFrame:
     dev = np.array([r["deviance"] for r in rows], float)
     rdf = np.array([r["df"] for r in rows], float)
     out = pd.DataFrame({"Step": [r["Step"] for r in rows],
@@ -156,7 +167,8 @@ def _path(rows, crit, start, final) -> pd.DataFrame:
     return out
 
 
-def _scopes(model, scope, columns):
+def _scopes(model: LinearResult, scope: str | dict[str, str] | None,
+            columns: Iterable[str]) -> tuple[ModelTerms | None, ModelTerms | None]:
     """(lower, upper) terms of R's ``scope``: None, an upper formula, or a dict with
     ``lower`` and ``upper``."""
     formula = terms_of(model).formula()
@@ -172,15 +184,16 @@ def _scopes(model, scope, columns):
     return None, model_terms(update_formula(formula, scope, columns))
 
 
-def _shallow_copy(model):
+def _shallow_copy(model: LinearResult) -> LinearResult:
     """A copy of the result sharing its arrays (and its data), to carry ``anova``."""
     copy = object.__new__(type(model))
     copy.__dict__.update(model.__dict__)
     return copy
 
 
-def step(model, scope=None, direction: str | None = None, k: float = 2.0, criterion: str = "auto",
-         folds: int = 10, seed=1, trace: bool = False, steps: int = 1000):
+def step(model: LinearResult, scope: str | dict[str, str] | None = None,
+         direction: str | None = None, k: float = 2.0, criterion: str = "auto", folds: int = 10,
+         seed: int | None = 1, trace: bool = False, steps: int = 1000) -> LinearResult:
     """Choose a model's terms by AIC, stepwise, as R's ``step``.
 
     Parameters
@@ -233,7 +246,7 @@ def step(model, scope=None, direction: str | None = None, k: float = 2.0, criter
         change = _choose(fit, terms, lower, upper, backward, forward, crit, trace)
         if change is None:
             break
-        new = fit.update(_changed(terms, change))
+        new = cast("LinearResult", fit.update(_changed(terms, change)))   # the same method
         if new.n_rows != model.n_rows:
             raise ValueError(f"step: number of rows in use has changed ({model.n_rows} → "
                              f"{new.n_rows} after '{change}'): remove missing values, fitting "
@@ -249,6 +262,6 @@ def step(model, scope=None, direction: str | None = None, k: float = 2.0, criter
     return chosen
 
 
-def _say(trace: bool, *lines) -> None:
+def _say(trace: bool, *lines: str) -> None:
     if trace:
         print("\n".join(lines) + "\n")

@@ -9,17 +9,23 @@ values elsewhere in the data cannot change the rows.
 """
 from __future__ import annotations
 
+from typing import Any, TypeVar, cast
+
 import numpy as np
+import pandas as pd
 
 from ..design import expand_dot, is_dask_frame
 from ..design.update import ModelTerms, model_terms
 from ..numerics.warnings import record_warnings, reissue_warnings
-from ..results.base import Result, capabilities_of
+from ..results.base import BinaryResult, Result, capabilities_of
+
+#: a result refitted through its call (another formula, other rows) keeps its class
+ResultT = TypeVar("ResultT", bound=BinaryResult)
 
 __all__ = ["update", "refit_on_rows", "terms_of", "rows_mask", "check_refittable", "data_of"]
 
 
-def update(model, formula=None, **changes):
+def update(model: Result, formula: str | None = None, **changes: Any) -> Result:
     """Refit ``model`` with a changed formula or arguments: R's ``update``.
 
     Parameters
@@ -48,7 +54,7 @@ def update(model, formula=None, **changes):
     return model.update(formula, **changes)
 
 
-def check_refittable(model, what: str) -> None:
+def check_refittable(model: object, what: str) -> None:
     """Refuse a model ``what`` (``"drop1"``, ...) cannot refit: not a linear fit
     with a deviance, or not made by ``ubreg.fit``, or without its data."""
     caps = capabilities_of(model)
@@ -62,7 +68,7 @@ def check_refittable(model, what: str) -> None:
         raise TypeError(f"{what} refits in memory; the model was fitted on a Dask frame")
 
 
-def data_of(model):
+def data_of(model: Result) -> pd.DataFrame:
     """The data ``model`` was fitted on (kept by reference by ``ubreg.fit``)."""
     if model._data is None:
         raise ValueError("the data this model was fitted on are not kept in a pickle; refit "
@@ -70,16 +76,16 @@ def data_of(model):
     return model._data
 
 
-def terms_of(model) -> ModelTerms:
+def terms_of(model: Result) -> ModelTerms:
     """The model's terms as R's ``terms(fit)``: a ``.`` read as the data's columns."""
     return model_terms(_expanded_formula(model))
 
 
-def _expanded_formula(model) -> str:
+def _expanded_formula(model: Result) -> str:
     return expand_dot(model.formula, data_of(model).columns)
 
 
-def rows_mask(model) -> np.ndarray:
+def rows_mask(model: BinaryResult) -> np.ndarray:
     """Which rows of the model's data it used (its complete rows, in its subset)."""
     index = data_of(model).index
     if not index.is_unique:
@@ -88,7 +94,8 @@ def rows_mask(model) -> np.ndarray:
     return index.isin(model.index)
 
 
-def refit_on_rows(model, formula: str, mask: np.ndarray | None = None, unit: str = ""):
+def refit_on_rows(model: ResultT, formula: str, mask: np.ndarray | None = None,
+                  unit: str = "") -> ResultT:
     """``model`` refitted with ``formula`` on the rows it used (or on ``mask``):
     every other argument of its call kept.  Its warnings are re-issued once each,
     named after ``unit`` (``"drop1, - age"``), as the warnings policy has it."""
@@ -97,4 +104,4 @@ def refit_on_rows(model, formula: str, mask: np.ndarray | None = None, unit: str
     with record_warnings() as caught:
         refit = model.update(formula, subset=mask)
     reissue_warnings(caught, unit or formula)
-    return refit
+    return cast(ResultT, refit)     # the same call with another formula: the same class

@@ -9,19 +9,35 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+import pandas as pd
+from numpy.typing import ArrayLike
 
 from ..design import is_dask_frame
 from ..errors import DataError, OptionError
-from ..families import resolve_family
+from ..families import Family, resolve_family
 from .registry import METHODS
-from .spec import FitSpec
+from .spec import FitSpec, Method
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+
+    from ..results.base import Result
+
+#: weights: one value per row, or the name of a column
+Weights: TypeAlias = "ArrayLike | str"
+#: a family, its name, or a bag of them (the adaptive strategies of boosting); None: entropy
+FamilyArgument: TypeAlias = "Family | str | list[Family | str] | tuple[Family | str, ...] | None"
 
 __all__ = ["fit", "resolve_weights", "NOT_ON_DASK"]
 
 NOT_ON_DASK = ("method {name!r} does not run on Dask frames (it needs the data in memory); "
                "only method='uls' (linear) does; call .compute() for data that fits in memory")
 
-def _unknown_options(label: str, unknown, accepted=None) -> OptionError:
+def _unknown_options(label: str, unknown: Iterable[str],
+                     accepted: Sequence[str] | None = None) -> OptionError:
     names = ", ".join(map(repr, unknown))
     msg = f"method {label} has no option {names}"
     if accepted is not None:
@@ -32,12 +48,13 @@ def _unknown_options(label: str, unknown, accepted=None) -> OptionError:
 _UNEXPECTED = re.compile(r"got an unexpected keyword argument '(\w+)'")
 
 
-def _literal(value) -> str:
+def _literal(value: object) -> str:
     return json.dumps(value) if isinstance(value, str) else repr(value)
 
 
-def _call_string(formula, family, method, weights, options, family_given=True,
-                 weight_kind="prior") -> str:
+def _call_string(formula: str, family: Family | list[Family], method: str, weights: object,
+                 options: dict[str, Any], family_given: bool = True,
+                 weight_kind: str = "prior") -> str:
     fam = "[" + ", ".join(map(repr, family)) + "]" if isinstance(family, list) else repr(family)
     parts = [_literal(formula), "data"]
     if family_given:
@@ -50,7 +67,8 @@ def _call_string(formula, family, method, weights, options, family_given=True,
     return f"ubreg.fit({', '.join(parts)})"
 
 
-def resolve_weights(weights, freq_weights) -> tuple[object, str]:
+def resolve_weights(weights: Weights | None,
+                    freq_weights: Weights | None) -> tuple[Weights | None, str]:
     """(the weights given, "prior" or "freq"); giving both kinds is an error."""
     if weights is not None and freq_weights is not None:
         raise ValueError("give weights= (prior weights, as R's glm) or freq_weights= "
@@ -58,7 +76,7 @@ def resolve_weights(weights, freq_weights) -> tuple[object, str]:
     return (weights, "prior") if freq_weights is None else (freq_weights, "freq")
 
 
-def _checked_trusted(trusted) -> bool:
+def _checked_trusted(trusted: object) -> bool:
     """``trusted`` switches the formula check off, so only a real bool may do it:
     ``bool("no")`` is True."""
     if not isinstance(trusted, bool):
@@ -66,9 +84,11 @@ def _checked_trusted(trusted) -> bool:
     return trusted
 
 
-def fit(formula: str, data, family=None, method: str = "uls", weights=None,
-        na_action: str = "omit", positive=None, trusted: bool = False, freq_weights=None,
-        subset=None, offset=None, **options):
+def fit(formula: str, data: pd.DataFrame | dd.DataFrame, family: FamilyArgument = None,
+        method: str = "uls", weights: Weights | None = None, na_action: str = "omit",
+        positive: Any = None, trusted: bool = False, freq_weights: Weights | None = None,
+        subset: ArrayLike | str | None = None, offset: ArrayLike | str | None = None,
+        **options: Any) -> Result:
     """Fit a classification model given as a formula.
 
     Parameters
@@ -125,34 +145,33 @@ def fit(formula: str, data, family=None, method: str = "uls", weights=None,
     """
     family_given = family is not None
     weights, weight_kind = resolve_weights(weights, freq_weights)
-    family = _resolve_families(family)
+    families = _resolve_families(family)
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; available: {sorted(METHODS)}")
     entry = METHODS[method]
     on_dask = is_dask_frame(data)
     label, accepted = _accepted_options(entry, options, on_dask, data)
-    call = _call_string(formula, family, method, weights, options, family_given, weight_kind)
-    spec = FitSpec(formula=formula, data=data, family=family, weights=weights,
+    call = _call_string(formula, families, method, weights, options, family_given, weight_kind)
+    spec = FitSpec(formula=formula, data=data, family=families, weights=weights,
                    na_action=na_action, positive=positive, call=call,
                    trusted=_checked_trusted(trusted), family_given=family_given,
                    weight_kind=weight_kind, offset=offset, subset=subset)
     result = _with_weight_kind(_run(entry, on_dask, spec, options, label, accepted),
                                weight_kind)
     _record_call(result, data, dict(
-        formula=formula, family=family if family_given else None, method=method,
+        formula=formula, family=families if family_given else None, method=method,
         weights=weights if weight_kind == "prior" else None,
         freq_weights=weights if weight_kind == "freq" else None, na_action=na_action,
         positive=positive, subset=subset, offset=offset, trusted=trusted, **options))
     return result
 
 
-def _run(entry, on_dask: bool, spec: FitSpec, options: dict, label: str, accepted):
+def _run(entry: Method, on_dask: bool, spec: FitSpec, options: dict, label: str,
+         accepted: Sequence[str] | None) -> Result:
     """The method's in-memory fitter, or its Dask backend for a Dask frame."""
-    backend = entry.fit
-    if on_dask:
-        backend = entry.dask_backend()
-        if backend is None:
-            raise DataError(NOT_ON_DASK.format(name=entry.name))
+    backend = entry.dask_backend() if on_dask else entry.fit
+    if backend is None:
+        raise DataError(NOT_ON_DASK.format(name=entry.name))
     try:
         return backend(spec, **options)
     except TypeError as exc:
@@ -164,7 +183,7 @@ def _run(entry, on_dask: bool, spec: FitSpec, options: dict, label: str, accepte
         raise
 
 
-def _record_call(result, data, arguments: dict) -> None:
+def _record_call(result: Result, data: Any, arguments: dict) -> None:
     """Keep on the result what R keeps in a fit's call: the arguments (for
     ``update``, ``drop1``, ``step``) and the data they were evaluated on (by
     reference, not copied; left out when the result is pickled), and ``fit`` itself,
@@ -175,12 +194,13 @@ def _record_call(result, data, arguments: dict) -> None:
         result._refit = fit
 
 
-def _type_name(data) -> str:
+def _type_name(data: object) -> str:
     kind = type(data)
     return f"{kind.__module__.split('.')[0]}.{kind.__qualname__}"
 
 
-def _accepted_options(entry, options: dict, on_dask: bool, data):
+def _accepted_options(entry: Method, options: dict, on_dask: bool,
+                      data: object) -> tuple[str, list[str] | None]:
     """Check ``options`` against what the method takes (its Dask-only options only
     with a Dask frame); returns (label, accepted names or None)."""
     label, accepted = entry.accepted(options)
@@ -197,17 +217,17 @@ def _accepted_options(entry, options: dict, on_dask: bool, data):
     return label, accepted
 
 
-def _resolve_families(family):
+def _resolve_families(family: FamilyArgument) -> Family | list[Family]:
     """One family, or a bag of them (the adaptive strategies of boosting, paper 000 §7)."""
     if not isinstance(family, (list, tuple)):
         return resolve_family(family)
-    family = [resolve_family(f) for f in family]
-    if not family:
+    bag = [resolve_family(f) for f in family]
+    if not bag:
         raise ValueError("family is an empty list")
-    return family
+    return bag
 
 
-def _with_weight_kind(result, weight_kind: str):
+def _with_weight_kind(result: Result, weight_kind: str) -> Result:
     """Record on the result what its weights mean (every method's result: nobs, df and
     the likelihood follow it, :class:`~ubreg.results.base.Result`)."""
     if hasattr(result, "__dict__") and getattr(result, "weight_kind", None) != weight_kind:

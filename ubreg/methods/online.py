@@ -17,8 +17,11 @@ columns, factor levels or response values.
 """
 from __future__ import annotations
 
+from typing import Any, cast
+
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from .._pickling import warn_if_other_version
 from .._version import __version__
@@ -34,7 +37,7 @@ from ..design import (
     response_values,
 )
 from ..errors import DataError, FormulaError, PredictionError, ResponseError
-from ..families import PermissibleFamily, resolve_family
+from ..families import Family, PermissibleFamily, resolve_family
 from ..fitters import online as qnorm
 from ..results.base import Capabilities, Result, check_predict_type, class_series
 from ..summary.online import OnlineSummary
@@ -150,9 +153,11 @@ class OnlineLearner(Result):
     _columns: list
     _formula: str
 
-    def __init__(self, formula: str, family=None, q: float = 2.0, eta=None, *,
-                 rate: str = "constant", average=None, lambda_=None, lambda_p=None,
-                 positive=None, trusted: bool = False):
+    def __init__(self, formula: str, family: Family | str | None = None, q: float = 2.0,
+                 eta: float | None = None, *, rate: str = "constant",
+                 average: bool | None = None, lambda_: float | None = None,
+                 lambda_p: float | None = None, positive: Any = None,
+                 trusted: bool = False) -> None:
         if not isinstance(formula, str):
             raise TypeError(f"formula must be a string, got {type(formula).__name__}")
         family = resolve_family(family)
@@ -175,7 +180,7 @@ class OnlineLearner(Result):
         if not isinstance(average, (bool, np.bool_)):
             raise ValueError(f"average must be True, False or None, got {average!r}")
         self.formula = formula
-        self.family = family
+        self.family = cast(PermissibleFamily, family)     # is_permissible, checked above
         self.rate = rate
         self.average = bool(average)
         self.q = q
@@ -198,12 +203,12 @@ class OnlineLearner(Result):
         self._w_sum: np.ndarray | None = None           # Σ_{t≤T} w_t, for the average
         self.last_links_ = np.empty(0)
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state["ubreg_version"] = __version__
         return state
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         warn_if_other_version(state.pop("ubreg_version", None), what="on-line learner")
         # pickles of versions without the rate/average options: the constant
         # rate and the last iterate, as they had
@@ -214,11 +219,11 @@ class OnlineLearner(Result):
             self._w_sum = np.zeros_like(self._w)
 
     # ---- set-up from the first batch -------------------------------------------
-    def _lambda_from_family(self):
+    def _lambda_from_family(self) -> float:
         """1/sup hessian_eta = inf φ'' (the curvature bound of eq. 97)."""
         return self.family.curvature_lower_bound()
 
-    def _start(self, batch):
+    def _start(self, batch: pd.DataFrame) -> tuple[dict[str, Any], np.ndarray, np.ndarray, int]:
         """The state the first batch sets (design, rate, zero iterates) as a dict,
         and the batch's rows: nothing is set on ``self`` (see :meth:`partial_fit`)."""
         frame = build_model_frame(self.formula, batch, na_action="drop", positive=self.positive,
@@ -248,7 +253,7 @@ class OnlineLearner(Result):
                               f"lambda_p {lp_src}"))
         return st, frame.X, frame.y, len(batch) - len(frame.y)
 
-    def _later(self, batch):
+    def _later(self, batch: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, int]:
         k = self.n_batches + 1
         assert self.design is not None and self.response is not None    # after the first
         extra = [c for c in batch.columns if c not in self._columns]
@@ -275,7 +280,7 @@ class OnlineLearner(Result):
         return X[keep], y[keep], len(batch) - int(keep.sum())
 
     # ---- learning --------------------------------------------------------------
-    def partial_fit(self, batch) -> OnlineLearner:
+    def partial_fit(self, batch: pd.DataFrame) -> OnlineLearner:
         """Learn from one batch, row by row (Algorithm 2).  Returns self.
 
         Rows with NA are dropped (counted in ``n_dropped``).  ``batch`` is not
@@ -307,7 +312,8 @@ class OnlineLearner(Result):
         self.__dict__.update(st)          # one step: the batch is learned, or not at all
         return self
 
-    def _walk(self, X, y, eta, w, theta, w_sum):
+    def _walk(self, X: np.ndarray, y: np.ndarray, eta: float | None, w: np.ndarray,
+              theta: np.ndarray, w_sum: np.ndarray) -> tuple[np.ndarray, ...]:
         """The per-row loop of Algorithm 2 (:func:`ubreg.fitters.online.walk`)
         from the iterates (w, θ) and the sum of the iterates so far."""
         rates = qnorm.step_sizes(self.n_seen, X.shape[0], eta, self.rate)
@@ -336,12 +342,13 @@ class OnlineLearner(Result):
         assert self.design is not None and self._w is not None
         return pd.Series(self._w.copy(), index=self.design.column_names, name="w")
 
-    def _check_started(self):
+    def _check_started(self) -> None:
         if self.design is None:
             raise ValueError("the learner has seen no batch yet: call partial_fit first")
 
     # ignored [override]: newdata is required, a learner keeps no training rows
-    def predict(self, newdata, type: str = "response") -> pd.Series:  # type: ignore[override]
+    def predict(self, newdata: pd.DataFrame,  # type: ignore[override]
+                type: str = "response") -> pd.Series:
         """Predictions of the current w_t on ``newdata`` (NaN for NA rows).
 
         ``type`` is ``"response"`` (p̂ = ∇φ⁻¹(wᵀx)), ``"link"`` or ``"class"`` (category
@@ -365,7 +372,7 @@ class OnlineLearner(Result):
         return class_series(levels, np.where(na, -1, np.where(np.nan_to_num(eta) >= 0, pos,
                                                               1 - pos)), newdata.index)
 
-    def regret_bound_penalty(self, r) -> float:
+    def regret_bound_penalty(self, r: ArrayLike) -> float:
         """(p − 1)λ_p²‖r‖_q²/(2λ), the penalty of Theorem 3 for a reference r."""
         lam, lp = self.lambda_, self.lambda_p
         if lam is None or lp is None:
@@ -378,19 +385,19 @@ class OnlineLearner(Result):
         return self.n_seen
 
     # ---- summary -------------------------------------------------------------------
-    def summary(self):
+    def summary(self) -> OnlineSummary:
         """Family, potential, rate, rows, on-line loss and the coefficients
         (:class:`~ubreg.summary.online.OnlineSummary`)."""
         self._check_started()
         return OnlineSummary(self)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"<ubreg OnlineLearner: {self.formula!r}, family={self.family.describe()}, "
                 f"q={self.q:g}, rate={getattr(self, 'rate', 'constant')!r}, "
                 f"average={getattr(self, 'average', False)}, n_seen={self.n_seen}>")
 
 
-def _in_batch(exc, k):
+def _in_batch(exc: Exception, k: int) -> Exception:
     """The same error, naming batch k instead of "newdata" (design.transform's word)."""
     msg = str(exc)
     msg = (msg.replace("newdata", f"batch {k}") if "newdata" in msg else f"batch {k}: {msg}")

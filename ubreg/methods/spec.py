@@ -24,7 +24,7 @@ class FitSpec:
 
     formula: str
     data: object
-    family: Family  # or a list of families (a bag), for methods that accept one
+    family: Family | list[Family]  # a list: a bag of families, for methods that accept one
     weights: object
     na_action: str
     positive: object

@@ -28,7 +28,7 @@ Objects that are not results
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -196,8 +196,10 @@ class Result(abc.ABC):
     #: what ``ubreg.fit`` was given (None for a model not made by it), the data (by
     #: reference; not pickled) and the function that refits (for :meth:`update`)
     fit_arguments: dict | None = None
-    _data = None
-    _refit = None
+    _data: Any = None
+    _refit: Callable[..., Result] | None = None
+    #: what the weights mean, "prior" or "freq" (:func:`ubreg.fit` sets it)
+    weight_kind: str
 
     @abc.abstractmethod
     def predict(self, newdata: pd.DataFrame | None = None,

@@ -68,6 +68,8 @@ class LinearResult(BinaryResult):
     na_action = "omit"
     input_index = None
     profiler = None
+    #: the search's path when the model is :func:`ubreg.step`'s choice (R's ``$anova``)
+    anova: pd.DataFrame
     capabilities = Capabilities(has_training_rows=True, has_deviance=True, has_likelihood=True,
                                 has_residuals=True, has_coefficients=True, has_covariance=True,
                                 has_risk_path=True, has_edge_path=True)

@@ -24,17 +24,25 @@ exponents capped).
 from __future__ import annotations
 
 import abc
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.integrate import cumulative_trapezoid
 from scipy.special import expit
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["ExponentialU", "Logistic", "Squared", "ULoss", "U_alpha", "U_custom", "resolve_U"]
 
 _EXP_CAP = 700.0
+#: a function of U_custom (U', U'' or U): an array of margins in, values out
+UFunction: TypeAlias = Callable[[np.ndarray], ArrayLike]
 
 
-def _f(z):
+def _f(z: ArrayLike) -> np.ndarray:
     return np.asarray(z, dtype=np.float64)
 
 
@@ -49,22 +57,23 @@ class ULoss(abc.ABC):
     name = "U"
 
     @abc.abstractmethod
-    def U(self, z):
+    def U(self, z: ArrayLike) -> np.ndarray:
         """U(z)."""
 
     @abc.abstractmethod
-    def d1(self, z):
+    def d1(self, z: ArrayLike) -> np.ndarray:
         """U'(z) < 0."""
 
     @abc.abstractmethod
-    def d2(self, z):
+    def d2(self, z: ArrayLike) -> np.ndarray:
         """U''(z)."""
 
-    def values(self, z):
+    def values(self, z: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(U(z), U'(z), U''(z)) in one pass (subclasses share the exponentials)."""
         return self.U(z), self.d1(z), self.d2(z)
 
-    def newton_weight(self, z, F, d2=None):
+    def newton_weight(self, z: ArrayLike, F: ArrayLike,
+                      d2: np.ndarray | None = None) -> np.ndarray:
         """Curvature of the Newton step: U''(z), or −expit(F)U'(F) where U'' ≤ 0."""
         h = self.d2(z) if d2 is None else d2
         bad = ~(h > 0)
@@ -72,7 +81,7 @@ class ULoss(abc.ABC):
             h = np.where(bad, -expit(F) * self.d1(F), h)
         return h
 
-    def check_bayes(self, grid=None, rtol: float = 1e-6):
+    def check_bayes(self, grid: ArrayLike | None = None, rtol: float = 1e-6) -> Self:
         """Raise ValueError unless U' < 0 and U'(−z) = e^z U'(z) (eq. 4.3) on ``grid``."""
         z = np.linspace(-10.0, 10.0, 401) if grid is None else _f(grid)
         with np.errstate(all="ignore"):
@@ -92,13 +101,13 @@ class ULoss(abc.ABC):
                 "minimiser of the risk would not be the log-odds, and expit(F) not a posterior")
         return self
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"U({self.name!r})"
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(self) is type(other) and self.__dict__ == other.__dict__
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((type(self).__name__, self.name))
 
 
@@ -107,17 +116,17 @@ class Logistic(ULoss):
 
     name = "logistic"
 
-    def U(self, z):
+    def U(self, z: ArrayLike) -> np.ndarray:
         return np.logaddexp(0.0, -_f(z))
 
-    def d1(self, z):
+    def d1(self, z: ArrayLike) -> np.ndarray:
         return -expit(-_f(z))
 
-    def d2(self, z):
+    def d2(self, z: ArrayLike) -> np.ndarray:
         z = _f(z)
         return expit(z) * expit(-z)
 
-    def values(self, z):
+    def values(self, z: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         z = _f(z)
         e = np.exp(-np.abs(z))                 # ≤ 1: no overflow
         lo, hi = e / (1.0 + e), 1.0 / (1.0 + e)
@@ -132,16 +141,16 @@ class ExponentialU(ULoss):
 
     name = "exponential"
 
-    def U(self, z):
+    def U(self, z: ArrayLike) -> np.ndarray:
         return np.exp(np.minimum(-0.5 * _f(z), _EXP_CAP))
 
-    def d1(self, z):
+    def d1(self, z: ArrayLike) -> np.ndarray:
         return -0.5 * self.U(z)
 
-    def d2(self, z):
+    def d2(self, z: ArrayLike) -> np.ndarray:
         return 0.25 * self.U(z)
 
-    def values(self, z):
+    def values(self, z: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         u = self.U(z)
         return u, -0.5 * u, 0.25 * u
 
@@ -151,14 +160,14 @@ class Squared(ULoss):
 
     name = "squared"
 
-    def U(self, z):
+    def U(self, z: ArrayLike) -> np.ndarray:
         return 0.5 * expit(-_f(z)) ** 2
 
-    def d1(self, z):
+    def d1(self, z: ArrayLike) -> np.ndarray:
         z = _f(z)
         return -expit(-z) ** 2 * expit(z)
 
-    def d2(self, z):
+    def d2(self, z: ArrayLike) -> np.ndarray:
         z = _f(z)
         s, t = expit(z), expit(-z)
         return t * t * s * (2.0 * s - t)
@@ -169,7 +178,7 @@ class _Tabulated(ULoss):
 
     _L = 40.0
 
-    def _table(self):
+    def _table(self) -> tuple[np.ndarray, np.ndarray]:
         if getattr(self, "_grid", None) is None:
             grid = np.linspace(-self._L, self._L, 32001)
             d = -_f(self.d1(grid))
@@ -177,7 +186,7 @@ class _Tabulated(ULoss):
             self._grid, self._vals = grid, tail
         return self._grid, self._vals
 
-    def U(self, z):
+    def U(self, z: ArrayLike) -> np.ndarray:
         z = _f(z)
         grid, vals = self._table()
         inside = np.interp(z, grid, vals)
@@ -185,13 +194,13 @@ class _Tabulated(ULoss):
         below = vals[0] - (z + self._L) * (-_f(self.d1(-self._L)))
         return np.where(z < -self._L, below, np.where(z > self._L, 0.0, inside))
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state.pop("_grid", None)
         state.pop("_vals", None)
         return state
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(self) is type(other) and self.__getstate__() == other.__getstate__()
 
     __hash__ = ULoss.__hash__
@@ -204,24 +213,24 @@ class U_alpha(_Tabulated):
     evaluated as −exp(−logaddexp(·, ·)); U'' = −U'((1 − α)/2 + α·expit(αz)).
     """
 
-    def __init__(self, alpha: float):
+    def __init__(self, alpha: float) -> None:
         alpha = float(alpha)
         if not 0.0 <= alpha <= 1.0:
             raise ValueError(f"U_alpha needs 0 <= alpha <= 1, got alpha={alpha!r}")
         self.alpha = alpha
         self.name = f"U_alpha({alpha:g})"
 
-    def d1(self, z):
+    def d1(self, z: ArrayLike) -> np.ndarray:
         z = _f(z)
         a = self.alpha
         return -np.exp(np.minimum(-np.logaddexp((1 + a) * z / 2, (1 - a) * z / 2), _EXP_CAP))
 
-    def d2(self, z):
+    def d2(self, z: ArrayLike) -> np.ndarray:
         z = _f(z)
         a = self.alpha
         return -self.d1(z) * ((1 - a) / 2 + a * expit(a * z))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"U_alpha({self.alpha!r})"
 
 
@@ -233,7 +242,8 @@ class U_custom(_Tabulated):
     if the fitted model is to be saved.
     """
 
-    def __init__(self, d1, d2, U=None, name: str = "custom", check: bool = True):
+    def __init__(self, d1: UFunction, d2: UFunction, U: UFunction | None = None,
+                 name: str = "custom", check: bool = True) -> None:
         if not callable(d1) or not callable(d2) or (U is not None and not callable(U)):
             raise TypeError("U_custom needs callables d1 = U' and d2 = U'' (and optionally U)")
         self._d1, self._d2, self._U = d1, d2, U
@@ -241,13 +251,13 @@ class U_custom(_Tabulated):
         if check:
             self.check_bayes()
 
-    def d1(self, z):
+    def d1(self, z: ArrayLike) -> np.ndarray:
         return _f(self._d1(_f(z)))
 
-    def d2(self, z):
+    def d2(self, z: ArrayLike) -> np.ndarray:
         return _f(self._d2(_f(z)))
 
-    def U(self, z):
+    def U(self, z: ArrayLike) -> np.ndarray:
         if self._U is not None:
             return _f(self._U(_f(z)))
         return super().U(z)
@@ -257,7 +267,7 @@ _BUILTIN: dict[str, type[ULoss]] = {"logistic": Logistic, "exponential": Exponen
                                     "squared": Squared}
 
 
-def resolve_U(U) -> ULoss:
+def resolve_U(U: ULoss | str | tuple | list) -> ULoss:
     """A ULoss from a name, a ULoss, or a pair (U', U'') of callables (checked)."""
     if isinstance(U, ULoss):
         return U
