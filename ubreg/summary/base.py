@@ -9,7 +9,8 @@ the summaries share — the ``Call:`` block, the notes, the aligned tables,
 from __future__ import annotations
 
 import abc
-from typing import ClassVar
+from collections.abc import Iterable
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -68,7 +69,7 @@ class Summary(abc.ABC):
     #: the main table (set by each subclass's ``__init__``)
     table: pd.DataFrame
 
-    def __init__(self, result):
+    def __init__(self, result: Any) -> None:
         self.result = result
 
     @abc.abstractmethod
@@ -93,7 +94,7 @@ class Summary(abc.ABC):
         return ["", "Call:", str(self.result.call)]
 
     @staticmethod
-    def note_lines(notes) -> list[str]:
+    def note_lines(notes: Iterable[str]) -> list[str]:
         """Each note after a blank line."""
         return [line for note in notes for line in ("", note)]
 
@@ -101,12 +102,12 @@ class Summary(abc.ABC):
     def __str__(self) -> str:
         return "\n".join(self.text_lines())
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return str(self)
 
     def html(self) -> str:
         """HTML fragment (the autoescaped template :attr:`template`)."""
         return render_template(self.template, **self.html_context())
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         return self.html()

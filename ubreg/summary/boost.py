@@ -5,10 +5,14 @@ The facts are built once as plain data; text and HTML only render them.
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .base import Summary, align_rows, sig_decimals
+
+if TYPE_CHECKING:
+    from ..results.boost import UBoostResult, ULSBoostResult
 
 __all__ = ["UBoostSummary", "ULSBoostSummary", "BoostSummary"]
 
@@ -55,7 +59,7 @@ class ULSBoostSummary(BoostSummary):
     """Summary of a :class:`~ubreg.results.boost.ULSBoostResult`: ``frame()`` is
     the ``top`` features by |coefficient|."""
 
-    def __init__(self, result, top: int = 10):
+    def __init__(self, result: ULSBoostResult, top: int = 10) -> None:
         super().__init__(result)
         self.top = top
         ft = result.feature_table().head(top)
@@ -110,7 +114,7 @@ class UBoostSummary(BoostSummary):
     """Summary of a :class:`~ubreg.results.boost.UBoostResult`: ``frame()`` is
     the importance and selection frequency of the ``top`` terms."""
 
-    def __init__(self, result, top: int = 10):
+    def __init__(self, result: UBoostResult, top: int = 10) -> None:
         super().__init__(result)
         imp = result.importance()
         freq = result.selection_frequencies()

@@ -1,10 +1,15 @@
 """Summary of a GNNB / UNN fit: text, HTML (``gnnb_summary.html``) and a DataFrame."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from .base import Summary, align_rows
+
+if TYPE_CHECKING:
+    from ..results.gnnb import GNNBResult
 
 __all__ = ["GNNBSummary"]
 
@@ -24,7 +29,7 @@ class GNNBSummary(Summary):
 
     template = "gnnb_summary.html"
 
-    def __init__(self, result):
+    def __init__(self, result: GNNBResult) -> None:
         super().__init__(result)
         self.table = result.class_table
         alpha = np.concatenate([b.fit.alpha.ravel() for b in result.blocks])

@@ -11,11 +11,16 @@ legend.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from .base import Summary, align_rows, sig_decimals
 from .rformat import format_pvalues, format_r, named_vector_lines
+
+if TYPE_CHECKING:
+    from ..results.linear import LinearResult
 
 __all__ = ["LinearSummary", "format_pvalue", "significance_stars", "format_coef_columns",
            "standard_error_notes", "saturated_note", "aliased_note", "convergence_note",
@@ -73,7 +78,7 @@ class LinearSummary(Summary):
 
     template = "linear_summary.html"
 
-    def __init__(self, result, cov: str = "model"):
+    def __init__(self, result: LinearResult, cov: str = "model") -> None:
         super().__init__(result)
         self.cov = cov
         self.table = result.coef_table(cov=cov).iloc[formula_order(result)]

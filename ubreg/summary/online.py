@@ -1,7 +1,12 @@
 """Summary of an on-line learner (:class:`~ubreg.methods.online.OnlineLearner`)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .base import Summary, aligned_pairs
+
+if TYPE_CHECKING:
+    from ..methods.online import OnlineLearner
 
 __all__ = ["OnlineSummary"]
 
@@ -12,12 +17,12 @@ class OnlineSummary(Summary):
 
     template = "online_summary.html"
 
-    def __init__(self, learner):
+    def __init__(self, learner: OnlineLearner) -> None:
         super().__init__(learner)
         self.table = learner.coef_.to_frame("estimate")
 
     @property
-    def learner(self):
+    def learner(self) -> OnlineLearner:
         """The summarised learner (``result``)."""
         return self.result
 

@@ -1,10 +1,15 @@
 """Summary of a t-AdaBoost fit (``method="tboost"``): text, HTML and the rounds table."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..fitters.tboost.algebra import is_one
 from .base import Summary, aligned_pairs
+
+if TYPE_CHECKING:
+    from ..results.tboost import TBoostResult
 
 __all__ = ["TBoostSummary"]
 
@@ -25,7 +30,7 @@ class TBoostSummary(Summary):
 
     template = "tboost_summary.html"
 
-    def __init__(self, result):
+    def __init__(self, result: TBoostResult) -> None:
         super().__init__(result)
         self.table = result.rounds_table
 

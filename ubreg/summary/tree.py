@@ -1,11 +1,16 @@
 """Summary of a UDT tree: rpart's print, cp table (``printcp``), importance, deviances."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .base import Summary
 from .rformat import format_r, matrix_lines
 from .tree_listing import listing
+
+if TYPE_CHECKING:
+    from ..results.tree import TreeResult
 
 __all__ = ["TreeSummary", "cp_table_lines", "NA_NOTE"]
 
@@ -38,7 +43,7 @@ class TreeSummary(Summary):
 
     template = "tree_summary.html"
 
-    def __init__(self, result):
+    def __init__(self, result: TreeResult) -> None:
         super().__init__(result)
         self.table = result.frame
 
