@@ -32,7 +32,7 @@ test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow"
 
 # ruff on the package, the tests and the benchmarks (ruff.toml); mypy on the package
-# (setup.cfg's [mypy])
+# (setup.cfg's [mypy]: check_untyped_defs; the public API's modules fully annotated)
 lint: $(STAMP)
 	$(BIN)/ruff check ubreg tests benchmarks
 	$(BIN)/mypy ubreg
