@@ -225,6 +225,20 @@ def test_values_match_the_separate_functions():
         np.testing.assert_allclose(d2, U.d2(z), rtol=1e-12, atol=1e-300)
 
 
+def test_values_into_writes_the_numbers_values_returns():
+    # the in-place path of the boosting loop: the same numbers to the bit, at
+    # extreme margins, at 0 (both signs) and where the margin is NaN
+    z = np.array([-1e3, -745.5, -30.0, -1.0, -0.0, 0.0, 1e-300, 0.5, 30.0, 745.5, 1e3, np.nan])
+    z = np.concatenate([z, np.random.default_rng(0).normal(scale=5, size=1000)])
+    for U in [Logistic(), ExponentialU(), Squared(), U_alpha(0.6)]:
+        out = np.full((3, z.size), 7.0)
+        with np.errstate(all="ignore"):
+            U.values_into(z, out)
+            want = U.values(z)
+        for got, ref in zip(out, want):
+            np.testing.assert_array_equal(got, ref)
+
+
 def test_min_samples_leaf_bounds_every_leaf(data):
     m = ubreg.fit("y ~ a + b + c", data, method="uboost", learner="trees", depth=3, mstop=15,
                   min_samples_leaf=25)

@@ -164,6 +164,31 @@ def histogram_rows(codes, feats, offsets, nbins, stats, rows, out):
               _column_parts(feats, rows.shape[0]))
 
 
+def histogram_segments(codes, feats, offsets, nbins, stats, segments, outs):
+    """:func:`histogram_rows` of each of ``segments`` (row arrays) into the matching
+    ``outs``.  Several segments are shared out whole among the cores (largest
+    first, each to the least loaded core): one dispatch for a level's nodes, and
+    each histogram is the single call's."""
+    from ..numerics.threads import run_parts, workers
+    total = sum(len(r) for r in segments)
+    n = min(workers(), len(segments)) if total * len(feats) >= _THREAD_CELLS else 1
+    if len(segments) == 1 or n <= 1:
+        for rows, out in zip(segments, outs):
+            histogram_rows(codes, feats, offsets, nbins, stats, rows, out)
+        return
+    groups: list[list[int]] = [[] for _ in range(n)]
+    load = [0] * n
+    for i in sorted(range(len(segments)), key=lambda i: -len(segments[i])):
+        g = load.index(min(load))
+        groups[g].append(i)
+        load[g] += len(segments[i])
+
+    def run(group):
+        for i in group:
+            _histogram_rows(codes, feats, offsets, nbins, stats, segments[i], outs[i])
+    run_parts(run, [g for g in groups if g])
+
+
 @njit(**_JIT)
 def partition(codes, order, node, start, end, f, kcut, parent, buf):
     """Stable partition of ``order[start:end]``: rows with code ≤ kcut first

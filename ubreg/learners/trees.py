@@ -341,15 +341,19 @@ def _child_histograms(binned, feats, stats, order, H, split):
     from . import _hist
 
     child = np.zeros((2 * len(split), binned.total_bins, stats.shape[1]))
-    active = []
+    active, segments, smalls, bigs = [], [], [], []
     for i, (a, nd, start, mid, end) in enumerate(split):
         left_small = mid - start <= end - mid
         small, big = (2 * i, 2 * i + 1) if left_small else (2 * i + 1, 2 * i)
         lo, hi = (start, mid) if left_small else (mid, end)
-        _hist.histogram_rows(binned.codes, feats, binned.offsets, binned.nbins, stats,
-                             order[lo:hi], child[small])
-        np.subtract(H[a], child[small], out=child[big])
+        segments.append(order[lo:hi])
+        smalls.append(small)
+        bigs.append((a, big))
         active += [2 * nd + 1, 2 * nd + 2]
+    _hist.histogram_segments(binned.codes, feats, binned.offsets, binned.nbins, stats,
+                             segments, [child[s] for s in smalls])
+    for (a, big), small in zip(bigs, smalls):
+        np.subtract(H[a], child[small], out=child[big])
     return child, active
 
 def fit_leaf_tree(binned: BinnedDesign, v, y, w, phi, depth: int, min_leaf=1.0):

@@ -162,19 +162,21 @@ class _LinearSteps:
 
 #: rows worth a second thread for U and its derivatives (elementwise NumPy, which runs
 #: without the GIL): below, a thread's start costs more than it saves
-_THREAD_ROWS = 50_000
+_THREAD_ROWS = 200_000
 
 
-def _values(U, z):
-    """``U.values(z)`` (U, U', U''), the rows split across the cores on large fits: the
-    maps are elementwise, so the parts give the single call's numbers."""
+def _values(U, z, out):
+    """``out[:] = U.values(z)`` (U, U', U''), the rows split across the cores on large
+    fits: the maps are elementwise, so the parts give the single call's numbers."""
     from ...numerics.threads import run_parts, workers
     n = min(workers(), len(z) // _THREAD_ROWS)
     if n <= 1:
-        return U.values(z)
+        U.values_into(z, out)
+        return out
     cuts = np.linspace(0, len(z), n + 1).astype(int)
-    parts = run_parts(U.values, [z[a:b] for a, b in zip(cuts[:-1], cuts[1:])])
-    return tuple(np.concatenate(pieces) for pieces in zip(*parts))
+    run_parts(lambda ab: U.values_into(z[ab[0]:ab[1]], out[:, ab[0]:ab[1]]),
+              list(zip(cuts[:-1], cuts[1:])))
+    return out
 
 
 def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
@@ -216,18 +218,19 @@ def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
         steps = _TreeSteps(binned, w, wy, U, 1 if learner == "stumps" else depth,
                            min_child_weight, min_samples_leaf, leaf_rows, col_term, len(names))
     learners = []
-    z = ystar * F
-    Uv, d1, d2 = _values(U, z)
+    # per-row buffers reused every iteration: z = y*F, (U, U', U'') at z, w·U
+    z, wU = ystar * F, np.empty(n)
+    Uv, d1, d2 = vals = _values(U, z, np.empty((3, n)))
     # Σ w U / Σ w by numpy's pairwise sum: a BLAS dot would wake (and leave
     # spinning) OpenBLAS threads every iteration
-    risk = [float(np.sum(w * Uv)) / wsum]
+    risk = [float(np.sum(np.multiply(w, Uv, out=wU))) / wsum]
     gains = np.zeros((mstop, len(names)))
     selected = np.zeros((mstop, len(names)), dtype=bool)
     for m in progress(range(mstop), "uboost", total=mstop):
         base, F, share = steps.step(F, z, d1, d2, nu)
-        z = ystar * F
-        Uv, d1, d2 = _values(U, z)             # risk now, derivatives for the next step
-        risk.append(float(np.sum(w * Uv)) / wsum)
+        np.multiply(ystar, F, out=z)
+        _values(U, z, vals)                    # risk now, derivatives for the next step
+        risk.append(float(np.sum(np.multiply(w, Uv, out=wU))) / wsum)
         gains[m] = (risk[-2] - risk[-1]) * share
         selected[m] = share > 0
         learners.append(base)

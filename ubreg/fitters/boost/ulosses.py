@@ -72,6 +72,12 @@ class ULoss(abc.ABC):
         """(U(z), U'(z), U''(z)) in one pass (subclasses share the exponentials)."""
         return self.U(z), self.d1(z), self.d2(z)
 
+    def values_into(self, z: np.ndarray, out: np.ndarray) -> None:
+        """``out[0], out[1], out[2] = values(z)``: the same numbers written into a
+        caller's (3, n) buffer, so that a boosting loop allocates no per-iteration
+        arrays (subclasses compute in place)."""
+        out[0], out[1], out[2] = self.values(z)
+
     def newton_weight(self, z: ArrayLike, F: ArrayLike,
                       d2: np.ndarray | None = None) -> np.ndarray:
         """Curvature of the Newton step: U''(z), or −expit(F)U'(F) where U'' ≤ 0."""
@@ -135,6 +141,19 @@ class Logistic(ULoss):
         s_pos = np.where(pos, hi, lo)          # expit(z)
         return np.log1p(e) + np.maximum(-z, 0.0), -s_neg, s_neg * s_pos
 
+    def values_into(self, z: np.ndarray, out: np.ndarray) -> None:
+        # values()'s arithmetic, operation for operation, in out's rows: the
+        # exponential and logarithm in NumPy, the selections by sign compiled
+        from ._kernels import logistic_from_exp
+        u, d1, d2 = out
+        tail = np.empty_like(z)
+        np.abs(z, out=u)
+        np.negative(u, out=u)
+        np.exp(u, out=u)                        # e = exp(−|z|) ≤ 1: no overflow
+        logistic_from_exp(z, u, d1, d2, tail)
+        np.log1p(u, out=u)
+        np.add(u, tail, out=u)
+
 
 class ExponentialU(ULoss):
     """U(z) = e^(−z/2) (paper 003 example iii): Gentle AdaBoost on F/2."""
@@ -153,6 +172,14 @@ class ExponentialU(ULoss):
     def values(self, z: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         u = self.U(z)
         return u, -0.5 * u, 0.25 * u
+
+    def values_into(self, z: np.ndarray, out: np.ndarray) -> None:
+        u, d1, d2 = out
+        np.multiply(z, -0.5, out=u)
+        np.minimum(u, _EXP_CAP, out=u)
+        np.exp(u, out=u)
+        np.multiply(u, -0.5, out=d1)
+        np.multiply(u, 0.25, out=d2)
 
 
 class Squared(ULoss):
