@@ -7,7 +7,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
-from sklearn.metrics import roc_auc_score, roc_curve as sk_roc_curve  # noqa: E402
+from sklearn.metrics import roc_auc_score  # noqa: E402
+from sklearn.metrics import roc_curve as sk_roc_curve  # noqa: E402
 from statsmodels.stats.proportion import proportion_confint  # noqa: E402
 
 import ubreg  # noqa: E402

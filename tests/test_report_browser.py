@@ -16,7 +16,6 @@ from PIL import Image  # noqa: E402
 
 import ubreg  # noqa: E402
 
-
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed "

@@ -15,6 +15,7 @@ import shlex
 import sys
 import traceback
 import warnings
+from typing import Any, TypeAlias
 
 import pandas as pd
 
@@ -24,8 +25,11 @@ from .errors import UbregError
 __all__ = ["main", "demo_models", "parse_option"]
 
 DEMO_FORMULA = "diabetes ~ pregnant + glucose + pressure + mass + pedigree + age"
-#: (label, method, family name, family parameters, fit options) of the demo
-DEMO_SPECS = (
+#: (label, method, family name, family parameters, fit options) of a demo model; label
+#: None: named after the fit, family None: the method's own loss
+DemoSpec: TypeAlias = "tuple[str | None, str, str | None, dict[str, float], dict[str, Any]]"
+#: the demo's linear fits
+DEMO_SPECS: tuple[tuple[str, str, str, dict[str, float], dict[str, Any]], ...] = (
     ("uls · entropy (logistic regression)", "uls", "entropy", {}, {}),
     ("uls · matsushita", "uls", "matsushita", {}, {}),
     ("uls · gini (linear probability model)", "uls", "gini", {}, {}),
@@ -36,8 +40,9 @@ DEMO_SPECS = (
 #: labelled after fitting by what it fitted: method · family, e.g. "tboost · tempered
 #: exponential (t = 0.5)")
 #: family None: the method takes its loss elsewhere (uboost: U="logistic"; tboost: t = 0.5)
-DEMO_OTHER_METHODS = {"udt": ("entropy", {"prune": "1se"}), "uboost": (None, {}),
-                      "tboost": (None, {}), "gnnb": ("entropy", {})}
+DEMO_OTHER_METHODS: dict[str, tuple[str | None, dict[str, Any]]] = {
+    "udt": ("entropy", {"prune": "1se"}), "uboost": (None, {}), "tboost": (None, {}),
+    "gnnb": ("entropy", {})}
 #: folds of the U-Boost CV risk path drawn in the demo report
 DEMO_CV_RISK_FOLDS = 10
 
@@ -58,7 +63,7 @@ def demo_models(data, folds: int = 10, seed: int = 1, show_progress=None):
     from .methods.registry import METHODS
     from .numerics.progress import progress
 
-    specs = [s for s in DEMO_SPECS]
+    specs: list[DemoSpec] = list(DEMO_SPECS)
     # label None: named after the fit, by the family the method actually fitted
     specs += [(None, name, fam, {}, opts)
               for name, (fam, opts) in DEMO_OTHER_METHODS.items() if name in METHODS]
@@ -137,7 +142,8 @@ def _fit(args) -> int:
         data = pd.read_csv(args.data)
     except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise UbregError(f"cannot read {args.data!r}: {exc}") from None
-    options, raw = {}, {}
+    options: dict[str, Any] = {}        # ubreg.fit's **options
+    raw: dict[str, str] = {}
     for item in args.option or []:
         key, value = parse_option(item)
         if key in options:

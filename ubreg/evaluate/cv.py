@@ -6,18 +6,32 @@ held-out part, and the mean ± standard error over the folds.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
-from ..design import as_frame, build_model_frame
+from ..design import ModelFrame, as_frame, build_model_frame
 from ..errors import ResponseError
 from ..numerics.folds import fold_assignment
 from ..numerics.progress import progress
 from ..numerics.warnings import record_warnings, reissue_warnings
 from ..summary.render import render_template
 from .metrics import METRIC_NAMES, classification_metrics, observed_classes, posteriors
+
+if TYPE_CHECKING:
+    from ..families import Family
+    from ..methods.fit import FamilyArgument, Weights
+    from ..results.base import Result
+
+#: the seed of a fold split (:func:`numpy.random.default_rng`'s)
+Seed: TypeAlias = "int | np.random.Generator | None"
+#: the scored folds (:func:`_score_folds`): the table of the folds' metrics, the
+#: out-of-fold posteriors, the observed classes and the class order (None: binary)
+ScoredFolds: TypeAlias = "tuple[pd.DataFrame, np.ndarray, np.ndarray, list[Any] | None]"
 
 __all__ = ["cv", "CVResult", "cv_models", "common_rows", "same_folds", "paired_differences",
            "LOWER_IS_BETTER"]
@@ -78,11 +92,11 @@ class CVResult:
         return pd.DataFrame({"mean": self.mean, "se": self.se,
                              "pooled": pd.Series(self.pooled)}).rename_axis("metric")
 
-    def _rows(self):
+    def _rows(self) -> list[tuple[str, str, str, str]]:
         return [(METRIC_NAMES[k], f"{self.mean[k]:.4f}", f"{self.se[k]:.4f}",
                  f"{self.pooled[k]:.4f}") for k in METRIC_NAMES]
 
-    def __str__(self):
+    def __str__(self) -> str:
         head = (f"{self.n_folds}-fold {'stratified ' if self.stratified else ''}cross-validation "
                 f"(seed {self.seed})\n{self.call}\n")
         rows = [("metric", "mean", "se", "pooled")] + self._rows()
@@ -91,7 +105,7 @@ class CVResult:
                          for r in rows)
         return head + body
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return str(self)
 
     def context(self) -> dict:
@@ -105,11 +119,12 @@ class CVResult:
     def html(self) -> str:
         return render_template("report/cv.html", **self.context())
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         return self.html()
 
 
-def _model_frame(formula, data, weights, na_action, positive):
+def _model_frame(formula: str, data: pd.DataFrame, weights: np.ndarray | str | None,
+                 na_action: str, positive: Any) -> ModelFrame:
     try:
         return build_model_frame(formula, data, weights=weights, na_action=na_action,
                                  positive=positive)
@@ -123,7 +138,8 @@ def _model_frame(formula, data, weights, na_action, positive):
             raise exc from None
 
 
-def _held_out(model, newdata, classes):
+def _held_out(model: Result, newdata: pd.DataFrame,
+              classes: list[Any] | None) -> tuple[np.ndarray, np.ndarray, list[Any] | None]:
     """(posteriors, observed classes, class order) of a fold's held-out rows;
     per-class posteriors in the order of the first fold (two classes: scored as
     P(second level), as binary fits)."""
@@ -138,7 +154,8 @@ def _held_out(model, newdata, classes):
     return (p[:, 1] if len(classes) == 2 else p), yk, classes
 
 
-def _call_string(formula, family, method, folds, stratified, seed, options) -> str:
+def _call_string(formula: str, family: Family | list[Family], method: str, folds: int,
+                 stratified: bool, seed: Seed, options: dict[str, Any]) -> str:
     fam = "[" + ", ".join(map(repr, family)) + "]" if isinstance(family, list) else repr(family)
     parts = [repr(formula), "data", f"family={fam}", f"method={method!r}", f"folds={folds}",
              f"stratified={stratified}", f"seed={seed!r}"]
@@ -146,10 +163,12 @@ def _call_string(formula, family, method, folds, stratified, seed, options) -> s
     return f"ubreg.cv({', '.join(parts)})"
 
 
-def cv(formula: str, data, family=None, method: str = "uls", folds: int = 10,
-       stratified: bool = True, seed=None, weights=None, na_action: str = "drop",
-       positive=None, refit: bool = True, show_progress: bool | None = None,
-       scheduler=None, freq_weights=None, fold=None, **fit_options) -> CVResult:
+def cv(formula: str, data: pd.DataFrame | dict[str, Any], family: FamilyArgument = None,
+       method: str = "uls", folds: int = 10, stratified: bool = True, seed: Seed = None,
+       weights: Weights | None = None, na_action: str = "drop", positive: Any = None,
+       refit: bool = True, show_progress: bool | None = None, scheduler: Any = None,
+       freq_weights: Weights | None = None, fold: ArrayLike | None = None,
+       **fit_options: Any) -> CVResult:
     """K-fold cross-validation of ``ubreg.fit(formula, data, family, method, ...)``.
 
     Parameters
@@ -215,14 +234,15 @@ def cv(formula: str, data, family=None, method: str = "uls", folds: int = 10,
                           progress(range(folds), desc=f"{folds}-fold CV ({method})",
                                    total=folds, show=show_progress))
     scored = _score_folds(models, frame, pos, fold, mf.weights)
-    weight_arg = {"weights" if kind == "prior" else "freq_weights": weights}
+    weight_arg: dict[str, Any] = {"weights" if kind == "prior" else "freq_weights": weights}
     full = fit(formula, data, **weight_arg, **fit_kw) if refit else None
     return _result(scored, data.index[pos], fold, mf.weights, full, formula=formula,
                    method=method, family=fam, seed=seed, stratified=stratified,
                    call=_call_string(formula, fam, method, folds, stratified, seed, fit_options))
 
 
-def _result(scored, index, fold, weights, model, **fields) -> CVResult:
+def _result(scored: ScoredFolds, index: pd.Index, fold: np.ndarray, weights: np.ndarray,
+            model: Result | None, **fields: Any) -> CVResult:
     """The CVResult of the scored folds (:func:`_score_folds`) of the complete rows
     ``index``."""
     table, oof, y_oof, classes = scored
@@ -238,7 +258,7 @@ def _result(scored, index, fold, weights, model, **fields) -> CVResult:
                                           name="weights"), **fields)
 
 
-def _given_folds(fold, n: int, pos: np.ndarray) -> tuple[np.ndarray, int]:
+def _given_folds(fold: ArrayLike, n: int, pos: np.ndarray) -> tuple[np.ndarray, int]:
     """The 0-based folds of the complete rows ``pos`` from ``fold`` (1..K, one per row of
     the data), and K."""
     fold = np.asarray(fold)
@@ -251,7 +271,7 @@ def _given_folds(fold, n: int, pos: np.ndarray) -> tuple[np.ndarray, int]:
     return mine, k
 
 
-def _row_weights(weights, n):
+def _row_weights(weights: Weights | None, n: int) -> np.ndarray | str | None:
     """Weights given as values: a float array of one value per row of the data."""
     if weights is None or isinstance(weights, str):
         return weights
@@ -262,7 +282,10 @@ def _row_weights(weights, n):
     return weights
 
 
-def _fold_models(fit, formula, frame, pos, fold, folds, weights, fit_kw, scheduler, ks):
+def _fold_models(fit: Callable[..., Result], formula: str, frame: pd.DataFrame,
+                 pos: np.ndarray, fold: np.ndarray, folds: int,
+                 weights: np.ndarray | str | None, fit_kw: dict[str, Any], scheduler: Any,
+                 ks: Iterable[int]) -> Iterator[Result]:
     """Yield the model of each fold k of ``ks``, fitted on the other folds' rows: here,
     or all at once on a Dask scheduler; either way each fold's warnings reach the
     caller once each as ``"fold k: message"``."""
@@ -281,11 +304,13 @@ def _fold_models(fit, formula, frame, pos, fold, folds, weights, fit_kw, schedul
         yield model
 
 
-def _score_folds(models, frame, pos, fold, w):
+def _score_folds(models: Iterable[Result], frame: pd.DataFrame, pos: np.ndarray,
+                 fold: np.ndarray, w: np.ndarray) -> ScoredFolds:
     """Each fold's metrics on its held-out rows, and the out-of-fold posteriors:
     (table, posteriors, observed classes, class order)."""
     records = []
-    oof, y_oof, classes = None, np.full(len(pos), np.nan), None
+    oof: np.ndarray | None = None
+    y_oof, classes = np.full(len(pos), np.nan), None
     for k, model in enumerate(models):
         in_test = fold == k
         test = pos[in_test]
@@ -294,9 +319,11 @@ def _score_folds(models, frame, pos, fold, w):
             oof = np.full((len(pos),) + p.shape[1:], np.nan)
         oof[in_test] = p
         y_oof[in_test] = yk
-        rec = {"fold": k + 1, "n_train": len(pos) - len(test), "n_test": len(test)}
+        rec: dict[str, float] = {"fold": k + 1, "n_train": len(pos) - len(test),
+                                 "n_test": len(test)}
         rec.update(classification_metrics(yk, p, w[in_test]))
         records.append(rec)
+    assert oof is not None, "no fold scored"    # folds >= 1: the loop ran
     return pd.DataFrame.from_records(records), oof, y_oof, classes
 
 
@@ -311,7 +338,8 @@ def formula_variables_in(formula: str, data: pd.DataFrame) -> list[str]:
     return [v for v in formula_variables(desc) if v in data.columns]
 
 
-def common_rows(data, formulas, weights=None) -> pd.Index:
+def common_rows(data: pd.DataFrame | dict[str, Any], formulas: Iterable[str],
+                weights: Weights | None = None) -> pd.Index:
     """The rows of ``data`` complete in every variable any of ``formulas`` reads (and in
     ``weights``, a column name): the rows on which models of different methods can be
     compared.  A tree (``udt``) would otherwise keep rows that a linear fit drops.
@@ -331,8 +359,9 @@ def common_rows(data, formulas, weights=None) -> pd.Index:
     return data.index[complete.to_numpy()]
 
 
-def cv_models(specs: dict, data, folds: int = 10, seed: int = 1, stratified: bool = True,
-              show_progress: bool | None = None, **common) -> dict:
+def cv_models(specs: Mapping[str, Mapping[str, Any]], data: pd.DataFrame | dict[str, Any],
+              folds: int = 10, seed: int = 1, stratified: bool = True,
+              show_progress: bool | None = None, **common: Any) -> dict[str, CVResult]:
     """Cross-validate several models on equal footing: the same rows, the same folds.
 
     Parameters
@@ -378,7 +407,7 @@ def cv_models(specs: dict, data, folds: int = 10, seed: int = 1, stratified: boo
     return out
 
 
-def same_folds(cvs) -> bool:
+def same_folds(cvs: Iterable[CVResult]) -> bool:
     """Whether cross-validations were run on the same rows with the same folds (their
     ``fold`` Series are equal, labels and fold numbers)."""
     cvs = list(cvs)
@@ -388,7 +417,8 @@ def same_folds(cvs) -> bool:
                for c in cvs[1:])
 
 
-def paired_differences(cvs: dict, metric: str = "log_loss", noise: float = 2.0) -> pd.DataFrame:
+def paired_differences(cvs: Mapping[str, CVResult], metric: str = "log_loss",
+                       noise: float = 2.0) -> pd.DataFrame:
     """Each model's cross-validated ``metric`` and its fold-paired difference to the best.
 
     Parameters

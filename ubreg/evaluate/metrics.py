@@ -188,8 +188,8 @@ def observed_classes(result, newdata: pd.DataFrame, levels=None) -> pd.Series:
         if bad:
             raise ValueError(f"newdata's response {resp.name!r} has level(s) the model has not "
                              f"seen: {sorted(map(str, set(bad)))[:5]}")
-    coded = np.where(na, np.nan, raw == positive)
-    return pd.Series(coded.astype(float), index=newdata.index)
+    is_positive = np.where(na, np.nan, raw == positive)
+    return pd.Series(is_positive.astype(float), index=newdata.index)
 
 
 def _row_weights(result, newdata, n: int, weights) -> np.ndarray:

@@ -3,6 +3,7 @@
 A plot applies to the results whose declared capabilities it needs
 (:func:`available`); matplotlib is imported only when something is drawn.
 """
+from .comparison import calibration_grid, grid_shape, odds_ratio_forest
 from .diagnostics import (
     available,
     calibration,
@@ -19,7 +20,6 @@ from .diagnostics import (
     tree,
     wilson_interval,
 )
-from .comparison import calibration_grid, grid_shape, odds_ratio_forest
 from .effects import effects, odds_ratio_scale, term_scales
 from .treeplot import plot_tree
 

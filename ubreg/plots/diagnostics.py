@@ -137,6 +137,7 @@ def calibration(result, ax=None, bins: int = 10, strategy: str = "uniform",
     """
     ax = _axes(ax)
     y, p, w, labels = observed_and_posterior(result, newdata, weights=weights)
+    series: list[tuple[str | None, np.ndarray, np.ndarray]]
     if labels is None:
         series = [(None, y, p)]
     else:

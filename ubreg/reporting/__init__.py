@@ -48,7 +48,12 @@ the formula and the call) follow one rule, applied by :mod:`ubreg.summary.render
 """
 from __future__ import annotations
 
+import os
 import pathlib
+from collections.abc import Sequence
+from typing import Any, TypeAlias, overload
+
+import pandas as pd
 
 from ..evaluate.compare import named_models
 from .context import build_context, versions
@@ -58,9 +63,16 @@ from .pdf import write_pdf
 
 __all__ = ["report", "versions", "render_vignette", "render_markdown"]
 
+#: a file to write: a path, as text or path-like; several files: a list or tuple of them
+PathArg: TypeAlias = "str | os.PathLike[str]"
+PathArgs: TypeAlias = "list[PathArg] | tuple[PathArg, ...]"
+#: the data the models were fitted to: a DataFrame or a dict of columns (or None)
+TrainingData: TypeAlias = "pd.DataFrame | dict[str, Any] | None"
 
-def _report_call(models: dict, path, title, data, cv_risk=False, training_data=None,
-                 prune="1se") -> str:
+
+def _report_call(models: dict[str, Any], path: PathArg | PathArgs, title: str,
+                 data: pd.DataFrame | None, cv_risk: bool | int = False,
+                 training_data: TrainingData = None, prune: str | None = "1se") -> str:
     names = ", ".join(repr(n) for n in models)
     extra = ", data=<DataFrame>" if data is not None else ""
     extra += ", training_data=<DataFrame>" if training_data is not None else ""
@@ -70,10 +82,25 @@ def _report_call(models: dict, path, title, data, cv_risk=False, training_data=N
     return f"ubreg.report([{names}], {where!r}, title={title!r}{extra})"
 
 
-def report(models, path, title: str = "ubreg report", data=None, *, names=None,
-           format: str | None = None, call: str | None = None,
-           cv_risk: bool | int = False, training_data=None,
-           prune: str | None = "1se") -> pathlib.Path:
+@overload
+def report(models: Any, path: PathArg, title: str = ..., data: pd.DataFrame | None = ..., *,
+           names: Sequence[str] | None = ..., format: str | None = ..., call: str | None = ...,
+           cv_risk: bool | int = ..., training_data: TrainingData = ...,
+           prune: str | None = ...) -> pathlib.Path: ...
+
+
+@overload
+def report(models: Any, path: PathArgs, title: str = ..., data: pd.DataFrame | None = ..., *,
+           names: Sequence[str] | None = ..., format: str | None = ..., call: str | None = ...,
+           cv_risk: bool | int = ..., training_data: TrainingData = ...,
+           prune: str | None = ...) -> list[pathlib.Path]: ...
+
+
+def report(models: Any, path: PathArg | PathArgs, title: str = "ubreg report",
+           data: pd.DataFrame | None = None, *, names: Sequence[str] | None = None,
+           format: str | None = None, call: str | None = None, cv_risk: bool | int = False,
+           training_data: TrainingData = None,
+           prune: str | None = "1se") -> pathlib.Path | list[pathlib.Path]:
     """Write a report of one or more fitted models.
 
     Parameters
@@ -124,14 +151,15 @@ def report(models, path, title: str = "ubreg report", data=None, *, names=None,
     a ubreg result is shown by its metrics and the figures of its posteriors
     (the minimal protocol of :mod:`ubreg.results.base`).
 
-    The sections and their anchors are listed in the module notes.  The HTML is one self-contained file: inline CSS, figures as base64 PNG,
-    no script, every user string escaped (Jinja2 ``autoescape=True``).  The
-    PDF is a short paper typeset with matplotlib's PdfPages (tables, wrapped
-    text and vector figures inside the text block of A4 pages) so that it needs
-    only pip-installed packages; see :mod:`ubreg.reporting.pdf`.
+    The sections and their anchors are listed in the module notes.  The HTML is
+    one self-contained file: inline CSS, figures as base64 PNG, no script, every
+    user string escaped (Jinja2 ``autoescape=True``).  The PDF is a short paper
+    typeset with matplotlib's PdfPages (tables, wrapped text and vector figures
+    inside the text block of A4 pages) so that it needs only pip-installed
+    packages; see :mod:`ubreg.reporting.pdf`.
     """
     many = isinstance(path, (list, tuple))
-    paths = [pathlib.Path(p) for p in (path if many else [path])]
+    paths = [pathlib.Path(p) for p in (path if isinstance(path, (list, tuple)) else [path])]
     formats = [_format_of(p, format) for p in paths]
     named = named_models(models, names)
     ctx = build_context(named, title=title, data=data, cv_risk=cv_risk,
@@ -156,7 +184,7 @@ def _format_of(path: pathlib.Path, format: str | None) -> str:
     return fmt
 
 
-def render_vignette(path, out=None):
+def render_vignette(path: PathArg, out: PathArg | None = None) -> pathlib.Path:
     """Run a vignette script and write it as HTML (see :mod:`ubreg.reporting.vignette`)."""
     from .vignette import render_vignette as _render
     return _render(path, out)

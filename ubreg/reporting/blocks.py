@@ -71,11 +71,11 @@ class Section:
     title: str
     blocks: list = field(default_factory=list)
 
-    def add(self, *blocks) -> "Section":
+    def add(self, *blocks) -> Section:
         self.blocks.extend(b for b in blocks if b is not None)
         return self
 
-    def text(self, text: str, kind: str = "p") -> "Section":
+    def text(self, text: str, kind: str = "p") -> Section:
         return self.add(Paragraph(text, kind))
 
 

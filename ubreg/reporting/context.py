@@ -19,6 +19,7 @@ from markupsafe import Markup
 from .._version import __version__
 from ..design import as_frame
 from ..evaluate.compare import as_model_and_cv, method_label, model_label
+from ..evaluate.cv import CVResult
 from ..evaluate.cv_risk import cv_risk as cross_validated_risk
 from ..evaluate.metrics import METRIC_NAMES, metrics_of
 from ..results.base import Result, capabilities_of
@@ -57,7 +58,7 @@ class ModelSection:
     metrics: list[tuple[str, str, str]]   # label, training value, evaluation-data value
     figures: list[ReportFigure]
     notes: list[str]
-    cv: object = None
+    cv: CVResult | None = None
     cv_html: Markup | None = None
     result: object = None       # the model, for re-drawing figures (PDF)
     newdata: object = None

@@ -11,10 +11,15 @@ from __future__ import annotations
 import base64
 import io
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from .. import plots
 from ..plots.treeplot import depth_for_leaves, figure_size
 from ..summary.render import shown_names
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+    from matplotlib.typing import RcKeyType
 
 __all__ = ["ReportFigure", "model_figures", "figure_png_base64", "new_figure", "draw", "CAPTIONS",
            "error_text", "MAX_TREE_LEAVES", "section_figure", "paint", "SECTION_CAPTIONS",
@@ -49,13 +54,13 @@ class ReportFigure:
 
     name: str
     caption: str
-    figure: object
+    figure: Figure | None
     png_base64: str | None
     error: str | None = None
     options: dict | None = None      # passed to the plot function (again for the PDF)
     #: a section figure: what :func:`paint` draws (for the PDF, again, on a page)
     payload: object = None
-    size: tuple | None = None        # inches, of the HTML figure
+    size: tuple[float, float] | None = None     # inches, of the HTML figure
     block = "figure"                 # what the templates dispatch on
 
     @property
@@ -75,7 +80,7 @@ def error_text(exc: BaseException, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-def new_figure(width: float = 5.0, height: float = 3.8, layout=None):
+def new_figure(width: float = 5.0, height: float = 3.8, layout=None) -> Figure:
     """A pyplot-free Figure.  Report figures use fixed margins (see
     :func:`_margins`): constrained layout doubles the drawing time."""
     from matplotlib.figure import Figure
@@ -96,7 +101,7 @@ def figure_png_base64(fig, dpi: int = 100) -> str:
 
 #: report figures have no top x axis: a fixed title position skips matplotlib's search
 #: for one (a tenth of the drawing time)
-RC = {"axes.titley": 1.0}
+RC: dict[RcKeyType, Any] = {"axes.titley": 1.0}
 
 
 def draw(name, result, ax, newdata=None, cv_path=None, **options):
@@ -154,7 +159,8 @@ def model_figures(result, newdata=None, cv_path=None) -> tuple[list[ReportFigure
     ``error`` (and no image) instead of breaking the report.  ``cv_path`` (a
     cross-validated risk path computed for the report) adds the CV risk figure.
     """
-    figures, notes = [], []
+    figures: list[ReportFigure] = []
+    notes: list[str] = []
     names = plots.available(result, newdata)
     if cv_path is not None and "cv_risk" not in names:
         names.append("cv_risk")
@@ -234,8 +240,9 @@ def _paint_tree(fig, rect, payload):
 
 
 #: section figures are set at about the size of the report's running text
-SECTION_RC = {**RC, "font.size": 8.0, "axes.titlesize": 8.5, "axes.labelsize": 8.0,
-              "xtick.labelsize": 7.5, "ytick.labelsize": 7.5, "legend.fontsize": 7.0}
+SECTION_RC: dict[RcKeyType, Any] = {**RC, "font.size": 8.0, "axes.titlesize": 8.5,
+                                    "axes.labelsize": 8.0, "xtick.labelsize": 7.5,
+                                    "ytick.labelsize": 7.5, "legend.fontsize": 7.0}
 
 
 def with_rc(fn):

@@ -11,15 +11,21 @@ the file is shown as text.
 """
 from __future__ import annotations
 
+import os
 import pathlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from markupsafe import Markup, escape
 
 from ..summary.render import render_template
 from .context import versions
 from .vignette import _inline
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["markdown_to_html", "render_markdown", "markdown_title"]
 
@@ -31,7 +37,7 @@ _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 _NUMERIC = re.compile(r"^[-+−]?\d")
 
 
-def _tag(name: str, content, attrs: str = "") -> Markup:
+def _tag(name: str, content: Markup, attrs: str = "") -> Markup:
     """``<name attrs>content</name>``; ``content`` is Markup already (escaped)."""
     return Markup(f"<{name}{attrs}>") + content + Markup(f"</{name}>")
 
@@ -74,7 +80,7 @@ def table_html(header_line: str, separator: str, rows: list[str]) -> Markup:
     body = [(_split_row(r) + [""] * n)[:n] for r in rows]
     align = _alignments(separator, header, body)
 
-    def cell(tag, text, j, scope=""):
+    def cell(tag: str, text: str, j: int, scope: str = "") -> Markup:
         # "mean ± sd" never breaks across lines in a narrow cell
         text = text.replace(" ± ", "\u00a0±\u00a0")
         return _tag(tag, _inline(text), f'{scope} class="{align[j]}"')
@@ -94,7 +100,7 @@ def table_html(header_line: str, separator: str, rows: list[str]) -> Markup:
 class _Item:
     indent: int                       # column of the bullet marker
     text: list[str]
-    children: list = field(default_factory=list)
+    children: list[_Item] = field(default_factory=list)
 
 
 def _list_items(lines: list[str]) -> list[_Item]:
@@ -135,11 +141,11 @@ def _starts_block(lines: list[str], i: int) -> bool:
                 or _is_table_start(lines, i))
 
 
-def _take_list(lines, i):
+def _take_list(lines: list[str], i: int) -> tuple[Markup, int]:
     """The lines of a bullet list from ``i``: bullets, indented continuations and
     lazy (unindented) continuations of a paragraph, up to a blank line followed
     by something that is not part of the list."""
-    out = []
+    out: list[str] = []
     while i < len(lines):
         ln = lines[i]
         if not ln.strip():
@@ -156,15 +162,17 @@ def _take_list(lines, i):
     return _list_html(_list_items(out)), i
 
 
-def _take_table(lines, i):
+def _take_table(lines: list[str], i: int) -> tuple[Markup, int]:
     j = i + 2
     while j < len(lines) and lines[j].lstrip().startswith("|"):
         j += 1
     return table_html(lines[i], lines[i + 1], lines[i + 2:j]), j
 
 
-def _take_code(lines, i):
-    fence = _FENCE.match(lines[i]).group(1)
+def _take_code(lines: list[str], i: int) -> tuple[Markup, int]:
+    opening = _FENCE.match(lines[i])
+    assert opening is not None      # markdown_to_html takes a code block at a fence
+    fence = opening.group(1)
     j = i + 1
     while j < len(lines) and not lines[j].lstrip().startswith(fence):
         j += 1
@@ -172,8 +180,8 @@ def _take_code(lines, i):
     return _tag("pre", _tag("code", code)), j + 1
 
 
-def _take_paragraph(lines, i):
-    out = []
+def _take_paragraph(lines: list[str], i: int) -> tuple[Markup, int]:
+    out: list[str] = []
     while i < len(lines) and lines[i].strip() and not (out and _starts_block(lines, i)):
         out.append(lines[i].strip())
         i += 1
@@ -195,7 +203,8 @@ def markdown_to_html(text: str) -> Markup:
         can be placed unescaped in an autoescaping template.
     """
     lines = text.splitlines()
-    out, i = [], 0
+    out: list[Markup] = []
+    i = 0
     while i < len(lines):
         ln = lines[i]
         h = _HEADING.match(ln)
@@ -225,13 +234,14 @@ def markdown_title(text: str, default: str) -> str:
 
 # ---------------------------------------------------------------- page
 
-def _figure_entries(figures) -> list[tuple[str, str]]:
+def _figure_entries(figures: Iterable[tuple[str, Figure]]) -> list[tuple[str, str]]:
     """(caption, base64 PNG) for each (caption, matplotlib Figure)."""
     from .figures import figure_png_base64
     return [(str(caption), figure_png_base64(fig)) for caption, fig in figures]
 
 
-def render_markdown(md_path, out=None, figures=()) -> pathlib.Path:
+def render_markdown(md_path: str | os.PathLike[str], out: str | os.PathLike[str] | None = None,
+                    figures: Iterable[tuple[str, Figure]] = ()) -> pathlib.Path:
     """Render a Markdown file as one self-contained HTML page.
 
     Parameters

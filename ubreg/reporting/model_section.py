@@ -1,12 +1,12 @@
 """The report's model table (in modelsummary's layout) and its odds ratios.
 
-The model table puts the models with coefficients side by side: one row per term
-(in the order the formulas write them, as R's), the estimate with its significance stars and its standard error
-in parentheses under it, then a block of goodness-of-fit rows: n, the deviance
-where it is a likelihood-ratio deviance (``entropy``), the AIC where it is defined
-(results that declare ``has_likelihood``), the Brier score and AUC on the training
-rows and the cross-validated log loss (the entropy risk) when the models were
-cross-validated.  Every family names its link.
+The model table puts the models with coefficients side by side: one row per term (in
+the order the formulas write them, as R's), the estimate with its significance stars
+and its standard error in parentheses under it, then a block of goodness-of-fit
+rows: n, the deviance where it is a likelihood-ratio deviance (``entropy``), the AIC
+where it is defined (results that declare ``has_likelihood``), the Brier score and
+AUC on the training rows and the cross-validated log loss (the entropy risk) when
+the models were cross-validated.  Every family names its link.
 
 The odds ratios are exp(cβ) for the families whose posterior is logistic, with
 profile-likelihood intervals where the fit offers them (else Wald, labelled), per
@@ -102,8 +102,9 @@ def _fit_rows(models: dict, cvs: dict) -> list:
             Row(["Brier (train)", *(fmt(train[n].get("brier"), 3) for n in models)]),
             Row(["AUC (train)", *(fmt(train[n].get("auc"), 3) for n in models)])]
     if any(cv is not None for cv in cvs.values()):
-        rows.append(Row(["CV log loss", *(fixed_pm(cvs[n].mean["log_loss"], cvs[n].se["log_loss"], 3)
-                                          if cvs.get(n) is not None else "" for n in models)]))
+        rows.append(Row(["CV log loss",
+                         *(fixed_pm(cvs[n].mean["log_loss"], cvs[n].se["log_loss"], 3)
+                           if cvs.get(n) is not None else "" for n in models)]))
     rows.append(Row(["Link", *(link_name(m.family) for m in models.values())]))
     return rows
 

@@ -40,8 +40,9 @@ def _mono(doc: Document, text: str):
         for piece in pieces:
             doc.need(_MONO_SIZE * 1.3)
             doc.y += _MONO_SIZE * 1.3
-            doc.fig.text(doc.left / PAGE[0], 1 - doc.y / PAGE[1], piece, fontsize=_MONO_SIZE,
-                         family="DejaVu Sans Mono", va="baseline", parse_math=False)
+            doc.canvas.text(doc.left / PAGE[0], 1 - doc.y / PAGE[1], piece,
+                            fontsize=_MONO_SIZE, family="DejaVu Sans Mono", va="baseline",
+                            parse_math=False)
     doc.y += 6
 
 
@@ -61,14 +62,15 @@ def _wide_page(doc: Document, f: ReportFigure, number: int):
     if f.error is not None:
         _failed(doc, f, number)
         return
+    assert f.size is not None       # section_figure() sizes every figure it drew
     width, height = f.size
     tall = min(doc.width * height / width, (doc.bottom - doc.top) * 0.8)
     rect = doc.region(tall)
     try:
-        paint(f, doc.fig, rect)
+        paint(f, doc.canvas, rect)
     # Any error, as for the HTML figures: the figure becomes a note, the PDF is written.
     except Exception as exc:  # noqa: BLE001 — one failed figure must not sink the report
-        for ax in list(doc.fig.axes):
+        for ax in list(doc.canvas.axes):
             if _inside(ax, rect):
                 ax.remove()
         f = ReportFigure(f.name, f.caption, None, None, error=error_text(exc))
@@ -100,7 +102,7 @@ def _figure_pages(doc: Document, section, number: int) -> int:
         if f.wide:              # coefficients with long names: a row of their own
             rects.append(_wide_panel(doc, f))
     for f, rect in zip(narrow + [f for f in chosen if f.wide], rects):
-        ax = doc.fig.add_axes(rect)
+        ax = doc.canvas.add_axes(rect)
         if f.error is None:
             try:
                 draw(f.name, section.result, ax, section.newdata, cv_path=section.cv_path,
@@ -201,6 +203,7 @@ def _appendix(doc: Document, ctx: ReportContext, tables: int, figures: int) -> N
 def write_pdf(ctx: ReportContext, path) -> None:
     """Write the report as a PDF (see the module notes)."""
     from matplotlib.backends.backend_pdf import PdfPages
+
     from ..summary.render import visible_text
 
     meta = {"Title": visible_text(ctx.title, newlines=False),

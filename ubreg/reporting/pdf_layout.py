@@ -15,10 +15,14 @@ drawn outside the text block, so no text leaves the page.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
+from typing import TYPE_CHECKING
 
 from ..summary.render import shown_names, visible_text
 from .blocks import Table
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["Document", "text_width", "wrap", "layout", "TableBlock", "PAGE", "MARGINS",
            "MIN_TABLE_SIZE"]
@@ -34,7 +38,7 @@ _PAD = 4.0            # points between table columns, each side
 _SAFETY = 1.02        # measured widths are sums of glyph advances: a margin for kerning
 
 
-@lru_cache(maxsize=None)
+@cache
 def _glyph_width(ch: str, bold: bool) -> float:
     """Advance of one character of DejaVu Sans at 10 points, in points."""
     from matplotlib.font_manager import FontProperties
@@ -90,7 +94,7 @@ class Document:
     def __init__(self, pdf, running_title: str):
         self.pdf = pdf
         self.running_title = visible_text(running_title, newlines=False)
-        self.fig = None
+        self.fig: Figure | None = None       # the current page, once started
         self.page = 0
         self.y = 0.0
         self.left, right, self.top, bottom = MARGINS
@@ -117,6 +121,13 @@ class Document:
             self.pdf.savefig(self.fig)
             self.fig = None
 
+    @property
+    def canvas(self) -> Figure:
+        """The current page; drawing comes after :meth:`need`, :meth:`region` or
+        :meth:`new_page`, which start one."""
+        assert self.fig is not None, "no page started"
+        return self.fig
+
     def room(self) -> float:
         """Points left on the current page."""
         return self.bottom - self.y
@@ -129,17 +140,19 @@ class Document:
     # ---- drawing primitives ---------------------------------------------------
     def _text(self, x, y, text, size, bold=False, color="black", ha="left", style="normal"):
         """One line of text with its baseline at (x, y), points from the top left."""
-        self.fig.text(x / PAGE[0], 1 - y / PAGE[1], visible_text(text, newlines=False),
-                      fontsize=size, weight="bold" if bold else "normal", color=color, ha=ha,
-                      va="baseline", family="DejaVu Sans", style=style, parse_math=False)
+        self.canvas.text(x / PAGE[0], 1 - y / PAGE[1], visible_text(text, newlines=False),
+                         fontsize=size, weight="bold" if bold else "normal", color=color,
+                         ha=ha, va="baseline", family="DejaVu Sans", style=style,
+                         parse_math=False)
 
     def rule(self, y, x0=None, x1=None, width=0.6, color="black"):
         from matplotlib.lines import Line2D
 
         x0 = self.left if x0 is None else x0
         x1 = self.left + self.width if x1 is None else x1
-        self.fig.add_artist(Line2D([x0 / PAGE[0], x1 / PAGE[0]], [1 - y / PAGE[1]] * 2,
-                                   transform=self.fig.transFigure, lw=width, color=color))
+        fig = self.canvas
+        fig.add_artist(Line2D([x0 / PAGE[0], x1 / PAGE[0]], [1 - y / PAGE[1]] * 2,
+                              transform=fig.transFigure, lw=width, color=color))
 
     def region(self, height: float) -> tuple[float, float, float, float]:
         """The text block's width × ``height`` points at the cursor, as figure fractions
@@ -245,10 +258,10 @@ class Document:
     def _shade(self, y, height, x0, x1):
         from matplotlib.patches import Rectangle
 
-        self.fig.add_artist(Rectangle((x0 / PAGE[0], 1 - (y + height) / PAGE[1]),
-                                      (x1 - x0) / PAGE[0], height / PAGE[1],
-                                      transform=self.fig.transFigure, color="#e8eef7", lw=0,
-                                      zorder=-1))
+        fig = self.canvas
+        fig.add_artist(Rectangle((x0 / PAGE[0], 1 - (y + height) / PAGE[1]),
+                                 (x1 - x0) / PAGE[0], height / PAGE[1],
+                                 transform=fig.transFigure, color="#e8eef7", lw=0, zorder=-1))
 
 
 def _stub_texts(table: Table) -> list[str]:
@@ -291,10 +304,10 @@ class TableBlock:
 
 
 def layout(table: Table, width: float) -> list[TableBlock]:
-    """How ``table`` is set: one :class:`TableBlock` per group of columns.  The font shrinks from :data:`TABLE_SIZE` to
-    :data:`MIN_TABLE_SIZE` until the columns fit ``width``; then long cells wrap
-    (the widest columns narrowed to the mean width); then the columns are split into
-    blocks, each repeating the first column."""
+    """How ``table`` is set: one :class:`TableBlock` per group of columns.  The font shrinks
+    from :data:`TABLE_SIZE` to :data:`MIN_TABLE_SIZE` until the columns fit ``width``;
+    then long cells wrap (the widest columns narrowed to the mean width); then the
+    columns are split into blocks, each repeating the first column."""
     size = TABLE_SIZE
     while True:
         widths = _widths(table, size)

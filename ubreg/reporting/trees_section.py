@@ -15,11 +15,11 @@ import dataclasses
 
 from ..evaluate.cv import CVResult
 from ..methods.udt import prune_cp
+from ..plots.treeplot import depth_for_leaves
 from ..results.base import capabilities_of
 from ..results.tree import TreeResult
 from .blocks import Row, Section, Table, fmt
 from .figures import MAX_TREE_LEAVES, section_figure
-from ..plots.treeplot import depth_for_leaves
 
 __all__ = ["PRUNE_RULES", "prune_trees", "trees_section", "PrunedTree"]
 
@@ -104,6 +104,7 @@ def _text(t: PrunedTree) -> str:
     if t.cp is None:
         return (f"{t.name}: shown as fitted, {full} leaves" + (f"; {t.note}" if t.note else "")
                 + ".")
+    assert t.rule is not None       # a cp is chosen by a rule (prune_trees)
     shown = t.shown.n_leaves
     grown = int(t.fitted.cptable["nsplit"].max())
     text = (f"{t.name}: pruned by {_RULE_TEXT[t.rule]} at cp = {fmt(t.cp, 4)}: "

@@ -13,10 +13,12 @@ from __future__ import annotations
 import ast
 import contextlib
 import io
+import os
 import pathlib
 import re
 import traceback
 from dataclasses import dataclass, field
+from typing import Any
 
 from markupsafe import Markup, escape
 
@@ -36,14 +38,17 @@ class VignetteError(RuntimeError):
 class Cell:
     kind: str                      # "markdown" or "code"
     source: str
-    outputs: list = field(default_factory=list)   # (kind, payload): text, html, image
+    #: (kind, payload): ("text", str), ("html", Markup) or ("image", base64 PNG)
+    outputs: list[tuple[str, str]] = field(default_factory=list)
 
 
 def parse_cells(text: str) -> list[Cell]:
     """Split a script into cells at ``# %%`` lines (text before the first is code)."""
-    cells, kind, lines = [], "code", []
+    cells: list[Cell] = []
+    kind = "code"
+    lines: list[str] = []
 
-    def flush():
+    def flush() -> None:
         src = "\n".join(lines).strip("\n")
         if src.strip():
             cells.append(Cell(kind, src))
@@ -65,9 +70,9 @@ def _inline(text: str) -> Markup:
     Code spans are set aside while bold and emphasis are marked, so that a
     ``*`` inside code stays literal; bold may contain a lone ``*`` ("F*").
     """
-    codes = []
+    codes: list[str] = []
 
-    def keep(m):
+    def keep(m: re.Match[str]) -> str:
         codes.append(m.group(1))
         return f"\x00{len(codes) - 1}\x00"
 
@@ -85,9 +90,11 @@ def markdown_html(source: str) -> Markup:
     Every piece of text is escaped before the few tags are added.
     """
     lines = [re.sub(r"^# ?", "", ln) for ln in source.splitlines()]
-    out, para, items = [], [], []
+    out: list[Markup] = []
+    para: list[str] = []
+    items: list[str] = []
 
-    def close():
+    def close() -> None:
         if para:
             out.append(Markup("<p>") + _inline(" ".join(para)) + Markup("</p>"))
             para.clear()
@@ -117,7 +124,7 @@ def markdown_html(source: str) -> Markup:
     return Markup("\n").join(out)
 
 
-def _figures_png():
+def _figures_png() -> list[tuple[str, str]]:
     import matplotlib.pyplot as plt
 
     from .figures import figure_png_base64
@@ -129,11 +136,13 @@ def _figures_png():
     return out
 
 
-def _run_cell(cell: Cell, namespace: dict, filename: str, number: int):
+def _run_cell(cell: Cell, namespace: dict[str, Any], filename: str, number: int) -> None:
     tree = ast.parse(cell.source, filename=filename)
     last = None
-    if tree.body and isinstance(tree.body[-1], ast.Expr):
-        last = ast.Expression(tree.body.pop().value)
+    final = tree.body[-1] if tree.body else None
+    if isinstance(final, ast.Expr):         # a final expression: its value is shown
+        tree.body.pop()
+        last = ast.Expression(final.value)
     buf = io.StringIO()
     value = None
     try:
@@ -155,7 +164,8 @@ def _run_cell(cell: Cell, namespace: dict, filename: str, number: int):
     cell.outputs += _figures_png()
 
 
-def render_vignette(path, out=None) -> pathlib.Path:
+def render_vignette(path: str | os.PathLike[str],
+                    out: str | os.PathLike[str] | None = None) -> pathlib.Path:
     """Run the vignette at ``path`` and write it as a self-contained HTML file.
 
     Parameters
