@@ -437,14 +437,17 @@ class _Grower:
     def _presort(self):
         """Sort every numeric predictor's rows of positive weight once (NaN last)."""
         self.orders, self.has_dups = {}, {}
+        self.index_dtype = np.int32 if self.y.shape[0] < 2 ** 31 else np.intp
         for j in self.numeric:
             xj = self.values[j] if self.unit else self.values[j][self.pos_rows]
-            o = np.argsort(xj)
+            # int32 positions below 2^31 rows: the orderings are the tree's largest
+            # arrays (one per numeric predictor), half the memory of intp
+            o = np.argsort(xj).astype(self.index_dtype, copy=False)
             xs = xj[o]
             # a predictor without repeated values needs no distinctness test
             self.has_dups[j] = bool(np.any(xs[1:] == xs[:-1]))
             del xs
-            self.orders[j] = o if self.unit else self.pos_rows[o]
+            self.orders[j] = o if self.unit else self.pos_rows[o].astype(self.index_dtype)
 
     def _level(self):
         """Split the open nodes of one level; False when none splits."""
