@@ -33,7 +33,7 @@ from ..errors import DataError
 from .packed import build_packed_partition
 
 __all__ = ["Partitioned", "prepare_partitions", "should_persist", "design_bytes",
-           "PERSIST_FRACTION"]
+           "PERSIST_FRACTION", "Levels", "read_levels"]
 
 #: ``persist="auto"`` keeps the designs in memory when a worker's share, at
 #: 8 bytes per design column, response and weight (the unpacked size, an upper
@@ -128,8 +128,24 @@ def should_persist(rows: int, n_columns: int, largest_partition: int,
     return share <= PERSIST_FRACTION * memory_limit
 
 
-def prepare_partitions(spec, persist="auto") -> Partitioned:
-    """Check the formula, learn levels and design, and build the partitions."""
+@dataclass
+class Levels:
+    """What the first pass over a dask frame learns: the frame read (the model's
+    columns only), the checked formula, the label levels and the response coding,
+    the rows per partition and the partitions as delayed pandas frames."""
+
+    data: object
+    parsed: PartitionedFormula
+    label_levels: dict
+    response: Response
+    rows: list
+    parts: list
+    na_action: str
+
+
+def read_levels(spec) -> Levels:
+    """Check the options every Dask fit shares (``na_action``, ``weights``), the
+    formula against the frame's columns, and learn the levels in one pass."""
     import dask
     from dask import delayed
 
@@ -165,8 +181,19 @@ def prepare_partitions(spec, persist="auto") -> Partitioned:
     if y_na and na_action == "fail":
         raise DataError(f"missing values (NA) in response {parsed.response_name!r} ({y_na} rows) "
                         "and na_action='fail'")
-    design = learn_design(parsed, lambda: (p.compute() for p in parts), label_levels)
-    rows = [p["rows"] for p in pieces]
+    return Levels(ddf, parsed, label_levels, response, [p["rows"] for p in pieces], parts,
+                  na_action)
+
+
+def prepare_partitions(spec, persist="auto") -> Partitioned:
+    """Check the formula, learn levels and design, and build the partitions."""
+    import dask
+    from dask import delayed
+
+    lv = read_levels(spec)
+    ddf, parsed, response, parts, rows = lv.data, lv.parsed, lv.response, lv.parts, lv.rows
+    weights, na_action = spec.weights, lv.na_action
+    design = learn_design(parsed, lambda: (p.compute() for p in parts), lv.label_levels)
     n_columns = len(design.column_names)
     if persist == "auto":
         persist = should_persist(sum(rows), n_columns, max(rows))

@@ -21,6 +21,17 @@ _MAX = frozenset({"colmax", "h0_max"})
 #: merged by a function of the two pieces: the weighted scatters of the design
 #: (:func:`~ubreg.numerics.aliasing.merge_scatter`)
 _MERGE = {"scatter": merge_scatter, "scatter_qr": merge_scatter}
+#: kept from the first piece: the same in every partition (a tree's column specs)
+_FIRST = frozenset({"specs"})
+
+
+def _merge_ranges(a, b):
+    # the extreme values of a tree's codes (ubreg.fitters.udt.hist.merge_ranges)
+    from ..fitters.udt.hist import merge_ranges
+    return merge_ranges(a, b)
+
+
+_MERGE["code_ranges"] = _merge_ranges
 
 
 def combine(pieces: list) -> dict:
@@ -34,6 +45,8 @@ def combine(pieces: list) -> dict:
             elif key == "na_counts":
                 for name, k in value.items():
                     out[key][name] = out[key].get(name, 0) + k
+            elif key in _FIRST:
+                continue
             elif key in _MERGE:
                 out[key] = _MERGE[key](out[key], value)
             elif key in _MIN:

@@ -22,6 +22,7 @@ from .partitioned import (
            parse_partitioned,
            partition_levels,
 )
+from .partitioned_raw import build_partition_raw, learn_raw_design
 from .raw import RawColumn, RawDesign, RawFrame, build_raw_frame
 from .response import (
            Response,
@@ -41,4 +42,5 @@ __all__ = ["Design", "Response", "ModelFrame", "build_model_frame", "build_raw_f
            "check_weights",
            "check_response_finite", "code_response", "code_response_multiclass",
            "code_response_as", "PartitionedFormula", "parse_partitioned", "partition_levels",
-           "combine_levels", "learn_design", "build_partition_frame"]
+           "combine_levels", "learn_design", "build_partition_frame", "learn_raw_design",
+           "build_partition_raw"]

@@ -18,7 +18,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["BinnedDesign", "bin_design"]
+__all__ = ["BinnedDesign", "bin_design", "column_cuts"]
 
 
 def _column_cuts(x: np.ndarray, max_bins: int, xs: np.ndarray | None = None) -> np.ndarray:
@@ -45,6 +45,14 @@ def _column_cuts(x: np.ndarray, max_bins: int, xs: np.ndarray | None = None) -> 
     pos = np.unique(np.searchsorted(values, lower, side="left"))
     pos = pos[pos < values.size - 1]
     return 0.5 * (values[pos] + values[pos + 1])
+
+
+def column_cuts(x: np.ndarray, max_bins: int) -> np.ndarray:
+    """The cut points :func:`bin_design` gives a column ``x`` (its rows of positive
+    weight): bin b holds cuts[b−1] < x ≤ cuts[b]; at most ``max_bins`` bins,
+    midpoints between consecutive distinct values when there are at most
+    ``max_bins`` of them, else quantile cuts snapped to such midpoints."""
+    return _column_cuts(np.asarray(x, dtype=np.float64), int(max_bins))
 
 
 @dataclass

@@ -5,9 +5,19 @@ Controls keep rpart's meaning and defaults.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..fitters.udt import cp_table_cv, grow_tree
+from ..fitters.udt.binned import (
+    check_bins,
+    code_columns,
+    grow_tree_binned,
+    missing_names,
+    refuse_missing,
+)
+from ..fitters.udt.columns import check_columns
 from ..results.tree import TreeResult, to_tree_columns
 from .spec import FitSpec, Method, raw_frame
 
@@ -16,7 +26,7 @@ __all__ = ["fit_udt", "prune_cp"]
 
 def fit_udt(spec: FitSpec, *, min_split: int = 20, min_leaf: int = 7, max_depth: int = 30,
             cp: float = 0.01, risk: str = "misclass", xval: int = 10,
-            seed: int = 0, prune: str | None = None) -> TreeResult:
+            seed: int = 0, prune: str | None = None, bins: int | None = None) -> TreeResult:
     """Grow a UDT tree and its cross-validated cp table.
 
     Parameters
@@ -39,6 +49,16 @@ def fit_udt(spec: FitSpec, *, min_split: int = 20, min_leaf: int = 7, max_depth:
         (:func:`prune_cp`: the 1-SE rule, or the least xerror; needs ``xval`` > 0).
         None (default) keeps the full tree, as rpart; the full tree of a fit is
         pruned later by ``m.prune(prune_cp(m, "1se"))``.
+    bins : int or None
+        None (default): exact, rpart's search over every distinct value.  An
+        integer k: each numeric predictor is cut into at most k quantile bins
+        (bin_design's cuts, :func:`ubreg.learners.binning.column_cuts`) and the
+        tree grows from histograms of the bins, splitting between bins at the
+        midpoint of their extreme values (:mod:`ubreg.fitters.udt.hist`); a
+        predictor with at most k distinct values keeps rpart's splits.  A fit
+        of a Dask frame with the same ``bins`` grows the same tree.  No
+        missing predictor values with ``bins`` (surrogate splits need the raw
+        values).
     """
     if prune not in (None, "1se", "min"):
         raise ValueError(f"prune must be '1se', 'min' or None, got {prune!r}")
@@ -49,11 +69,12 @@ def fit_udt(spec: FitSpec, *, min_split: int = 20, min_leaf: int = 7, max_depth:
     columns = to_tree_columns(rf.columns)
     controls = dict(min_split=min_split, min_leaf=min_leaf, max_depth=max_depth, cp=cp,
                     risk=risk)
-    tree = grow_tree(columns, rf.y, rf.weights, spec.family, **controls)
+    grow = _binned_grower(columns, rf.weights, check_bins(bins)) if bins is not None else None
+    tree = (grow or grow_tree)(columns, rf.y, rf.weights, spec.family, **controls)
     xval = int(xval)
     if xval > 0 and len(rf.y) >= max(xval, 2):
         cptable = cp_table_cv(columns, rf.y, rf.weights, spec.family, folds=xval, seed=seed,
-                              **controls)
+                              grow=grow, **controls)
     else:
         cptable = tree.cptable
     result = TreeResult(tree=tree, cptable=cptable, xval=xval, seed=seed,
@@ -64,6 +85,15 @@ def fit_udt(spec: FitSpec, *, min_split: int = 20, min_leaf: int = 7, max_depth:
     result.training_leaf = tree.apply(columns)
     result.eta = result._by_leaf(result.training_leaf, "link")
     return result if prune is None else result.prune(prune_cp(result, prune))
+
+
+def _binned_grower(columns, weights, bins: int | None):
+    """:func:`grow_tree_binned` with the coding of all training rows (the folds of
+    the cp table's cross-validation keep it)."""
+    values, specs, _ = check_columns(columns)
+    refuse_missing(missing_names(values, specs), f"bins={bins!r}")
+    coded, _ = code_columns(values, specs, np.asarray(weights, dtype=np.float64), bins)
+    return functools.partial(grow_tree_binned, coded=coded)
 
 
 def prune_cp(result: TreeResult, rule: str = "1se") -> float:
@@ -82,4 +112,5 @@ def prune_cp(result: TreeResult, rule: str = "1se") -> float:
     return float(table["CP"].iloc[int(np.nanargmin(table["xerror"].to_numpy(dtype=float)))])
 
 
-METHOD = Method("udt", fit=fit_udt, result=TreeResult, quick={"": {"xval": 0}}, keeps_missing=True)
+METHOD = Method("udt", fit=fit_udt, result=TreeResult, quick={"": {"xval": 0}}, keeps_missing=True,
+                dask="ubreg.dask.udt:fit_udt_dask")

@@ -13,7 +13,7 @@ from .model import Tree, leaf_link, subset_nodes
 from .prune import cp_rows, fix_cp, rpart_complexity
 from .route import route
 
-__all__ = ["grow_tree", "cp_table_cv"]
+__all__ = ["grow_tree", "cp_table_cv", "tree_from_raw"]
 
 
 def _check_family(family):
@@ -56,6 +56,14 @@ def grow_tree(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth
     _check_family(family)
     raw, info = grow_raw(columns, y, weight, family, min_split=min_split, min_leaf=min_leaf,
                          max_depth=max_depth, cp=cp, risk=risk, alpha=_alpha)
+    controls = dict(min_split=min_split, min_leaf=min_leaf, max_depth=max_depth, cp=cp)
+    return tree_from_raw(raw, info, family, controls, risk)
+
+
+def tree_from_raw(raw, info, family, controls: dict, risk: str) -> Tree:
+    """The :class:`Tree` of a grown tree (:func:`~ubreg.fitters.udt.grow.grow_raw`
+    or :func:`~ubreg.fitters.udt.hist.grow_binned`), pruned at its complexity floor
+    as rpart does."""
     alpha = info["alpha"]
     crit = make_criterion(family)
     r = node_risk(crit, raw["wy"], raw["weight"], risk)
@@ -71,7 +79,6 @@ def grow_tree(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth
     raw["complexity"] = fix_cp(parent, raw["depth"], complexity)
     nodes = subset_nodes(raw, keep, split, alpha)
     nodes = _rpart_order(nodes)
-    controls = dict(min_split=min_split, min_leaf=min_leaf, max_depth=max_depth, cp=cp)
     return Tree(nodes, info["specs"], family, controls, alpha, risk)
 
 
@@ -100,7 +107,8 @@ def _subset_columns(columns, rows):
     return [TreeColumn(c.name, c.kind, np.asarray(c.values)[rows], c.levels) for c in columns]
 
 
-def cp_table_cv(columns, y, weight, family, folds=10, seed=0, **controls) -> pd.DataFrame:
+def cp_table_cv(columns, y, weight, family, folds=10, seed=0, grow=None,
+                **controls) -> pd.DataFrame:
     """rpart's cp table with K-fold cross-validated error (xval.c).
 
     The tree is grown on all rows; then for each fold a tree is grown on the
@@ -119,6 +127,10 @@ def cp_table_cv(columns, y, weight, family, folds=10, seed=0, **controls) -> pd.
         draws them: :func:`ubreg.numerics.folds.xval_groups`).
     seed : int
         Seed of the fold assignment (numpy ``default_rng``).
+    grow : callable, optional
+        What grows the trees, with :func:`grow_tree`'s signature (default);
+        :func:`ubreg.fitters.udt.binned.grow_tree_binned` with its coding fixed
+        on all rows cross-validates a binned tree.
     **controls
         ``min_split``, ``min_leaf``, ``max_depth``, ``cp``, ``risk``.
 
@@ -133,7 +145,8 @@ def cp_table_cv(columns, y, weight, family, folds=10, seed=0, **controls) -> pd.
     yv, w = check_response(y, weight, n)
     if not 2 <= folds <= n:
         raise ValueError(f"folds must lie in 2..{n}, got {folds}")
-    tree = grow_tree(columns, yv, w, family, **controls)
+    grow = grow_tree if grow is None else grow
+    tree = grow(columns, yv, w, family, **controls)
     risk = tree.risk
     nd = tree.nodes
     r = tree._risk_of(risk)
@@ -155,8 +168,8 @@ def cp_table_cv(columns, y, weight, family, folds=10, seed=0, **controls) -> pd.
         if not w_train > 0 or test.shape[0] == 0:
             continue
         scale = w_train / w_total
-        ft = grow_tree(_subset_columns(columns, train), yv[train], w[train], family,
-                       _alpha=tree.alpha * scale, **controls)
+        ft = grow(_subset_columns(columns, train), yv[train], w[train], family,
+                  _alpha=tree.alpha * scale, **controls)
         tvals = [v[test] for v in values]
         _, path = route(ft.nodes, specs, tvals, test.shape[0], path=True)
         cpath = ft.nodes["complexity"][path]

@@ -35,7 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["Layout", "Candidates", "RowData", "Workspace", "make_layout", "numeric_best",
-           "numeric_best_batch", "categorical_best", "weight_floor", "RTOL"]
+           "numeric_best_batch", "categorical_best", "categorical_from_sums", "cut_midpoint",
+           "weight_floor", "RTOL"]
 
 #: relative tolerance that calls two split gains a tie
 RTOL = 1e-10
@@ -346,6 +347,13 @@ def _cut(a, b, c_lwy, c_lw, c_rwy, c_rw, found):
     return np.where(found, threshold, np.nan), low_left
 
 
+#: (threshold, low_left) of chosen cuts: the public name of :func:`_cut`
+def cut_midpoint(a, b, c_lwy, c_lw, c_rwy, c_rw, found):
+    """:func:`_cut`: the midpoint of a < b (b where it rounds onto a), NaN where
+    nothing was found, and whether the rows below have the smaller p."""
+    return _cut(a, b, c_lwy, c_lw, c_rwy, c_rw, found)
+
+
 def categorical_best(codes_base, n_levels, wy_base, w_base, lay: Layout, crit):
     """Best partition of the levels of a categorical predictor in every segment.
 
@@ -368,6 +376,14 @@ def categorical_best(codes_base, n_levels, wy_base, w_base, lay: Layout, crit):
     cnt = np.bincount(key, minlength=S * L).reshape(S, L)
     cw = np.bincount(key, weights=w_base[ok], minlength=S * L).reshape(S, L)
     cwy = np.bincount(key, weights=wy_base[ok], minlength=S * L).reshape(S, L)
+    return categorical_from_sums(cnt, cw, cwy, lay, crit)
+
+
+def categorical_from_sums(cnt, cw, cwy, lay, crit):
+    """:func:`categorical_best` from the sums per segment and level (S, L): rows of
+    positive weight, w and w·y (the histograms of :mod:`ubreg.fitters.udt.hist`).
+    ``lay`` needs ``S``, ``min_leaf``, ``unit``, ``leaf_w`` and ``tol``."""
+    S, L = cnt.shape
     present = cnt > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         prop = np.where(present, cwy / np.where(present, cw, 1.0), np.inf)

@@ -1,0 +1,160 @@
+"""The result of ``method="udt"`` on a Dask frame: a :class:`TreeResult` without rows.
+
+The tree, its node table, cp table, importance, deviances and summary are the
+in-memory result's (they live in the :class:`~ubreg.fitters.udt.Tree`); n,
+the dropped rows and the weights' counts come from the fit's sums.  The
+per-row quantities of the training rows (``y``, ``weights``, ``eta``,
+``fitted_values``, ``predict()``) are lazy dask Series, computed by sending
+each partition's rows down the tree as :meth:`TreeResult.predict` does;
+``predict(ddf)`` is lazy too, ``predict(pandas_frame)`` the in-memory
+prediction.
+"""
+from __future__ import annotations
+
+import copy
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ..design import build_partition_raw, is_dask_frame
+from ..results.base import check_predict_type
+from ..results.tree import TreeResult, to_tree_columns
+from .predict import _Payload
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+
+__all__ = ["DaskTreeResult"]
+
+#: per training row: the response, the weight, or a prediction type of TreeResult
+_TRAINING = ("y", "weights", "response", "link", "class", "leaf")
+
+
+def _meta(result: TreeResult, what: str) -> pd.Series:
+    if what == "class":
+        return pd.Series(pd.Categorical([], categories=list(result.response.levels)),
+                         name="class")
+    if what == "leaf":
+        return pd.Series(pd.array([], dtype="Int64"), name="leaf")
+    return pd.Series(np.array([], dtype=np.float64), name=what)
+
+
+def _training_partition(part: pd.DataFrame, payload: _Payload, what: str) -> pd.Series:
+    model, source = payload.items["model"], payload.items["source"]
+    raw = build_partition_raw(source.parsed, source.design, source.response, part,
+                              source.weights)
+    if what in ("y", "weights"):
+        values = raw["y"] if what == "y" else raw["w"]
+        return pd.Series(np.asarray(values, dtype=np.float64), index=raw["index"], name=what)
+    leaf = model.tree.apply(to_tree_columns(raw["columns"]))
+    out = copy.copy(model)
+    out.training_leaf, out.index = leaf, raw["index"]
+    return TreeResult.predict(out, None, type=what)
+
+
+def _predict_partition(part: pd.DataFrame, payload: _Payload, type: str) -> pd.Series:
+    return TreeResult.predict(payload.items["model"], part, type=type)
+
+
+class DaskTreeResult(TreeResult):
+    """A UDT tree grown from the histograms of a Dask frame's partitions
+    (:mod:`ubreg.dask.udt`).
+
+    Attributes
+    ----------
+    tree, frame, cptable, variable_importance, deviance, null_deviance : as TreeResult
+    nobs, n_dropped, n_rows : numbers from the fit's sums
+    y, weights, eta : dask Series
+        Lazy, over the training rows (those whose response is not NA).
+    passes : int
+        Histogram passes over the partitions (one per level of the tree).
+    """
+
+    def __init__(self, *, stats: dict, source: Any, **kwargs: Any) -> None:
+        self._stats: dict[str, Any] = dict(stats)
+        self._source = source
+        super().__init__(y=None, weights=None, eta=None, index=None,
+                         n_input=stats["n_input"], dropped=pd.Index([]), **kwargs)
+        self._lazy()
+
+    def _lazy(self) -> None:
+        # ignored [assignment]: here the per-row arrays are lazy dask Series (module docstring)
+        self.y = self._training("y")                    # type: ignore[assignment]
+        self.weights = self._training("weights")        # type: ignore[assignment]
+        self.eta = self._training("link")               # type: ignore[assignment]
+        self.training_leaf = self._training("leaf")     # type: ignore[assignment]
+
+    def _light(self) -> TreeResult:
+        """A copy without the lazy series and the frame, shipped to the workers."""
+        light = copy.copy(self)
+        light.__dict__.update(y=None, weights=None, eta=None, training_leaf=None, _source=None,
+                              _data=None)
+        return light
+
+    def _training(self, what: str) -> dd.Series:
+        source = self._source
+        payload = _Payload(model=self._light(), source=copy.copy(source))
+        payload.items["source"].data = None
+        return source.data.map_partitions(_training_partition, payload, what,
+                                          meta=_meta(self, what))
+
+    # ---- statistics from the sums ---------------------------------------
+    @property
+    def nobs(self) -> float:
+        if self.weight_kind == "freq":
+            return float(self._stats["wsum"])
+        return float(self._stats["npos"])
+
+    @property
+    def n_rows(self) -> int:
+        return int(self._stats["n"])
+
+    @property
+    def n_dropped(self) -> int:
+        return int(self._stats["n_dropped"])
+
+    @property
+    def passes(self) -> int:
+        return int(self._stats["passes"])
+
+    @property
+    def loglik(self) -> float:
+        raise NotImplementedError("the log-likelihood of a tree fitted on a Dask frame is not "
+                                  "computed (a tree declares no likelihood)")
+
+    # ---- per-row quantities, lazily ---------------------------------------
+    @property
+    def fitted_values(self) -> dd.Series:
+        return self._training("response").rename("fitted")
+
+    def predict(self, newdata: pd.DataFrame | dd.DataFrame | None = None,
+                type: str = "response") -> pd.Series | dd.Series:
+        """As :meth:`TreeResult.predict`: ``newdata`` None (the training rows) or a
+        dask frame gives a lazy dask Series (aligned with its index; NA where a
+        predictor is missing), a pandas frame the in-memory prediction."""
+        check_predict_type(type, _TRAINING[2:])
+        if newdata is None:
+            return self._training(type)
+        if is_dask_frame(newdata):
+            return newdata.map_partitions(_predict_partition, _Payload(model=self._light()),
+                                          type, meta=_meta(self, type))
+        return TreeResult.predict(self._light(), newdata, type)
+
+    def residuals(self, type: str = "deviance") -> dd.Series:
+        raise NotImplementedError("residuals of a tree fitted on a Dask frame: compute them "
+                                  "from m.y and m.fitted_values (lazy dask Series)")
+
+    def prune(self, cp: float) -> DaskTreeResult:
+        """A new result with the tree pruned at ``cp`` (rpart's ``prune``)."""
+        out = copy.copy(self)
+        out.tree = self.tree.prune(cp)
+        out.call = f"prune({self.call}, cp={cp:g})"
+        out._lazy()
+        return out
+
+    def __getstate__(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+    def __repr__(self) -> str:
+        return super().__repr__() + f"\n(fitted on {self._stats['partitions']} Dask partitions)"

@@ -1,0 +1,243 @@
+"""Method ``udt`` on a Dask frame: the tree grown from partition-wise histograms.
+
+``ubreg.fit(formula, ddf, method="udt", bins=...)`` (the Dask backend that
+:mod:`ubreg.methods.udt` declares):
+
+1. one pass learns the levels and the response coding (:func:`ubreg.dask.frame.read_levels`),
+   patsy learns the predictors' :class:`~ubreg.design.raw.RawDesign`;
+2. a pass counts rows, weights, classes and missing values per predictor;
+3. one to three passes find each numeric predictor's codes: its distinct values
+   (``bins=None``, exact; at most :data:`~ubreg.fitters.udt.hist.MAX_EXACT_CODES`)
+   or bin_design's quantile cuts with ``bins`` bins, computed exactly
+   (:mod:`ubreg.dask.quantiles`);
+4. a pass codes every partition (uint8, or uint16 past 256 codes) and keeps the
+   codes, the response (int8) and non-unit weights in worker memory
+   (``dask.persist``); with bins, the range of each code comes with it;
+5. every level of the tree is one pass: each partition routes its rows through
+   the tree grown so far (stateless: nothing but the codes is kept between
+   passes) and returns the histograms of its open nodes; the sums reach the
+   client, which chooses the splits (:func:`ubreg.fitters.udt.hist.grow_binned`).
+
+The rows never travel to the client.  A worker lost in the middle of a fit
+loses its persisted codes, which Dask recomputes from their lineage (the
+source and steps 1-4), so the fit goes on unchanged.  The result is a
+:class:`~ubreg.results.tree.TreeResult` (:class:`ubreg.dask.tree_result.DaskTreeResult`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..design import build_partition_raw, learn_raw_design
+from ..errors import DataError, ResponseError
+from ..fitters.udt.binned import check_bins, refuse_missing
+from ..fitters.udt.columns import CATEGORICAL
+from ..fitters.udt.engine import tree_from_raw
+from ..fitters.udt.hist import (
+    MAX_EXACT_CODES,
+    CodedColumns,
+    code_ranges,
+    column_specs,
+    encode,
+    grow_binned,
+    level_histograms,
+)
+from .fitter import _check_r_options
+from .frame import read_levels
+from .quantiles import distinct_values, distributed_cuts
+from .reduce import reduce_sums
+
+__all__ = ["fit_udt_dask", "CodedPartition"]
+
+
+class CodedPartition:
+    """One partition as the tree's passes read it: codes (d, n), y (int8), the
+    weights (None when every weight is 1) and, with bins, each code's range."""
+
+    def __init__(self, codes, y, w, ranges):
+        self.codes, self.y, self.w, self.ranges = codes, y, w, ranges
+
+    @property
+    def nbytes(self) -> int:
+        return self.codes.nbytes + self.y.nbytes + (0 if self.w is None else self.w.nbytes)
+
+
+def _raw(parsed, design, response, frame, weights) -> dict:
+    """The partition's raw predictors (:func:`~ubreg.design.build_partition_raw`)."""
+    raw = build_partition_raw(parsed, design, response, frame, weights)
+    raw["values"] = [c.values for c in raw["columns"]]
+    return raw
+
+
+def _stats(raw: dict) -> dict:
+    """Rows, weights, classes and missing values of one partition, and the specs."""
+    y, w = raw["y"], raw["w"]
+    na = [int(np.sum(v < 0)) if c.kind == CATEGORICAL else int(np.isnan(v).sum())
+          for c, v in zip(raw["columns"], raw["values"])]
+    pos = w > 0
+    return {"n_input": raw["n_input"], "n_dropped": raw["n_dropped"], "n": len(y),
+            "npos": int(pos.sum()), "wsum": float(w.sum()), "wy": float(w @ y),
+            "not_unit": int(np.sum(w != 1.0)), "pos1": int(np.sum(pos & (y == 1))),
+            "pos0": int(np.sum(pos & (y == 0))), "na": np.asarray(na, dtype=np.int64),
+            "specs": column_specs(raw["columns"])}
+
+
+def _numeric(raw: dict, positive: bool) -> list:
+    """The numeric predictors' values (of the rows of positive weight)."""
+    keep = raw["w"] > 0
+    return [v[keep] if positive else v for c, v in zip(raw["columns"], raw["values"])
+            if c.kind != CATEGORICAL]
+
+
+def _positive(raw):
+    return _numeric(raw, True)
+
+
+def _every(raw):
+    return _numeric(raw, False)
+
+
+def _encode(raw: dict, coded: CodedColumns, unit: bool) -> CodedPartition:
+    codes = encode(raw["values"], coded)
+    ranges = None if all(coded.exact[j] or s.kind == CATEGORICAL
+                         for j, s in enumerate(coded.specs)) \
+        else code_ranges(raw["values"], codes, coded)
+    w = None if unit else np.asarray(raw["w"], dtype=np.float64)
+    return CodedPartition(codes, raw["y"].astype(np.int8), w, ranges)
+
+
+def _ranges(part: CodedPartition) -> dict:
+    return {"code_ranges": part.ranges}
+
+
+def _level(part: CodedPartition, tree, offsets) -> dict:
+    return {"H": level_histograms(part.codes, part.y, part.w, tree, offsets)}
+
+
+@dataclass
+class _Source:
+    """What the result needs to rebuild a training row's predictors: the frame,
+    the formula, the raw design, the response coding and the weights column."""
+
+    data: object
+    parsed: object
+    design: object
+    response: object
+    weights: str | None
+
+
+def _check_options(spec, xval, prune) -> None:
+    _check_r_options(spec)
+    if isinstance(spec.family, list) or not getattr(spec.family, "is_permissible", False):
+        raise ValueError("method 'udt' needs one permissible family (the split criterion), "
+                         f"got {spec.family!r}")
+    if int(xval) != 0:
+        raise ValueError(f"xval={xval!r} on a Dask frame: the cross-validated cp table "
+                         "(rpart's xerror) is not computed out of core (it grows one tree "
+                         "per fold on rows assigned to folds by position); fit with xval=0 "
+                         "(the default on Dask frames), or cross-validate in memory")
+    if prune is not None:
+        raise ValueError(f"prune={prune!r} on a Dask frame: choosing the cp by the "
+                         "cross-validated cp table needs xval > 0, which a Dask frame does not "
+                         "support; prune the result at a cp of your choice with m.prune(cp)")
+
+
+def _check_rows(stats: dict, response_name: str, method: str = "udt") -> None:
+    if stats["n"] == 0:
+        raise DataError(f"no rows left: the response {response_name!r} is NA in all "
+                        f"{stats['n_input']} rows")
+    if stats["npos"] == 0:
+        raise DataError("weights are all zero on the rows used")
+    if stats["pos0"] == 0 or stats["pos1"] == 0:
+        raise ResponseError(f"response {response_name!r} has only one class among the "
+                            f"{stats['npos']} rows of positive weight")
+
+
+def _coding(raws: list, specs: list, bins: int | None) -> CodedColumns:
+    """Each numeric predictor's edges: its distinct values (exact) or its cuts."""
+    numeric = [j for j, s in enumerate(specs) if s.kind != CATEGORICAL]
+    if bins is None:
+        found = distinct_values(raws, _every, len(numeric), MAX_EXACT_CODES)
+        many = [specs[j].name for j, v in zip(numeric, found) if v is None]
+        if many:
+            raise ValueError(f"bins=None (exact splits) on a Dask frame: predictor(s) "
+                             f"{', '.join(map(repr, many))} have more than {MAX_EXACT_CODES} "
+                             "distinct values, too many for exact histograms; pass bins=k "
+                             "(e.g. bins=255: quantile bins, the same in memory)")
+    else:
+        found, _ = distributed_cuts(raws, _positive, len(numeric), bins)
+    edges: list = [None] * len(specs)
+    for j, e in zip(numeric, found):
+        edges[j] = e
+    exact = [bins is None and s.kind != CATEGORICAL for s in specs]
+    lo = [e if x else None for e, x in zip(edges, exact)]
+    return CodedColumns(list(specs), edges, exact, lo, list(lo))
+
+
+def fit_udt_dask(spec, *, min_split: int = 20, min_leaf: int = 7, max_depth: int = 30,
+                 cp: float = 0.01, risk: str = "misclass", xval: int = 0, seed: int = 0,
+                 prune: str | None = None, bins: int | None = None):
+    """UDT on a dask DataFrame (``ubreg.fit`` routes here; see the module docstring).
+
+    Parameters
+    ----------
+    spec : FitSpec
+    min_split, min_leaf, max_depth, cp, risk, seed
+        As :func:`ubreg.methods.udt.fit_udt`.
+    xval : int
+        Only 0 (the default here): the cross-validated cp table is not
+        computed on a Dask frame.
+    prune : None
+        Only None (choosing a cp needs the cross-validated table).
+    bins : int or None
+        Quantile bins per numeric predictor (the cuts of the in-memory
+        ``bins``); None: exact, refused for a predictor of more than
+        :data:`~ubreg.fitters.udt.hist.MAX_EXACT_CODES` distinct values.
+
+    Returns
+    -------
+    ubreg.dask.tree_result.DaskTreeResult
+    """
+    import dask
+    from dask import delayed
+
+    from .tree_result import DaskTreeResult
+
+    _check_options(spec, xval, prune)
+    bins = check_bins(bins)
+    lv = read_levels(spec)
+    design = learn_raw_design(lv.parsed, lambda: (p.compute() for p in lv.parts),
+                              lv.label_levels)
+    raws = [delayed(_raw)(lv.parsed, design, lv.response, p, spec.weights) for p in lv.parts]
+    stats = reduce_sums(raws, _stats)
+    _check_rows(stats, lv.parsed.response_name)
+    na = {s.name: int(k) for s, k in zip(stats["specs"], stats["na"]) if k}
+    if na and lv.na_action == "fail":
+        detail = ", ".join(f"{n!r} ({k} rows)" for n, k in na.items())
+        raise DataError(f"missing values (NA) in {detail} and na_action='fail'")
+    refuse_missing(list(na), "a Dask frame")
+    coded = _coding(raws, stats["specs"], bins)
+    unit = stats["not_unit"] == 0
+    frames = list(dask.persist(*[delayed(_encode)(r, coded, unit) for r in raws]))
+    if not all(coded.exact[j] or s.kind == CATEGORICAL for j, s in enumerate(coded.specs)):
+        ranges = reduce_sums(frames, _ranges)["code_ranges"]
+        coded.lo = [None if r is None else r[0] for r in ranges]
+        coded.hi = [None if r is None else r[1] for r in ranges]
+    passes = [0]
+
+    def histograms(tree):
+        passes[0] += 1
+        return reduce_sums(frames, _level, tree, coded.offsets)["H"]
+
+    root = dict(n=stats["n"], npos=stats["npos"], weight=stats["wsum"], wy=stats["wy"])
+    controls = dict(min_split=min_split, min_leaf=min_leaf, max_depth=max_depth, cp=cp)
+    raw_tree, info = grow_binned(coded, histograms, root, spec.family, unit=unit, risk=risk,
+                                 **controls)
+    tree = tree_from_raw(raw_tree, info, spec.family, controls, risk)
+    stats.update(passes=passes[0], partitions=len(frames), bins=bins)
+    source = _Source(lv.data, lv.parsed, design, lv.response, spec.weights)
+    return DaskTreeResult(tree=tree, cptable=tree.cptable, xval=0, seed=seed, na_counts={},
+                          stats=stats, source=source, formula=spec.formula,
+                          family=spec.family, design=design, response=lv.response,
+                          call=spec.call, weight_kind=spec.weight_kind)

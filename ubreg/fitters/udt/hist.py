@@ -1,0 +1,450 @@
+"""UDT grown from histograms of coded predictors (``bins=``, and every fit of a Dask frame).
+
+The engine of :mod:`ubreg.fitters.udt.grow` searches presorted rows; this one
+searches, for every open node of a level, the sums of four statistics per
+predictor and *code* — rows, rows of positive weight, Σw, Σw·y — so that the
+rows themselves never need to be in one place: a Dask fit sums the
+histograms of its partitions (:mod:`ubreg.dask.udt`), an in-memory fit with
+``bins=`` sums them over its one array, and both run the same choice of
+splits on the same sums (:func:`grow_binned`).
+
+A numeric predictor is coded by :class:`CodedColumns`: either *exactly* (one
+code per distinct value; the search then sees what rpart sees), or in
+quantile *bins* (``bins=k``: the cuts of :func:`ubreg.learners.binning.column_cuts`,
+bin_design's).  Each code c carries the smallest and largest value of its rows,
+``lo[c]`` and ``hi[c]``.  In a node, a cut lies between two consecutive codes
+a < b that hold rows of positive weight there, at the midpoint
+``hi[a]/2 + lo[b]/2`` — rpart's midpoint between the node's consecutive
+distinct values when the coding is exact.  Everything else is the engine's:
+the gains (the criterion's closed forms, on the same sums), the tie rule
+(first predictor, then smallest threshold, within ``RTOL`` × b_φ × node
+weight), ``min_split``/``min_leaf``/``max_depth``/``cp`` and rpart's node
+numbering, so with exact codes and unit (or integer) weights the tree is the
+engine's bit for bit (``tests/test_dask_udt.py``).
+
+Not here: missing predictor values (rpart's surrogate splits need the raw
+values of the rows of a node, which histograms do not hold; refused by the
+callers) and the cross-validated cp table.  A row of weight 0 (counted in a
+node's ``n``) goes the way of its code: with exact codes, that of its value.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from .columns import CATEGORICAL, ColumnSpec
+from .criterion import make_criterion
+from .grow import NodeStore, _Best, _finish, check_controls, node_risk
+from .splitter import RTOL, Candidates, categorical_from_sums, cut_midpoint, weight_floor
+
+__all__ = ["CodedColumns", "CodeTree", "encode", "code_ranges", "merge_ranges",
+           "level_histograms", "grow_binned", "MAX_EXACT_CODES"]
+
+#: the most distinct values a numeric predictor may have to be coded exactly (bins=None)
+#: where the data are not in memory: histograms grow with the codes
+MAX_EXACT_CODES = 1024
+
+
+@dataclass
+class CodedColumns:
+    """What the codes of the predictors mean.
+
+    Attributes
+    ----------
+    specs : list of ColumnSpec
+        Names, kinds and levels, in formula order.
+    edges : list
+        Numeric predictor: the sorted values (exact coding) or the cuts (bins)
+        that ``searchsorted(edges, x)`` turns into codes; categorical: None
+        (the codes are the level codes).
+    exact : list of bool
+        Whether each numeric predictor is coded by its distinct values.
+    lo, hi : list
+        Numeric: the smallest and largest value of each code's rows; None for
+        categorical predictors.
+    """
+
+    specs: list
+    edges: list
+    exact: list
+    lo: list
+    hi: list
+
+    @cached_property
+    def nbins(self) -> np.ndarray:
+        return np.array([len(s.levels) if s.kind == CATEGORICAL else len(e) + (not x)
+                         for s, e, x in zip(self.specs, self.edges, self.exact)], dtype=np.intp)
+
+    @cached_property
+    def offsets(self) -> np.ndarray:
+        return np.concatenate([[0], np.cumsum(self.nbins)]).astype(np.intp)
+
+
+def encode(values: list, coded: CodedColumns) -> np.ndarray:
+    """(d, n) codes of predictor ``values`` (numeric float64, categorical int
+    codes; no missing values), uint8 when every predictor has ≤ 256 codes."""
+    n = len(values[0]) if values else 0
+    dtype = np.uint8 if coded.nbins.max(initial=1) <= 256 else np.uint16
+    out = np.empty((len(values), n), dtype=dtype)
+    for j, (v, spec) in enumerate(zip(values, coded.specs)):
+        out[j] = v if spec.kind == CATEGORICAL else np.searchsorted(coded.edges[j], v)
+    return out
+
+
+def code_ranges(values: list, codes: np.ndarray, coded: CodedColumns) -> list:
+    """(lo, hi) of every numeric predictor's codes over these rows (±inf where a
+    code has none); None for categorical ones.  Combined by :func:`merge_ranges`."""
+    out: list = []
+    for j, (v, spec) in enumerate(zip(values, coded.specs)):
+        if spec.kind == CATEGORICAL:
+            out.append(None)
+            continue
+        nb = int(coded.nbins[j])
+        lo, hi = np.full(nb, np.inf), np.full(nb, -np.inf)
+        np.minimum.at(lo, codes[j], v)
+        np.maximum.at(hi, codes[j], v)
+        out.append((lo, hi))
+    return out
+
+
+def merge_ranges(a: list, b: list) -> list:
+    """The elementwise extremes of two :func:`code_ranges`."""
+    return [None if x is None else (np.minimum(x[0], y[0]), np.maximum(x[1], y[1]))
+            for x, y in zip(a, b)]
+
+
+# ---------------------------------------------------------------------------
+# the partial tree in code space, and the histograms of a level (data side)
+# ---------------------------------------------------------------------------
+@dataclass
+class CodeTree:
+    """The tree grown so far, as the data side routes rows through it.
+
+    ``left``/``right`` (−1 at leaves) and ``var`` by node id (growth order);
+    ``goes_left[k, c]`` whether a row of code c at split node k goes left;
+    ``slot[k]`` the row of the level's histograms that node k sums into (−1:
+    closed); ``depth`` the deepest level of splits.
+    """
+
+    left: np.ndarray
+    right: np.ndarray
+    var: np.ndarray
+    goes_left: np.ndarray
+    slot: np.ndarray
+    depth: int
+
+    @property
+    def n_open(self) -> int:
+        return int(self.slot.max(initial=-1)) + 1
+
+    def route(self, codes: np.ndarray) -> np.ndarray:
+        """The node id each row (a column of ``codes``) reaches."""
+        n = codes.shape[1]
+        node = np.zeros(n, dtype=np.intp)
+        rows = np.arange(n, dtype=np.intp)
+        for _ in range(self.depth):
+            inner = self.left[node] >= 0
+            if not inner.any():
+                break
+            r, k = rows[inner], node[inner]
+            c = codes[self.var[k], r]
+            node[r] = np.where(self.goes_left[k, c], self.left[k], self.right[k])
+        return node
+
+
+def level_histograms(codes: np.ndarray, y: np.ndarray, w: np.ndarray | None,
+                     tree: CodeTree, offsets: np.ndarray) -> np.ndarray:
+    """(open nodes, codes of all predictors, 4) sums of rows, rows of positive
+    weight, w and w·y over the rows of each open node (``w`` None: unit)."""
+    S, total = tree.n_open, int(offsets[-1])
+    out = np.zeros((S, total, 4))
+    if S == 0 or codes.shape[1] == 0:
+        return out
+    slot = tree.slot[tree.route(codes)]
+    sel = np.flatnonzero(slot >= 0)
+    if sel.size == 0:
+        return out
+    s = slot[sel]
+    ww = np.ones(sel.size) if w is None else np.asarray(w, dtype=np.float64)[sel]
+    wy = ww * np.asarray(y, dtype=np.float64)[sel]
+    pos = (ww > 0).astype(np.float64)
+    # one bincount per predictor and statistic over the flat (node, code) index: the
+    # codes of different predictors never share a flat index, so they add into one array
+    size = S * total
+    block = out.reshape(size, 4)
+    base = s * total
+    for j in range(codes.shape[0]):
+        key = base + (offsets[j] + codes[j, sel].astype(np.intp))
+        block[:, 0] += np.bincount(key, minlength=size)
+        block[:, 1] += np.bincount(key, weights=pos, minlength=size)
+        block[:, 2] += np.bincount(key, weights=ww, minlength=size)
+        block[:, 3] += np.bincount(key, weights=wy, minlength=size)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# the choice of splits (client side)
+# ---------------------------------------------------------------------------
+@dataclass
+class _Level:
+    """What the split search needs of a level's open nodes (the splitter's
+    ``Layout`` without its per-row arrays)."""
+
+    S: int
+    tol: np.ndarray
+    parent: np.ndarray
+    offset: np.ndarray
+    min_leaf: int
+    unit: bool
+    leaf_w: float
+
+
+def _numeric_from_hist(H: np.ndarray, lo: np.ndarray, hi: np.ndarray, lay: _Level,
+                       crit) -> Candidates:
+    """The best cut of one numeric predictor in every node from its histogram
+    ``H`` (S, codes, 4): :func:`ubreg.fitters.udt.splitter.numeric_best` on sums."""
+    cnt, cw, cwy = H[..., 1], H[..., 2], H[..., 3]
+    present = cnt > 0
+    lcnt, lw, lwy = np.cumsum(cnt, axis=1), np.cumsum(cw, axis=1), np.cumsum(cwy, axis=1)
+    tcnt, tw, twy = lcnt[:, -1:], lw[:, -1:], lwy[:, -1:]
+    rcnt, rw, rwy = tcnt - lcnt, tw - lw, twy - lwy
+    gain = np.empty(lw.shape)
+    nb = H.shape[1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        crit.gain(lwy.ravel(), lw.ravel(), rwy.ravel(), rw.ravel(), None, out=gain.reshape(-1),
+                  tmp=np.empty(gain.size), tmp2=np.empty(gain.size))
+    if lay.unit:
+        small = (lcnt < lay.min_leaf) | (rcnt < lay.min_leaf)
+    else:
+        small = np.minimum(lw, rw) < lay.leaf_w
+    bad = ~present | (rcnt <= 0) | small
+    gain[bad] = -np.inf
+    best = gain.max(axis=1) if nb else np.full(lay.S, -np.inf)
+    found = np.isfinite(best)
+    hit = gain >= np.where(found, best - lay.tol, np.inf)[:, None]
+    first = np.argmax(hit, axis=1)
+    n_tied = np.where(found, hit.sum(axis=1), 0)
+    # the next code with rows of positive weight after each code (its lo is b)
+    idx = np.where(present, np.arange(nb)[None, :], nb)
+    nxt = np.minimum.accumulate(idx[:, ::-1], axis=1)[:, ::-1]
+    nxt = np.concatenate([nxt[:, 1:], np.full((lay.S, 1), nb)], axis=1)
+    rows = np.arange(lay.S)
+    b_code = np.minimum(nxt[rows, first], nb - 1)
+    improve = np.where(found, lay.parent - (lay.offset - best), -np.inf)
+    c_lw, c_rw = lw[rows, first], rw[rows, first]
+    threshold, low_left = cut_midpoint(hi[first], lo[b_code], lwy[rows, first], c_lw,
+                                       rwy[rows, first], c_rw, found)
+    return Candidates(improve=improve, n_tied=n_tied, threshold=threshold, lw=c_lw, rw=c_rw,
+                      low_left=low_left)
+
+
+def _best_from_hist(H: np.ndarray, coded: CodedColumns, lay: _Level, crit, lmax: int) -> _Best:
+    """The best split of every node over all predictors; a later predictor must
+    be better by more than the tie tolerance (:func:`ubreg.fitters.udt.grow._best_splits`)."""
+    S = lay.S
+    best = _Best(improve=np.full(S, -np.inf), var=np.full(S, -1, dtype=np.intp),
+                 n_tied=np.zeros(S, dtype=np.int64), threshold=np.full(S, np.nan),
+                 low_left=np.ones(S, dtype=bool), lw=np.zeros(S), rw=np.zeros(S), side=None)
+    off = coded.offsets
+    for j, spec in enumerate(coded.specs):
+        Hj = H[:, off[j]:off[j + 1]]
+        if spec.kind == CATEGORICAL:
+            if best.side is None:
+                best.side = np.zeros((S, lmax), dtype=np.int8)
+            c = categorical_from_sums(Hj[..., 1], Hj[..., 2], Hj[..., 3], lay, crit)
+        else:
+            c = _numeric_from_hist(Hj, coded.lo[j], coded.hi[j], lay, crit)
+        fin = np.isfinite(c.improve)
+        better = fin & (c.improve > best.improve + lay.tol)
+        with np.errstate(invalid="ignore"):
+            tie = fin & np.isfinite(best.improve) & ~better & \
+                (np.abs(c.improve - best.improve) <= lay.tol)
+        best.n_tied = np.where(better, c.n_tied,
+                               np.where(tie, best.n_tied + c.n_tied, best.n_tied))
+        if not better.any():
+            continue
+        best.improve = np.where(better, c.improve, best.improve)
+        best.var[better] = j
+        best.lw[better] = c.lw[better]
+        best.rw[better] = c.rw[better]
+        best.low_left[better] = c.low_left[better]
+        if spec.kind == CATEGORICAL:
+            assert best.side is not None and c.side is not None
+            best.side[better] = 0
+            best.side[better, : c.side.shape[1]] = c.side[better]
+            best.threshold[better] = np.nan
+        else:
+            assert c.threshold is not None
+            best.threshold[better] = c.threshold[better]
+    return best
+
+
+class _BinnedGrower:
+    """One tree grown level by level from histograms (see the module docstring)."""
+
+    def __init__(self, coded, histograms, root, crit, unit, min_split, min_leaf, max_depth,
+                 risk):
+        self.coded, self.histograms, self.crit = coded, histograms, crit
+        self.unit, self.risk = unit, risk
+        self.min_leaf, self.max_depth = min_leaf, max_depth
+        self.store = NodeStore()
+        self.root = self.store.add(1)
+        a = self.store.a
+        a["number"][0] = 1
+        for key in ("n", "npos", "weight", "wy"):
+            a[key][0] = root[key]
+        self.root_risk = float(node_risk(crit, a["wy"][0], a["weight"][0], risk))
+        min_rows = max(min_split, 2 * min_leaf)
+        self.size_key = "npos" if unit else "weight"
+        self.min_size = min_rows if unit else weight_floor(min_rows, a["weight"][0])
+        self.leaf_w = weight_floor(min_leaf, a["weight"][0])
+        self.cat_blocks: list = []
+        self.n_cat = 0
+        self.lmax = max([len(s.levels) for s in coded.specs if s.kind == CATEGORICAL] or [1])
+        self.width = int(coded.nbins.max(initial=1))
+        self.goes_left = np.zeros((0, self.width), dtype=bool)
+        self.depth = 0
+        self.alpha = 0.0
+
+    def splittable(self, ids):
+        a = self.store.a
+        r = node_risk(self.crit, a["wy"][ids], a["weight"][ids], self.risk)
+        return ((a[self.size_key][ids] >= self.min_size) & (a["depth"][ids] < self.max_depth)
+                & (r > self.alpha))
+
+    def code_tree(self, open_ids) -> CodeTree:
+        a, size = self.store.a, self.store.size
+        slot = np.full(size, -1, dtype=np.intp)
+        slot[open_ids] = np.arange(len(open_ids))
+        table = np.zeros((size, self.width), dtype=bool)
+        table[:self.goes_left.shape[0]] = self.goes_left
+        return CodeTree(left=a["left"][:size].copy(), right=a["right"][:size].copy(),
+                        var=np.maximum(a["var"][:size], 0), goes_left=table, slot=slot,
+                        depth=self.depth)
+
+    def grow(self):
+        open_ids = self.root[self.splittable(self.root)]
+        while open_ids.shape[0]:
+            open_ids = self._level(open_ids)
+
+    def _layout(self, ids) -> _Level:
+        a, crit = self.store.a, self.crit
+        twy, tw = a["wy"][ids], a["weight"][ids]
+        return _Level(S=len(ids), tol=RTOL * crit.b * tw, parent=crit.node_term(twy, tw),
+                      offset=crit.offset(twy, tw), min_leaf=self.min_leaf, unit=self.unit,
+                      leaf_w=float(self.leaf_w))
+
+    def _level(self, open_ids):
+        """Split the open nodes of one level; returns the next level's."""
+        H = np.asarray(self.histograms(self.code_tree(open_ids)), dtype=np.float64)
+        lay = self._layout(open_ids)
+        best = _best_from_hist(H, self.coded, lay, self.crit, self.lmax)
+        ks = np.flatnonzero(best.improve > lay.tol)
+        if ks.shape[0] == 0:
+            return ks
+        ids = self._record(open_ids, best, ks)
+        kids = self._children(H, ids, ks, best)
+        self.depth += 1
+        return kids[self.splittable(kids)]
+
+    def _record(self, open_ids, best, ks):
+        """:meth:`ubreg.fitters.udt.grow._Grower._record` (rpart's left = smaller p)."""
+        a = self.store.a
+        ids = open_ids[ks]
+        var_k, low_k = best.var[ks], best.low_left[ks]
+        wl_k = np.where(low_k, best.lw[ks], best.rw[ks])
+        wr_k = np.where(low_k, best.rw[ks], best.lw[ks])
+        a["var"][ids] = var_k
+        a["threshold"][ids] = best.threshold[ks]
+        a["direction"][ids] = np.where(low_k, -1, 1)
+        a["na_left"][ids] = wl_k >= wr_k
+        a["improve"][ids] = best.improve[ks] / self.crit.b
+        a["n_tied"][ids] = best.n_tied[ks]
+        cat = np.array([self.coded.specs[j].kind == CATEGORICAL for j in var_k], dtype=bool)
+        kc = np.flatnonzero(cat)
+        if kc.size:
+            assert best.side is not None
+            self.cat_blocks = [np.concatenate(self.cat_blocks + [best.side[ks[kc]]])]
+            a["cat_row"][ids[kc]] = self.n_cat + np.arange(kc.shape[0])
+            self.n_cat += kc.shape[0]
+        return ids
+
+    def _goes_left(self, k, j, best):
+        """Which codes of predictor j go left at the split of segment k."""
+        nb = int(self.coded.nbins[j])
+        if self.coded.specs[j].kind == CATEGORICAL:
+            assert best.side is not None
+            side = best.side[k, :nb]
+            wl = best.lw[k] if best.low_left[k] else best.rw[k]
+            wr = best.rw[k] if best.low_left[k] else best.lw[k]
+            return np.where(side == 1, True, np.where(side == 2, False, wl >= wr))
+        below = self.coded.hi[j] < best.threshold[k]
+        return below if best.low_left[k] else ~below
+
+    def _children(self, H, ids, ks, best):
+        """Store the children of nodes ``ids`` with their sums (from the split
+        predictor's histogram) and the codes' directions; returns the children."""
+        K = ids.shape[0]
+        kids = self.store.add(2 * K)
+        a, off = self.store.a, self.coded.offsets
+        grow = np.zeros((self.store.size, self.width), dtype=bool)
+        grow[:self.goes_left.shape[0]] = self.goes_left
+        for i, (k, node) in enumerate(zip(ks, ids)):
+            j = int(best.var[k])
+            gl = self._goes_left(k, j, best)
+            grow[node, :gl.shape[0]] = gl
+            Hj = H[k, off[j]:off[j + 1]]
+            for side, mask in ((0, gl), (1, ~gl)):
+                sums = Hj[mask].sum(axis=0)
+                kid = kids[2 * i + side]
+                a["n"][kid], a["npos"][kid] = int(round(sums[0])), int(round(sums[1]))
+                a["weight"][kid], a["wy"][kid] = sums[2], sums[3]
+        self.goes_left = grow
+        par = np.repeat(ids, 2)
+        a["parent"][kids] = par
+        a["number"][kids] = 2 * a["number"][par] + np.tile([0, 1], K)
+        a["depth"][kids] = a["depth"][par] + 1
+        a["left"][ids] = kids[0::2]
+        a["right"][ids] = kids[1::2]
+        return kids
+
+
+def grow_binned(coded: CodedColumns, histograms, root: dict, family, *, unit: bool,
+                min_split=20, min_leaf=7, max_depth=30, cp=0.01, risk="misclass", alpha=None):
+    """Grow the tree before complexity pruning from level histograms
+    (:func:`ubreg.fitters.udt.grow.grow_raw` on sums).
+
+    Parameters
+    ----------
+    coded : CodedColumns
+    histograms : callable
+        ``histograms(code_tree) -> (open nodes, total codes, 4)``: the sums of
+        :func:`level_histograms` over all rows (one pass over a Dask frame).
+    root : dict
+        ``n`` (rows), ``npos`` (rows of positive weight), ``weight``, ``wy``.
+    unit : bool
+        Whether every weight is 1 (``min_split``/``min_leaf`` then count rows).
+
+    Returns
+    -------
+    (RawTree, info dict), as :func:`~ubreg.fitters.udt.grow.grow_raw`.
+    """
+    min_split, min_leaf, max_depth, cp, risk = check_controls(min_split, min_leaf, max_depth,
+                                                              cp, risk)
+    grower = _BinnedGrower(coded, histograms, root, make_criterion(family), bool(unit),
+                           min_split, min_leaf, max_depth, risk)
+    grower.alpha = cp * grower.root_risk if alpha is None else alpha
+    info = dict(alpha=grower.alpha, root_risk=grower.root_risk, n=int(root["n"]),
+                specs=list(coded.specs))
+    grower.grow()
+    raw = _finish(grower.store, grower.cat_blocks, grower.lmax)
+    raw["surrogates"] = {}
+    return raw, info
+
+
+def column_specs(columns) -> list:
+    """The :class:`ColumnSpec` of tree columns (name, kind, levels)."""
+    return [ColumnSpec(c.name, c.kind, None if c.levels is None
+                       else tuple(str(s) for s in c.levels)) for c in columns]
