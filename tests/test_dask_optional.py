@@ -24,16 +24,20 @@ def test_pandas_data_never_reach_the_dask_path():
 
 
 def test_the_registry_declares_the_dask_backends():
-    """Only ``uls`` has a Dask backend, named (not imported) by the registry; its
-    Dask-only options are those of the backend the in-memory fit lacks."""
+    """``uls`` and ``udt`` have a Dask backend, named (not imported) by the registry;
+    the Dask-only options are those of the backend the in-memory fit lacks (udt's
+    backend takes exactly the in-memory options)."""
     from ubreg.dask.fitter import fit_linear_dask
     from ubreg.methods.spec import method_options
     from ubreg.methods.uls import fit_linear
-    assert {n for n, m in ubreg.METHODS.items() if m.dask} == {"uls"}
+    assert {n for n, m in ubreg.METHODS.items() if m.dask} == {"uls", "udt"}
     uls = ubreg.METHODS["uls"]
     assert uls.dask_backend().__module__ == "ubreg.dask"
     extra = [o for o in method_options(fit_linear_dask) if o not in method_options(fit_linear)]
     assert list(uls.dask_options) == extra == ["persist"]
+    udt = ubreg.METHODS["udt"]
+    assert method_options(udt.dask_backend()) == method_options(udt.fit)
+    assert udt.dask_options == ()
 
 
 @pytest.mark.slow
