@@ -280,11 +280,27 @@ def _best_splits(specs, values, orders, base, rowdata, lay, crit, ws, has_nan, h
     return best
 
 
+#: rows routed per block: the temporaries of a block (a few arrays of this many
+#: values) stay small beside the orderings, where routing all rows at once would add
+#: several arrays of the open rows to the peak memory of the first levels
+ROUTE_BLOCK = 1 << 16
+
+
 def _route(specs, values, rows, rk, var_k, thr_k, low_k, na_left_k, cat_side, cat_row_k):
-    """Direction (True = left) of ``rows`` at split number ``rk`` of this level."""
+    """Direction (True = left) of ``rows`` at split number ``rk`` of this level
+    (in blocks of :data:`ROUTE_BLOCK` rows)."""
+    left = np.empty(rows.shape[0], dtype=bool)
+    for a in range(0, rows.shape[0], ROUTE_BLOCK):
+        b = slice(a, a + ROUTE_BLOCK)
+        left[b] = _route_block(specs, values, rows[b], rk[b], var_k, thr_k, low_k, na_left_k,
+                               cat_side, cat_row_k)
+    return left
+
+
+def _route_block(specs, values, rows, rk, var_k, thr_k, low_k, na_left_k, cat_side, cat_row_k):
     left = np.empty(rows.shape[0], dtype=bool)
     rvar = var_k[rk]
-    for j in np.unique(var_k):
+    for j in np.unique(rvar):
         sel = np.flatnonzero(rvar == j)
         rr, kk = rows[sel], rk[sel]
         xv = values[j][rr]
@@ -430,7 +446,7 @@ class _Grower:
         self.seg_node = self.root.copy()
         self.seg_len = np.array([npos_all], dtype=np.intp)
         self.ws = Workspace(npos_all)
-        self.ibuf = [np.empty(npos_all, dtype=np.intp) for _ in range(2)]
+        self.ibuf = [np.empty(npos_all, dtype=self.index_dtype) for _ in range(2)]
         while self.seg_node.shape[0] and self._level():
             pass
 
@@ -493,7 +509,9 @@ class _Grower:
         """Route every row of the split nodes (any weight, missing values too) and
         set ``go_left`` for the partition.  Returns (rows, their split's rank,
         left)."""
-        rank_of_seg = np.full(lay.S + 1, -1, dtype=np.intp)
+        # int32 ranks (fewer splits than rows): the per-row arrays below are the
+        # level's largest temporaries
+        rank_of_seg = np.full(lay.S + 1, -1, dtype=np.int32)
         rank_of_seg[ks] = np.arange(ks.shape[0])
         if self.dense:
             r_pos = rank_of_seg[lay.seg]        # per position of base; unsplit: -1
