@@ -65,7 +65,8 @@ import numpy as np
 from .binning import BinnedDesign
 
 __all__ = ["Tree", "add_leaf_values", "fit_leaf_tree", "fit_newton_tree", "grow_tree",
-           "leaf_indicators", "newton_gain", "udt_gain"]
+           "leaf_indicators", "newton_gain", "udt_gain", "newton_split_search",
+           "min_gain_threshold", "MIN_GAIN"]
 
 
 @dataclass(eq=False)
@@ -242,6 +243,29 @@ def grow_tree(binned: BinnedDesign, stats: np.ndarray, gain_fn, depth: int,
             break
         H, active = _child_histograms(binned, feats, stats, rows.order, H, split)
     return tree, node
+
+
+#: grow_tree's default ``min_gain``
+MIN_GAIN = 1e-12
+
+
+def newton_split_search(binned: BinnedDesign, k: int, min_child_weight: float,
+                        min_samples_leaf: float | None = None):
+    """The split search of :func:`fit_newton_tree` for histograms summed elsewhere
+    (the partitions of a Dask frame): a callable ``H -> (candidate, gain)`` per node
+    (a row of H, (nodes, total bins, k)), with the leaf bounds of
+    :func:`fit_newton_tree` (``k`` = 3: the row weight bounds the leaf size too)."""
+    feats = np.flatnonzero(binned.nbins > 1)
+    if k == 3:
+        return _SplitSearch(binned, feats, newton_gain, k, (1, 2),
+                            (min_child_weight, min_samples_leaf))
+    return _SplitSearch(binned, feats, newton_gain, k, 1, min_child_weight)
+
+
+def min_gain_threshold(H0: np.ndarray, binned: BinnedDesign, min_gain: float = MIN_GAIN) -> float:
+    """The least gain of a split in :func:`grow_tree`, from the root's histogram ``H0``."""
+    feats = np.flatnonzero(binned.nbins > 1)
+    return min_gain * _gain_scale(H0, binned.offsets, binned.nbins, feats)
 
 
 def _gain_scale(H0, offsets, nbins, feats):

@@ -39,4 +39,5 @@ def fit_uboost_method(spec: FitSpec, *, U="logistic", learner: str = "trees", de
                         call=spec.call, na_factors=mf.na_factors)
 
 
-METHOD = Method("uboost", fit=fit_uboost_method, result=UBoostResult, quick={"": {"mstop": 5}})
+METHOD = Method("uboost", fit=fit_uboost_method, result=UBoostResult, quick={"": {"mstop": 5}},
+                dask="ubreg.dask.uboost:fit_uboost_dask")

@@ -1,0 +1,152 @@
+"""The result of ``method="uboost"`` on a Dask frame: a :class:`UBoostResult` without rows.
+
+The trees, F₀, ν, the risk path, the importance and the summary are the
+in-memory result's; n, the deviances, the log-likelihood and the training
+error come from the fit's final pass.  The training design is not held
+(``X`` is None): :func:`ubreg.cv_risk`, which refits folds of it, and
+:meth:`with_mstop` are not available, and the class does not declare
+``has_cv_path``.  Per-row quantities of the training rows (``y``, ``weights``,
+``eta``, ``fitted_values``, ``predict()``) are lazy dask Series; ``predict(ddf)``
+is lazy, ``predict(pandas_frame)`` the in-memory prediction.
+"""
+from __future__ import annotations
+
+import copy
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ..design import build_partition_frame, is_dask_frame
+from ..results.base import Capabilities, check_predict_type
+from ..results.boost import UBoostResult
+from .predict import _Payload
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+
+__all__ = ["DaskUBoostResult"]
+
+_TRAINING = ("y", "weights", "link", "response", "class")
+
+
+def _meta(result: UBoostResult, what: str) -> pd.Series:
+    if what == "class":
+        return pd.Series(pd.Categorical([], categories=list(result.response.levels)),
+                         name="class")
+    return pd.Series(np.array([], dtype=np.float64), name=what)
+
+
+def _training_partition(part: pd.DataFrame, payload: _Payload, what: str) -> pd.Series:
+    model, parts = payload.items["model"], payload.items["partitioned"]
+    mf = build_partition_frame(parts.parsed, parts.design, parts.response, part, parts.weights,
+                               parts.na_action)
+    if what in ("y", "weights"):
+        return pd.Series(mf["y"] if what == "y" else mf["w"], index=mf["index"], name=what)
+    F = np.full(len(mf["y"]), model.fit_info.F0)        # UBoostResult._link_for's sum
+    for base in model.fit_info.learners:
+        F += model.nu * base.predict(mf["X"])
+    return model._on_scale(F, np.zeros(len(F), dtype=bool), mf["index"], what)
+
+
+def _predict_partition(part: pd.DataFrame, payload: _Payload, type: str) -> pd.Series:
+    return UBoostResult.predict(payload.items["model"], part, type=type)
+
+
+class DaskUBoostResult(UBoostResult):
+    """U-Boost fitted on a Dask frame's partitions (:mod:`ubreg.dask.uboost`)."""
+
+    #: UBoostResult's, without has_cv_path: the training design is not held
+    capabilities = Capabilities(has_training_rows=True, has_deviance=True, has_residuals=True,
+                                has_risk_path=True)
+
+    def __init__(self, *, stats: dict, partitioned: Any, **kwargs: Any) -> None:
+        self._stats: dict[str, Any] = dict(stats)
+        self._partitioned = partitioned
+        # ignored [arg-type]: no training design here (module docstring)
+        super().__init__(X=None, y=None, weights=None, eta=None,  # type: ignore[arg-type]
+                         index=None, n_input=stats["n_input"], dropped=pd.Index([]), **kwargs)
+        # ignored [assignment]: here the per-row arrays are lazy dask Series (module docstring)
+        self.y = self._training("y")                    # type: ignore[assignment]
+        self.weights = self._training("weights")        # type: ignore[assignment]
+        self.eta = self._training("link")               # type: ignore[assignment]
+
+    def _light(self) -> UBoostResult:
+        light = copy.copy(self)
+        light.__dict__.update(y=None, weights=None, eta=None, _partitioned=None, _data=None)
+        return light
+
+    def _training(self, what: str) -> dd.Series:
+        parts = copy.copy(self._partitioned)
+        parts.data = None
+        payload = _Payload(model=self._light(), partitioned=parts)
+        return self._partitioned.data.map_partitions(_training_partition, payload, what,
+                                                     meta=_meta(self, what))
+
+    # ---- statistics from the sums ---------------------------------------
+    @property
+    def nobs(self) -> float:
+        if self.weight_kind == "freq":
+            return float(self._stats["wsum_user"])
+        return float(self._stats["n_positive"])
+
+    @property
+    def n_rows(self) -> int:
+        return int(self._stats["n_used"])
+
+    @property
+    def n_dropped(self) -> int:
+        return int(self._stats["n_dropped"])
+
+    @property
+    def deviance(self) -> float:
+        return 2.0 * float(self._stats["divergence"])
+
+    @property
+    def null_deviance(self) -> float:
+        return 2.0 * float(self._stats["null_divergence"])
+
+    @property
+    def loglik(self) -> float:
+        return float(self._stats["loglik"])
+
+    @property
+    def training_error(self) -> float:
+        return float(self._stats["errors"]) / float(self._stats["wsum_user"])
+
+    @property
+    def passes(self) -> int:
+        """Histogram passes over the partitions (one per tree level, as far as grown)."""
+        return int(self._stats["passes"])
+
+    # ---- per-row quantities, lazily ---------------------------------------
+    @property
+    def fitted_values(self) -> dd.Series:
+        return self._training("response").rename("fitted")
+
+    def predict(self, newdata: pd.DataFrame | dd.DataFrame | None = None,
+                type: str = "response") -> pd.Series | dd.Series:
+        """As :meth:`UBoostResult.predict`: ``newdata`` None (the training rows) or a
+        dask frame gives a lazy dask Series, a pandas frame the in-memory prediction."""
+        check_predict_type(type)
+        if newdata is None:
+            return self._training(type)
+        if is_dask_frame(newdata):
+            return newdata.map_partitions(_predict_partition, _Payload(model=self._light()),
+                                          type, meta=_meta(self, type))
+        return UBoostResult.predict(self._light(), newdata, type)
+
+    def residuals(self, type: str = "deviance") -> dd.Series:
+        raise NotImplementedError("residuals of a fit of a Dask frame: compute them from m.y "
+                                  "and m.fitted_values (lazy dask Series)")
+
+    def with_mstop(self, mstop: int) -> UBoostResult:
+        raise NotImplementedError("with_mstop on a fit of a Dask frame: it recomputes F on the "
+                                  "training design, which is not held; refit with mstop= (or "
+                                  "use staged_predict(newdata))")
+
+    def __getstate__(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+    def __repr__(self) -> str:
+        return super().__repr__() + f"\n(fitted on {self._stats['partitions']} Dask partitions)"

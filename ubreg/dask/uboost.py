@@ -1,0 +1,377 @@
+"""Method ``uboost`` (trees and stumps) on a Dask frame: one pass per tree level.
+
+``ubreg.fit(formula, ddf, method="uboost", ...)`` runs the iteration of
+:func:`ubreg.fitters.boost.uboost.boost_u` with every sum over rows split into
+partition-wise sums:
+
+1. the design is learned and built partition by partition
+   (:func:`ubreg.dask.frame.prepare_partitions`); a setup pass counts rows and
+   weights (the weights are divided by the power of two of the in-memory fit);
+2. bin_design's cuts are computed exactly over the partitions
+   (:mod:`ubreg.dask.quantiles`: the in-memory bins), every partition is coded
+   once (uint8) and kept in worker memory with y and w; the designs are then
+   released;
+3. the state of boosting, F and the per-row statistics (g, h[, w]) of the next
+   tree, is kept per partition in worker memory (``dask.persist``), one new
+   state per iteration computed from the last (F ← F + ν f_m): a lost worker's
+   states are recomputed from their lineage (the codes, and each iteration's
+   tree, which the graph holds);
+4. each level of a tree is one pass: the partitions route their rows through
+   the tree so far and return the histograms of (g, h[, w], rows) of the
+   level's smaller children (the larger is the parent's minus it, as in
+   memory); the client chooses the splits with the in-memory search
+   (:func:`ubreg.learners.trees.newton_split_search`) and the leaf values
+   −ΣG/ΣH from the histograms' sums;
+5. the first pass of each iteration also brings the training U-risk of the
+   current F, and a final pass the last risk and the deviances.
+
+The trees are those of the in-memory fit with the same bins (the sums differ
+by rounding only), so the predictions agree to rounding
+(``tests/test_dask_uboost.py``).  ``learner="linear"`` is not available.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..errors import DataError
+from ..fitters.boost.uboost import UBoostFit, check_leaf_options, check_options
+from ..fitters.boost.ulosses import resolve_U
+from ..learners.binning import BinnedDesign
+from ..learners.trees import Tree, min_gain_threshold, newton_split_search
+from ..numerics.warnings import user_stacklevel
+from ..results.inference import bernoulli_loglik
+from .fitter import _check_r_options
+from .frame import prepare_partitions
+from .quantiles import distributed_cuts
+from .reduce import reduce_sums
+
+__all__ = ["fit_uboost_dask"]
+
+
+# ---------------------------------------------------------------------------
+# the data side
+# ---------------------------------------------------------------------------
+def _columns(part) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A packed partition's rows as float64 (design order), y and w."""
+    n, p = part.n, part.n_columns
+    X, y, w = np.empty((n, p)), np.empty(n), np.empty(n)
+    buf = np.empty((min(max(n, 1), 16384), p))
+    row = 0
+    for piece, start, stop in part.blocks():
+        block = piece.unpack(start, stop, buf)
+        X[row:row + stop - start, piece.order] = block
+        y[row:row + stop - start] = piece.y_block(start, stop)
+        wb = piece.w_block(start, stop)
+        w[row:row + stop - start] = 1.0 if wb is None else wb
+        row += stop - start
+    return X, y, w
+
+
+def _positive(part) -> list:
+    X, _, w = _columns(part)
+    keep = w > 0
+    return [np.ascontiguousarray(X[keep, j]) for j in range(X.shape[1])]
+
+
+def _setup(part) -> dict:
+    _, y, w = _columns(part)
+    return {"n_input": part.n_input, "n_dropped": part.n_dropped, "na_counts": part.na_counts,
+            "n_used": len(y), "wmax": float(w.max(initial=0.0)), "n_positive":
+            int(np.count_nonzero(w)), "pos1": int(np.sum((w > 0) & (y == 1))),
+            "pos0": int(np.sum((w > 0) & (y == 0)))}
+
+
+class _Coded:
+    """A partition's codes (d, n), y (0/1 as int8) and the scaled weights."""
+
+    def __init__(self, codes, y, w):
+        self.codes, self.y, self.w = codes, y, w
+
+
+def _encode(part, cuts: list, dtype, e: int) -> _Coded:
+    X, y, w = _columns(part)
+    codes = np.empty((X.shape[1], X.shape[0]), dtype=dtype)
+    for j, c in enumerate(cuts):
+        codes[j] = np.searchsorted(c, X[:, j], side="left")
+    return _Coded(codes, y.astype(np.int8), np.ldexp(w, -e))
+
+
+class _State:
+    """A partition's codes, F and the per-row statistics (g, h[, w], 1) of the next
+    tree, and its U-risk sum Σ w U(y* F)."""
+
+    def __init__(self, coded, F, stats, risk):
+        self.coded, self.F, self.stats, self.risk = coded, F, stats, risk
+
+
+def _state(coded: _Coded, F: np.ndarray, U, leaf_rows: bool) -> _State:
+    """As boost_u: z = y*F, (U, U', U'') at z, g = w y* U', h = w · newton_weight."""
+    w = coded.w
+    ystar = 2.0 * coded.y.astype(np.float64) - 1.0
+    z = ystar * F
+    vals = np.empty((3, len(F)))
+    U.values_into(z, vals)
+    Uv, d1, d2 = vals
+    stats = np.empty((len(F), 4 if leaf_rows else 3))
+    np.multiply(w * ystar, d1, out=stats[:, 0])
+    np.multiply(w, U.newton_weight(z, F, d2), out=stats[:, 1])
+    if leaf_rows:
+        stats[:, 2] = w
+    stats[:, -1] = 1.0                               # rows: which child is the smaller
+    return _State(coded, F, stats, float(np.sum(w * Uv)))
+
+
+def _first_state(coded: _Coded, F0: float, U, leaf_rows: bool) -> _State:
+    return _state(coded, np.full(coded.codes.shape[1], F0), U, leaf_rows)
+
+
+def _route(codes: np.ndarray, feature: np.ndarray, kcut: np.ndarray) -> np.ndarray:
+    """Heap index of each row's node in a (partial) tree, by its codes."""
+    n = codes.shape[1]
+    node = np.zeros(n, dtype=np.int64)
+    rows = np.arange(n)
+    while True:
+        f = feature[node]
+        split = f >= 0
+        if not split.any():
+            return node
+        r, nd = rows[split], node[split]
+        node[r] = 2 * nd + 1 + (codes[f[split], r] > kcut[nd])
+
+
+def _advance(state: _State, feature, kcut, value, nu: float, U, leaf_rows: bool) -> _State:
+    """The next state: F ← F + ν value[leaf] (add_leaf_values' arithmetic)."""
+    F = state.F + nu * value[_route(state.coded.codes, feature, kcut)]
+    return _state(state.coded, F, U, leaf_rows)
+
+
+def _histograms(state: _State, feature, kcut, slots, feats, offsets, with_risk: bool) -> dict:
+    """The (nodes, bins, k + 1) sums of the rows of the nodes ``slots`` (heap index →
+    row of the result, −1 elsewhere)."""
+    from ._kernels import slot_histograms
+    S = int(slots.max(initial=-1)) + 1
+    out = np.zeros((S, int(offsets[-1]), state.stats.shape[1]))
+    codes = state.coded.codes
+    slot = slots[_route(codes, feature, kcut)]
+    slot_histograms(codes, feats, offsets, slot.astype(np.int64), state.stats, out)
+    result = {"H": out}
+    if with_risk:
+        result["risk"] = state.risk
+    return result
+
+
+def _final(state: _State, family, eta0: float, w_scale: int, weight_kind: str) -> dict:
+    """The last risk, the deviances and the log-likelihood (user's weights)."""
+    y = state.coded.y.astype(np.float64)
+    w = np.ldexp(state.coded.w, w_scale)
+    F = state.F
+    return {"risk": state.risk,
+            "divergence": float(w @ family.divergence(y, F)),
+            "null_divergence": float(w @ family.divergence(y, np.full(len(y), eta0))),
+            "loglik": bernoulli_loglik(family, y, F, w, weight_kind),
+            "errors": float(w @ ((F >= 0) != (y == 1)))}
+
+
+# ---------------------------------------------------------------------------
+# the client side
+# ---------------------------------------------------------------------------
+class _Rounds:
+    """The client's side of the boosting iterations over persisted states."""
+
+    def __init__(self, binned, U, nu, depth, bounds, leaf_rows):
+        self.binned, self.U, self.nu = binned, U, nu
+        self.depth, self.leaf_rows = depth, leaf_rows
+        self.k = 3 if leaf_rows else 2
+        self.search = newton_split_search(binned, self.k, *bounds)
+        self.feats = np.flatnonzero(binned.nbins > 1).astype(np.int64)
+        self.passes = 0
+
+    def histograms(self, states, tree, kcut, nodes, with_risk=False) -> dict:
+        slots = np.full(tree.feature.size, -1, dtype=np.int64)
+        slots[nodes] = np.arange(len(nodes))
+        self.passes += 1
+        return reduce_sums(states, _histograms, tree.feature, kcut, slots, self.feats,
+                           self.binned.offsets, with_risk)
+
+    def tree(self, states) -> tuple[Tree, np.ndarray, float]:
+        """One Newton tree (grow_tree's levels on summed histograms), its code cuts
+        and the U-risk of the states' F."""
+        d, b = self.depth, self.binned
+        size = 2 ** (d + 1) - 1
+        tree = Tree(depth=d, feature=np.full(size, -1, dtype=np.int64), cut=np.zeros(size),
+                    gain=np.zeros(size))
+        kcut = np.zeros(size, dtype=np.int64)
+        sums = np.zeros((size, self.k + 1))
+        got = self.histograms(states, tree, kcut, [0], with_risk=True)
+        H, active, risk = got["H"], [0], float(got["risk"])
+        if self.search.ncand == 0:
+            sums[0] = H[0, b.offsets[0]:b.offsets[1]].sum(axis=0)
+            return self._valued(tree, sums), kcut, risk
+        threshold = min_gain_threshold(np.ascontiguousarray(H[0, :, :self.k]), b)
+        _, col, kk = b.candidates()
+        for level in range(d):
+            best, gain = self.search(np.ascontiguousarray(H[..., :self.k]))
+            split = []
+            for a, nd in enumerate(active):
+                f0 = int(self.feats[0])
+                total = H[a, b.offsets[f0]:b.offsets[f0 + 1]].sum(axis=0)
+                if not gain[a] > threshold:
+                    sums[nd] = total
+                    continue
+                f, kc = int(col[best[a]]), int(kk[best[a]])
+                tree.feature[nd], tree.gain[nd], kcut[nd] = f, gain[a], kc
+                tree.cut[nd] = b.cut_value(f, kc)
+                left = H[a, b.offsets[f]:b.offsets[f] + kc + 1].sum(axis=0)
+                sums[2 * nd + 1], sums[2 * nd + 2] = left, total - left
+                split.append((a, nd, left[-1] <= total[-1] - left[-1]))
+            if level == d - 1 or not split:
+                break
+            H, active = self._children(states, tree, kcut, H, split)
+        return self._valued(tree, sums), kcut, risk
+
+    def _children(self, states, tree, kcut, H, split):
+        """The children's histograms: the smaller child's summed by the partitions,
+        its sibling's the parent's minus it (grow_tree's rule: left when equal)."""
+        small = [2 * nd + (1 if left_small else 2) for _, nd, left_small in split]
+        Hs = self.histograms(states, tree, kcut, small)["H"]
+        child = np.zeros((2 * len(split),) + H.shape[1:])
+        active = []
+        for i, (a, nd, left_small) in enumerate(split):
+            s, g = (2 * i, 2 * i + 1) if left_small else (2 * i + 1, 2 * i)
+            child[s] = Hs[i]
+            np.subtract(H[a], Hs[i], out=child[g])
+            active += [2 * nd + 1, 2 * nd + 2]
+        return child, active
+
+    @staticmethod
+    def _valued(tree: Tree, sums: np.ndarray) -> Tree:
+        G, Hh = sums[:, 0], sums[:, 1]
+        leaf = np.zeros(tree.feature.size, dtype=bool)
+        leaf[tree.leaves] = True
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tree.value = np.where(leaf & (Hh > 0), -G / Hh, 0.0)
+        return tree
+
+
+def _check(spec, U, learner, depth, mstop, nu, init, min_child_weight, min_samples_leaf):
+    """The in-memory method's checks, and what a Dask frame does not offer."""
+    if isinstance(spec.family, list):
+        raise ValueError("method 'uboost' takes its loss from U=, not a bag of families")
+    if spec.family_given:
+        warnings.warn(f"method 'uboost' takes its loss from U=, not family=: "
+                      f"family={spec.family!r} is ignored (the loss is U={U!r}); pass U= "
+                      "instead (e.g. U=\"logistic\", \"exponential\")", UserWarning,
+                      stacklevel=user_stacklevel())
+    check_options(mstop, nu, depth, learner, init)
+    check_leaf_options(min_child_weight, min_samples_leaf)
+    if learner == "linear":
+        raise ValueError("learner='linear' on a Dask frame: the componentwise linear "
+                         "base-learner is not available out of core (each iteration would need "
+                         "a pass per term); use learner='trees' or 'stumps', or fit in memory")
+    _check_r_options(spec)
+
+
+def _terms(term_slices: dict, p: int) -> tuple[np.ndarray, int]:
+    """The term of each design column (boost_u's importance by term)."""
+    col_term = np.zeros(p, dtype=np.int64)
+    for t, sl in enumerate(term_slices.values()):
+        col_term[sl] = t
+    return col_term, len(term_slices)
+
+
+def _coded(parts, max_bins: int, e: int) -> tuple[list, BinnedDesign]:
+    """bin_design's cuts over the partitions, and every partition coded (persisted)."""
+    import dask
+    from dask import delayed
+
+    p = len(parts.design.column_names)
+    cuts, _ = distributed_cuts(parts.frames, _positive, p, max_bins)
+    nbins = np.array([c.size + 1 for c in cuts], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(nbins)])
+    dtype = np.uint8 if nbins.max(initial=1) <= 256 else np.uint16
+    coded = list(dask.persist(*[delayed(_encode)(f, cuts, dtype, e) for f in parts.frames]))
+    binned = BinnedDesign(np.zeros((p, 0), dtype=dtype), cuts, nbins, offsets)
+    return coded, binned
+
+
+def _sums(coded: _Coded) -> dict:
+    y = coded.y.astype(np.float64)
+    return {"wsum": float(coded.w.sum()), "wy": float(coded.w @ y)}
+
+
+def fit_uboost_dask(spec, *, U="logistic", learner: str = "trees", depth: int = 3,
+                    mstop: int = 100, nu: float = 0.1, max_bins: int = 255, init: str = "mean",
+                    min_child_weight: float = 1e-3, min_samples_leaf: float = 1):
+    """U-Boost with trees or stumps on a dask DataFrame (``ubreg.fit`` routes here;
+    see the module docstring).  Options as :func:`ubreg.methods.uboost.fit_uboost_method`;
+    ``learner="linear"`` is refused.
+
+    Returns
+    -------
+    ubreg.dask.boost_result.DaskUBoostResult
+    """
+    import dask
+    from dask import delayed
+
+    from .boost_result import DaskUBoostResult
+
+    _check(spec, U, learner, depth, mstop, nu, init, min_child_weight, min_samples_leaf)
+    U = resolve_U(U)
+    parts = prepare_partitions(spec, persist="auto")
+    setup = reduce_sums(parts.frames, _setup)
+    if setup["n_used"] == 0:
+        raise DataError(f"no rows left after removing missing values: all {setup['n_input']} "
+                        "rows have NA in a variable of the formula")
+    if setup["pos0"] == 0 or setup["pos1"] == 0:
+        raise ValueError("the response has one class: the log-odds is infinite")
+    e = int(np.frexp(setup["wmax"])[1])            # boost_u's scaling of the weights
+    leaf_rows = min_samples_leaf > 1
+    bounds = (float(np.ldexp(min_child_weight, -e)), float(np.ldexp(min_samples_leaf, -e)))
+    coded, binned = _coded(parts, int(max_bins), e)
+    parts_light = parts.without_frames()
+    del parts                                      # the designs leave worker memory
+    sums = reduce_sums(coded, _sums)
+    wsum = sums["wsum"]
+    F0 = float(np.log(sums["wy"] / wsum) - np.log1p(-sums["wy"] / wsum)) if init == "mean" \
+        else 0.0
+    states = list(dask.persist(*[delayed(_first_state)(c, F0, U, leaf_rows) for c in coded]))
+    del coded
+    rounds = _Rounds(binned, U, float(nu), 1 if learner == "stumps" else int(depth), bounds,
+                     leaf_rows)
+    col_term, n_terms = _terms(parts_light.design.term_slices, len(binned.cuts))
+    learners, risk, shares = [], [], []
+    for _ in range(int(mstop)):
+        tree, kcut, r = rounds.tree(states)
+        risk.append(r / wsum)
+        learners.append(tree)
+        by_col = tree.split_gains_by_column(len(binned.cuts))
+        share = np.bincount(col_term, weights=by_col, minlength=n_terms)
+        shares.append(share / share.sum() if share.sum() > 0 else share)
+        states = list(dask.persist(*[delayed(_advance)(s, tree.feature, kcut, tree.value,
+                                                       float(nu), U, leaf_rows)
+                                     for s in states]))
+    from ..families.closed import Entropy
+    family = Entropy()
+    ybar = sums["wy"] / wsum
+    eta0 = family.intercept_only_eta(ybar) if parts_light.design.has_intercept else 0.0
+    final = reduce_sums(states, _final, family, eta0, e, spec.weight_kind)
+    risk.append(final["risk"] / wsum)
+    risk_path = np.asarray(risk)
+    gains = np.zeros((int(mstop), n_terms))
+    for m, share in enumerate(shares):
+        gains[m] = (risk_path[m] - risk_path[m + 1]) * share
+    # eta: F of the training rows stays on the workers (the result's lazy eta)
+    fit = UBoostFit(learners=learners, F0=F0, nu=float(nu), eta=np.zeros(0), risk_path=risk_path,
+                    gains=gains, selected=gains != 0 if not shares else np.array(shares) > 0)
+    options = dict(learner=learner, depth=int(depth), mstop=int(mstop), nu=float(nu),
+                   max_bins=int(max_bins), init=init, min_child_weight=float(min_child_weight),
+                   min_samples_leaf=float(min_samples_leaf))
+    stats = {**setup, **final, "wsum_user": float(np.ldexp(wsum, e)), "passes": rounds.passes,
+             "partitions": len(states)}
+    return DaskUBoostResult(fit=fit, U=U, options=options, stats=stats,
+                            partitioned=parts_light, formula=spec.formula,
+                            design=parts_light.design, response=parts_light.response,
+                            call=spec.call, na_factors=list(setup["na_counts"].items()),
+                            weight_kind=spec.weight_kind)
