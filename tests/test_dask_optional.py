@@ -24,20 +24,21 @@ def test_pandas_data_never_reach_the_dask_path():
 
 
 def test_the_registry_declares_the_dask_backends():
-    """``uls`` and ``udt`` have a Dask backend, named (not imported) by the registry;
+    """``uls``, ``udt`` and ``uboost`` have a Dask backend, named (not imported) by the registry;
     the Dask-only options are those of the backend the in-memory fit lacks (udt's
-    backend takes exactly the in-memory options)."""
+    and uboost's backends take exactly the in-memory options)."""
     from ubreg.dask.fitter import fit_linear_dask
     from ubreg.methods.spec import method_options
     from ubreg.methods.uls import fit_linear
-    assert {n for n, m in ubreg.METHODS.items() if m.dask} == {"uls", "udt"}
+    assert {n for n, m in ubreg.METHODS.items() if m.dask} == {"uls", "udt", "uboost"}
     uls = ubreg.METHODS["uls"]
     assert uls.dask_backend().__module__ == "ubreg.dask"
     extra = [o for o in method_options(fit_linear_dask) if o not in method_options(fit_linear)]
     assert list(uls.dask_options) == extra == ["persist"]
-    udt = ubreg.METHODS["udt"]
-    assert method_options(udt.dask_backend()) == method_options(udt.fit)
-    assert udt.dask_options == ()
+    for name in ("udt", "uboost"):
+        method = ubreg.METHODS[name]
+        assert method_options(method.dask_backend()) == method_options(method.fit)
+        assert method.dask_options == ()
 
 
 @pytest.mark.slow

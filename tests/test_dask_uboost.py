@@ -1,0 +1,160 @@
+"""method="uboost" on Dask frames: the in-memory fit's trees, one pass per tree level.
+
+Cluster tests (one LocalCluster of 2 worker processes, as tests/test_dask.py) are
+slow; the local threaded scheduler tests are not.
+"""
+import os
+import pickle
+import signal
+import threading
+
+import numpy as np
+import pandas as pd
+import pytest
+
+dd = pytest.importorskip("dask.dataframe", reason="dask is an optional extra: "
+                         "pip install 'ubreg[dask]'")
+distributed = pytest.importorskip("distributed", reason="dask.distributed is an optional extra")
+import dask  # noqa: E402
+
+import ubreg  # noqa: E402
+from ubreg.dask.boost_result import DaskUBoostResult  # noqa: E402
+from ubreg.results.boost import UBoostResult  # noqa: E402
+
+FORMULA = "y ~ a + b + g + c + x"
+#: predictions agree to rounding (partition sums are added in another order)
+TOL = 1e-10
+
+
+def _data(n=6000, seed=11):
+    """Continuous predictors with more distinct values than 255 (quantile bins), an
+    integer and a rounded one, a factor missing from some partitions, NA rows."""
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"a": rng.integers(0, 30, n).astype(float), "b": rng.normal(size=n),
+                       "c": rng.integers(0, 5, n), "x": rng.exponential(size=n)})
+    q = n // 4
+    df["g"] = np.concatenate([rng.choice(["p", "q"], q), rng.choice(["p", "q", "r"], 2 * q),
+                              rng.choice(["q", "r", "s"], n - 3 * q)])
+    eta = 0.1 * df.a - df.b + 0.6 * (df.g == "r") + 0.2 * df.c - 0.4 * df.x
+    df["y"] = np.where(rng.uniform(size=n) < 1 / (1 + np.exp(-eta)), "yes", "no")
+    df["w"] = rng.integers(0, 4, n).astype(float)
+    df.loc[[5, 4000], "y"] = None
+    df.loc[[17], "b"] = np.nan
+    return df
+
+
+@pytest.fixture(scope="module")
+def frame():
+    return _data()
+
+
+@pytest.fixture(scope="module")
+def ddf(frame):
+    return dd.from_pandas(frame, npartitions=4, sort=True)
+
+
+def _assert_same_fit(mem, out, frame):
+    assert isinstance(out, UBoostResult)
+    clean = frame.dropna()
+    for type in ("link", "response"):
+        np.testing.assert_allclose(out.predict(clean, type=type), mem.predict(clean, type=type),
+                                   rtol=0, atol=TOL)
+    np.testing.assert_allclose(out.risk_path, mem.risk_path, rtol=0, atol=TOL)
+    assert [t.feature.tolist() for t in out.fit_info.learners] == \
+        [t.feature.tolist() for t in mem.fit_info.learners]
+    assert (out.nobs, out.n_dropped, out.mstop) == (mem.nobs, mem.n_dropped, mem.mstop)
+    for name in ("deviance", "null_deviance", "loglik", "training_error"):
+        assert getattr(out, name) == pytest.approx(getattr(mem, name), rel=1e-10, abs=1e-12)
+
+
+CASES = [dict(mstop=20), dict(mstop=12, U="exponential", depth=2, max_bins=16),
+         dict(mstop=10, learner="stumps", weights="w", min_samples_leaf=5),
+         dict(mstop=8, freq_weights="w", depth=4, init="zero", max_bins=1000)]
+
+
+@pytest.mark.parametrize("kw", CASES)
+def test_threaded_scheduler_gives_the_in_memory_fit(frame, ddf, kw):
+    mem = ubreg.fit(FORMULA, frame, method="uboost", **kw)
+    with dask.config.set(scheduler="threads"):
+        out = ubreg.fit(FORMULA, ddf, method="uboost", **kw)
+    assert type(out) is DaskUBoostResult
+    _assert_same_fit(mem, out, frame)
+    with dask.config.set(scheduler="threads"):
+        np.testing.assert_allclose(out.predict(type="link").compute(), mem.eta, rtol=0, atol=TOL)
+
+
+def test_refusals_name_the_option(ddf):
+    with pytest.raises(ValueError, match="learner='linear' on a Dask frame"):
+        ubreg.fit(FORMULA, ddf, method="uboost", learner="linear")
+    with pytest.raises(ValueError, match="offset"):
+        ubreg.fit(FORMULA, ddf, method="uboost", offset="a")
+    with pytest.raises(ubreg.errors.OptionError, match="no option 'persist'"):
+        ubreg.fit(FORMULA, ddf, method="uboost", persist=True)
+
+
+# ---------------------------------------------------------------------------
+# a cluster of two worker processes
+# ---------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+@pytest.mark.slow
+def test_cluster_gives_the_in_memory_fit(client, frame, ddf):
+    kw = dict(mstop=15, weights="w", max_bins=64)
+    mem = ubreg.fit(FORMULA, frame, method="uboost", **kw)
+    out = ubreg.fit(FORMULA, ddf, method="uboost", **kw)
+    _assert_same_fit(mem, out, frame)
+    lazy = out.predict(ddf, type="response").compute()
+    np.testing.assert_allclose(lazy, mem.predict(frame, type="response"), rtol=0, atol=TOL)
+    pd.testing.assert_series_equal(out.predict(ddf, type="class").compute(),
+                                   mem.predict(frame, type="class"))
+    np.testing.assert_allclose(out.fitted_values.compute(), mem.fitted_values, atol=TOL)
+    np.testing.assert_array_equal(out.y.compute(), mem.y)
+    assert str(out.summary()) == str(mem.summary())
+    again = pickle.loads(pickle.dumps(out))
+    np.testing.assert_allclose(again.predict(frame.dropna()), mem.predict(frame.dropna()),
+                               atol=TOL)
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_fit_leaves_the_fit_unchanged(client, frame, ddf, monkeypatch):
+    """The worker holding most boosting states dies in the third iteration; Dask
+    recomputes its states from their lineage (codes, then each iteration's tree)
+    and the fit ends as an undisturbed one."""
+    import ubreg.dask.uboost as backend
+
+    kw = dict(mstop=6, depth=2)
+    mem = ubreg.fit(FORMULA, frame, method="uboost", **kw)
+    real = backend.reduce_sums
+    calls, killed = [], []
+
+    def reduce_and_kill(frames, func, *args):
+        out = real(frames, func, *args)
+        if func is backend._histograms:
+            calls.append(1)
+            if len(calls) == 5 and not killed:
+                held = {}
+                for workers in client.who_has(distributed.futures_of(frames)).values():
+                    for w in workers:
+                        held[w] = held.get(w, 0) + 1
+                victim = max(held, key=held.get)
+                killed.append(victim)
+                pid = client.run(os.getpid, workers=[victim])[victim]
+                os.kill(pid, signal.SIGKILL)    # the worker process of the test's own cluster
+                for _ in range(200):
+                    if victim not in client.scheduler_info()["workers"]:
+                        break
+                    threading.Event().wait(0.05)
+        return out
+
+    monkeypatch.setattr(backend, "reduce_sums", reduce_and_kill)
+    out = ubreg.fit(FORMULA, ddf, method="uboost", **kw)
+    assert killed and killed[0] not in client.scheduler_info()["workers"]
+    _assert_same_fit(mem, out, frame)
