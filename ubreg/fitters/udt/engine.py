@@ -107,6 +107,15 @@ def _subset_columns(columns, rows):
     return [TreeColumn(c.name, c.kind, np.asarray(c.values)[rows], c.levels) for c in columns]
 
 
+def _cp_thresholds(cps):
+    """rpart's pruning points between consecutive CPs: their geometric means, the
+    first "close enough to infinity" (10 × the largest CP)."""
+    thr = np.empty_like(cps)
+    thr[0] = 10.0 * cps[0]
+    thr[1:] = np.sqrt(cps[:-1] * cps[1:])
+    return thr
+
+
 def cp_table_cv(columns, y, weight, family, folds=10, seed=0, grow=None,
                 **controls) -> pd.DataFrame:
     """rpart's cp table with K-fold cross-validated error (xval.c).
@@ -152,10 +161,7 @@ def cp_table_cv(columns, y, weight, family, folds=10, seed=0, grow=None,
     r = tree._risk_of(risk)
     cps, nsplit, crisk = cp_rows(nd["complexity"], tree.is_leaf, nd["left"], nd["right"], r,
                                  tree.alpha)
-    # thresholds between consecutive CPs (the first: "close enough to infinity")
-    thr = np.empty_like(cps)
-    thr[0] = 10.0 * cps[0]
-    thr[1:] = np.sqrt(cps[:-1] * cps[1:])
+    thr = _cp_thresholds(cps)
     group = xval_groups(n, folds, seed)           # rpart's fold construction
     w_total = w.sum()
     xrisk = np.zeros(cps.shape[0])

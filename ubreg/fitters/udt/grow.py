@@ -60,6 +60,7 @@ import numpy as np
 
 from .columns import CATEGORICAL, check_columns, check_response
 from .criterion import make_criterion, misclass_risk
+from .route import route_level
 from .splitter import (
     Candidates,
     RowData,
@@ -280,41 +281,6 @@ def _best_splits(specs, values, orders, base, rowdata, lay, crit, ws, has_nan, h
     return best
 
 
-#: rows routed per block: the temporaries of a block (a few arrays of this many
-#: values) stay small beside the orderings, where routing all rows at once would add
-#: several arrays of the open rows to the peak memory of the first levels
-ROUTE_BLOCK = 1 << 16
-
-
-def _route(specs, values, rows, rk, var_k, thr_k, low_k, na_left_k, cat_side, cat_row_k):
-    """Direction (True = left) of ``rows`` at split number ``rk`` of this level
-    (in blocks of :data:`ROUTE_BLOCK` rows)."""
-    left = np.empty(rows.shape[0], dtype=bool)
-    for a in range(0, rows.shape[0], ROUTE_BLOCK):
-        b = slice(a, a + ROUTE_BLOCK)
-        left[b] = _route_block(specs, values, rows[b], rk[b], var_k, thr_k, low_k, na_left_k,
-                               cat_side, cat_row_k)
-    return left
-
-
-def _route_block(specs, values, rows, rk, var_k, thr_k, low_k, na_left_k, cat_side, cat_row_k):
-    left = np.empty(rows.shape[0], dtype=bool)
-    rvar = var_k[rk]
-    for j in np.unique(rvar):
-        sel = np.flatnonzero(rvar == j)
-        rr, kk = rows[sel], rk[sel]
-        xv = values[j][rr]
-        if specs[j].kind == CATEGORICAL:
-            miss = xv < 0
-            lft = cat_side[cat_row_k[kk], np.where(miss, 0, xv)] == 1
-        else:
-            miss = np.isnan(xv)
-            below = xv < thr_k[kk]
-            lft = np.where(low_k[kk], below, ~below)
-        left[sel] = np.where(miss, na_left_k[kk], lft)
-    return left
-
-
 def _relayout(lay, seg_len, ks, len_slot, keep):
     """Where each position of the level's orderings moves (see :func:`_partition`).
 
@@ -522,7 +488,7 @@ class _Grower:
             r_rank = rank_of_seg[self.seg_of_row]   # seg_of_row = -1 hits the trailing -1
             rows = np.flatnonzero(r_rank >= 0)
             rk = r_rank[rows]
-        left = _route(self.specs, self.values, rows, rk, var_k, thr_k, low_k, na_left_k,
+        left = route_level(self.specs, self.values, rows, rk, var_k, thr_k, low_k, na_left_k,
                       self.cat_blocks[0] if self.cat_blocks else None,
                       self.store.a["cat_row"][ids])
         if self.any_missing:

@@ -6,7 +6,7 @@ import numpy as np
 from .columns import CATEGORICAL
 from .surrogates import route_missing
 
-__all__ = ["route"]
+__all__ = ["route", "route_level", "ROUTE_BLOCK"]
 
 
 def _goes_left(nodes, specs, values, j, rows, nd):
@@ -78,3 +78,39 @@ def route(nodes, specs, values, n, path=False):
     if path:
         return cur, np.stack(steps, axis=1)
     return cur
+
+
+#: rows routed per block: the temporaries of a block (a few arrays of this many
+#: values) stay small beside the orderings, where routing all rows at once would add
+#: several arrays of the open rows to the peak memory of the first levels
+ROUTE_BLOCK = 1 << 16
+
+
+def route_level(specs, values, rows, rk, var_k, thr_k, low_k, na_left_k, cat_side, cat_row_k):
+    """Direction (True = left) of ``rows`` of a growing tree at split number ``rk``
+    of its current level (split variables ``var_k``, thresholds ``thr_k``, ...), in
+    blocks of :data:`ROUTE_BLOCK` rows; missing values go to ``na_left_k``."""
+    left = np.empty(rows.shape[0], dtype=bool)
+    for a in range(0, rows.shape[0], ROUTE_BLOCK):
+        b = slice(a, a + ROUTE_BLOCK)
+        left[b] = _route_block(specs, values, rows[b], rk[b], var_k, thr_k, low_k, na_left_k,
+                               cat_side, cat_row_k)
+    return left
+
+
+def _route_block(specs, values, rows, rk, var_k, thr_k, low_k, na_left_k, cat_side, cat_row_k):
+    left = np.empty(rows.shape[0], dtype=bool)
+    rvar = var_k[rk]
+    for j in np.unique(rvar):
+        sel = np.flatnonzero(rvar == j)
+        rr, kk = rows[sel], rk[sel]
+        xv = values[j][rr]
+        if specs[j].kind == CATEGORICAL:
+            miss = xv < 0
+            lft = cat_side[cat_row_k[kk], np.where(miss, 0, xv)] == 1
+        else:
+            miss = np.isnan(xv)
+            below = xv < thr_k[kk]
+            lft = np.where(low_k[kk], below, ~below)
+        left[sel] = np.where(miss, na_left_k[kk], lft)
+    return left
