@@ -14,9 +14,18 @@ Measured, each in its own process so that each peak RSS is its own:
 - ``memory``: ``pd.read_parquet`` of the same files (not timed), then the
   in-memory ``ubreg.fit``: wall time and peak RSS.
 
-    python benchmarks/bench_dask.py --smoke            # seconds
+    python benchmarks/bench_dask.py --smoke            # seconds (uls, udt and uboost)
     python benchmarks/bench_dask.py --n 1000000        # dask and in-memory at 1e6
     python benchmarks/bench_dask.py --n 10000000 --memory-n 1000000
+    python benchmarks/bench_dask.py --method udt --n 10000000 --memory-n 1000000
+    python benchmarks/bench_dask.py --method uboost --n 10000000 --memory-n 1000000
+
+``--method udt`` fits ``method="udt", bins=255`` (rpart's controls, no
+cross-validation: ``xval=0`` in memory, the Dask default), ``--method uboost``
+fits ``method="uboost"`` (logistic U, trees of depth 3, ``--mstop`` iterations,
+255 bins), both in memory with the same options.  Their identity figure is the
+largest |difference| of the predicted P(y = 1) on the rows of the in-memory fit
+(when both fits ran on the same rows).
 
 Printed: the table, the ratios (time per row of dask at n vs in-memory at
 ``--memory-n``, by wall time and per core — the dask fit has ``--workers``
@@ -79,7 +88,33 @@ def generate(folder: str, n: int, rows_per_file: int) -> None:
         i += 1
 
 
-def task_dask(folder: str, workers: int, persist="auto") -> dict:
+def _options(method: str, on_dask: bool, persist="auto", mstop: int = 100) -> dict:
+    """``ubreg.fit`` keywords of the benchmarked method."""
+    if method == "uls":
+        return dict(family="entropy", **({"persist": persist} if on_dask else {}))
+    if method == "udt":
+        return dict(method="udt", bins=255, **({} if on_dask else {"xval": 0}))
+    return dict(method="uboost", mstop=mstop)
+
+
+def _summary(m, method: str) -> dict:
+    """Iterations (uls: Newton; udt: leaves; uboost: mstop) and what the identity
+    check compares (uls: the coefficients; trees: P(y = 1) of the first rows)."""
+    if method == "uls":
+        return {"iterations": m.iterations, "coef": m.coef.tolist(), "deviance": m.deviance}
+    return {"iterations": m.n_leaves if method == "udt" else m.mstop,
+            "deviance": m.deviance}
+
+
+def _check_rows(folder: str):
+    """The rows whose predictions the identity check compares (the first file's)."""
+    import pandas as pd
+    first = sorted(f for f in os.listdir(folder) if f.endswith(".parquet"))[0]
+    return pd.read_parquet(os.path.join(folder, first), engine="pyarrow").iloc[:5000]
+
+
+def task_dask(folder: str, workers: int, persist="auto", method: str = "uls",
+              mstop: int = 100) -> dict:
     import dask.dataframe as dd
     from distributed import Client, LocalCluster
 
@@ -94,33 +129,36 @@ def task_dask(folder: str, workers: int, persist="auto") -> dict:
         base_mb = _peak_mb()
         t0 = time.perf_counter()
         ddf = dd.read_parquet(folder, engine="pyarrow")
-        m = ubreg.fit(FORMULA, ddf, family="entropy", persist=persist)
+        m = ubreg.fit(FORMULA, ddf, **_options(method, True, persist, mstop))
         seconds = time.perf_counter() - t0
         worker_mb = client.run(_peak_mb)
         out = {"task": "dask", "n": int(m.nobs), "seconds": seconds, "peak_mb": _peak_mb(),
                "base_mb": base_mb, "worker_peak_mb": sorted(worker_mb.values()),
-               "iterations": m.iterations, "passes": m.passes,
-               "partitions": m._stats["partitions"], "coef": m.coef.tolist(),
-               "deviance": m.deviance, "persisted": bool(m._stats["persisted"]),
-               "cores": workers}
+               "passes": m.passes, "partitions": m._stats["partitions"],
+               "persisted": bool(m._stats.get("persisted", True)), "cores": workers,
+               **_summary(m, method)}
+        if method != "uls":
+            out["check"] = m.predict(_check_rows(folder)).tolist()
     finally:
         client.close()
         cluster.close()
     return out
 
 
-def task_memory(folder: str) -> dict:
+def task_memory(folder: str, method: str = "uls", mstop: int = 100) -> dict:
     import pandas as pd
 
     import ubreg
     data = pd.read_parquet(folder, engine="pyarrow")
     base_mb = _peak_mb()
     t0 = time.perf_counter()
-    m = ubreg.fit(FORMULA, data, family="entropy")
+    m = ubreg.fit(FORMULA, data, **_options(method, False, mstop=mstop))
     seconds = time.perf_counter() - t0
-    return {"task": "memory", "n": int(m.nobs), "seconds": seconds, "peak_mb": _peak_mb(),
-            "base_mb": base_mb, "iterations": m.iterations, "coef": m.coef.tolist(),
-            "deviance": m.deviance, "cores": int(_blas_threads())}
+    out = {"task": "memory", "n": int(m.nobs), "seconds": seconds, "peak_mb": _peak_mb(),
+           "base_mb": base_mb, "cores": int(_blas_threads()), **_summary(m, method)}
+    if method != "uls":
+        out["check"] = m.predict(_check_rows(folder)).tolist()
+    return out
 
 
 def _run(args: list[str]) -> dict:
@@ -147,6 +185,9 @@ def main():
     ap.add_argument("--persist", action="store_true",
                     help="persist=True: keep the designs in worker memory whatever their size")
     ap.add_argument("--keep", help="folder for the parquet files (kept; default: a temp dir)")
+    ap.add_argument("--method", choices=["uls", "udt", "uboost"], default=None,
+                    help="the method fitted (default uls; --smoke runs all three)")
+    ap.add_argument("--mstop", type=int, default=100, help="uboost's iterations")
     ap.add_argument("--task", choices=["dask", "memory", "generate"], help=argparse.SUPPRESS)
     ap.add_argument("--folder", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -154,16 +195,20 @@ def main():
         generate(args.folder, args.n, args.rows_per_file)
         print(json.dumps({"task": "generate"}))
         return
+    method = args.method or "uls"
     if args.task == "dask":
         persist = False if args.no_persist else True if args.persist else "auto"
-        print(json.dumps(task_dask(args.folder, args.workers, persist)))
+        print(json.dumps(task_dask(args.folder, args.workers, persist, method, args.mstop)))
         return
     if args.task == "memory":
-        print(json.dumps(task_memory(args.folder)))
+        print(json.dumps(task_memory(args.folder, method, args.mstop)))
         return
 
+    methods = [method]
     if args.smoke:
         args.n, args.rows_per_file = 20_000, 5_000
+        methods = [args.method] if args.method else ["uls", "udt", "uboost"]
+        args.mstop = min(args.mstop, 10)
     persist = ["--no-persist"] if args.no_persist else ["--persist"] if args.persist else []
     persist_label = ("persist=False" if args.no_persist else "persist=True" if args.persist
                      else "persist='auto'")
@@ -177,23 +222,44 @@ def main():
                 _run(["--task", "generate", "--folder", folder, "--n", str(n),
                       "--rows-per-file", str(args.rows_per_file)])
         print(f"parquet written to {root} in {time.perf_counter() - t0:.1f} s", flush=True)
-        res = {"dask": _run(["--task", "dask", "--folder", big, "--workers", str(args.workers),
-                             *persist])}
-        print(f"dask fit at n = {args.n:,} done in {res['dask']['seconds']:.1f} s", flush=True)
-        if mem_n == args.n:
-            res["memory"] = _run(["--task", "memory", "--folder", big])
-        else:
-            res["dask_small"] = _run(["--task", "dask", "--folder", small,
-                                      "--workers", str(args.workers), *persist])
-            res["memory"] = _run(["--task", "memory", "--folder", small])
+        results = {}
+        for name in methods:
+            extra = ["--method", name, "--mstop", str(args.mstop)]
+            res = {"dask": _run(["--task", "dask", "--folder", big, "--workers",
+                                 str(args.workers), *persist, *extra])}
+            print(f"{name}: dask fit at n = {args.n:,} done in {res['dask']['seconds']:.1f} s",
+                  flush=True)
+            if mem_n == args.n:
+                res["memory"] = _run(["--task", "memory", "--folder", big, *extra])
+            else:
+                res["dask_small"] = _run(["--task", "dask", "--folder", small,
+                                          "--workers", str(args.workers), *persist, *extra])
+                res["memory"] = _run(["--task", "memory", "--folder", small, *extra])
+            results[name] = res
     finally:
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)
+    for name, res in results.items():
+        _report(name, res, args, persist_label)
 
-    print(f"\n== uls entropy from parquet; dask: {args.workers} workers x 1 thread, "
+
+def _identity(method: str, a: dict, m: dict) -> str:
+    if method == "uls":
+        diff = np.max(np.abs(np.array(a["coef"]) - np.array(m["coef"])))
+        return f"largest |coef diff| dask vs in-memory at n={a['n']:,}: {diff:.2e}  (<= 1e-8)"
+    diff = np.max(np.abs(np.array(a["check"]) - np.array(m["check"])))
+    return (f"largest |P(y=1) diff| dask vs in-memory at n={a['n']:,} "
+            f"({len(m['check'])} rows): {diff:.2e}  (<= 1e-10)")
+
+
+def _report(method: str, res: dict, args, persist_label: str) -> None:
+    what = {"uls": "uls entropy", "udt": "udt bins=255 (rpart controls, xval=0)",
+            "uboost": f"uboost logistic, trees of depth 3, mstop={args.mstop}"}[method]
+    print(f"\n== {what} from parquet; dask: {args.workers} workers x 1 thread, "
           f"{args.rows_per_file:,} rows per file, {persist_label}; "
           f"in-memory: {args.blas_threads} BLAS thread(s) ==")
-    print("(us/row: wall time per row; core-us/row: wall time x cores per row, cores = dask "
+    print("(iter: Newton iterations (uls), leaves (udt), iterations (uboost); "
+          "us/row: wall time per row; core-us/row: wall time x cores per row, cores = dask "
           "workers x 1 thread, or the in-memory BLAS threads)")
     print(f"{'fit':12s} {'n':>11s} {'seconds':>9s} {'us/row':>7s} {'cores':>5s} "
           f"{'core-us/row':>11s} {'client MB':>10s} {'worker peak MB':>18s} {'iter':>5s} "
@@ -216,17 +282,15 @@ def main():
         s = res["dask_small"]
         print(f"  dask time growth n={d['n']:,} vs n={s['n']:,}: {d['seconds'] / s['seconds']:.2f} "
               f"for {d['n'] / s['n']:.0f}x the rows (linear = {d['n'] / s['n']:.0f})")
-        print(f"  largest |coef diff| dask vs in-memory at n={s['n']:,}: "
-              f"{np.max(np.abs(np.array(s['coef']) - np.array(m['coef']))):.2e}  (<= 1e-8)")
+        print(f"  {_identity(method, s, m)}")
     else:
-        print(f"  largest |coef diff| dask vs in-memory: "
-              f"{np.max(np.abs(np.array(d['coef']) - np.array(m['coef']))):.2e}  (<= 1e-8)")
+        print(f"  {_identity(method, d, m)}")
     print(f"  peak RSS per worker: {max(d['worker_peak_mb']):.0f} MB (goal < 2048 MB); "
           f"client {d['peak_mb']:.0f} MB; in-memory fit {m['peak_mb']:.0f} MB")
-    record("bench_dask", {"fits": {k: {f: r[f] for f in ("n", "seconds", "cores", "peak_mb",
-                                                          "worker_peak_mb", "iterations")
-                                       if f in r} for k, r in res.items()},
-                          "time_per_row_ratio": per_row, "time_per_row_per_core": per_core},
+    fields = ("n", "seconds", "cores", "peak_mb", "worker_peak_mb", "iterations", "passes")
+    record("bench_dask" if method == "uls" else f"bench_dask_{method}",
+           {"fits": {k: {f: r[f] for f in fields if f in r} for k, r in res.items()},
+            "time_per_row_ratio": per_row, "time_per_row_per_core": per_core},
            smoke=args.smoke)
 
 
