@@ -52,7 +52,8 @@ def test_uls_entropy_equals_ubreg_fit_and_logistic_regression(pima):
     direct = ubreg.fit("diabetes ~ glucose + mass + age + pedigree",
                        X.assign(diabetes=y))
     np.testing.assert_allclose(est.model_.coef.to_numpy(), direct.coef.to_numpy(), rtol=1e-12)
-    lr = LogisticRegression(penalty=None, tol=1e-10, max_iter=10_000).fit(X, y)
+    # no penalty: C = inf (penalty=None is deprecated since scikit-learn 1.8)
+    lr = LogisticRegression(C=np.inf, tol=1e-10, max_iter=10_000).fit(X, y)
     np.testing.assert_allclose(est.model_.coef.to_numpy(), np.r_[lr.intercept_, lr.coef_[0]],
                                rtol=1e-5)
     np.testing.assert_allclose(est.predict_proba(X), lr.predict_proba(X), atol=1e-7)
