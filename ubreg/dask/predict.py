@@ -1,21 +1,31 @@
 """Lazy predictions and training-row quantities on dask frames.
 
-Every function here returns a dask Series built by ``map_partitions``; the
-partition function goes through exactly the code of the in-memory result
-(the stored :class:`~ubreg.design.Design`, then ``Result._on_scale``), so a
+Every function here returns a dask collection built by ``map_partitions``; the
+partition function goes through exactly the code of the in-memory result, so a
 computed prediction equals ``result.predict(ddf.compute())``.
+
+:func:`predict_frame` is where ``predict`` of every result sends a Dask
+``newdata`` (:func:`ubreg.results.base.dask_dispatching`): each partition is
+predicted by the result's own in-memory ``predict``, with the same ``type`` and
+options.
 """
 from __future__ import annotations
 
 import uuid
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from ..design import build_partition_frame, check_columns
-from ..results.base import check_predict_type
+from ..design import build_partition_frame
+from ..errors import PredictionError
 
-__all__ = ["predict_lazy", "training_lazy", "TRAINING_QUANTITIES"]
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+
+    from ..results.base import Result
+
+__all__ = ["predict_frame", "training_lazy", "TRAINING_QUANTITIES"]
 
 #: what :func:`training_lazy` computes per complete training row
 TRAINING_QUANTITIES = ("y", "weights", "eta", "fitted", "response", "deviance", "pearson")
@@ -37,24 +47,74 @@ class _Payload:
         return ("ubreg-payload", self.token)
 
 
-def _meta(name: str, kind: str = "float") -> pd.Series:
-    dtype = object if kind == "object" else np.float64
-    return pd.Series(np.array([], dtype=dtype), name=name)
+def _meta(name: str) -> pd.Series:
+    return pd.Series(np.array([], dtype=np.float64), name=name)
 
 
-def _predict_partition(part: pd.DataFrame, payload: _Payload, type: str) -> pd.Series:
-    # the in-memory path: Result.predict on a pandas frame
-    from ..results.linear import LinearResult
-    return LinearResult.predict(payload.items["model"], part, type=type)
+def _predict_partition(part: pd.DataFrame, payload: _Payload) -> pd.Series | pd.DataFrame:
+    # the in-memory path: the result's own predict on a pandas frame
+    model, args, options = (payload.items[k] for k in ("model", "args", "options"))
+    out = model.predict(part, *args, **options)
+    if not isinstance(out, (pd.Series, pd.DataFrame)) or not out.index.equals(part.index):
+        raise PredictionError(f"{type(model).__name__}.predict did not give one row per row of "
+                              "a partition; it cannot predict a Dask frame partition by "
+                              "partition (call .compute() for data that fit in memory)")
+    return out
 
 
-def predict_lazy(model, ddf, type: str = "response"):
-    """``model.predict`` of every partition of ``ddf``, as a lazy dask Series
-    aligned with ``ddf``'s index (NaN / None for rows with NA)."""
-    check_predict_type(type)
-    check_columns(model.design.design_info, ddf._meta, "newdata")   # fail now, not at compute
-    meta = _meta(type, "object" if type == "class" else "float")
-    return ddf.map_partitions(_predict_partition, _Payload(model=model), type, meta=meta)
+def _meta_frame(meta: pd.DataFrame) -> pd.DataFrame:
+    """A Dask frame's ``meta`` (no rows) to predict for the ``meta`` of a prediction:
+    a categorical column whose categories dask does not know (its placeholder
+    category would be taken for a level) as an empty column of strings."""
+    from dask.dataframe.utils import has_known_categories
+    unknown = [c for c in meta.columns if isinstance(meta[c].dtype, pd.CategoricalDtype)
+               and not has_known_categories(meta[c])]
+    if not unknown:
+        return meta
+    out = meta.copy()
+    for c in unknown:
+        out[c] = pd.Series(np.array([], dtype=object), index=meta.index)
+    return out
+
+
+def predict_frame(model: Result, ddf: dd.DataFrame, *args: Any,
+                  **options: Any) -> dd.Series | dd.DataFrame:
+    """``model.predict(ddf, *args, **options)`` of a Dask frame, lazily.
+
+    Every partition is predicted by ``model``'s in-memory ``predict`` (on the
+    workers, when a ``distributed.Client`` is active): the same ``type``
+    values and options, rows with NA predictors NA as in memory, the
+    partition's index.  Nothing is computed here: the prediction of an empty
+    frame with ``ddf``'s columns gives the ``meta`` (name and dtype: category
+    with the response's levels for ``type="class"``), and checks ``type``,
+    the options and the columns now rather than at compute.  (A categorical
+    column whose categories dask does not know is checked against the model's
+    levels partition by partition, as a pandas frame's would be.)
+
+    Parameters
+    ----------
+    model : Result
+        A fitted result (shipped to the workers as ``model._light()``).
+    ddf : dask.dataframe.DataFrame
+        The rows to predict.
+    *args, **options
+        ``predict``'s own (``type=``, and e.g. ``se_fit=`` of a linear result).
+
+    Returns
+    -------
+    dask Series or DataFrame
+        What ``predict`` gives for a pandas frame (a Series, or a DataFrame for
+        per-class posteriors or ``se_fit=True``), one partition per partition
+        of ``ddf``.
+    """
+    light = model._light()
+    meta = light.predict(_meta_frame(ddf._meta), *args, **options)
+    if not isinstance(meta, (pd.Series, pd.DataFrame)):
+        raise PredictionError(f"{type(model).__name__}.predict gives a "
+                              f"{type(meta).__name__}, not a Series or DataFrame; it cannot "
+                              "predict a Dask frame partition by partition")
+    payload = _Payload(model=light, args=args, options=options)
+    return ddf.map_partitions(_predict_partition, payload, meta=meta)
 
 
 def _training_partition(part: pd.DataFrame, payload: _Payload, what: str) -> pd.Series:

@@ -5,8 +5,9 @@ partition-wise sums of the fit (no per-row arrays on the client): n, the
 dropped-row count, deviance, null deviance and log-likelihood are stored
 numbers; the per-row quantities (``y``, ``weights``, ``eta``,
 ``fitted_values``, ``residuals``) are lazy dask Series over the complete
-training rows; ``predict`` of a dask frame is a lazy dask Series, of a pandas
-frame the in-memory prediction.
+training rows; ``predict`` of a dask frame is a lazy dask Series (as for every
+result: :func:`ubreg.dask.predict.predict_frame`), of a pandas frame the
+in-memory prediction.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..design import is_dask_frame
+from ..results.base import check_predict_type, class_series
 from ..results.linear import LinearResult, one_vcov
 from ..summary.linear import (
     LinearSummary,
@@ -25,7 +26,7 @@ from ..summary.linear import (
     saturated_note,
     standard_error_notes,
 )
-from .predict import predict_lazy, training_lazy
+from .predict import training_lazy
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -122,28 +123,36 @@ class DaskLinearResult(LinearResult):
         light.__dict__.update(y=None, weights=None, eta=None, _partitioned=None)
         return light
 
-    # ignored [override]: no se_fit/interval here (LinearResult.predict has them)
-    def predict(self, newdata: pd.DataFrame | dd.DataFrame | None = None,  # type: ignore[override]
-                type: str = "response") -> pd.Series | dd.Series:
+    def predict(self, newdata: pd.DataFrame | dd.DataFrame | None = None,
+                type: str = "response", *, se_fit: bool = False, interval: str | None = None,
+                level: float = 0.95, **kwargs: Any) -> pd.Series | pd.DataFrame | dd.Series:
         """Predictions on the link, response or class scale.
 
-        ``newdata`` a dask DataFrame (or ``None``: the training data): a lazy
-        dask Series aligned with its index (NaN, or None for ``class``, where
-        a model variable is NA; ``None`` gives the complete training rows
-        only, as in memory).  A pandas frame: the in-memory prediction.
+        ``newdata`` a dask DataFrame: a lazy dask Series aligned with its index
+        (NaN, or NA for ``class``, where a model variable is NA), as for every
+        result (:func:`ubreg.dask.predict.predict_frame`); ``se_fit`` and
+        ``interval`` as :meth:`LinearResult.predict` (a lazy DataFrame).  ``None``:
+        the complete training rows only, as in memory, lazily; ``se_fit`` and
+        ``interval`` need ``newdata`` (the training design is not held).  A pandas
+        frame: the in-memory prediction.
         """
         if newdata is None:
-            if type == "link":
-                return self._training("eta").rename("link")
-            if type == "response":
-                return self._training("fitted").rename("response")
-            if type == "class":
-                return self._training("eta").map_partitions(
-                    _classes, self.response, meta=pd.Series(np.array([], dtype=object),
-                                                            name="class"))
-        if is_dask_frame(newdata):
-            return predict_lazy(self._light(), newdata, type)
-        return LinearResult.predict(self._light(), newdata, type)
+            if se_fit or interval is not None:
+                raise ValueError("se_fit and interval of the training rows of a fit of a Dask "
+                                 "frame: the training design is not held; give the rows, "
+                                 "predict(ddf, se_fit=True)")
+            return self._training_predict(type)
+        return LinearResult.predict(self._light(), newdata, type, se_fit=se_fit,
+                                    interval=interval, level=level, **kwargs)
+
+    def _training_predict(self, type: str) -> dd.Series:
+        check_predict_type(type)
+        if type == "link":
+            return self._training("eta").rename("link")
+        if type == "response":
+            return self._training("fitted").rename("response")
+        meta = class_series(self.response.levels, [], pd.RangeIndex(0))
+        return self._training("eta").map_partitions(_classes, self.response, meta=meta)
 
     def summary(self, vcov: str | None = None, *,
                 cov: str | None = None) -> DaskLinearSummary:
@@ -161,9 +170,11 @@ class DaskLinearResult(LinearResult):
 
 
 def _classes(eta: pd.Series, response: Response) -> pd.Series:
-    # as Result._on_scale: the response label of η ≥ 0
-    return pd.Series(response.labels((eta.to_numpy() >= 0).astype(int)), index=eta.index,
-                     name="class", dtype=object)
+    # as Result._on_scale: the response label of η ≥ 0, category dtype with the levels
+    levels = list(response.levels)
+    positive = levels.index(response.positive)
+    codes = np.where(eta.to_numpy() >= 0, positive, 1 - positive)
+    return class_series(levels, codes, eta.index)
 
 
 class DaskLinearSummary(LinearSummary):

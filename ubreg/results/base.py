@@ -28,6 +28,8 @@ Objects that are not results
 from __future__ import annotations
 
 import abc
+import functools
+import importlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
 from functools import cached_property
@@ -39,7 +41,7 @@ from numpy.typing import ArrayLike
 
 from .._pickling import warn_if_other_version
 from .._version import __version__
-from ..design import Design, Response, as_frame
+from ..design import Design, Response, as_frame, is_dask_frame
 from ..design.update import update_formula
 from ..families.base import Family
 from .inference import bernoulli_loglik, deviance, null_eta
@@ -48,7 +50,8 @@ if TYPE_CHECKING:
     from ..summary.base import Summary
 
 __all__ = ["Result", "BinaryResult", "Capabilities", "UNDECLARED", "capabilities_of",
-           "PREDICT_TYPES", "check_predict_type", "class_series", "NO_LIKELIHOOD"]
+           "PREDICT_TYPES", "check_predict_type", "class_series", "NO_LIKELIHOOD",
+           "DASK_PREDICT"]
 
 #: the scales of ``predict(newdata, type=...)`` every result offers
 PREDICT_TYPES = ("response", "link", "class")
@@ -66,6 +69,37 @@ def class_series(levels: Sequence, codes: ArrayLike, index: pd.Index) -> pd.Seri
     (positions in ``levels``; −1 for NA)."""
     cat = pd.Categorical.from_codes(np.asarray(codes, dtype=np.int64), categories=list(levels))
     return pd.Series(cat, index=index, name="class")
+
+
+#: where ``predict`` hands a Dask frame (``"module:function"``, imported only when one
+#: arrives, as a method names its Dask backend in :class:`ubreg.methods.spec.Method`):
+#: results sit below :mod:`ubreg.dask` and do not import it, nor dask
+DASK_PREDICT = "ubreg.dask.predict:predict_frame"
+
+
+def dask_dispatching(predict: Callable[..., Any]) -> Callable[..., Any]:
+    """``predict`` that hands a Dask ``newdata`` to :data:`DASK_PREDICT`.
+
+    :class:`Result` applies it to the ``predict`` of every subclass, so every
+    result predicts a ``dask.dataframe.DataFrame`` lazily, partition by
+    partition, through its own in-memory ``predict`` (docs/dask.md); any other
+    ``newdata`` goes to ``predict`` unchanged.
+    """
+    if getattr(predict, "dask_dispatching", False):
+        return predict
+
+    @functools.wraps(predict)
+    def dispatch(self: Result, *args: Any, **kwargs: Any) -> Any:
+        newdata = args[0] if args else kwargs.get("newdata")
+        if newdata is None or not is_dask_frame(newdata):
+            return predict(self, *args, **kwargs)
+        module, _, name = DASK_PREDICT.partition(":")
+        lazy = getattr(importlib.import_module(module), name)
+        kwargs.pop("newdata", None)
+        return lazy(self, newdata, *args[1:], **kwargs)
+
+    dispatch.dask_dispatching = True        # type: ignore[attr-defined]
+    return dispatch
 
 
 #: why a result without a likelihood reports no AIC, BIC or residual degrees of freedom
@@ -201,11 +235,27 @@ class Result(abc.ABC):
     #: what the weights mean, "prior" or "freq" (:func:`ubreg.fit` sets it)
     weight_kind: str
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "predict" in cls.__dict__:       # every predict takes Dask frames (dask_dispatching)
+            cls.predict = dask_dispatching(cls.__dict__["predict"])    # type: ignore[method-assign]
+
     @abc.abstractmethod
     def predict(self, newdata: pd.DataFrame | None = None,
                 type: str = "response") -> pd.Series | pd.DataFrame:
         """Predictions on one of :data:`PREDICT_TYPES` (``newdata=None``: the
-        training rows, for a result that has them)."""
+        training rows, for a result that has them).
+
+        Every subclass's ``predict`` also takes a ``dask.dataframe.DataFrame``
+        as ``newdata`` (:func:`dask_dispatching`): it returns a lazy Dask Series
+        (or DataFrame), the in-memory ``predict`` of each partition, with the
+        same options."""
+
+    def _light(self) -> Result:
+        """The result as shipped to the workers that predict a Dask frame's
+        partitions: itself; a result fitted on a Dask frame leaves out its lazy
+        per-row series and its training frame."""
+        return self
 
     @abc.abstractmethod
     def summary(self) -> Summary:
