@@ -66,19 +66,35 @@ def _interval_counts(part, extract: Callable, pivots: list) -> list:
 
 def _interval_values(part, extract: Callable, pivots: list, wanted: list) -> list:
     """Per column and wanted interval: (distinct values, counts, smallest value
-    at or above the interval's upper pivot)."""
+    at or above the interval's upper pivot).
+
+    The values are sorted once; an interval's values are then one slice of them
+    (the intervals of sorted values are sorted), and the smallest value above it
+    the slice's next one.
+    """
     out: list = []
     for x, p, intervals in zip(extract(part), pivots, wanted):
         if p is None:
             out.append(None)
             continue
-        where = np.searchsorted(p, x, side="right")
+        xs = np.sort(x)
+        where = np.searchsorted(p, xs, side="right")
+        wanted_i = np.asarray(intervals)
+        starts = np.searchsorted(where, wanted_i, side="left")
+        stops = np.searchsorted(where, wanted_i, side="right")
         pieces = []
-        for i in intervals:
-            inside = x[where == i]
-            values, counts = np.unique(inside, return_counts=True)
-            above = x[where > i]
-            pieces.append((values, counts, float(above.min()) if above.size else np.inf))
+        for a, b in zip(starts.tolist(), stops.tolist()):
+            inside = xs[a:b]
+            if inside.size:
+                new = np.empty(inside.size, dtype=bool)
+                new[0] = True
+                np.not_equal(inside[1:], inside[:-1], out=new[1:])
+                first = np.flatnonzero(new)
+                values = inside[first]
+                counts = np.diff(np.append(first, inside.size)).astype(np.int64)
+            else:
+                values, counts = inside, np.zeros(0, dtype=np.int64)
+            pieces.append((values, counts, float(xs[b]) if b < xs.size else np.inf))
         out.append(pieces)
     return out
 
