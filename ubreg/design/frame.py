@@ -30,6 +30,7 @@ from .response import (
     code_response_multiclass,
 )
 from .safety import variable_names
+from .sliced import build_in_slices, row_wise
 
 __all__ = ['ModelFrame', 'build_model_frame']
 
@@ -92,8 +93,9 @@ def _check_estimated_size(terms, frame: pd.DataFrame) -> None:
 
 
 def _design_matrix(rhs: ModelDesc, frame: pd.DataFrame, used, na_action: str, formula: str):
-    """patsy's design of ``frame`` (size checked before it is built), and the NA
-    bookkeeping of its rows."""
+    """patsy's design of ``frame`` (size checked before it is built), the NA
+    bookkeeping of its rows, and patsy's design info; built in row slices when every
+    factor is a bare column (:mod:`ubreg.design.sliced`)."""
     _check_estimated_size(rhs.rhs_termlist, frame)
     na = _RecordingNAAction("raise" if na_action == "fail" else "drop")
     try:
@@ -101,7 +103,12 @@ def _design_matrix(rhs: ModelDesc, frame: pd.DataFrame, used, na_action: str, fo
         (info,) = patsy.design_matrix_builders([rhs.rhs_termlist], lambda: iter([data_in]),
                                                _environment(), NA_action=na)
         check_design_size(len(frame), len(info.column_names))
-        (X,) = patsy.build_design_matrices([info], data_in, NA_action=na, return_type="matrix")
+        if na_action != "fail" and row_wise(info, data_in):
+            # bare columns only: slice by slice, one slice's transient memory
+            X, na = build_in_slices(info, data_in, len(frame), na_action)
+        else:
+            (X,) = patsy.build_design_matrices([info], data_in, NA_action=na,
+                                               return_type="matrix")
     except PatsyError as exc:
         raise _translate_patsy_error(exc, None, predicting=False) from None
     except DataError:
@@ -111,7 +118,7 @@ def _design_matrix(rhs: ModelDesc, frame: pd.DataFrame, used, na_action: str, fo
                            f"{type(exc).__name__}: {exc}") from None
     if X.shape[1] == 0:
         raise FormulaError(f"formula {formula!r} has no terms on the right-hand side")
-    return X, na
+    return X, na, info
 
 
 def _offset_of(prep, frame: pd.DataFrame, keep_rows: np.ndarray, trusted: bool):
@@ -154,8 +161,8 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "omit",
     _check_real(frame, used)
     label_levels = _label_levels(frame, sorted(used))
     frame = _as_categoricals(frame, label_levels, "data")
-    X, na = _design_matrix(rhs, frame, used, prep.na_action, formula)
-    design = Design(X.design_info, rhs.describe(), label_levels, offset_spec)
+    X, na, info = _design_matrix(rhs, frame, used, prep.na_action, formula)
+    design = Design(info, rhs.describe(), label_levels, offset_spec)
     X = np.asarray(X, dtype=np.float64)
     rhs_na = na.mask if na.mask is not None else np.zeros(len(frame), dtype=bool)
     keep = ~y_na

@@ -1,0 +1,82 @@
+"""A training design built slice by slice, when every factor reads its own row only.
+
+patsy's ``build_design_matrices`` evaluates every factor of a design over all rows
+before it assembles the matrix, so a design of p columns over n rows briefly holds
+about twice its own size (each factor's values, their NA-filtered copies, then the
+matrix).  When every factor is a bare column of the data (``y ~ x1 + x2 + group``,
+the common case), the rows are independent and the design can be built in slices
+of :data:`SLICE_ROWS` rows written into one preallocated matrix: the same numbers,
+with transient memory of one slice.  A factor that calls a function (``np.log(x)``,
+``scale(x)``, ``I(x - x.mean())``, ...) may read other rows, so a design holding
+one is built at once, as before.
+"""
+from __future__ import annotations
+
+import numpy as np
+import patsy
+
+from .design import _RecordingNAAction
+from .safety import variable_names
+
+__all__ = ["SLICE_ROWS", "row_wise", "build_in_slices"]
+
+#: rows per slice (as the Dask backend builds a partition)
+SLICE_ROWS = 131_072
+
+
+def row_wise(design_info, data_in) -> bool:
+    """True when every factor of ``design_info`` is a bare column of ``data_in``
+    (a dict of arrays, :func:`~ubreg.design.checks.patsy_input`)."""
+    if not isinstance(data_in, dict):
+        return False
+    for factor in design_info.factor_infos:
+        code = factor.code.strip()
+        if code not in data_in or variable_names(code) != {code}:
+            return False
+    return True
+
+
+class _SlicedNAAction(_RecordingNAAction):
+    """:class:`_RecordingNAAction` over several calls: the rows' NA mask in
+    slice order, and NA counts per factor summed over the slices, in the factors'
+    order (as one call over all rows would list them)."""
+
+    def __init__(self, on_NA="drop"):
+        super().__init__(on_NA)
+        self.masks: list[np.ndarray] = []
+        self.counts: dict[str, list[int]] = {}      # name -> [factor position, rows]
+
+    def handle_NA(self, values, is_NAs, origins):
+        n = len(is_NAs[0]) if is_NAs else 0
+        mask = np.zeros(n, dtype=bool)
+        for k, (is_na, origin) in enumerate(zip(is_NAs, origins)):
+            if np.any(is_na):
+                name = origin.code[origin.start:origin.end] if origin is not None else "?"
+                self.counts.setdefault(name, [k, 0])[1] += int(np.sum(is_na))
+            mask |= is_na
+        self.masks.append(mask)
+        return patsy.NAAction.handle_NA(self, values, is_NAs, origins)
+
+    def finish(self, n: int) -> None:
+        """Set ``mask`` and ``na_factors`` for the ``n`` rows of all slices."""
+        self.mask = np.concatenate(self.masks) if self.masks else np.zeros(n, dtype=bool)
+        order = sorted(self.counts.items(), key=lambda item: item[1][0])
+        self.na_factors = [(name, rows) for name, (_, rows) in order]
+
+
+def build_in_slices(design_info, data_in: dict, n: int, na_action: str):
+    """The design of ``data_in``'s ``n`` rows built :data:`SLICE_ROWS` at a time
+    into one float64 matrix (the complete rows, in order), and the NA bookkeeping
+    (``mask``, ``na_factors``) of all rows.  ``na_action`` is ``"omit"``-like
+    (a row with NA is left out); ``"fail"`` is for the caller to check."""
+    na = _SlicedNAAction(na_action)
+    X = np.empty((n, len(design_info.column_names)))
+    filled = 0
+    for start in range(0, n, SLICE_ROWS):
+        part = {name: values[start:start + SLICE_ROWS] for name, values in data_in.items()}
+        (Xs,) = patsy.build_design_matrices([design_info], part, NA_action=na,
+                                            return_type="matrix")
+        X[filled:filled + Xs.shape[0]] = Xs
+        filled += Xs.shape[0]
+    na.finish(n)
+    return X[:filled], na
