@@ -25,13 +25,13 @@ if TYPE_CHECKING:
 
     from ..results.base import Result
 
-__all__ = ["predict_frame", "training_lazy", "TRAINING_QUANTITIES"]
+__all__ = ["predict_frame", "training_lazy", "TRAINING_QUANTITIES", "Payload"]
 
 #: what :func:`training_lazy` computes per complete training row
 TRAINING_QUANTITIES = ("y", "weights", "eta", "fitted", "response", "deviance", "pearson")
 
 
-class _Payload:
+class Payload:
     """Objects a partition function needs, tokenised by a fixed random token.
 
     dask-expr tokenises ``map_partitions`` arguments deterministically, and
@@ -39,19 +39,23 @@ class _Payload:
     life of the result, so one token per payload is exact.
     """
 
-    def __init__(self, **items):
+    def __init__(self, **items: Any) -> None:
         self.items = items
         self.token = uuid.uuid4().hex
 
-    def __dask_tokenize__(self):
+    def __dask_tokenize__(self) -> tuple[str, str]:
         return ("ubreg-payload", self.token)
+
+
+#: the name the Dask results of this package import
+_Payload = Payload
 
 
 def _meta(name: str) -> pd.Series:
     return pd.Series(np.array([], dtype=np.float64), name=name)
 
 
-def _predict_partition(part: pd.DataFrame, payload: _Payload) -> pd.Series | pd.DataFrame:
+def _predict_partition(part: pd.DataFrame, payload: Payload) -> pd.Series | pd.DataFrame:
     # the in-memory path: the result's own predict on a pandas frame
     model, args, options = (payload.items[k] for k in ("model", "args", "options"))
     out = model.predict(part, *args, **options)
@@ -113,11 +117,11 @@ def predict_frame(model: Result, ddf: dd.DataFrame, *args: Any,
         raise PredictionError(f"{type(model).__name__}.predict gives a "
                               f"{type(meta).__name__}, not a Series or DataFrame; it cannot "
                               "predict a Dask frame partition by partition")
-    payload = _Payload(model=light, args=args, options=options)
+    payload = Payload(model=light, args=args, options=options)
     return ddf.map_partitions(_predict_partition, payload, meta=meta)
 
 
-def _training_partition(part: pd.DataFrame, payload: _Payload, what: str) -> pd.Series:
+def _training_partition(part: pd.DataFrame, payload: Payload, what: str) -> pd.Series:
     partitioned, beta, family = (payload.items[k] for k in ("partitioned", "beta", "family"))
     mf = build_partition_frame(partitioned.parsed, partitioned.design, partitioned.response,
                                part, partitioned.weights, partitioned.na_action)
@@ -153,5 +157,5 @@ def training_lazy(partitioned, beta, family, what: str):
         raise ValueError(f"what must be one of {TRAINING_QUANTITIES}, got {what!r}")
     light = partitioned.without_frames()
     light.data = None
-    payload = _Payload(partitioned=light, beta=beta, family=family)
+    payload = Payload(partitioned=light, beta=beta, family=family)
     return partitioned.data.map_partitions(_training_partition, payload, what, meta=_meta(what))

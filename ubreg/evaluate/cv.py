@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from ..design import ModelFrame, as_frame, build_model_frame
+from ..design import ModelFrame, as_frame, build_model_frame, is_dask_frame
 from ..errors import ResponseError
 from ..numerics.folds import fold_assignment
 from ..numerics.progress import progress
@@ -23,6 +23,8 @@ from ..summary.render import render_template
 from .metrics import METRIC_NAMES, classification_metrics, observed_classes, posteriors
 
 if TYPE_CHECKING:
+    import dask.dataframe as dd
+
     from ..families import Family
     from ..methods.fit import FamilyArgument, Weights
     from ..results.base import Result
@@ -163,7 +165,8 @@ def _call_string(formula: str, family: Family | list[Family], method: str, folds
     return f"ubreg.cv({', '.join(parts)})"
 
 
-def cv(formula: str, data: pd.DataFrame | dict[str, Any], family: FamilyArgument = None,
+def cv(formula: str, data: pd.DataFrame | dd.DataFrame | dict[str, Any],
+       family: FamilyArgument = None,
        method: str = "uls", folds: int = 10, stratified: bool = True, seed: Seed = None,
        weights: Weights | None = None, na_action: str = "drop", positive: Any = None,
        refit: bool = True, show_progress: bool | None = None, scheduler: Any = None,
@@ -202,6 +205,9 @@ def cv(formula: str, data: pd.DataFrame | dict[str, Any], family: FamilyArgument
         Either way the warnings raised inside a fold reach the caller once
         each, in fold order, as ``"fold k: message"``.
 
+    A Dask ``data`` (methods with a Dask backend): every fold fitted on it, the
+    folds drawn from the rows' hashes, not stratified (:mod:`ubreg.evaluate.cv_dask`).
+
     Returns
     -------
     CVResult
@@ -210,26 +216,25 @@ def cv(formula: str, data: pd.DataFrame | dict[str, Any], family: FamilyArgument
         metrics and predictions.
     """
     from ..families import resolve_family
-    from ..methods.fit import (  # late: ubreg.fit imports the method registry
-        fit,
-        resolve_weights,
-    )
+    from ..methods.fit import fit, resolve_weights  # late: it imports the method registry
 
-    data = as_frame(data, "data")
     weights, kind = resolve_weights(weights, freq_weights)
     fam = ([resolve_family(f) for f in family] if isinstance(family, (list, tuple))
            else resolve_family(family))
+    fit_kw = _fold_fit_kw(family, fam, method, na_action, positive, fit_options)
+    if is_dask_frame(data):     # every fold fitted on the Dask frame (ubreg.evaluate.cv_dask)
+        from .cv_dask import cv_dask
+        return cv_dask(formula, cast("dd.DataFrame", data), fam=fam, fit_kw=fit_kw,
+                       weights=weights, kind=kind, folds=folds, seed=seed, refit=refit,
+                       show_progress=show_progress, scheduler=scheduler, fold=fold,
+                       fit_options=fit_options)
+    data = as_frame(data, "data")
     frame = data.reset_index(drop=True)       # a new frame: positions as labels
     weights = _row_weights(weights, len(data))
     mf = _model_frame(formula, frame, weights, na_action, positive)
     pos = np.asarray(mf.index, dtype=int)     # positions of the complete rows
     fold, folds = _given_folds(fold, len(data), pos) if fold is not None else \
         (fold_assignment(mf.y, folds, stratified, seed), folds)
-    # family=None stays None, so that each fit knows no family was named
-    fit_kw = dict(family=None if family is None else fam, method=method,
-                  na_action=na_action, **fit_options)
-    if positive is not None:
-        fit_kw["positive"] = positive
     models = _fold_models(fit, formula, frame, pos, fold, folds, weights, fit_kw, scheduler,
                           progress(range(folds), desc=f"{folds}-fold CV ({method})",
                                    total=folds, show=show_progress))
@@ -239,6 +244,17 @@ def cv(formula: str, data: pd.DataFrame | dict[str, Any], family: FamilyArgument
     return _result(scored, data.index[pos], fold, mf.weights, full, formula=formula,
                    method=method, family=fam, seed=seed, stratified=stratified,
                    call=_call_string(formula, fam, method, folds, stratified, seed, fit_options))
+
+
+def _fold_fit_kw(family: FamilyArgument, fam: Family | list[Family], method: str,
+                 na_action: str, positive: Any, fit_options: dict[str, Any]) -> dict[str, Any]:
+    """What every fold's ``ubreg.fit`` receives besides the formula, data and weights;
+    ``family=None`` stays None, so that each fit knows no family was named."""
+    fit_kw = dict(family=None if family is None else fam, method=method,
+                  na_action=na_action, **fit_options)
+    if positive is not None:
+        fit_kw["positive"] = positive
+    return fit_kw
 
 
 def _result(scored: ScoredFolds, index: pd.Index, fold: np.ndarray, weights: np.ndarray,
