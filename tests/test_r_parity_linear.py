@@ -154,6 +154,16 @@ def test_grouped_binomial_equals_r(case):
     assert m.converged and m.separation is None or not m.separation.separated
 
 
+def test_cbind_with_prior_weights_equals_r():
+    # R's binomial()$aic weighs each row's log dbinom(successes; trials, p) by its prior
+    # weight; the coefficients, SEs and deviances use the product prior x trials
+    pw = np.resize([1.0, 2.0, 0.5, 3.0], len(ESOPH))
+    m = _fit("cbind(ncases, ncontrols) ~ agegp + alcgp + tobgp", ESOPH, weights=pw)
+    r = CASES["cbind_prior_weights"]
+    _same_glm(m, r)
+    _close(m.fitted_values, r["fitted"])
+
+
 def test_proportion_divergence_is_bregman_for_every_family():
     y = np.array([0.0, 0.25, 0.5, 0.9, 1.0])
     p = np.array([0.3, 0.6, 0.5, 0.2, 0.7])

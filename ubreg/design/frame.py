@@ -54,6 +54,8 @@ class ModelFrame:
     na_action: str = "omit"
     #: rows left out by ``subset`` (not counted as dropped)
     n_outside_subset: int = 0
+    #: cbind's trials (successes + failures) of the rows used; None for other responses
+    trials: np.ndarray | None = None
     #: the data's index after ``subset``, in order: what ``na_action="exclude"`` pads to
     input_index: pd.Index | None = None
 
@@ -183,6 +185,7 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "omit",
                       index=data.index[keep], n_input=len(data), dropped=data.index[~keep],
                       na_factors=na_factors, offset=offset_values[~offset_na][~rhs_na],
                       na_action=prep.na_action, n_outside_subset=prep.n_outside_subset,
+                      trials=None if prep.trials is None else prep.trials[keep],
                       input_index=data.index)
 
 

@@ -86,6 +86,7 @@ class Prepared:
     grouped: bool                   # cbind(successes, failures): a proportion response
     na_action: str
     n_outside_subset: int
+    trials: np.ndarray | None = None    # cbind's successes + failures, per row of ``data``
 
 
 def _grouped_response(code: str, data: pd.DataFrame, trusted: bool):
@@ -169,4 +170,4 @@ def prepare(formula, data, weights, na_action, trusted, offset=None,
                         f"and na_action='fail'")
     return Prepared(data, formula, desc, codes, offset_array,
                     _weights_with_trials(weights, data, trials), name, yvals, y_na, grouped,
-                    na_action, n_before - len(data))
+                    na_action, n_before - len(data), trials)

@@ -99,7 +99,7 @@ def fit_linear(spec: FitSpec, *, solver: str = "corrective", tol: float = 1e-10,
                           weight_kind=spec.weight_kind, model_matrix=mf.X, offset=offset,
                           null_eta=_null_eta(mf, family, offset, tol),
                           na_action=mf.na_action, input_index=mf.input_index,
-                          profiler=profile_intervals)
+                          profiler=profile_intervals, trials=mf.trials)
     _warn_like_glm(result, on_separation, tol)
     return result
 

@@ -361,6 +361,9 @@ class BinaryResult(Result):
     capabilities = Capabilities(has_training_rows=True, has_deviance=True, has_residuals=True)
     #: results pickled before weight kinds existed had frequency weights
     weight_kind: str = "freq"
+    #: the trials of a ``cbind(successes, failures)`` response (its log-likelihood
+    #: counts binomials of these), None otherwise
+    trials: np.ndarray | None = None
     _unpickled = ("deviance", "null_deviance", "loglik")
 
     def __init__(self, *, formula: str, family: Family, design: Design, response: Response,
@@ -445,10 +448,12 @@ class BinaryResult(Result):
         """Bernoulli log-likelihood of p̂ (the maximum only for entropy).
 
         Prior weights: R's binomial()$aic, Σ_{wᵢ>0} log dbinom(round(wᵢyᵢ),
-        round(wᵢ), p̂ᵢ) (integer weights: Σ wᵢ[yᵢ ln p̂ᵢ + (1 − yᵢ) ln(1 − p̂ᵢ)]);
-        frequency weights: Σ wᵢ[yᵢ ln p̂ᵢ + (1 − yᵢ) ln(1 − p̂ᵢ)].
+        round(wᵢ), p̂ᵢ) (integer weights: Σ wᵢ[yᵢ ln p̂ᵢ + (1 − yᵢ) ln(1 − p̂ᵢ)]),
+        and for a ``cbind`` response the prior weight times each row's binomial of
+        its trials; frequency weights: Σ wᵢ[yᵢ ln p̂ᵢ + (1 − yᵢ) ln(1 − p̂ᵢ)].
         """
-        return bernoulli_loglik(self.family, self.y, self.eta, self.weights, self.weight_kind)
+        return bernoulli_loglik(self.family, self.y, self.eta, self.weights, self.weight_kind,
+                                self.trials)
 
     @property
     def aic(self) -> float:

@@ -129,14 +129,17 @@ def null_eta(family: Family, y: np.ndarray, w: np.ndarray, has_intercept: bool) 
 
 
 def bernoulli_loglik(family: Family, y: np.ndarray, eta: np.ndarray, w: np.ndarray,
-                     weight_kind: str = "freq") -> float:
+                     weight_kind: str = "freq", trials: np.ndarray | None = None) -> float:
     """The Bernoulli log-likelihood of p̂ (clipped to [0, 1]).
 
     Frequency weights: Σ wᵢ [yᵢ ln p̂ᵢ + (1 − yᵢ) ln(1 − p̂ᵢ)].  Prior weights:
     R's binomial()$aic, Σ_{wᵢ>0} log dbinom(round(wᵢyᵢ), round(wᵢ), p̂ᵢ) (R
     reads a weighted 0/1 response as round(w) trials; R rounds half to even,
     as numpy does): the same for integer weights, and a row of weight below
-    ½ contributes nothing.  Defined for every family (a comparable
+    ½ contributes nothing.  A ``cbind(successes, failures)`` response (``trials``,
+    R's n) with trials above 1 counts Σ_{nᵢ>0} (wᵢ/nᵢ) log dbinom(round(nᵢyᵢ),
+    round(nᵢ), p̂ᵢ): the prior weight wᵢ/nᵢ times the row's binomial (R's
+    ``m <- if (any(n > 1)) n else wt``).  Defined for every family (a comparable
     logLik/AIC); the maximised likelihood only for ``entropy``.
     """
     p, q = family.posterior_pair(eta)
@@ -145,13 +148,14 @@ def bernoulli_loglik(family: Family, y: np.ndarray, eta: np.ndarray, w: np.ndarr
         with np.errstate(divide="ignore"):
             ll = xlogy(y, p) + xlogy(1.0 - y, q)
         return float(w @ ll)
-    trials = np.round(w)
-    successes = np.round(w * y)
+    m = trials if trials is not None and np.any(trials > 1) else w
+    n_round, successes = np.round(m), np.round(m * y)
     with np.errstate(divide="ignore", invalid="ignore"):
-        ll = (gammaln(trials + 1.0) - gammaln(successes + 1.0)
-              - gammaln(trials - successes + 1.0)
-              + xlogy(successes, p) + xlogy(trials - successes, q))
-    return float(np.sum(ll[w > 0]))
+        ll = (gammaln(n_round + 1.0) - gammaln(successes + 1.0)
+              - gammaln(n_round - successes + 1.0)
+              + xlogy(successes, p) + xlogy(n_round - successes, q))
+        share = np.where(m > 0, w / m, 0.0)          # 1 where m is w
+    return float(np.sum((share * ll)[m > 0]))
 
 
 def wald_table(coef: np.ndarray, cov: np.ndarray, level: float = 0.95) -> dict[str, np.ndarray]:

@@ -78,8 +78,9 @@ class LinearResult(BinaryResult):
                  model_matrix: np.ndarray | None = None, offset: np.ndarray | None = None,
                  null_eta: np.ndarray | None = None, na_action: str = "omit",
                  input_index: pd.Index | None = None, profiler: Callable[..., Any] | None = None,
-                 **kwargs: Any) -> None:
+                 trials: np.ndarray | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.trials = trials
         names = self.design.column_names
         self.fit_info = fit
         self.coef = pd.Series(fit.coef, index=names, name="coef")
