@@ -154,6 +154,18 @@ def test_what_a_dask_frame_cannot_do_is_refused_before_anything_runs():
             ubreg.cv(FORMULA, ddf, folds=1)
 
 
+def test_what_the_in_memory_model_frame_refuses_is_refused_before_fitting():
+    """NA weights of a complete row, and NA rows with na_action='fail', as in memory."""
+    ddf = dd.from_pandas(FRAME.assign(w=FRAME.w.where(FRAME.index != 5)), npartitions=2)
+    with pytest.raises(DataError, match=r"weights contain 1 NaN value\(s\)"):
+        ubreg.cv(FORMULA, ddf, weights="w")
+    with pytest.raises(DataError, match=r"weights contain 1 NaN value\(s\)"):
+        ubreg.cv(FORMULA, FRAME.assign(w=FRAME.w.where(FRAME.index != 5)), weights="w")
+    with pytest.raises(DataError, match=r"missing values \(NA\) in the model's variables "
+                                        r"\(4 rows\) and na_action='fail'"):
+        ubreg.cv(FORMULA, dd.from_pandas(FRAME, npartitions=2), na_action="fail")
+
+
 def test_too_many_folds_for_the_rows_is_refused_before_fitting():
     tiny = dd.from_pandas(FRAME.head(12), npartitions=2)
     with pytest.raises(ValueError, match=r"fold\(s\) \[4, 6, 7\] of 10 hold no complete row "
@@ -161,3 +173,22 @@ def test_too_many_folds_for_the_rows_is_refused_before_fitting():
         ubreg.cv(FORMULA, tiny, folds=10, seed=1)
     with pytest.raises(ValueError, match="exceeds the number of rows"):
         ubreg.cv(FORMULA, tiny, folds=12, seed=1)
+
+
+@pytest.mark.slow
+def test_on_a_cluster_of_two_worker_processes():
+    """The fold function, the fold models and the scoring pass pickled to worker
+    processes: the threaded scheduler's result."""
+    distributed = pytest.importorskip("distributed")
+    ddf = dd.from_pandas(FRAME, npartitions=3)
+    here = ubreg.cv(FORMULA, ddf, folds=3, seed=4, weights="w", refit=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster):
+        there = ubreg.cv(FORMULA, ddf, folds=3, seed=4, weights="w", refit=False)
+        model = ubreg.fit(FORMULA, FRAME, method="gnnb", k=3)
+        lazy = model.predict(ddf, type="class")
+        got = lazy.compute()
+    pd.testing.assert_series_equal(there.fold, here.fold)
+    pd.testing.assert_frame_equal(there.folds, here.folds, rtol=0, atol=1e-12)
+    pd.testing.assert_series_equal(got, model.predict(FRAME, type="class"))

@@ -48,7 +48,8 @@ if TYPE_CHECKING:
     from ..families import Family
     from ..methods.fit import Weights
 
-__all__ = ["cv_dask", "fold_key", "NOT_ON_DASK_CV"]
+__all__ = ["cv_dask", "fold_key", "fold_of_rows", "NOT_ON_DASK_CV", "INCOMPLETE",
+           "NA_WEIGHT"]
 
 #: why a method without a Dask backend cannot be cross-validated on a Dask frame
 NOT_ON_DASK_CV = ("ubreg.cv of a Dask frame fits every fold on the Dask frame, and method "
@@ -77,14 +78,21 @@ def _mix(h: np.ndarray, key: int) -> np.ndarray:
     return z ^ (z >> np.uint64(31))
 
 
+#: the fold of a row missing a model variable, and of a complete row whose weight is NA
+INCOMPLETE, NA_WEIGHT = -1, -2
+
+
 def fold_of_rows(part: pd.DataFrame, names: list[str], key: int, folds: int,
-                 column: str | None = None) -> np.ndarray:
-    """The 0-based fold of each row of a partition, −1 for a row missing one of
-    ``names`` (the model's variables and weights); from the fold ``column``
-    (1..K) when given, else drawn from the row's hash and ``key``."""
+                 column: str | None = None, weights: str | None = None) -> np.ndarray:
+    """The 0-based fold of each row of a partition: from the fold ``column`` (1..K)
+    when given, else drawn from the hash of the row's index and values of ``names``
+    (the model's variables) and ``weights``, and from ``key``.  :data:`INCOMPLETE`
+    for a row missing one of ``names``, :data:`NA_WEIGHT` for a complete row whose
+    weight is NA."""
     complete = part[names].notna().all(axis=1).to_numpy()
+    hashed = names + ([weights] if weights is not None else [])
     if column is None:
-        h = pd.util.hash_pandas_object(part[names], index=True).to_numpy()
+        h = pd.util.hash_pandas_object(part[hashed], index=True).to_numpy()
         fold = (_mix(h, key) % np.uint64(folds)).astype(np.int64)
     else:
         given = pd.to_numeric(part[column], errors="coerce").to_numpy(dtype=float)
@@ -93,12 +101,14 @@ def fold_of_rows(part: pd.DataFrame, names: list[str], key: int, folds: int,
             raise ValueError(f"fold column {column!r} must hold a fold number 1..{folds} in "
                              f"every complete row; {int(bad.sum())} row(s) do not")
         fold = np.where(complete, given, 0).astype(np.int64) - 1
-    return np.where(complete, fold, -1)
+    if weights is not None:
+        fold = np.where(part[weights].isna().to_numpy(), NA_WEIGHT, fold)
+    return np.where(complete, fold, INCOMPLETE)
 
 
 def _fold_partition(part: pd.DataFrame, names: list[str], key: int, folds: int,
-                    column: str | None) -> pd.Series:
-    return pd.Series(fold_of_rows(part, names, key, folds, column), index=part.index,
+                    column: str | None, weights: str | None) -> pd.Series:
+    return pd.Series(fold_of_rows(part, names, key, folds, column, weights), index=part.index,
                      name="fold")
 
 
@@ -107,7 +117,8 @@ def _score_partition(part: pd.DataFrame, payload: Any) -> pd.DataFrame:
     by that fold's model, in the partition's order."""
     items = payload.items
     models, weights = items["models"], items["weights"]
-    fold = fold_of_rows(part, items["names"], items["key"], len(models), items["column"])
+    fold = fold_of_rows(part, items["names"], items["key"], len(models), items["column"],
+                        weights)
     p, y = np.full(len(part), np.nan), np.full(len(part), np.nan)
     for k, model in enumerate(models):
         mask = fold == k
@@ -148,12 +159,26 @@ def _check(data: dd.DataFrame, method: str, weights: Weights | None, scheduler: 
         raise DataError(f"fold column {fold!r} is not in the data")
 
 
-def _fold_counts(folds_of: dd.Series, folds: int) -> np.ndarray:
-    """Rows per fold (one pass over the model's columns); every fold must hold rows."""
-    counts = folds_of[folds_of.ge(0)].value_counts().compute()
-    n = int(counts.sum())
-    check_folds(folds, n)
+def _tally(fold: pd.Series, folds: int) -> pd.Series:
+    """Rows of a partition per fold, and :data:`NA_WEIGHT` and :data:`INCOMPLETE` rows."""
+    counts = np.bincount(fold.to_numpy() - NA_WEIGHT, minlength=folds - NA_WEIGHT)
+    return pd.Series(counts, index=np.arange(NA_WEIGHT, folds, dtype=np.int64))
+
+
+def _fold_counts(folds_of: dd.Series, folds: int, na_action: str) -> np.ndarray:
+    """Rows per fold (one pass over the model's columns), refusing what the in-memory
+    model frame refuses (NA weights; NA rows with ``na_action="fail"``) and empty folds."""
+    per_partition = folds_of.map_partitions(_tally, folds, meta=pd.Series(
+        np.array([], dtype=np.int64), index=pd.Index([], dtype=np.int64)))
+    counts = per_partition.compute().groupby(level=0).sum()   # no shuffle: K + 2 per partition
+    if counts.get(NA_WEIGHT, 0):
+        raise DataError(f"weights contain {int(counts[NA_WEIGHT])} NaN value(s)")
+    if na_action in ("fail", "raise") and counts.get(INCOMPLETE, 0):
+        raise DataError(f"missing values (NA) in the model's variables "
+                        f"({int(counts[INCOMPLETE])} rows) and na_action={na_action!r}")
     out = np.array([int(counts.get(k, 0)) for k in range(folds)])
+    n = int(out.sum())
+    check_folds(folds, n)
     if (out == 0).any():
         empty = [int(k) + 1 for k in np.flatnonzero(out == 0)]
         raise ValueError(f"fold(s) {empty} of {folds} hold no complete row ({n} rows in all): "
@@ -172,12 +197,12 @@ def cv_dask(formula: str, data: dd.DataFrame, *, fam: Family | list[Family],
     from ..methods.fit import fit
     method = fit_kw["method"]
     _check(data, method, weights, scheduler, fold)
-    names = formula_variables_in(formula, data) + ([weights] if isinstance(weights, str) else [])
+    names = formula_variables_in(formula, data)
     key, column = fold_key(seed), fold
     folds = check_folds(folds, folds)
-    folds_of = data.map_partitions(_fold_partition, names, key, folds, column,
+    folds_of = data.map_partitions(_fold_partition, names, key, folds, column, weights,
                                    meta=pd.Series(np.array([], dtype=np.int64), name="fold"))
-    _fold_counts(folds_of, folds)
+    _fold_counts(folds_of, folds, fit_kw["na_action"])
     models = []
     for k in progress(range(folds), desc=f"{folds}-fold CV ({method}, Dask)", total=folds,
                       show=show_progress):
