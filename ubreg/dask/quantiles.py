@@ -56,11 +56,19 @@ def _first(part, extract: Callable, cap: int) -> list:
 
 def _interval_counts(part, extract: Callable, pivots: list) -> list:
     """Per column, the count of values in each interval between pivots
-    (interval i: pivots[i−1] ≤ x < pivots[i]); None for columns not asked."""
+    (interval i: pivots[i−1] ≤ x < pivots[i]); None for columns not asked.
+
+    Counted on the sorted values (where each pivot falls among them): the
+    counts of ``bincount(searchsorted(pivots, x, "right"))``, at the cost of a
+    sort instead of a search of every value among the pivots.
+    """
     out: list = []
     for x, p in zip(extract(part), pivots):
-        out.append(None if p is None else
-                   np.bincount(np.searchsorted(p, x, side="right"), minlength=p.size + 1))
+        if p is None:
+            out.append(None)
+            continue
+        at = np.searchsorted(np.sort(x), p, side="left")
+        out.append(np.diff(at, prepend=0, append=x.size).astype(np.int64))
     return out
 
 
@@ -68,9 +76,9 @@ def _interval_values(part, extract: Callable, pivots: list, wanted: list) -> lis
     """Per column and wanted interval: (distinct values, counts, smallest value
     at or above the interval's upper pivot).
 
-    The values are sorted once; an interval's values are then one slice of them
-    (the intervals of sorted values are sorted), and the smallest value above it
-    the slice's next one.
+    The values are sorted once; interval i is the slice of the sorted values
+    from the first at or above ``pivots[i−1]`` to the first at or above
+    ``pivots[i]``, and the smallest value above it the slice's next one.
     """
     out: list = []
     for x, p, intervals in zip(extract(part), pivots, wanted):
@@ -78,12 +86,10 @@ def _interval_values(part, extract: Callable, pivots: list, wanted: list) -> lis
             out.append(None)
             continue
         xs = np.sort(x)
-        where = np.searchsorted(p, xs, side="right")
-        wanted_i = np.asarray(intervals)
-        starts = np.searchsorted(where, wanted_i, side="left")
-        stops = np.searchsorted(where, wanted_i, side="right")
+        at = np.concatenate([[0], np.searchsorted(xs, p, side="left"), [xs.size]])
+        wanted_i = np.asarray(intervals, dtype=np.intp)
         pieces = []
-        for a, b in zip(starts.tolist(), stops.tolist()):
+        for a, b in zip(at[wanted_i].tolist(), at[wanted_i + 1].tolist()):
             inside = xs[a:b]
             if inside.size:
                 new = np.empty(inside.size, dtype=bool)

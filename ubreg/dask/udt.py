@@ -25,7 +25,7 @@ source and steps 1-4), so the fit goes on unchanged.  The result is a
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -63,16 +63,33 @@ class CodedPartition:
         return self.codes.nbytes + self.y.nbytes + (0 if self.w is None else self.w.nbytes)
 
 
+def _small_codes(values: np.ndarray) -> np.ndarray:
+    """Categorical codes (−1 for NA) in the smallest signed type that holds them."""
+    top = int(values.max(initial=0))
+    return values.astype(np.int8 if top < 2 ** 7 else np.int16 if top < 2 ** 15 else np.int64)
+
+
 def _raw(parsed, design, response, frame, weights) -> dict:
-    """The partition's raw predictors (:func:`~ubreg.design.build_partition_raw`)."""
+    """The partition's raw predictors (:func:`~ubreg.design.build_partition_raw`),
+    compact, as it stays in worker memory until coded: categorical codes in a
+    small integer type, y as int8 (no NA left), w None when every weight is 1,
+    no index."""
     raw = build_partition_raw(parsed, design, response, frame, weights)
-    raw["values"] = [c.values for c in raw["columns"]]
-    return raw
+    columns = [replace(c, values=_small_codes(c.values)) if c.kind == CATEGORICAL else c
+               for c in raw["columns"]]
+    w = raw["w"]
+    return {"columns": columns, "values": [c.values for c in columns],
+            "y": raw["y"].astype(np.int8), "w": None if np.all(w == 1.0) else w,
+            "n_input": raw["n_input"], "n_dropped": raw["n_dropped"]}
+
+
+def _weights(raw: dict) -> np.ndarray:
+    return np.ones(len(raw["y"])) if raw["w"] is None else raw["w"]
 
 
 def _stats(raw: dict) -> dict:
     """Rows, weights, classes and missing values of one partition, and the specs."""
-    y, w = raw["y"], raw["w"]
+    y, w = raw["y"].astype(np.float64), _weights(raw)
     na = [int(np.sum(v < 0)) if c.kind == CATEGORICAL else int(np.isnan(v).sum())
           for c, v in zip(raw["columns"], raw["values"])]
     pos = w > 0
@@ -85,8 +102,10 @@ def _stats(raw: dict) -> dict:
 
 def _numeric(raw: dict, positive: bool) -> list:
     """The numeric predictors' values (of the rows of positive weight)."""
+    if raw["w"] is None or not positive:
+        return [v for c, v in zip(raw["columns"], raw["values"]) if c.kind != CATEGORICAL]
     keep = raw["w"] > 0
-    return [v[keep] if positive else v for c, v in zip(raw["columns"], raw["values"])
+    return [v[keep] for c, v in zip(raw["columns"], raw["values"])
             if c.kind != CATEGORICAL]
 
 
@@ -103,8 +122,8 @@ def _encode(raw: dict, coded: CodedColumns, unit: bool) -> CodedPartition:
     ranges = None if all(coded.exact[j] or s.kind == CATEGORICAL
                          for j, s in enumerate(coded.specs)) \
         else code_ranges(raw["values"], codes, coded)
-    w = None if unit else np.asarray(raw["w"], dtype=np.float64)
-    return CodedPartition(codes, raw["y"].astype(np.int8), w, ranges)
+    w = None if unit else np.asarray(_weights(raw), dtype=np.float64)
+    return CodedPartition(codes, raw["y"], w, ranges)
 
 
 def _ranges(part: CodedPartition) -> dict:
@@ -209,7 +228,9 @@ def fit_udt_dask(spec, *, min_split: int = 20, min_leaf: int = 7, max_depth: int
     lv = read_levels(spec)
     design = learn_raw_design(lv.parsed, lambda: (p.compute() for p in lv.parts),
                               lv.label_levels)
-    raws = [delayed(_raw)(lv.parsed, design, lv.response, p, spec.weights) for p in lv.parts]
+    # the one read of the source: every later pass reads these (released once coded)
+    raws = list(dask.persist(*[delayed(_raw)(lv.parsed, design, lv.response, p, spec.weights)
+                               for p in lv.parts]))
     stats = reduce_sums(raws, _stats)
     _check_rows(stats, lv.parsed.response_name)
     na = {s.name: int(k) for s, k in zip(stats["specs"], stats["na"]) if k}
@@ -220,6 +241,7 @@ def fit_udt_dask(spec, *, min_split: int = 20, min_leaf: int = 7, max_depth: int
     coded = _coding(raws, stats["specs"], bins)
     unit = stats["not_unit"] == 0
     frames = list(dask.persist(*[delayed(_encode)(r, coded, unit) for r in raws]))
+    del raws
     if not all(coded.exact[j] or s.kind == CATEGORICAL for j, s in enumerate(coded.specs)):
         ranges = reduce_sums(frames, _ranges)["code_ranges"]
         coded.lo = [None if r is None else r[0] for r in ranges]

@@ -69,3 +69,64 @@ def entropy_gain_unit(lwy, lw, rwy, rw, wpart, table, out):
         na = np.intp(lw[i]) - a
         nb = np.intp(rw[i]) - b
         out[i] = table[a] + table[na] + table[b] + table[nb] - wpart[i]
+
+
+# ---------------------------------------------------------------------------
+# histograms of coded predictors (hist.py's levels; the Dask fits' partitions)
+# ---------------------------------------------------------------------------
+@njit(**_JIT)
+def code_tree_slots(codes, left, right, var, goes_left, slot, out):
+    """``out[i] = slot[leaf]``, the leaf of the partial tree that row i (a column
+    of ``codes``) reaches: from the root, left where ``goes_left[node, code]``."""
+    for i in range(codes.shape[1]):
+        nd = 0
+        while left[nd] >= 0:
+            if goes_left[nd, codes[var[nd], i]]:
+                nd = left[nd]
+            else:
+                nd = right[nd]
+        out[i] = slot[nd]
+
+
+@njit(**_JIT)
+def grouped_histograms(codes, feats, offsets, row_slot, n_slots, stats, out):
+    """``out[row_slot[i], offsets[j] + codes[j, i], :] += stats[i, :]`` for the
+    columns j in ``feats`` and the rows with ``row_slot[i] >= 0``.
+
+    The rows are first grouped by slot (a stable counting sort, their statistics
+    gathered next to each other), so a slot's histogram reads only its rows;
+    every bin adds its rows in increasing row order, the order of
+    ``np.bincount`` over the rows.
+    """
+    n = row_slot.shape[0]
+    k = stats.shape[1]
+    start = np.zeros(n_slots + 1, dtype=np.int64)
+    for i in range(n):
+        s = row_slot[i]
+        if s >= 0:
+            start[s + 1] += 1
+    for s in range(n_slots):
+        start[s + 1] += start[s]
+    m = start[n_slots]
+    rows = np.empty(m, dtype=np.int64)
+    st = np.empty((m, k))
+    fill = start[:n_slots].copy()
+    for i in range(n):
+        s = row_slot[i]
+        if s >= 0:
+            p = fill[s]
+            rows[p] = i
+            for q in range(k):
+                st[p, q] = stats[i, q]
+            fill[s] = p + 1
+    for s in range(n_slots):
+        a = start[s]
+        b = start[s + 1]
+        for jj in range(feats.shape[0]):
+            j = feats[jj]
+            off = offsets[j]
+            c = codes[j]
+            for p in range(a, b):
+                col = off + c[rows[p]]
+                for q in range(k):
+                    out[s, col, q] += st[p, q]

@@ -153,34 +153,48 @@ class CodeTree:
             node[r] = np.where(self.goes_left[k, c], self.left[k], self.right[k])
         return node
 
+    def row_slots(self, codes: np.ndarray) -> np.ndarray:
+        """``slot[route(codes)]``, compiled: each row walks down the tree once."""
+        from ._kernels import code_tree_slots
+        out = np.empty(codes.shape[1], dtype=np.int64)
+        code_tree_slots(codes, self.left.astype(np.int64), self.right.astype(np.int64),
+                        self.var.astype(np.int64), self.goes_left, self.slot.astype(np.int64),
+                        out)
+        return out
+
+
+def row_statistics(y: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    """(n, 4) per row: 1, whether w > 0, w and w·y (``w`` None: unit weights)."""
+    out = np.empty((len(y), 4))
+    out[:, 0] = 1.0
+    if w is None:
+        out[:, 1:3] = 1.0
+        out[:, 3] = y
+    else:
+        ww = np.asarray(w, dtype=np.float64)
+        out[:, 1] = ww > 0
+        out[:, 2] = ww
+        np.multiply(ww, np.asarray(y, dtype=np.float64), out=out[:, 3])
+    return out
+
 
 def level_histograms(codes: np.ndarray, y: np.ndarray, w: np.ndarray | None,
                      tree: CodeTree, offsets: np.ndarray) -> np.ndarray:
     """(open nodes, codes of all predictors, 4) sums of rows, rows of positive
-    weight, w and w·y over the rows of each open node (``w`` None: unit)."""
+    weight, w and w·y over the rows of each open node (``w`` None: unit).
+
+    Compiled (:func:`~ubreg.fitters.udt._kernels.grouped_histograms`): the rows
+    routed down the tree, grouped by open node, and every bin summed in row
+    order (the sums of ``np.bincount`` over the rows, to the bit).
+    """
+    from ._kernels import grouped_histograms
     S, total = tree.n_open, int(offsets[-1])
     out = np.zeros((S, total, 4))
     if S == 0 or codes.shape[1] == 0:
         return out
-    slot = tree.slot[tree.route(codes)]
-    sel = np.flatnonzero(slot >= 0)
-    if sel.size == 0:
-        return out
-    s = slot[sel]
-    ww = np.ones(sel.size) if w is None else np.asarray(w, dtype=np.float64)[sel]
-    wy = ww * np.asarray(y, dtype=np.float64)[sel]
-    pos = (ww > 0).astype(np.float64)
-    # one bincount per predictor and statistic over the flat (node, code) index: the
-    # codes of different predictors never share a flat index, so they add into one array
-    size = S * total
-    block = out.reshape(size, 4)
-    base = s * total
-    for j in range(codes.shape[0]):
-        key = base + (offsets[j] + codes[j, sel].astype(np.intp))
-        block[:, 0] += np.bincount(key, minlength=size)
-        block[:, 1] += np.bincount(key, weights=pos, minlength=size)
-        block[:, 2] += np.bincount(key, weights=ww, minlength=size)
-        block[:, 3] += np.bincount(key, weights=wy, minlength=size)
+    feats = np.arange(codes.shape[0], dtype=np.int64)
+    grouped_histograms(codes, feats, np.asarray(offsets, dtype=np.int64), tree.row_slots(codes),
+                       S, row_statistics(y, w), out)
     return out
 
 
