@@ -149,12 +149,17 @@ class Design:
         """(design matrix of ``data``'s complete rows, the NA bookkeeping); ``data``
         already checked and its label columns coded.  Every failure is an error
         naming the formula (a PredictionError for new data)."""
+        from .sliced import build_in_slices, row_wise    # sliced builds on this module
+
         na = _RecordingNAAction(na_action)
         what = "newdata" if predicting else "data"
         try:
-            (X,) = patsy.build_design_matrices([self.design_info],
-                                               patsy_input(data, self.variables()),
-                                               NA_action=na, return_type="matrix")
+            data_in = patsy_input(data, self.variables())
+            if na.mode != "fail" and row_wise(self.design_info, data_in):
+                X, na = build_in_slices(self.design_info, data_in, len(data), na_action)
+            else:
+                (X,) = patsy.build_design_matrices([self.design_info], data_in, NA_action=na,
+                                                   return_type="matrix")
         except PatsyError as exc:
             raise _translate_patsy_error(exc, self, predicting=predicting) from None
         except UbregError:
