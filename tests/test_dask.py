@@ -226,9 +226,10 @@ def test_clear_errors(client, frame, ddf):
         ubreg.fit("y ~ x1", ddf, weights=np.ones(len(frame)))
     with pytest.raises(ValueError, match="needs the data in memory"):
         ubreg.fit("y ~ x1", ddf, learner="stumps")
-    with pytest.raises(DataError, match="method 'udt' does not run on Dask frames.*only "
-                                        r"method='uls' \(linear\) does; call \.compute\(\)"):
-        ubreg.fit("y ~ x1", ddf, method="udt")
+    with pytest.raises(DataError, match="method 'gnnb' does not run on Dask frames.*"
+                                        r"method='uls'.*method='udt'.*method='uboost'.* do; "
+                                        r"call \.compute\(\)"):
+        ubreg.fit("y ~ x1", ddf, method="gnnb")
     with pytest.raises(FormulaError, match="not in the data"):
         ubreg.fit("y ~ nope", ddf)
     with pytest.raises(FormulaError, match="not allowed"):

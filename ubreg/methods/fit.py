@@ -34,7 +34,13 @@ FamilyArgument: TypeAlias = "Family | str | list[Family | str] | tuple[Family | 
 __all__ = ["fit", "resolve_weights", "NOT_ON_DASK"]
 
 NOT_ON_DASK = ("method {name!r} does not run on Dask frames (it needs the data in memory); "
-               "only method='uls' (linear) does; call .compute() for data that fits in memory")
+               "{on_dask} do; call .compute() for data that fits in memory")
+
+
+def _methods_on_dask() -> str:
+    """The registered methods with a Dask backend, as a message names them."""
+    names = [f"method={name!r}" for name, m in METHODS.items() if m.dask is not None]
+    return ", ".join(names) or "no method"
 
 def _unknown_options(label: str, unknown: Iterable[str],
                      accepted: Sequence[str] | None = None) -> OptionError:
@@ -171,7 +177,7 @@ def _run(entry: Method, on_dask: bool, spec: FitSpec, options: dict, label: str,
     """The method's in-memory fitter, or its Dask backend for a Dask frame."""
     backend = entry.dask_backend() if on_dask else entry.fit
     if backend is None:
-        raise DataError(NOT_ON_DASK.format(name=entry.name))
+        raise DataError(NOT_ON_DASK.format(name=entry.name, on_dask=_methods_on_dask()))
     try:
         return backend(spec, **options)
     except TypeError as exc:
