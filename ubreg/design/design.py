@@ -149,7 +149,7 @@ class Design:
         """(design matrix of ``data``'s complete rows, the NA bookkeeping); ``data``
         already checked and its label columns coded.  Every failure is an error
         naming the formula (a PredictionError for new data)."""
-        from .sliced import build_in_slices, row_wise    # sliced builds on this module
+        from .sliced import build_in_slices, row_wise  # sliced builds on this module
 
         na = _RecordingNAAction(na_action)
         what = "newdata" if predicting else "data"
