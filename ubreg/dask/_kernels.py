@@ -1,8 +1,10 @@
-"""Compiled histogram kernel of the boosting passes on Dask frames (numba).
+"""Compiled kernels of the boosting passes on Dask frames (numba).
 
-One pass over a partition's codes adds each row's statistics into the bin of
-its node and column, in row order (so the sums are those of a loop over the
-rows, whatever the scheduler).  ``cache=True`` compiles once per machine.
+A partition's rows are sent down the tree grown so far by their codes (each
+row walks from the root once), and its histograms are summed by
+:func:`ubreg.fitters.udt._kernels.grouped_histograms`: rows grouped by node,
+every bin adding its rows in row order (so the sums are those of a loop over
+the rows, whatever the scheduler).  ``cache=True`` compiles once per machine.
 """
 from __future__ import annotations
 
@@ -10,21 +12,22 @@ from typing import Any
 
 from numba import njit
 
+from ..fitters.udt._kernels import grouped_histograms
+
+__all__ = ["heap_route", "grouped_histograms"]
+
 _JIT: dict[str, Any] = dict(cache=True, nogil=True, error_model="numpy")
 
 
 @njit(**_JIT)
-def slot_histograms(codes, feats, offsets, slot, stats, out):
-    """``out[slot[i], offsets[j] + codes[j, i], :] += stats[i, :]`` for the columns
-    ``feats`` and the rows with ``slot[i] >= 0``."""
-    n = codes.shape[1]
-    k = stats.shape[1]
-    for jj in range(feats.shape[0]):
-        j = feats[jj]
-        off = offsets[j]
-        for i in range(n):
-            s = slot[i]
-            if s >= 0:
-                b = off + codes[j, i]
-                for q in range(k):
-                    out[s, b, q] += stats[i, q]
+def heap_route(codes, feature, kcut, out):
+    """``out[i]``: the heap index of the node row i reaches (children of k at
+    2k + 1, 2k + 2; right when the code of ``feature[k]`` is above ``kcut[k]``;
+    ``feature[k] < 0`` at the tree's current leaves)."""
+    for i in range(codes.shape[1]):
+        nd = 0
+        f = feature[0]
+        while f >= 0:
+            nd = 2 * nd + 1 + (1 if codes[f, i] > kcut[nd] else 0)
+            f = feature[nd] if nd < feature.shape[0] else -1
+        out[i] = nd

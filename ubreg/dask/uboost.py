@@ -72,7 +72,8 @@ def _columns(part) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _positive(part) -> list:
     X, _, w = _columns(part)
     keep = w > 0
-    return [np.ascontiguousarray(X[keep, j]) for j in range(X.shape[1])]
+    Xt = (X if keep.all() else X[keep]).T
+    return [np.ascontiguousarray(Xt[j]) for j in range(X.shape[1])]
 
 
 def _setup(part) -> dict:
@@ -91,10 +92,11 @@ class _Coded:
 
 
 def _encode(part, cuts: list, dtype, e: int) -> _Coded:
+    from ..fitters.udt._kernels import search_codes
     X, y, w = _columns(part)
     codes = np.empty((X.shape[1], X.shape[0]), dtype=dtype)
-    for j, c in enumerate(cuts):
-        codes[j] = np.searchsorted(c, X[:, j], side="left")
+    for j, c in enumerate(cuts):        # np.searchsorted(c, X[:, j], side="left"), compiled
+        search_codes(np.asarray(c, dtype=np.float64), np.ascontiguousarray(X[:, j]), codes[j])
     return _Coded(codes, y.astype(np.int8), np.ldexp(w, -e))
 
 
@@ -128,17 +130,12 @@ def _first_state(coded: _Coded, F0: float, U, leaf_rows: bool) -> _State:
 
 
 def _route(codes: np.ndarray, feature: np.ndarray, kcut: np.ndarray) -> np.ndarray:
-    """Heap index of each row's node in a (partial) tree, by its codes."""
-    n = codes.shape[1]
-    node = np.zeros(n, dtype=np.int64)
-    rows = np.arange(n)
-    while True:
-        f = feature[node]
-        split = f >= 0
-        if not split.any():
-            return node
-        r, nd = rows[split], node[split]
-        node[r] = 2 * nd + 1 + (codes[f[split], r] > kcut[nd])
+    """Heap index of each row's node in a (partial) tree, by its codes (compiled)."""
+    from ._kernels import heap_route
+    node = np.empty(codes.shape[1], dtype=np.int64)
+    heap_route(codes, np.asarray(feature, dtype=np.int64), np.asarray(kcut, dtype=np.int64),
+               node)
+    return node
 
 
 def _advance(state: _State, feature, kcut, value, nu: float, U, leaf_rows: bool) -> _State:
@@ -150,12 +147,13 @@ def _advance(state: _State, feature, kcut, value, nu: float, U, leaf_rows: bool)
 def _histograms(state: _State, feature, kcut, slots, feats, offsets, with_risk: bool) -> dict:
     """The (nodes, bins, k + 1) sums of the rows of the nodes ``slots`` (heap index →
     row of the result, −1 elsewhere)."""
-    from ._kernels import slot_histograms
+    from ._kernels import grouped_histograms
     S = int(slots.max(initial=-1)) + 1
     out = np.zeros((S, int(offsets[-1]), state.stats.shape[1]))
     codes = state.coded.codes
     slot = slots[_route(codes, feature, kcut)]
-    slot_histograms(codes, feats, offsets, slot.astype(np.int64), state.stats, out)
+    grouped_histograms(codes, feats, np.asarray(offsets, dtype=np.int64), slot, S, state.stats,
+                       out)
     result = {"H": out}
     if with_risk:
         result["risk"] = state.risk

@@ -85,11 +85,16 @@ class CodedColumns:
 def encode(values: list, coded: CodedColumns) -> np.ndarray:
     """(d, n) codes of predictor ``values`` (numeric float64, categorical int
     codes; no missing values), uint8 when every predictor has ≤ 256 codes."""
+    from ._kernels import search_codes
     n = len(values[0]) if values else 0
     dtype = np.uint8 if coded.nbins.max(initial=1) <= 256 else np.uint16
     out = np.empty((len(values), n), dtype=dtype)
     for j, (v, spec) in enumerate(zip(values, coded.specs)):
-        out[j] = v if spec.kind == CATEGORICAL else np.searchsorted(coded.edges[j], v)
+        if spec.kind == CATEGORICAL:
+            out[j] = v
+        else:               # np.searchsorted(coded.edges[j], v), compiled
+            search_codes(np.asarray(coded.edges[j], dtype=np.float64),
+                         np.ascontiguousarray(v, dtype=np.float64), out[j])
     return out
 
 
