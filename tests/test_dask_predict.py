@@ -234,3 +234,11 @@ def test_results_of_dask_fits_predict_through_the_same_path():
     mem = ubreg.fit(FORMULA, TRAIN)
     pd.testing.assert_series_equal(training.compute(scheduler="threads"),
                                    mem.predict(type="class"), check_index_type=False)
+
+
+def test_what_needs_rows_in_memory_says_so_for_a_dask_frame():
+    # staged_predict (and every other call that reads pandas rows) names the Dask frame
+    # and the way out, instead of "must be a pandas DataFrame, got DataFrame"
+    model = ubreg.fit(FORMULA, TRAIN, method="uboost", mstop=3)
+    with pytest.raises(ubreg.errors.DataError, match="Dask DataFrame.*call .compute"):
+        model.staged_predict(NEW_DDF)

@@ -24,6 +24,10 @@ __all__ = ['is_dask_frame', 'patsy_input', 'as_frame', 'check_columns']
 def as_frame(data, what) -> pd.DataFrame:
     if isinstance(data, dict):
         data = pd.DataFrame(data)
+    if is_dask_frame(data):
+        raise DataError(f"{what} is a Dask DataFrame, and this needs the rows in memory: "
+                        "call .compute() on the rows you need (docs/dask.md lists what runs "
+                        "on Dask frames)")
     if not isinstance(data, pd.DataFrame):
         raise DataError(f"{what} must be a pandas DataFrame or a dict of columns, "
                         f"got {type(data).__name__}")
