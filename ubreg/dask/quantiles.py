@@ -73,8 +73,10 @@ def _interval_counts(part, extract: Callable, pivots: list) -> list:
 
 
 def _interval_values(part, extract: Callable, pivots: list, wanted: list) -> list:
-    """Per column and wanted interval: (distinct values, counts, smallest value
-    at or above the interval's upper pivot).
+    """Per column: the distinct values of the wanted intervals and their counts,
+    each concatenated over the intervals, where interval k's start (``at[k]``,
+    ``at[k + 1]``), and per interval the smallest value at or above its upper
+    pivot (a few arrays per column, not a few per interval: cheap to send).
 
     The values are sorted once; interval i is the slice of the sorted values
     from the first at or above ``pivots[i−1]`` to the first at or above
@@ -88,28 +90,41 @@ def _interval_values(part, extract: Callable, pivots: list, wanted: list) -> lis
         xs = np.sort(x)
         at = np.concatenate([[0], np.searchsorted(xs, p, side="left"), [xs.size]])
         wanted_i = np.asarray(intervals, dtype=np.intp)
-        pieces = []
-        for a, b in zip(at[wanted_i].tolist(), at[wanted_i + 1].tolist()):
-            inside = xs[a:b]
-            if inside.size:
-                new = np.empty(inside.size, dtype=bool)
-                new[0] = True
-                np.not_equal(inside[1:], inside[:-1], out=new[1:])
-                first = np.flatnonzero(new)
-                values = inside[first]
-                counts = np.diff(np.append(first, inside.size)).astype(np.int64)
-            else:
-                values, counts = inside, np.zeros(0, dtype=np.int64)
-            pieces.append((values, counts, float(xs[b]) if b < xs.size else np.inf))
-        out.append(pieces)
+        starts, stops = at[wanted_i], at[wanted_i + 1]
+        inside = np.concatenate([xs[a:b] for a, b in zip(starts.tolist(), stops.tolist())]) \
+            if wanted_i.size else xs[:0]
+        seg = np.repeat(np.arange(wanted_i.size), stops - starts)
+        new = np.ones(inside.size, dtype=bool)    # a new value, or a new interval
+        if inside.size:
+            new[1:] = (inside[1:] != inside[:-1]) | (seg[1:] != seg[:-1])
+        first = np.flatnonzero(new)
+        counts = np.diff(np.append(first, inside.size)).astype(np.int64)
+        bounds = np.searchsorted(first, np.cumsum(stops - starts), side="left")
+        above = np.where(stops < xs.size, xs[np.minimum(stops, max(xs.size - 1, 0))], np.inf) \
+            if xs.size else np.full(wanted_i.size, np.inf)
+        out.append((inside[first], counts, np.concatenate([[0], bounds]), above))
     return out
 
 
 def _gather(frames, func, *args) -> list:
-    """``func(frame, *args)`` of every partition, brought to the client (small)."""
+    """``func(frame, *args)`` of every partition, brought to the client (small).
+    The arguments are one task of the graph (sent once to a worker, not once
+    per partition: the pivots are up to 16 384 values a column)."""
     import dask
     from dask import delayed
-    return list(dask.compute(*[delayed(func)(f, *args) for f in frames]))
+    shared = delayed(_Args(args), traverse=False)
+    return list(dask.compute(*[delayed(_call)(func, f, shared) for f in frames]))
+
+
+class _Args:
+    """The arguments of a pass, as one object (a tuple in a graph would be a task)."""
+
+    def __init__(self, args: tuple):
+        self.args = args
+
+
+def _call(func, frame, shared: _Args):
+    return func(frame, *shared.args)
 
 
 def _pivots(pieces: list, j: int) -> np.ndarray:
@@ -122,9 +137,9 @@ def _pivots(pieces: list, j: int) -> np.ndarray:
 def _merged(pieces: list, j: int, k: int) -> tuple[np.ndarray, np.ndarray, float]:
     """Distinct values and counts of interval k of column j over the partitions,
     and the smallest value above it."""
-    values = np.concatenate([p[j][k][0] for p in pieces])
-    counts = np.concatenate([p[j][k][1] for p in pieces])
-    above = min(p[j][k][2] for p in pieces)
+    values = np.concatenate([p[j][0][p[j][2][k]:p[j][2][k + 1]] for p in pieces])
+    counts = np.concatenate([p[j][1][p[j][2][k]:p[j][2][k + 1]] for p in pieces])
+    above = min(float(p[j][3][k]) for p in pieces)
     uniq, inv = np.unique(values, return_inverse=True)
     return uniq, np.bincount(inv, weights=counts, minlength=uniq.size).astype(np.int64), above
 
