@@ -88,15 +88,82 @@ def code_tree_slots(codes, left, right, var, goes_left, slot, out):
         out[i] = slot[nd]
 
 
+def _pair_sums_kernel(all_rows):
+    """:func:`_pair_sums` over rows ``rows[a:b]``, or (``all_rows``, frozen into
+    the compiled code) over rows a..b − 1 themselves, with no index to read."""
+    @njit(**_JIT)
+    def pair_sums(c0, c1, rows, st, a, b, loc):
+        """Sums of ``st[p]`` by the codes of rows ``rows[a:b]`` in two columns, into
+        the zeroed scratch ``loc`` (2, bins, ≥ k): each bin adds its rows in order."""
+        k = st.shape[1]
+        if k == 2:
+            for p in range(a, b):
+                r = p if all_rows else rows[p]
+                b0 = c0[r]
+                b1 = c1[r]
+                g0 = st[p, 0]
+                g1 = st[p, 1]
+                loc[0, b0, 0] += g0
+                loc[0, b0, 1] += g1
+                loc[1, b1, 0] += g0
+                loc[1, b1, 1] += g1
+        elif k == 3:
+            for p in range(a, b):
+                r = p if all_rows else rows[p]
+                b0 = c0[r]
+                b1 = c1[r]
+                g0 = st[p, 0]
+                g1 = st[p, 1]
+                g2 = st[p, 2]
+                loc[0, b0, 0] += g0
+                loc[0, b0, 1] += g1
+                loc[0, b0, 2] += g2
+                loc[1, b1, 0] += g0
+                loc[1, b1, 1] += g1
+                loc[1, b1, 2] += g2
+        elif k == 4:
+            for p in range(a, b):
+                r = p if all_rows else rows[p]
+                b0 = c0[r]
+                b1 = c1[r]
+                g0 = st[p, 0]
+                g1 = st[p, 1]
+                g2 = st[p, 2]
+                g3 = st[p, 3]
+                loc[0, b0, 0] += g0
+                loc[0, b0, 1] += g1
+                loc[0, b0, 2] += g2
+                loc[0, b0, 3] += g3
+                loc[1, b1, 0] += g0
+                loc[1, b1, 1] += g1
+                loc[1, b1, 2] += g2
+                loc[1, b1, 3] += g3
+        else:
+            for p in range(a, b):
+                r = p if all_rows else rows[p]
+                b0 = c0[r]
+                b1 = c1[r]
+                for q in range(k):
+                    loc[0, b0, q] += st[p, q]
+                    loc[1, b1, q] += st[p, q]
+    return pair_sums
+
+
+_pair_sums = _pair_sums_kernel(False)
+_pair_sums_all = _pair_sums_kernel(True)
+
+
 @njit(**_JIT)
 def grouped_histograms(codes, feats, offsets, row_slot, n_slots, stats, out):
     """``out[row_slot[i], offsets[j] + codes[j, i], :] += stats[i, :]`` for the
-    columns j in ``feats`` and the rows with ``row_slot[i] >= 0``.
+    columns j in ``feats`` and the rows with ``row_slot[i] >= 0`` (``out`` zeroed).
 
     The rows are first grouped by slot (a stable counting sort, their statistics
     gathered next to each other), so a slot's histogram reads only its rows;
-    every bin adds its rows in increasing row order, the order of
-    ``np.bincount`` over the rows.
+    two columns at a time, each bin adds its rows in increasing row order (the
+    sums of ``np.bincount`` over the rows) in a scratch histogram whose bins are
+    4 doubles apart (never across two cache lines), then copied to ``out``: the
+    layout of :mod:`ubreg.learners._hist`.
     """
     n = row_slot.shape[0]
     k = stats.shape[1]
@@ -109,39 +176,40 @@ def grouped_histograms(codes, feats, offsets, row_slot, n_slots, stats, out):
         start[s + 1] += start[s]
     m = start[n_slots]
     rows = np.empty(m, dtype=np.int64)
-    st = np.empty((m, k))
-    fill = start[:n_slots].copy()
-    for i in range(n):
-        s = row_slot[i]
-        if s >= 0:
-            p = fill[s]
-            rows[p] = i
-            for q in range(k):
-                st[p, q] = stats[i, q]
-            fill[s] = p + 1
+    every = m == n and n_slots == 1             # every row in one slot (a root): in place
+    if every:
+        st = stats
+    else:
+        st = np.empty((m, k))
+        fill = start[:n_slots].copy()
+        for i in range(n):
+            s = row_slot[i]
+            if s >= 0:
+                p = fill[s]
+                rows[p] = i
+                for q in range(k):
+                    st[p, q] = stats[i, q]
+                fill[s] = p + 1
     nf = feats.shape[0]
+    maxnb = 1
+    for jj in range(nf):
+        maxnb = max(maxnb, offsets[feats[jj] + 1] - offsets[feats[jj]])
+    loc = np.empty((2, maxnb, max(k, 4) if k > 2 else 2))
     for s in range(n_slots):
-        a = start[s]
-        b = start[s + 1]
-        for jj in range(0, nf - 1, 2):          # two columns per read of the rows
-            c0 = codes[feats[jj]]
-            c1 = codes[feats[jj + 1]]
-            o0 = offsets[feats[jj]]
-            o1 = offsets[feats[jj + 1]]
-            for p in range(a, b):
-                r = rows[p]
-                b0 = o0 + c0[r]
-                b1 = o1 + c1[r]
-                for q in range(k):
-                    out[s, b0, q] += st[p, q]
-                    out[s, b1, q] += st[p, q]
-        if nf % 2:
-            c0 = codes[feats[nf - 1]]
-            o0 = offsets[feats[nf - 1]]
-            for p in range(a, b):
-                b0 = o0 + c0[rows[p]]
-                for q in range(k):
-                    out[s, b0, q] += st[p, q]
+        for jj in range(0, nf, 2):
+            f0 = feats[jj]
+            f1 = feats[min(jj + 1, nf - 1)]          # an odd last column pairs with itself
+            loc[:] = 0.0
+            if every:
+                _pair_sums_all(codes[f0], codes[f1], rows, st, 0, n, loc)
+            else:
+                _pair_sums(codes[f0], codes[f1], rows, st, start[s], start[s + 1], loc)
+            for h in range(2 if f1 != f0 else 1):
+                f = f0 if h == 0 else f1
+                o = offsets[f]
+                for t in range(offsets[f + 1] - o):
+                    for q in range(k):
+                        out[s, o + t, q] = loc[h, t, q]
 
 
 @njit(**_JIT)
