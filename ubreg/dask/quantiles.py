@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["distributed_cuts", "distinct_values", "PIVOTS", "SAMPLE"]
+__all__ = ["distributed_cuts", "distinct_values", "first_pass", "gather", "PIVOTS", "SAMPLE"]
 
 #: pivots per column in the second pass (intervals of about N / PIVOTS values)
 PIVOTS = 16384
@@ -52,6 +52,18 @@ def _first(part, extract: Callable, cap: int) -> list:
         take = np.unique(np.linspace(0, max(xs.size - 1, 0), min(xs.size, SAMPLE)).astype(np.intp))
         out.append((distinct, xs.size, xs[take] if xs.size else xs))
     return out
+
+
+def first_pass(part, extract: Callable, cap: int) -> list:
+    """The first pass of :func:`distributed_cuts` over one partition (to do it
+    together with another pass: ``first=``)."""
+    return _first(part, extract, cap)
+
+
+def gather(frames: list, func: Callable, *args) -> list:
+    """``[func(frame, *args) for frame in frames]`` as one dask computation, the
+    arguments sent once to each worker; the results (small) come to the client."""
+    return _gather(frames, func, *args)
 
 
 def _interval_counts(part, extract: Callable, pivots: list) -> list:
@@ -145,7 +157,8 @@ def _merged(pieces: list, j: int, k: int) -> tuple[np.ndarray, np.ndarray, float
 
 
 def distributed_cuts(frames: list, extract: Callable, n_columns: int, max_bins: int,
-                     exact_cap: int | None = None) -> tuple[list, list]:
+                     exact_cap: int | None = None, first: list | None = None
+                     ) -> tuple[list, list]:
     """The cuts of every column of partitioned data, as
     :func:`~ubreg.learners.binning.column_cuts` gives them in memory.
 
@@ -161,13 +174,17 @@ def distributed_cuts(frames: list, extract: Callable, n_columns: int, max_bins: 
     exact_cap : int, optional
         Also return each column's sorted distinct values when they are at most
         this many (None otherwise).
+    first : list, optional
+        The first pass, done already with another pass over the partitions:
+        ``first_pass(partition, extract, max(max_bins, exact_cap))`` of each.
 
     Returns
     -------
     (cuts, distinct) : lists, one entry per column.
     """
     cap = max(max_bins, exact_cap or 0)
-    first = _gather(frames, _first, extract, cap)
+    if first is None:
+        first = _gather(frames, _first, extract, cap)
     cuts: list = [None] * n_columns
     distinct: list = [None] * n_columns
     pivots: list = [None] * n_columns

@@ -44,8 +44,8 @@ from ..numerics.warnings import user_stacklevel
 from ..results.inference import bernoulli_loglik
 from .fitter import _check_r_options
 from .frame import prepare_partitions
-from .quantiles import distributed_cuts
-from .reduce import reduce_sums
+from .quantiles import distributed_cuts, first_pass, gather
+from .reduce import combine, reduce_sums
 
 __all__ = ["fit_uboost_dask"]
 
@@ -71,17 +71,24 @@ def _columns(part) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _positive(part) -> list:
     X, _, w = _columns(part)
+    return _positive_of((X, w))
+
+
+def _positive_of(Xw: tuple) -> list:
+    X, w = Xw
     keep = w > 0
     Xt = (X if keep.all() else X[keep]).T
     return [np.ascontiguousarray(Xt[j]) for j in range(X.shape[1])]
 
 
-def _setup(part) -> dict:
-    _, y, w = _columns(part)
-    return {"n_input": part.n_input, "n_dropped": part.n_dropped, "na_counts": part.na_counts,
-            "n_used": len(y), "wmax": float(w.max(initial=0.0)), "n_positive":
-            int(np.count_nonzero(w)), "pos1": int(np.sum((w > 0) & (y == 1))),
-            "pos0": int(np.sum((w > 0) & (y == 0)))}
+def _setup(part, max_bins: int) -> tuple[dict, list]:
+    """The counts of the setup, and the first pass of the cuts (one unpacking)."""
+    X, y, w = _columns(part)
+    setup = {"n_input": part.n_input, "n_dropped": part.n_dropped,
+             "na_counts": part.na_counts, "n_used": len(y),
+             "wmax": float(w.max(initial=0.0)), "n_positive": int(np.count_nonzero(w)),
+             "pos1": int(np.sum((w > 0) & (y == 1))), "pos0": int(np.sum((w > 0) & (y == 0)))}
+    return setup, first_pass((X, w), _positive_of, max_bins)
 
 
 class _Coded:
@@ -144,12 +151,14 @@ def _advance(state: _State, feature, kcut, value, nu: float, U, leaf_rows: bool)
     return _state(state.coded, F, U, leaf_rows)
 
 
-def _histograms(state: _State, feature, kcut, slots, feats, offsets, with_risk: bool) -> dict:
-    """The (nodes, bins, k + 1) sums of the rows of the nodes ``slots`` (heap index →
-    row of the result, −1 elsewhere)."""
+def _histograms(state: _State, feature, kcut, slots, feats, offsets, with_risk: bool,
+                n_stats: int) -> dict:
+    """The (nodes, bins, n_stats) sums of the rows of the nodes ``slots`` (heap index →
+    row of the result, −1 elsewhere): the first n_stats statistics (all k + 1, or
+    the k of the split search where the rows are not needed)."""
     from ._kernels import grouped_histograms
     S = int(slots.max(initial=-1)) + 1
-    out = np.zeros((S, int(offsets[-1]), state.stats.shape[1]))
+    out = np.zeros((S, int(offsets[-1]), n_stats))
     codes = state.coded.codes
     slot = slots[_route(codes, feature, kcut)]
     grouped_histograms(codes, feats, np.asarray(offsets, dtype=np.int64), slot, S, state.stats,
@@ -186,12 +195,13 @@ class _Rounds:
         self.feats = np.flatnonzero(binned.nbins > 1).astype(np.int64)
         self.passes = 0
 
-    def histograms(self, states, tree, kcut, nodes, with_risk=False) -> dict:
+    def histograms(self, states, tree, kcut, nodes, with_risk=False, rows=True) -> dict:
+        """The histograms of ``nodes`` (with the rows column unless ``rows=False``)."""
         slots = np.full(tree.feature.size, -1, dtype=np.int64)
         slots[nodes] = np.arange(len(nodes))
         self.passes += 1
         return reduce_sums(states, _histograms, tree.feature, kcut, slots, self.feats,
-                           self.binned.offsets, with_risk)
+                           self.binned.offsets, with_risk, self.k + (1 if rows else 0))
 
     def tree(self, states) -> tuple[Tree, np.ndarray, float]:
         """One Newton tree (grow_tree's levels on summed histograms), its code cuts
@@ -226,20 +236,23 @@ class _Rounds:
                 split.append((a, nd, left[-1] <= total[-1] - left[-1]))
             if level == d - 1 or not split:
                 break
-            H, active = self._children(states, tree, kcut, H, split)
+            # the rows say which child is the smaller, for the level after the next
+            H, active = self._children(states, tree, kcut, H, split, rows=level + 2 < d)
         return self._valued(tree, sums), kcut, risk
 
-    def _children(self, states, tree, kcut, H, split):
+    def _children(self, states, tree, kcut, H, split, rows=True):
         """The children's histograms: the smaller child's summed by the partitions,
-        its sibling's the parent's minus it (grow_tree's rule: left when equal)."""
+        its sibling's the parent's minus it (grow_tree's rule: left when equal).
+        ``rows=False`` (the last level): the rows column is not summed (left 0)."""
         small = [2 * nd + (1 if left_small else 2) for _, nd, left_small in split]
-        Hs = self.histograms(states, tree, kcut, small)["H"]
+        Hs = self.histograms(states, tree, kcut, small, rows=rows)["H"]
         child = np.zeros((2 * len(split),) + H.shape[1:])
         active = []
+        q = Hs.shape[2]
         for i, (a, nd, left_small) in enumerate(split):
             s, g = (2 * i, 2 * i + 1) if left_small else (2 * i + 1, 2 * i)
-            child[s] = Hs[i]
-            np.subtract(H[a], Hs[i], out=child[g])
+            child[s, :, :q] = Hs[i]
+            np.subtract(H[a, :, :q], Hs[i], out=child[g, :, :q])
             active += [2 * nd + 1, 2 * nd + 2]
         return child, active
 
@@ -279,13 +292,14 @@ def _terms(term_slices: dict, p: int) -> tuple[np.ndarray, int]:
     return col_term, len(term_slices)
 
 
-def _coded(parts, max_bins: int, e: int) -> tuple[list, BinnedDesign]:
-    """bin_design's cuts over the partitions, and every partition coded (persisted)."""
+def _coded(parts, max_bins: int, e: int, first: list) -> tuple[list, BinnedDesign]:
+    """bin_design's cuts over the partitions (``first``: their first pass, done
+    with the setup), and every partition coded (persisted)."""
     import dask
     from dask import delayed
 
     p = len(parts.design.column_names)
-    cuts, _ = distributed_cuts(parts.frames, _positive, p, max_bins)
+    cuts, _ = distributed_cuts(parts.frames, _positive, p, max_bins, first=first)
     nbins = np.array([c.size + 1 for c in cuts], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(nbins)])
     dtype = np.uint8 if nbins.max(initial=1) <= 256 else np.uint16
@@ -318,7 +332,8 @@ def fit_uboost_dask(spec, *, U="logistic", learner: str = "trees", depth: int = 
     _check(spec, U, learner, depth, mstop, nu, init, min_child_weight, min_samples_leaf)
     U = resolve_U(U)
     parts = prepare_partitions(spec, persist="auto")
-    setup = reduce_sums(parts.frames, _setup)
+    pieces = gather(parts.frames, _setup, int(max_bins))
+    setup = combine([piece[0] for piece in pieces])
     if setup["n_used"] == 0:
         raise DataError(f"no rows left after removing missing values: all {setup['n_input']} "
                         "rows have NA in a variable of the formula")
@@ -327,7 +342,8 @@ def fit_uboost_dask(spec, *, U="logistic", learner: str = "trees", depth: int = 
     e = int(np.frexp(setup["wmax"])[1])            # boost_u's scaling of the weights
     leaf_rows = min_samples_leaf > 1
     bounds = (float(np.ldexp(min_child_weight, -e)), float(np.ldexp(min_samples_leaf, -e)))
-    coded, binned = _coded(parts, int(max_bins), e)
+    coded, binned = _coded(parts, int(max_bins), e, [piece[1] for piece in pieces])
+    del pieces
     parts_light = parts.without_frames()
     del parts                                      # the designs leave worker memory
     sums = reduce_sums(coded, _sums)

@@ -92,10 +92,10 @@ def _pair_sums_kernel(all_rows):
     """:func:`_pair_sums` over rows ``rows[a:b]``, or (``all_rows``, frozen into
     the compiled code) over rows a..b − 1 themselves, with no index to read."""
     @njit(**_JIT)
-    def pair_sums(c0, c1, rows, st, a, b, loc):
+    def pair_sums(c0, c1, rows, st, k, a, b, loc):
         """Sums of ``st[p]`` by the codes of rows ``rows[a:b]`` in two columns, into
-        the zeroed scratch ``loc`` (2, bins, ≥ k): each bin adds its rows in order."""
-        k = st.shape[1]
+        the zeroed scratch ``loc`` (2, bins, ≥ k), the first k statistics: each bin
+        adds its rows in order."""
         if k == 2:
             for p in range(a, b):
                 r = p if all_rows else rows[p]
@@ -155,8 +155,9 @@ _pair_sums_all = _pair_sums_kernel(True)
 
 @njit(**_JIT)
 def grouped_histograms(codes, feats, offsets, row_slot, n_slots, stats, out):
-    """``out[row_slot[i], offsets[j] + codes[j, i], :] += stats[i, :]`` for the
-    columns j in ``feats`` and the rows with ``row_slot[i] >= 0`` (``out`` zeroed).
+    """``out[row_slot[i], offsets[j] + codes[j, i], :] += stats[i, :k]`` for the
+    columns j in ``feats`` and the rows with ``row_slot[i] >= 0`` (``out`` zeroed;
+    k = ``out.shape[2]``, at most the statistics' columns).
 
     The rows are first grouped by slot (a stable counting sort, their statistics
     gathered next to each other), so a slot's histogram reads only its rows;
@@ -166,7 +167,7 @@ def grouped_histograms(codes, feats, offsets, row_slot, n_slots, stats, out):
     layout of :mod:`ubreg.learners._hist`.
     """
     n = row_slot.shape[0]
-    k = stats.shape[1]
+    k = out.shape[2]
     start = np.zeros(n_slots + 1, dtype=np.int64)
     for i in range(n):
         s = row_slot[i]
@@ -201,9 +202,9 @@ def grouped_histograms(codes, feats, offsets, row_slot, n_slots, stats, out):
             f1 = feats[min(jj + 1, nf - 1)]          # an odd last column pairs with itself
             loc[:] = 0.0
             if every:
-                _pair_sums_all(codes[f0], codes[f1], rows, st, 0, n, loc)
+                _pair_sums_all(codes[f0], codes[f1], rows, st, k, 0, n, loc)
             else:
-                _pair_sums(codes[f0], codes[f1], rows, st, start[s], start[s + 1], loc)
+                _pair_sums(codes[f0], codes[f1], rows, st, k, start[s], start[s + 1], loc)
             for h in range(2 if f1 != f0 else 1):
                 f = f0 if h == 0 else f1
                 o = offsets[f]
