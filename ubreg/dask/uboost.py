@@ -43,11 +43,15 @@ from ..learners.trees import Tree, min_gain_threshold, newton_split_search
 from ..numerics.warnings import user_stacklevel
 from ..results.inference import bernoulli_loglik
 from .fitter import _check_r_options
-from .frame import prepare_partitions
+from .frame import _workers_memory, prepare_partitions
 from .quantiles import distributed_cuts, first_pass, gather
 from .reduce import combine, reduce_sums
 
-__all__ = ["fit_uboost_dask"]
+__all__ = ["fit_uboost_dask", "BLOCK_ROWS"]
+
+#: the boosting passes read the partitions' codes in blocks of up to this many rows
+#: (consecutive partitions coded together): fewer, larger tasks a pass
+BLOCK_ROWS = 1_048_576
 
 
 # ---------------------------------------------------------------------------
@@ -98,13 +102,39 @@ class _Coded:
         self.codes, self.y, self.w = codes, y, w
 
 
-def _encode(part, cuts: list, dtype, e: int) -> _Coded:
+def _encode(parts: list, cuts: list, dtype, e: int) -> _Coded:
+    """The codes, y and scaled weights of consecutive partitions, one after the other."""
     from ..fitters.udt._kernels import search_codes
-    X, y, w = _columns(part)
-    codes = np.empty((X.shape[1], X.shape[0]), dtype=dtype)
-    for j, c in enumerate(cuts):        # np.searchsorted(c, X[:, j], side="left"), compiled
-        search_codes(np.asarray(c, dtype=np.float64), np.ascontiguousarray(X[:, j]), codes[j])
-    return _Coded(codes, y.astype(np.int8), np.ldexp(w, -e))
+    codes = np.empty((len(cuts), sum(part.n for part in parts)), dtype=dtype)
+    ys, ws = [], []
+    start = 0
+    for part in parts:
+        X, y, w = _columns(part)
+        stop = start + X.shape[0]
+        for j, c in enumerate(cuts):    # np.searchsorted(c, X[:, j], side="left"), compiled
+            search_codes(np.asarray(c, dtype=np.float64), np.ascontiguousarray(X[:, j]),
+                         codes[j, start:stop])
+        ys.append(y.astype(np.int8))
+        ws.append(np.ldexp(w, -e))
+        start = stop
+    return _Coded(codes, np.concatenate(ys), np.concatenate(ws))
+
+
+def _blocks(rows: list, workers: int) -> list:
+    """Consecutive partitions grouped into blocks of at most :data:`BLOCK_ROWS` rows,
+    and of at most a quarter of a worker's share of the rows, so that every worker
+    gets blocks enough to share the passes (a larger partition is a block of its own)."""
+    target = max(1, min(BLOCK_ROWS, sum(rows) // (4 * max(workers, 1))))
+    blocks: list = []
+    size = 0
+    for i, r in enumerate(rows):
+        if blocks and size + r <= target:
+            blocks[-1].append(i)
+            size += r
+        else:
+            blocks.append([i])
+            size = r
+    return blocks
 
 
 class _State:
@@ -292,9 +322,9 @@ def _terms(term_slices: dict, p: int) -> tuple[np.ndarray, int]:
     return col_term, len(term_slices)
 
 
-def _coded(parts, max_bins: int, e: int, first: list) -> tuple[list, BinnedDesign]:
+def _coded(parts, max_bins: int, e: int, first: list, rows: list) -> tuple[list, BinnedDesign]:
     """bin_design's cuts over the partitions (``first``: their first pass, done
-    with the setup), and every partition coded (persisted)."""
+    with the setup), and the partitions coded in blocks (persisted)."""
     import dask
     from dask import delayed
 
@@ -303,7 +333,8 @@ def _coded(parts, max_bins: int, e: int, first: list) -> tuple[list, BinnedDesig
     nbins = np.array([c.size + 1 for c in cuts], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(nbins)])
     dtype = np.uint8 if nbins.max(initial=1) <= 256 else np.uint16
-    coded = list(dask.persist(*[delayed(_encode)(f, cuts, dtype, e) for f in parts.frames]))
+    coded = list(dask.persist(*[delayed(_encode)([parts.frames[i] for i in block], cuts, dtype, e)
+                                for block in _blocks(rows, _workers_memory()[0])]))
     binned = BinnedDesign(np.zeros((p, 0), dtype=dtype), cuts, nbins, offsets)
     return coded, binned
 
@@ -342,7 +373,8 @@ def fit_uboost_dask(spec, *, U="logistic", learner: str = "trees", depth: int = 
     e = int(np.frexp(setup["wmax"])[1])            # boost_u's scaling of the weights
     leaf_rows = min_samples_leaf > 1
     bounds = (float(np.ldexp(min_child_weight, -e)), float(np.ldexp(min_samples_leaf, -e)))
-    coded, binned = _coded(parts, int(max_bins), e, [piece[1] for piece in pieces])
+    coded, binned = _coded(parts, int(max_bins), e, [piece[1] for piece in pieces],
+                           [piece[0]["n_used"] for piece in pieces])
     del pieces
     parts_light = parts.without_frames()
     del parts                                      # the designs leave worker memory
