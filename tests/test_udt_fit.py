@@ -105,6 +105,19 @@ def test_prune_and_one_se_rule(pima):
     pd.testing.assert_frame_equal(again.cptable, m.cptable)
 
 
+def test_a_pruned_tree_does_not_keep_the_full_tree_s_cached_statistics(pima):
+    # deviance, null deviance and log-likelihood are cached on first use; the pruned copy
+    # must compute its own (it kept the full tree's log-likelihood)
+    m = ubreg.fit(FORMULA, pima, method="udt", cp=0.001, xval=0)
+    cp = float(m.cptable["CP"].iloc[1])
+    fresh = ubreg.fit(FORMULA, pima, method="udt", cp=0.001, xval=0).prune(cp)
+    full = (m.loglik, m.deviance, m.null_deviance)          # cached on the full tree
+    assert all(np.isfinite(full))
+    pruned = m.prune(cp)
+    assert pruned.loglik == fresh.loglik != m.loglik
+    assert pruned.deviance == fresh.deviance != m.deviance
+
+
 def test_theorem_4_surrogate_risk(pima):
     m = ubreg.fit(FORMULA, pima, method="udt", family="matsushita", xval=0)
     fam = m.family

@@ -161,6 +161,8 @@ class TreeResult(BinaryResult):
         tree = self.tree.prune(cp)
         out = object.__new__(type(self))
         out.__dict__.update(self.__dict__)
+        for cached in self._unpickled:          # the full tree's deviance and log-likelihood
+            out.__dict__.pop(cached, None)
         out.tree = tree
         # a row's leaf in the pruned tree is the first ancestor (k → k // 2)
         # of its old leaf that is a leaf of the pruned tree
