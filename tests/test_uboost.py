@@ -239,6 +239,17 @@ def test_values_into_writes_the_numbers_values_returns():
             np.testing.assert_array_equal(got, ref)
 
 
+def test_with_mstop_keeps_what_the_weights_mean(data):
+    # a frequency-weighted fit cut at mstop is still frequency-weighted (nobs = Σ w)
+    w = np.resize([1.0, 2.0, 3.0], len(data))
+    m = ubreg.fit("y ~ a + b + c", data, method="uboost", mstop=20, freq_weights=w)
+    cut = m.with_mstop(10)
+    assert cut.weight_kind == m.weight_kind == "freq"
+    assert cut.nobs == m.nobs == w.sum()
+    direct = ubreg.fit("y ~ a + b + c", data, method="uboost", mstop=10, freq_weights=w)
+    assert cut.loglik == pytest.approx(direct.loglik, rel=1e-12)
+
+
 def test_min_samples_leaf_bounds_every_leaf(data):
     m = ubreg.fit("y ~ a + b + c", data, method="uboost", learner="trees", depth=3, mstop=15,
                   min_samples_leaf=25)

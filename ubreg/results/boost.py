@@ -314,7 +314,8 @@ class UBoostResult(BinaryResult):
                             X=self.X, formula=self.formula, design=self.design,
                             response=self.response, y=self.y, weights=self.weights, eta=eta,
                             index=self.index, n_input=self.n_input, dropped=self.dropped,
-                            call=self.call, na_factors=self.na_factors)
+                            call=self.call, na_factors=self.na_factors,
+                            weight_kind=self.weight_kind)
 
     @property
     def training_error(self) -> float:
