@@ -108,6 +108,27 @@ def test_threaded_scheduler_grows_the_exact_in_memory_tree(frame, ddf, kw):
     _assert_same_tree(mem, out)
 
 
+@pytest.mark.parametrize("kw", [dict(cp=0.001), dict(weights="w", cp=0.002, family="gini"),
+                                dict(freq_weights="w", cp=0.002)])
+def test_loglik_and_residuals_are_the_in_memory_ones(frame, ddf, kw):
+    # what the capabilities promise (has_deviance: loglik; has_residuals: residuals),
+    # over the partitions; a pruned tree has its own log-likelihood
+    mem = ubreg.fit(FORMULA, frame, method="udt", xval=0, **kw)
+    with dask.config.set(scheduler="threads"):
+        out = ubreg.fit(FORMULA, ddf, method="udt", **kw)
+        assert out.loglik == pytest.approx(mem.loglik, rel=1e-12)
+        for type in ("deviance", "pearson", "response"):
+            got = out.residuals(type).compute()
+            want = mem.residuals(type)
+            assert got.name == want.name
+            np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=1e-12, atol=1e-15)
+        with pytest.raises(ValueError, match="type must be"):
+            out.residuals("working")
+        cp = float(mem.cptable["CP"].iloc[1])
+        assert out.prune(cp).loglik == pytest.approx(mem.prune(cp).loglik, rel=1e-12)
+        assert out.loglik == pytest.approx(mem.loglik, rel=1e-12)     # not the pruned one's
+
+
 @pytest.mark.parametrize("bins", [3, 16, 255])
 def test_threaded_scheduler_grows_the_binned_in_memory_tree(bins):
     """Continuous predictors (more distinct values than bins): the quantile cuts

@@ -19,6 +19,7 @@ import pandas as pd
 
 from ..design import build_partition_raw, is_dask_frame
 from ..results.base import check_predict_type
+from ..results.inference import bernoulli_loglik
 from ..results.tree import TreeResult, to_tree_columns
 from .predict import _Payload
 
@@ -29,6 +30,8 @@ __all__ = ["DaskTreeResult"]
 
 #: per training row: the response, the weight, or a prediction type of TreeResult
 _TRAINING = ("y", "weights", "response", "link", "class", "leaf")
+#: computed from a partition's rows as the in-memory result computes them over all rows
+_FROM_ROWS = ("loglik", "residuals:deviance", "residuals:pearson", "residuals:response")
 
 
 def _meta(result: TreeResult, what: str) -> pd.Series:
@@ -37,6 +40,8 @@ def _meta(result: TreeResult, what: str) -> pd.Series:
                          name="class")
     if what == "leaf":
         return pd.Series(pd.array([], dtype="Int64"), name="leaf")
+    if what.startswith("residuals:"):
+        return pd.Series(np.array([], dtype=np.float64), name=f"{what[10:]} residual")
     return pd.Series(np.array([], dtype=np.float64), name=what)
 
 
@@ -50,6 +55,14 @@ def _training_partition(part: pd.DataFrame, payload: _Payload, what: str) -> pd.
     leaf = model.tree.apply(to_tree_columns(raw["columns"]))
     out = copy.copy(model)
     out.training_leaf, out.index = leaf, raw["index"]
+    if what in _FROM_ROWS:
+        out.y = np.asarray(raw["y"], dtype=np.float64)
+        out.weights = np.asarray(raw["w"], dtype=np.float64)
+        out.eta = TreeResult.predict(out, None, type="link").to_numpy()
+        if what == "loglik":        # a sum over rows: the partitions' sums add up
+            return pd.Series([bernoulli_loglik(out.family, out.y, out.eta, out.weights,
+                                               out.weight_kind)], name=what)
+        return TreeResult.residuals(out, what[10:])
     return TreeResult.predict(out, None, type=what)
 
 
@@ -120,8 +133,11 @@ class DaskTreeResult(TreeResult):
 
     @property
     def loglik(self) -> float:
-        raise NotImplementedError("the log-likelihood of a tree fitted on a Dask frame is not "
-                                  "computed (a tree declares no likelihood)")
+        """The Bernoulli log-likelihood of p̂ (as :attr:`TreeResult.loglik`), by one pass
+        over the partitions on first use."""
+        if "loglik" not in self._stats:
+            self._stats["loglik"] = float(self._training("loglik").sum().compute())
+        return float(self._stats["loglik"])
 
     # ---- per-row quantities, lazily ---------------------------------------
     @property
@@ -142,12 +158,15 @@ class DaskTreeResult(TreeResult):
         return TreeResult.predict(self._light(), newdata, type)
 
     def residuals(self, type: str = "deviance") -> dd.Series:
-        raise NotImplementedError("residuals of a tree fitted on a Dask frame: compute them "
-                                  "from m.y and m.fitted_values (lazy dask Series)")
+        """As :meth:`TreeResult.residuals`, a lazy dask Series over the training rows."""
+        if type not in ("deviance", "pearson", "response"):
+            raise ValueError(f"type must be 'deviance', 'pearson' or 'response', got {type!r}")
+        return self._training(f"residuals:{type}")
 
     def prune(self, cp: float) -> DaskTreeResult:
         """A new result with the tree pruned at ``cp`` (rpart's ``prune``)."""
         out = copy.copy(self)
+        out._stats = {k: v for k, v in self._stats.items() if k != "loglik"}   # another tree
         out.tree = self.tree.prune(cp)
         out.call = f"prune({self.call}, cp={cp:g})"
         out._lazy()
