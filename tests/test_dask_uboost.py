@@ -81,6 +81,10 @@ def test_threaded_scheduler_gives_the_in_memory_fit(frame, ddf, kw):
     _assert_same_fit(mem, out, frame)
     with dask.config.set(scheduler="threads"):
         np.testing.assert_allclose(out.predict(type="link").compute(), mem.eta, rtol=0, atol=TOL)
+        for kind in ("deviance", "pearson", "response"):       # what has_residuals promises
+            got = out.residuals(kind).compute()
+            assert got.name == mem.residuals(kind).name
+            np.testing.assert_allclose(got, mem.residuals(kind), rtol=1e-9, atol=1e-12)
 
 
 def test_refusals_name_the_option(ddf):

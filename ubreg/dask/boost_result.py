@@ -28,12 +28,16 @@ if TYPE_CHECKING:
 __all__ = ["DaskUBoostResult"]
 
 _TRAINING = ("y", "weights", "link", "response", "class")
+#: residuals of a partition's rows, as the in-memory result computes them
+_RESIDUALS = ("residuals:deviance", "residuals:pearson", "residuals:response")
 
 
 def _meta(result: UBoostResult, what: str) -> pd.Series:
     if what == "class":
         return pd.Series(pd.Categorical([], categories=list(result.response.levels)),
                          name="class")
+    if what in _RESIDUALS:
+        return pd.Series(np.array([], dtype=np.float64), name=f"{what[10:]} residual")
     return pd.Series(np.array([], dtype=np.float64), name=what)
 
 
@@ -46,6 +50,10 @@ def _training_partition(part: pd.DataFrame, payload: _Payload, what: str) -> pd.
     F = np.full(len(mf["y"]), model.fit_info.F0)        # UBoostResult._link_for's sum
     for base in model.fit_info.learners:
         F += model.nu * base.predict(mf["X"])
+    if what in _RESIDUALS:
+        rows = copy.copy(model)
+        rows.y, rows.weights, rows.eta, rows.index = mf["y"], mf["w"], F, mf["index"]
+        return UBoostResult.residuals(rows, what[10:])
     return model._on_scale(F, np.zeros(len(F), dtype=bool), mf["index"], what)
 
 
@@ -137,8 +145,10 @@ class DaskUBoostResult(UBoostResult):
         return UBoostResult.predict(self._light(), newdata, type)
 
     def residuals(self, type: str = "deviance") -> dd.Series:
-        raise NotImplementedError("residuals of a fit of a Dask frame: compute them from m.y "
-                                  "and m.fitted_values (lazy dask Series)")
+        """As :meth:`UBoostResult.residuals`, a lazy dask Series over the training rows."""
+        if type not in ("deviance", "pearson", "response"):
+            raise ValueError(f"type must be 'deviance', 'pearson' or 'response', got {type!r}")
+        return self._training(f"residuals:{type}")
 
     def with_mstop(self, mstop: int) -> UBoostResult:
         raise NotImplementedError("with_mstop on a fit of a Dask frame: it recomputes F on the "
