@@ -336,24 +336,8 @@ def _coded(parts, max_bins: int, e: int, first: list, rows: list) -> tuple[list,
     dtype = np.uint8 if nbins.max(initial=1) <= 256 else np.uint16
     coded = list(dask.persist(*[delayed(_encode)([parts.frames[i] for i in block], cuts, dtype, e)
                                 for block in _blocks(rows, _workers_memory()[0])]))
-    _balance(coded)
     binned = BinnedDesign(np.zeros((p, 0), dtype=dtype), cuts, nbins, offsets)
     return coded, binned
-
-
-def _balance(coded: list) -> None:
-    """On a distributed cluster, spread the coded blocks evenly over the workers
-    (``Client.rebalance``): every pass waits for the worker holding the most, and a
-    block lands next to its partitions, which need not be spread evenly."""
-    try:
-        from dask.base import get_scheduler
-        from distributed import Client, futures_of
-    except ImportError:                                   # no distributed: one process
-        return
-    client = getattr(get_scheduler(), "__self__", None)
-    futures = futures_of(coded)
-    if isinstance(client, Client) and futures:
-        client.rebalance(futures)
 
 
 def _sums(coded: _Coded) -> dict:
