@@ -8,9 +8,10 @@ partition-wise sums:
    (:func:`ubreg.dask.frame.prepare_partitions`); a setup pass counts rows and
    weights (the weights are divided by the power of two of the in-memory fit);
 2. bin_design's cuts are computed exactly over the partitions
-   (:mod:`ubreg.dask.quantiles`: the in-memory bins), every partition is coded
-   once (uint8) and kept in worker memory with y and w; the designs are then
-   released;
+   (:mod:`ubreg.dask.quantiles`: the in-memory bins; the first of its passes is
+   the setup pass), every partition is coded once (uint8) and kept in worker
+   memory with y and w, consecutive partitions in one block (:func:`_blocks`:
+   fewer, larger tasks a pass); the designs are then released;
 3. the state of boosting, F and the per-row statistics (g, h[, w]) of the next
    tree, is kept per partition in worker memory (``dask.persist``), one new
    state per iteration computed from the last (F ← F + ν f_m): a lost worker's

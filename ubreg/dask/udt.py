@@ -5,7 +5,10 @@
 
 1. one pass learns the levels and the response coding (:func:`ubreg.dask.frame.read_levels`),
    patsy learns the predictors' :class:`~ubreg.design.raw.RawDesign`;
-2. a pass counts rows, weights, classes and missing values per predictor;
+2. the source is read once more, the last time: each partition's raw predictors
+   are kept in worker memory, compactly (int8 y, small categorical codes, no unit
+   weights), for steps 2-4 and released once coded; a pass counts rows, weights,
+   classes and missing values per predictor;
 3. one to three passes find each numeric predictor's codes: its distinct values
    (``bins=None``, exact; at most :data:`~ubreg.fitters.udt.hist.MAX_EXACT_CODES`)
    or bin_design's quantile cuts with ``bins`` bins, computed exactly
@@ -15,8 +18,10 @@
    (``dask.persist``); with bins, the range of each code comes with it;
 5. every level of the tree is one pass: each partition routes its rows through
    the tree grown so far (stateless: nothing but the codes is kept between
-   passes) and returns the histograms of its open nodes; the sums reach the
-   client, which chooses the splits (:func:`ubreg.fitters.udt.hist.grow_binned`).
+   passes; compiled, each row walks down the tree once) and returns the
+   histograms of its open nodes (:func:`ubreg.fitters.udt.hist.level_histograms`);
+   the sums reach the client, which chooses the splits
+   (:func:`ubreg.fitters.udt.hist.grow_binned`).
 
 The rows never travel to the client.  A worker lost in the middle of a fit
 loses its persisted codes, which Dask recomputes from their lineage (the
