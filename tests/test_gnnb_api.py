@@ -237,7 +237,7 @@ def test_factor_indicators_adjacent_and_never_split():
             assert len(owner) == 1                                   # one block
         assert sorted(np.concatenate(pre.blocks).tolist()) == list(range(len(names)))
         # the indicators of the reference level are 1 exactly where g == "u"
-        Z = pre._raw(m.design.transform(df)[0])
+        Z = pre.raw(m.design.transform(df)[0])
         np.testing.assert_array_equal(Z[:, names.index("g[u]")], (df.g == "u").to_numpy())
     with pytest.raises(ValueError, match="blocks"):
         ubreg.fit("y ~ x1 + g + x2 + h + x3", df, family="entropy", method="gnnb", k=4,

@@ -45,6 +45,8 @@ def _infinite(values) -> np.ndarray:
     if arr.dtype.kind == "f":
         return np.isinf(arr)
     if arr.dtype.kind == "O":
+        if not any(issubclass(t, (float, np.floating)) for t in set(map(type, arr))):
+            return np.zeros(len(arr), dtype=bool)      # no float at all (labels as strings)
         return np.fromiter((isinstance(v, (float, np.floating)) and bool(np.isinf(v))
                             for v in arr), dtype=bool, count=len(arr))
     return np.zeros(len(arr), dtype=bool)
@@ -167,6 +169,8 @@ def _check_weighted_classes(y: np.ndarray, w: np.ndarray, name: str) -> None:
     """A row of weight 0 counts as a removed row: refuse a fit whose rows of
     positive weight hold one class only, as :func:`code_response` refuses it
     when the rows are removed (the optimum would be at infinity)."""
+    if not len(w) or w.min() > 0:
+        return                          # every row counts: code_response has checked them
     present = y[w > 0]
     if present.size and np.unique(present).size < 2 and np.unique(y).size >= 2:
         raise ResponseError(f"response {name!r} has only one class among the {present.size} "

@@ -235,7 +235,8 @@ def cv(formula: str, data: pd.DataFrame | dd.DataFrame | dict[str, Any],
     pos = np.asarray(mf.index, dtype=int)     # positions of the complete rows
     fold, folds = _given_folds(fold, len(data), pos) if fold is not None else \
         (fold_assignment(mf.y, folds, stratified, seed), folds)
-    models = _fold_models(fit, formula, frame, pos, fold, folds, weights, fit_kw, scheduler,
+    fold_kw = _with_shared_options(formula, frame, weights, fit_kw, scheduler)
+    models = _fold_models(fit, formula, frame, pos, fold, folds, weights, fold_kw, scheduler,
                           progress(range(folds), desc=f"{folds}-fold CV ({method})",
                                    total=folds, show=show_progress))
     scored = _score_folds(models, frame, pos, fold, mf.weights)
@@ -244,6 +245,18 @@ def cv(formula: str, data: pd.DataFrame | dd.DataFrame | dict[str, Any],
     return _result(scored, data.index[pos], fold, mf.weights, full, formula=formula,
                    method=method, family=fam, seed=seed, stratified=stratified,
                    call=_call_string(formula, fam, method, folds, stratified, seed, fit_options))
+
+
+def _with_shared_options(formula: str, frame: pd.DataFrame, weights: np.ndarray | str | None,
+                         fit_kw: dict[str, Any], scheduler: Any) -> dict[str, Any]:
+    """``fit_kw`` and what the method computes once for all the folds
+    (``Method.cv_options``: gnnb's neighbour graph) when they are fitted here."""
+    from ..methods.registry import METHODS  # late: it imports every method
+
+    entry = METHODS.get(fit_kw["method"])
+    if scheduler is not None or entry is None or entry.cv_options is None:
+        return fit_kw
+    return {**fit_kw, **entry.cv_options(formula, frame, weights, fit_kw)}
 
 
 def _fold_fit_kw(family: FamilyArgument, fam: Family | list[Family], method: str,

@@ -10,19 +10,20 @@ import pandas as pd
 from ..errors import DataError
 from ..families import PermissibleFamily
 from ..fitters.gnnb.fitter import leverage
+from ..fitters.gnnb.graph import NeighbourGraph, graph_neighbours
 from ..fitters.gnnb.neighbours import NeighbourIndex
 from ..fitters.gnnb.preprocess import Preprocessor
 from ..numerics.limits import check_allocation, format_bytes
 from ..results.gnnb import BlockModel, GNNBResult
 from .spec import FitSpec, Method, model_frame
 
-__all__ = ["fit_gnnb", "fit_unn"]
+__all__ = ["fit_gnnb", "fit_unn", "cv_neighbour_graph"]
 
 
 def fit_gnnb(spec: FitSpec, *, k: int = 10, epsilon: float = 0.5, T: int | None = None,
              chooser: str = "sequential", blocks: int = 1, norm: str = "l2",
              standardize: bool = True, categorical: str = "onehot",
-             trace: bool = False) -> GNNBResult:
+             trace: bool = False, neighbour_graph: NeighbourGraph | None = None) -> GNNBResult:
     """Gentle nearest-neighbour boosting (paper 002, Algorithm 1; docs/math.md §8).
 
     Parameters
@@ -53,6 +54,13 @@ def fit_gnnb(spec: FitSpec, *, k: int = 10, epsilon: float = 0.5, T: int | None 
         Categorical predictors as 0/1 indicators of every level, or an error.
     trace : bool
         Keep the per-step surrogate risk (for diagnostics and tests).
+    neighbour_graph : NeighbourGraph, optional
+        Neighbour lists of a superset of the rows (:func:`cv_neighbour_graph`;
+        :func:`ubreg.cv` passes one to its folds): candidates for the searches of
+        the fit and of its predictions on rows of that superset, checked by a
+        bound, so the neighbours are exactly those found without it
+        (:mod:`ubreg.fitters.gnnb.graph`).  Used with ``blocks=1`` and no
+        weights; rows not in the graph are searched as usual.
 
     Notes
     -----
@@ -70,13 +78,15 @@ def fit_gnnb(spec: FitSpec, *, k: int = 10, epsilon: float = 0.5, T: int | None 
     argument leaves the link's range: see :mod:`ubreg.fitters.gnnb.fitter`.
     """
     return _fit(spec, "gnnb", k=k, epsilon=epsilon, T=T, chooser=chooser, blocks=blocks,
-                norm=norm, standardize=standardize, categorical=categorical, trace=trace)
+                norm=norm, standardize=standardize, categorical=categorical, trace=trace,
+                graph=neighbour_graph)
 
 
 def fit_unn(spec: FitSpec, *, k: int = 10, T: int | None = None, blocks: int = 1,
             norm: str = "l2", standardize: bool = True, categorical: str = "onehot",
             delta_max: float = 10.0, tol: float = 1e-12, trace: bool = False,
-            epsilon=None, chooser=None) -> GNNBResult:
+            epsilon=None, chooser=None,
+            neighbour_graph: NeighbourGraph | None = None) -> GNNBResult:
     """UNN baseline: the GNNB loop (sequential chooser) with δ_j solved exactly
     from the zero-edge condition (paper 000 eq. 70) on j's inverse
     neighbourhood, to ``tol``.
@@ -103,11 +113,11 @@ def fit_unn(spec: FitSpec, *, k: int = 10, T: int | None = None, blocks: int = 1
         raise ValueError(f"delta_max must be a positive number, got {delta_max!r}")
     return _fit(spec, "unn", k=k, epsilon=0.5, T=T, chooser="sequential", blocks=blocks,
                 norm=norm, standardize=standardize, categorical=categorical, trace=trace,
-                delta_max=float(delta_max), tol=float(tol))
+                delta_max=float(delta_max), tol=float(tol), graph=neighbour_graph)
 
 
 def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, standardize,
-         categorical, trace, delta_max=10.0, tol=1e-12) -> GNNBResult:
+         categorical, trace, delta_max=10.0, tol=1e-12, graph=None) -> GNNBResult:
     family = spec.family
     if isinstance(family, list) or not family.is_permissible:
         # a ValueError, as every user error in ubreg (errors.py)
@@ -141,9 +151,12 @@ def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, st
     Y_c = Y[order]
     models = []
     t0 = time.perf_counter()
+    link = None if graph is None else _graph_link(
+        graph, pre, row_index[order], X, usable=blocks == 1 and spec.weights is None)
     for B in pre.transform(X):
         index = NeighbourIndex(B)
-        knn = index.query(None, int(k))
+        knn = (index.query(None, int(k)) if link is None else
+               graph_neighbours(link[0], index, link[1], pre.scale, link[1], int(k)))
         fit = leverage(knn, Y_c, family, epsilon=float(epsilon), T=None if T is None else int(T),
                        chooser=chooser, update=update, delta_max=delta_max, tol=tol, trace=trace)
         models.append(BlockModel(index=index, leverage=fit.alpha * Y_c,
@@ -157,7 +170,45 @@ def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, st
         index=row_index, n_input=mf.n_input, dropped=mf.dropped, na_factors=mf.na_factors,
         fit_seconds=seconds, order=order,   # index.X is in this order: Lemma 3 needs Y[order]
         weighted_rows=len(mf.index) if spec.weights is not None else None,
-        positive_rows=int(np.count_nonzero(mf.weights)) if spec.weights is not None else None)
+        positive_rows=int(np.count_nonzero(mf.weights)) if spec.weights is not None else None,
+        graph_link=link)
+
+
+def _graph_link(graph: NeighbourGraph, pre: Preprocessor, labels: pd.Index, X: np.ndarray,
+                usable: bool) -> tuple[NeighbourGraph, np.ndarray] | None:
+    """(graph, graph row of each training point) when the graph holds the training
+    rows with the same values (and ``usable``: one block, no weights), else None."""
+    if not isinstance(graph, NeighbourGraph):
+        raise ValueError(f"neighbour_graph must be a NeighbourGraph (from "
+                         f"ubreg.methods.gnnb.cv_neighbour_graph), got {type(graph).__name__}")
+    if not usable:
+        return None
+    rows = graph.rows_of(labels, pre.raw(X), pre.column_names)
+    return None if rows is None else (graph, rows)
+
+
+def cv_neighbour_graph(formula: str, frame: pd.DataFrame, weights, fit_kw: dict) -> dict:
+    """The options :func:`ubreg.cv` adds to every fold's fit: a neighbour graph of
+    all the complete rows of ``frame`` (whose labels the folds keep), when the
+    folds can use it (``blocks=1``, no weights, no graph given); else none."""
+    if (weights is not None or "neighbour_graph" in fit_kw
+            or fit_kw.get("blocks", 1) != 1 or fit_kw.get("positive") is not None):
+        return {}
+    k = fit_kw.get("k", 10)
+    spec = FitSpec(formula=formula, data=frame, family=[], weights=None,     # unread here
+                   na_action=fit_kw.get("na_action", "omit"), positive=None, call="")
+    try:
+        mf = model_frame(spec, fit_kw.get("method", "gnnb"), response="multiclass")
+        pre = Preprocessor(mf.design, mf.X, standardize=fit_kw.get("standardize", True),
+                           categorical=fit_kw.get("categorical", "onehot"))
+        if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or \
+                not 1 <= k < mf.X.shape[0] - 1:
+            return {}
+    except ValueError:       # the folds' own fits report it
+        return {}
+    graph = NeighbourGraph(mf.index, pre.raw(mf.X), pre.transform(mf.X)[0], pre.scale,
+                           pre.column_names, int(k))
+    return {"neighbour_graph": graph}
 
 
 #: a 64-bit process cannot address more bytes than this (a hard limit under any cap)
@@ -258,5 +309,7 @@ def _in_input_order(fit, order: np.ndarray):
     return fit
 
 
-GNNB = Method("gnnb", fit=fit_gnnb, result=GNNBResult, quick={"": {"k": 3}}, multiclass=True)
-UNN = Method("unn", fit=fit_unn, result=GNNBResult, quick={"": {"k": 3}}, multiclass=True)
+GNNB = Method("gnnb", fit=fit_gnnb, result=GNNBResult, quick={"": {"k": 3}}, multiclass=True,
+              cv_options=cv_neighbour_graph)
+UNN = Method("unn", fit=fit_unn, result=GNNBResult, quick={"": {"k": 3}}, multiclass=True,
+             cv_options=cv_neighbour_graph)

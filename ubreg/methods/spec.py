@@ -130,6 +130,10 @@ class Method:
     keeps_missing : bool
         Whether rows with NA predictors are kept and routed (trees) rather than
         dropped.
+    cv_options : callable, optional
+        ``(formula, frame, weights, fit_kw) -> dict``: options that :func:`ubreg.cv`
+        computes once over all the rows and passes to every fold's fit (gnnb's
+        neighbour graph).  They must not change the fits, only their speed.
     """
 
     name: str
@@ -142,6 +146,7 @@ class Method:
     quick: dict = field(default_factory=lambda: {"": {}})
     multiclass: bool = False
     keeps_missing: bool = False
+    cv_options: Callable | None = None
 
     def accepted(self, options: dict) -> tuple[str, list | None]:
         """(label for messages, names of the options accepted, or None if unknown)."""

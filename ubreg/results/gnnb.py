@@ -34,6 +34,7 @@ from .._version import __version__
 from ..design import as_frame
 from ..families import PermissibleFamily
 from ..fitters.gnnb.fitter import LeverageFit, lemma3_optimal_risk, surrogate_risk
+from ..fitters.gnnb.graph import NeighbourGraph, graph_neighbours
 from ..fitters.gnnb.neighbours import NeighbourIndex
 from .base import Capabilities, Result, check_predict_type, class_series
 
@@ -89,7 +90,8 @@ class GNNBResult(Result):
 
     capabilities = Capabilities(has_training_rows=True, is_multiclass=True)
     family: PermissibleFamily           # GNNB leverages on φ (the fit checks it)
-    _unpickled = ("class_table", "hamming_risk", "training_accuracy")
+    _unpickled = ("class_table", "hamming_risk", "training_accuracy", "graph_link")
+    graph_link: tuple[NeighbourGraph, np.ndarray] | None = None     # dropped by pickling
 
     def __init__(self, *, method: str, formula: str, family: PermissibleFamily, call: str,
                  design: Design, response: Response, preprocessor: Preprocessor,
@@ -97,7 +99,8 @@ class GNNBResult(Result):
                  epsilon: float, T: int, chooser: str, index: pd.Index, n_input: int,
                  dropped: pd.Index, na_factors: Iterable[str] = (),
                  fit_seconds: float = float("nan"), order: np.ndarray | None = None,
-                 weighted_rows: int | None = None, positive_rows: int | None = None) -> None:
+                 weighted_rows: int | None = None, positive_rows: int | None = None,
+                 graph_link: tuple[NeighbourGraph, np.ndarray] | None = None) -> None:
         self.method = method
         self.formula = formula
         self.family = family
@@ -127,6 +130,9 @@ class GNNBResult(Result):
         self.weighted_rows = weighted_rows
         #: with weights: the number of data rows of non-zero weight
         self.positive_rows = positive_rows
+        #: (graph, graph row of each training point) of a fit given a neighbour
+        #: graph: candidates for predictions on rows of the graph (not pickled)
+        self.graph_link = graph_link
         self.ubreg_version = __version__
 
     # ---- basic facts ------------------------------------------------------
@@ -179,11 +185,20 @@ class GNNBResult(Result):
         # z = −y h on the training sample (leave-self-out neighbourhoods)
         return [-self.Y * b.fit.z for b in self.blocks]
 
-    def _links_for(self, X: np.ndarray) -> list[np.ndarray]:
+    def _links_for(self, X: np.ndarray, labels: pd.Index | None = None) -> list[np.ndarray]:
+        """h_c of the design rows ``X`` (labelled ``labels``: rows of a neighbour
+        graph the fit was given are searched through it, with the same result)."""
         mats = self.preprocessor.transform(X)
+        link = self.graph_link
+        rows = None if link is None or labels is None else link[0].rows_of(
+            labels, self.preprocessor.raw(X), self.preprocessor.column_names)
         out = []
         for B, blk in zip(mats, self.blocks):
-            knn = blk.index.query(B, self.k)
+            if link is None or rows is None:
+                knn = blk.index.query(B, self.k)
+            else:
+                knn = graph_neighbours(link[0], blk.index, link[1], self.preprocessor.scale,
+                                       rows, self.k, Q=B)
             out.append(blk.leverage[knn].sum(axis=1))     # eq. (16)
         return out
 
@@ -225,7 +240,8 @@ class GNNBResult(Result):
             newdata = as_frame(newdata, "newdata")
             X, na = self.design.transform(newdata)
             index = newdata.index
-            links = self._links_for(X) if X.shape[0] else [np.zeros((0, len(self.classes)))]
+            links = (self._links_for(X, index[~na]) if X.shape[0]
+                     else [np.zeros((0, len(self.classes)))])
         n, C = len(index), len(self.classes)
         if type == "class" and len(links) == 1 and C > 2:   # largest h_c: no posterior needed
             h, p, cls = links[0], None, np.argmax(links[0], axis=1)

@@ -161,20 +161,43 @@ class NeighbourIndex:
     def m(self) -> int:
         return self.X.shape[0]
 
+    @property
+    def max_norm(self) -> float:
+        """The largest Euclidean norm of a training point."""
+        norm = getattr(self, "_max_norm", None)
+        if norm is None:
+            norm = self._max_norm = float(np.sqrt(np.einsum("ij,ij->i", self.X, self.X)
+                                                  .max(initial=0.0)))
+        return norm
+
+    def rank(self, Q: np.ndarray, r: np.ndarray, c: np.ndarray, k: int,
+             d2: np.ndarray | None = None) -> np.ndarray:
+        """The k nearest of candidate training points ``c`` of query rows ``r`` of
+        ``Q``, in :meth:`query`'s order: exact when every training point at least
+        as close as a row's k-th neighbour is among its candidates.  ``d2``: their
+        squared distances by :func:`_sq_dist`, if known."""
+        return self._rank(Q, r, c, 0, Q.shape[0], k, d2)
+
     def _get_screen(self, kk: int, dtype) -> _Screen:
         s = self._screens.get(dtype)
         if s is None or s.mg < kk + 1:
             s = self._screens[dtype] = _Screen(self.X, max(kk, 10), dtype)
         return s
 
-    def query(self, Xq: np.ndarray | None, k: int) -> np.ndarray:
+    def query(self, Xq: np.ndarray | None, k: int, own: np.ndarray | None = None) -> np.ndarray:
         """Indices (n_q, k) of the k nearest training points of each query row.
 
-        ``Xq=None`` queries the training points themselves, each excluding itself.
+        ``Xq=None`` queries the training points themselves, each excluding itself;
+        ``own`` (training indices, one per query row) queries those training
+        points, each excluding itself (``Xq`` is then ignored).
         Ordered by (squared distance, index), distances by :func:`_sq_dist`.
         """
-        self_query = Xq is None
-        Q = self.X if self_query else np.ascontiguousarray(Xq, dtype=np.float64)
+        self_query = Xq is None or own is not None
+        if own is not None:
+            own = np.asarray(own, dtype=np.int64)
+            Q = self.X[own]
+        else:
+            Q = self.X if self_query else np.ascontiguousarray(Xq, dtype=np.float64)
         avail = self.m - 1 if self_query else self.m
         if not 1 <= k <= avail:
             raise ValueError(f"k = {k} neighbours requested but only {avail} training points "
@@ -183,7 +206,9 @@ class NeighbourIndex:
             raise ValueError(f"queries must have {self.X.shape[1]} columns, got shape {Q.shape}")
         e = self._range_exponent(Q)
         if e:
-            return self._rescaled_index(e).query(None if self_query else np.ldexp(Q, -e), k)
+            return self._rescaled_index(e).query(
+                None if self_query else np.ldexp(Q, -e), k,
+                None if own is None else own)
         n = Q.shape[0]
         out = np.empty((n, k), dtype=np.int64)
         if n == 0:
@@ -203,10 +228,10 @@ class NeighbourIndex:
             rows, cols, first, held = [], [], a0, 0
             for a in range(a0, b0, ch):
                 b = min(a + ch, b0)
-                res = self._screen(Qc[a:b], qn[a:b], a, k, kk, scr, self_query)
+                res = self._screen(Qc[a:b], qn[a:b], a, k, kk, scr, self_query, own)
                 if res is None:                  # float32 too coarse here: float64 screen
                     res = self._screen(Qc[a:b], qn[a:b], a, k, kk,
-                                       self._get_screen(kk, np.float64), self_query)
+                                       self._get_screen(kk, np.float64), self_query, own)
                 rows.append(res[0])
                 cols.append(res[1])
                 held += len(res[0])
@@ -252,7 +277,7 @@ class NeighbourIndex:
             self._rescaled = {e: idx}                 # the last scale only
         return idx
 
-    def _screen(self, Qc, qn, a, k, kk, scr, self_query):
+    def _screen(self, Qc, qn, a, k, kk, scr, self_query, own=None):
         """Candidates (query row, training index) of query rows a, a+1, ...
         (centred ``Qc``, norms ``qn``), each query row's candidates in increasing
         training index; None when a float32 screen admits far more candidates
@@ -284,15 +309,16 @@ class NeighbourIndex:
         c = (opened[hi] - r * mg) + gi * mg             # increasing within each row
         r += a
         if self_query:
-            keep = c != r
+            keep = c != (r if own is None else own[r])
             r, c = r[keep], c[keep]
         return r, c
 
-    def _rank(self, Q, r, c, a, b, k):
+    def _rank(self, Q, r, c, a, b, k, d2=None):
         """The k nearest of the candidates ``c`` of query rows ``r`` in [a, b),
         in the order (row, exact squared distance, index)."""
         n = b - a
-        d2 = _sq_dist(self.X, Q, c, r)
+        if d2 is None:
+            d2 = _sq_dist(self.X, Q, c, r)
         r = r - a
         # one sort on a unique int64 key (row, rank of the distance, index) when it
         # fits: the same order as np.lexsort((c, d2, r)), several times faster

@@ -69,7 +69,7 @@ class Preprocessor:
         keep = [i for i, nm in enumerate(names) if nm != "Intercept"]
         self.keep = np.asarray(keep, dtype=np.int64)
         # Final column order: the kept design columns, with each factor's
-        # reference indicator (which _raw appends at position len(keep) + g)
+        # reference indicator (which raw() appends at position len(keep) + g)
         # moved just before the factor's dummies.  ``units`` are the sizes of
         # the column groups that blocks never split: a categorical term's
         # columns (with its reference indicator), or one numeric column.
@@ -91,7 +91,7 @@ class Preprocessor:
         self.numeric = np.r_[numeric[self.keep], np.zeros(len(self.ref_groups), bool)][self.perm]
         raw_names = [names[i] for i in keep] + [nm for _, nm in self.ref_groups]
         self.column_names = [raw_names[j] for j in self.perm]
-        Z = self._raw(X)
+        Z = self.raw(X)
         if Z.shape[1] == 0:
             raise DataError("no predictors: method 'gnnb' needs at least one column to measure "
                             "distances")
@@ -124,7 +124,9 @@ class Preprocessor:
         self.mean[num] = np.ldexp(mean, self.shift[num])
         self.scale[num] = np.where(sd > 0, np.ldexp(sd, self.shift[num]), 1.0)
 
-    def _raw(self, X):
+    def raw(self, X: np.ndarray) -> np.ndarray:
+        """The predictor columns before standardisation: the design without its
+        intercept, each factor's reference indicator added (in the final column order)."""
         Z = X[:, self.keep]
         if self.ref_groups:
             refs = [1.0 - X[:, cols].sum(axis=1) for cols, _ in self.ref_groups]
@@ -133,7 +135,7 @@ class Preprocessor:
 
     def transform(self, X: np.ndarray) -> list[np.ndarray]:
         """One matrix per block (a single one without divide-and-conquer)."""
-        Z = self._raw(np.asarray(X, dtype=np.float64))
+        Z = self.raw(np.asarray(X, dtype=np.float64))
         shift = getattr(self, "shift", None)       # None: pickled before the shift existed
         if shift is None:
             Z = (Z - self.mean) / self.scale
