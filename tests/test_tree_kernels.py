@@ -1,5 +1,7 @@
 """The compiled gain kernels of the UDT splitter (ubreg.fitters.udt._kernels) give
 numpy's gains bit for bit, hence the same trees, whichever route a level takes."""
+import sys
+
 import numpy as np
 import pytest
 
@@ -116,3 +118,47 @@ def test_kernels_are_planned_for_large_trees_only():
     # a 10^6-row tree of 20 predictors, depth 8, repays numba's start-up; 10^5 does not
     assert sqrt.plan_kernels(10**6 * 20 * 8, True)
     assert not sqrt.plan_kernels(10**5 * 20 * 8, True)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_trees_do_not_depend_on_the_compiled_partition(monkeypatch, weighted):
+    """The orderings partitioned by the compiled kernel or by numpy: the same trees
+    (per-predictor partitions forced at every level: BATCH_ROWS = 0); unit and
+    frequency weights, missing values, zero weights (rows outside the orderings)."""
+    from ubreg.fitters.udt import _partition_kernel
+    from ubreg.fitters.udt import grow as G
+    from ubreg.fitters.udt import partition as P
+    rng = np.random.default_rng(5)
+    n = 3000
+    X = np.round(rng.standard_normal((n, 4)), 1)
+    X[rng.random(n) < 0.1, 2] = np.nan
+    y = (rng.random(n) < 1.0 / (1.0 + np.exp(-(X[:, 0] - X[:, 1])))).astype(int)
+    cols = [TreeColumn(f"x{j}", "numeric", np.ascontiguousarray(X[:, j])) for j in range(4)]
+    w = rng.integers(0, 3, n).astype(float) if weighted else None
+    monkeypatch.setattr(G, "BATCH_ROWS", 0)
+    calls = []
+
+    def counted(*args):
+        calls.append(1)
+        return _partition_kernel.stable_partition(*args)
+
+    trees = []
+    for kernel in (None, counted):
+        monkeypatch.setattr(P, "_partition_kernel", lambda m, _k=kernel: _k)
+        trees.append(grow_tree(cols, y, w, Permissible("gini"), min_split=2, min_leaf=1,
+                               max_depth=9, cp=0).nodes)
+    assert len(calls) > 20
+    a, b = trees
+    assert len(a["n"]) > 100
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+
+
+def test_the_partition_is_compiled_only_once_numba_is_loaded(monkeypatch):
+    import numba  # noqa: F401
+
+    from ubreg.fitters.udt import partition as G
+    assert G._partition_kernel(10**6) is not None
+    assert G._partition_kernel(1000) is None
+    monkeypatch.delitem(sys.modules, "numba")
+    assert G._partition_kernel(10**6) is None     # a gini tree does not load numba for it

@@ -60,6 +60,7 @@ import numpy as np
 
 from .columns import CATEGORICAL, check_columns, check_response
 from .criterion import make_criterion, misclass_risk
+from .partition import partition_orderings, partition_rows
 from .route import route_level
 from .splitter import (
     Candidates,
@@ -159,39 +160,6 @@ def node_risk(crit, wy, w, risk):
     return crit.surrogate_risk(wy, w)
 
 
-def _partition(order, go_left, A, C, m_new, ibuf, bbuf):
-    """Stable partition of ``order`` into the children's segments.
-
-    Position i holding a left-going row moves to cl[i] + A[i], a right-going
-    one to C[i] − cl[i] (C = i + B), with cl the running count of left-going
-    rows: each child keeps the parent's sort order.
-    """
-    m = order.shape[0]
-    cl, t, gl = ibuf[0][:m], ibuf[1][:m], bbuf[:m]
-    np.take(go_left, order, out=gl)
-    np.cumsum(gl, out=cl)
-    np.subtract(C, cl, out=t)
-    cl += A
-    np.copyto(t, cl, where=gl)
-    new = np.empty(m, dtype=order.dtype)
-    new[t] = order
-    return new[:m_new]
-
-
-def _partition_rows(orders, go_left, A, C, m_new):
-    """:func:`_partition` of every row of ``orders`` (g, m) at once."""
-    g, m = orders.shape
-    gl = np.take(go_left, orders)
-    cl = np.cumsum(gl, axis=1)
-    t = np.subtract(C, cl)
-    cl += A
-    np.copyto(t, cl, where=gl)
-    t += (np.arange(g, dtype=np.intp) * m)[:, None]
-    new = np.empty(g * m, dtype=orders.dtype)
-    new[t.ravel()] = orders.ravel()
-    return new.reshape(g, m)[:, :m_new]
-
-
 @dataclass
 class _Best:
     """Best split of every segment over all predictors (column order breaks ties)."""
@@ -282,7 +250,7 @@ def _best_splits(specs, values, orders, base, rowdata, lay, crit, ws, has_nan, h
 
 
 def _relayout(lay, seg_len, ks, len_slot, keep):
-    """Where each position of the level's orderings moves (see :func:`_partition`).
+    """Where each position of the level's orderings moves (:func:`.partition.partition`).
 
     Kept children get consecutive segments (in slot order: parent order,
     left before right); the rows of closed children and of unsplit segments
@@ -563,14 +531,14 @@ class _Grower:
         if self.orders2 is None and m_new <= BATCH_ROWS:
             self.orders2 = np.stack([self.orders[j] for j in self.numeric] + [self.base])
         if self.orders2 is not None:
-            self.orders2 = _partition_rows(self.orders2, self.go_left, A, C, m_new)
+            self.orders2 = partition_rows(self.orders2, self.go_left, A, C, m_new)
             self.orders = {j: self.orders2[i] for i, j in enumerate(self.numeric)}
             self.base = self.orders2[-1]
             return
-        for j in self.numeric:
-            self.orders[j] = _partition(self.orders[j], self.go_left, A, C, m_new, self.ibuf,
-                                        self.ws.b[0])
-        self.base = _partition(self.base, self.go_left, A, C, m_new, self.ibuf, self.ws.b[0])
+        parts = partition_orderings([self.orders[j] for j in self.numeric] + [self.base],
+                                    self.go_left, A, C, m_new, self.ibuf, self.ws.b[0])
+        self.orders = dict(zip(self.numeric, parts[:-1]))
+        self.base = parts[-1]
 
 
 def _finish(store, cat_blocks, lmax):
