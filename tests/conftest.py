@@ -6,6 +6,10 @@ family added there is tested by the shared matrices (bad input, invariances, wei
 formula safety, fuzzing) without editing them.  A test asks for ``every_method`` (a
 method label such as ``"uls-stumps"``) or ``every_family`` (a family name) and is run
 once per entry; :func:`method_case` gives a label's method, options and traits.
+
+``client`` is the Dask cluster of the cluster tests (``tests/test_dask*.py``): a
+``distributed.Client`` on a LocalCluster of two worker processes, one per test
+module (the worker-kill tests kill its workers).
 """
 from __future__ import annotations
 
@@ -64,3 +68,15 @@ def methods_registry() -> dict[str, MethodCase]:
 @pytest.fixture(scope="session")
 def families_registry() -> dict:
     return dict(FAMILIES)
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A Client on a LocalCluster of 2 worker processes, 1 thread each (per module)."""
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()

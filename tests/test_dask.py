@@ -26,16 +26,6 @@ FAMILIES = [ubreg.Permissible("entropy"), ubreg.Permissible("matsushita"),
             ubreg.Permissible("gini"), ubreg.Permissible("mu", mu=0.3)]
 
 
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
-    c = distributed.Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
-
-
 def _data(n=800, seed=3):
     """Numeric and string predictors, NA rows, a weight column, and a factor
     whose levels are missing from some partitions (level 'd' only in the last

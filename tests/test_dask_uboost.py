@@ -97,18 +97,8 @@ def test_refusals_name_the_option(ddf):
 
 
 # ---------------------------------------------------------------------------
-# a cluster of two worker processes
+# a cluster of two worker processes (the `client` fixture of conftest.py)
 # ---------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
-    c = distributed.Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
-
-
 @pytest.mark.slow
 def test_cluster_gives_the_in_memory_fit(client, frame, ddf):
     kw = dict(mstop=15, weights="w", max_bins=64)

@@ -164,18 +164,8 @@ def test_dask_refusals_name_the_option_and_the_reason(frame, ddf):
 
 
 # ---------------------------------------------------------------------------
-# a cluster of two worker processes
+# a cluster of two worker processes (the `client` fixture of conftest.py)
 # ---------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
-    c = distributed.Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("family", ["gini", "entropy", "matsushita"])
 def test_cluster_grows_the_exact_in_memory_tree(client, frame, ddf, family):
