@@ -67,3 +67,30 @@ def test_a_sliced_fit_equals_the_one_shot_fit(monkeypatch):
 def test_na_action_fail_names_every_column_with_missing_values():
     with pytest.raises(DataError, match="'x' \\(2 rows\\)"):
         build_model_frame("y ~ x + z", _data(), na_action="fail")
+
+
+def test_slices_without_missing_values_give_the_one_shot_design(monkeypatch):
+    # no NA in any slice: the factors' values are used as they are (no filtered copies)
+    d = _data(seed=2).dropna().reset_index(drop=True)
+    a, b = _both(monkeypatch, "y ~ x * g + z + h + flag", d)
+    np.testing.assert_array_equal(a.X, b.X)
+    assert a.na_factors == b.na_factors == [] and a.n_dropped == 0
+    assert a.index is d.index                               # every row kept: the index as given
+
+
+@pytest.mark.parametrize("dtype", ["str", "string[python]", "string[pyarrow]", "object", "bool"])
+def test_label_columns_coded_as_pandas_codes_them(dtype):
+    from ubreg.design.checks import _as_categoricals, _label_levels
+    rng = np.random.default_rng(3)
+    if dtype == "bool":
+        col = pd.Series(rng.random(50) < 0.3)
+    else:
+        values = rng.choice(["b", "a", "c", None], size=50).astype(object)
+        col = pd.Series(values, dtype=dtype if dtype != "object" else object)
+    d = pd.DataFrame({"g": col})
+    levels = _label_levels(d, ["g"])
+    got = _as_categoricals(d, levels, "data")["g"].array
+    want = pd.Categorical(col, categories=levels["g"])
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.codes, want.codes)
+    assert d["g"].dtype == col.dtype                        # the caller's frame untouched

@@ -132,14 +132,28 @@ def _as_categoricals(data: pd.DataFrame, levels: dict[str, list], what: str) -> 
     for name, lv in levels.items():
         if name not in data.columns:
             continue
-        col = data[name]
-        new = ~np.asarray(col.isin(lv) | col.isna(), dtype=bool)
-        if new.any():
-            unseen = pd.unique(np.asarray(col)[new])[:5].tolist()
-            raise PredictionError(f"{what}: factor {name!r} has new level(s) {unseen} not seen "
-                                  f"in fitting (levels: {lv})")
-        converted[name] = pd.Categorical(col, categories=lv)
+        converted[name] = _categorical(data[name], lv, name, what)
     return data.assign(**converted)
+
+
+def _categorical(col: pd.Series, levels: list, name: str, what: str) -> pd.Categorical:
+    """``pd.Categorical(col, categories=levels)``, refusing a value not in ``levels``.
+
+    The column's distinct values are looked up among the levels once
+    (``pd.factorize``: NA is code −1), not each of its rows: a string column
+    stored by pyarrow is never turned into an array of Python objects.  When
+    some value is not found so, the rows are checked and coded one by one.
+    """
+    codes, uniques = pd.factorize(col)
+    position = pd.Index(levels).get_indexer(uniques) if len(uniques) else np.zeros(0, np.intp)
+    if not (position < 0).any():
+        return pd.Categorical.from_codes(np.append(position, -1)[codes], categories=levels)
+    new = ~np.asarray(col.isin(levels) | col.isna(), dtype=bool)
+    if new.any():
+        unseen = pd.unique(np.asarray(col)[new])[:5].tolist()
+        raise PredictionError(f"{what}: factor {name!r} has new level(s) {unseen} not seen "
+                              f"in fitting (levels: {levels})")
+    return pd.Categorical(col, categories=levels)
 
 
 _LEVEL_RE = re.compile(r"observation with value (.+?) does not match any of the expected levels")

@@ -168,8 +168,10 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "omit",
     X = np.asarray(X, dtype=np.float64)
     rhs_na = na.mask if na.mask is not None else np.zeros(len(frame), dtype=bool)
     keep = ~y_na
-    keep[np.flatnonzero(keep)[offset_na]] = False
-    keep[np.flatnonzero(keep)[rhs_na]] = False
+    if offset_na.any():
+        keep[np.flatnonzero(keep)[offset_na]] = False
+    if rhs_na.any():
+        keep[np.flatnonzero(keep)[rhs_na]] = False
     if not keep.any():
         raise DataError(f"no rows left after removing missing values: all {len(data)} rows have "
                         f"NA in a variable of the formula")
@@ -181,12 +183,24 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "omit",
     if response_info.kind != "proportion":
         _check_weighted_classes(y, w, prep.response_name)
     na_factors = _na_counts(prep, offset_na, na.na_factors)
+    # every row kept: the index as it is (an Index is immutable), no mask over it
+    index, dropped = (data.index, data.index[:0]) if keep.all() else \
+        (data.index[keep], data.index[~keep])
     return ModelFrame(X=X, y=y, weights=w, design=design, response=response_info,
-                      index=data.index[keep], n_input=len(data), dropped=data.index[~keep],
-                      na_factors=na_factors, offset=offset_values[~offset_na][~rhs_na],
+                      index=index, n_input=len(data), dropped=dropped,
+                      na_factors=na_factors, offset=_kept(offset_values, offset_na, rhs_na),
                       na_action=prep.na_action, n_outside_subset=prep.n_outside_subset,
                       trials=None if prep.trials is None else prep.trials[keep],
                       input_index=data.index)
+
+
+def _kept(values: np.ndarray, *dropped: np.ndarray) -> np.ndarray:
+    """``values`` without the rows each mask drops in turn (``values[~a][~b]``),
+    copied only when some row is dropped."""
+    for mask in dropped:
+        if mask.any():
+            values = values[~mask]
+    return values
 
 
 def _coded_response(prep, keep, response, positive, proportions):

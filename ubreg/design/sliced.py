@@ -9,25 +9,35 @@ of :data:`SLICE_ROWS` rows written into one preallocated matrix: the same number
 with transient memory of one slice.  A factor that calls a function (``np.log(x)``,
 ``scale(x)``, ``I(x - x.mean())``, ...) may read other rows, so a design holding
 one is built at once, as before.
+
+Each slice runs the steps of ``build_design_matrices`` itself, with patsy's own
+functions for the two that make the numbers (``_eval_factor``, which evaluates a
+factor and finds its NAs, and ``_build_subterm``, which multiplies a subterm's
+columns out): a slice's columns are assembled in a column-major scratch block
+(contiguous columns, where patsy's row-major matrix takes each column with a
+stride of the row), then copied into the rows of the design.  A slice without NA
+keeps its factors' values as they are (patsy copies them through the row filter
+even when it keeps every row).
 """
 from __future__ import annotations
 
 import numpy as np
 import patsy
+from patsy.build import _build_subterm, _eval_factor
 
 from .design import _RecordingNAAction
 from .safety import variable_names
 
 __all__ = ["SLICE_ROWS", "row_wise", "build_in_slices"]
 
-#: rows per slice (as the Dask backend builds a partition)
-SLICE_ROWS = 131_072
+#: rows per slice: a scratch block of SLICE_ROWS × p float64 (17.8 MB at p = 34)
+SLICE_ROWS = 65_536
 
 
 def row_wise(design_info, data_in) -> bool:
     """True when every factor of ``design_info`` is a bare column of ``data_in``
-    (a dict of arrays, :func:`~ubreg.design.checks.patsy_input`)."""
-    if not isinstance(data_in, dict):
+    (a dict of arrays, :func:`~ubreg.design.checks.patsy_input`), and there is one."""
+    if not isinstance(data_in, dict) or not design_info.factor_infos:
         return False
     for factor in design_info.factor_infos:
         code = factor.code.strip()
@@ -53,8 +63,10 @@ class _SlicedNAAction(_RecordingNAAction):
             if np.any(is_na):
                 name = origin.code[origin.start:origin.end] if origin is not None else "?"
                 self.counts.setdefault(name, [k, 0])[1] += int(np.sum(is_na))
-            mask |= is_na
+                mask |= is_na
         self.masks.append(mask)
+        if not mask.any():
+            return values                   # every row kept: no filtered copies
         return patsy.NAAction.handle_NA(self, values, is_NAs, origins)
 
     def finish(self, n: int) -> None:
@@ -64,19 +76,41 @@ class _SlicedNAAction(_RecordingNAAction):
         self.na_factors = [(name, rows) for name, (_, rows) in order]
 
 
+def _slice_values(design_info, part: dict, na: _SlicedNAAction) -> dict:
+    """Each factor's values on one slice, rows with NA dropped, as
+    ``build_design_matrices`` evaluates them (same order, same checks)."""
+    infos = list(design_info.factor_infos.values())
+    values, is_nas = [], []
+    for info in infos:
+        value, is_na = _eval_factor(info, part, na)
+        values.append(np.asarray(value))
+        is_nas.append(is_na)
+    kept = na.handle_NA(values, is_nas, [info.factor.origin for info in infos])
+    return {info.factor: value for info, value in zip(infos, kept)}
+
+
 def build_in_slices(design_info, data_in: dict, n: int, na_action: str):
     """The design of ``data_in``'s ``n`` rows built :data:`SLICE_ROWS` at a time
     into one float64 matrix (the complete rows, in order), and the NA bookkeeping
     (``mask``, ``na_factors``) of all rows.  ``na_action`` is ``"omit"``-like
     (a row with NA is left out); ``"fail"`` is for the caller to check."""
     na = _SlicedNAAction(na_action)
-    X = np.empty((n, len(design_info.column_names)))
+    p = len(design_info.column_names)
+    X = np.empty((n, p))
+    scratch = np.empty((p, min(n, SLICE_ROWS)))     # a slice's columns, each contiguous
     filled = 0
     for start in range(0, n, SLICE_ROWS):
         part = {name: values[start:start + SLICE_ROWS] for name, values in data_in.items()}
-        (Xs,) = patsy.build_design_matrices([design_info], part, NA_action=na,
-                                            return_type="matrix")
-        X[filled:filled + Xs.shape[0]] = Xs
-        filled += Xs.shape[0]
+        values = _slice_values(design_info, part, na)
+        rows = len(next(iter(values.values())))
+        block = scratch[:, :rows].T
+        column = 0
+        for subterms in design_info.term_codings.values():
+            for subterm in subterms:
+                end = column + subterm.num_columns
+                _build_subterm(subterm, design_info.factor_infos, values, block[:, column:end])
+                column = end
+        X[filled:filled + rows] = block
+        filled += rows
     na.finish(n)
     return X[:filled], na
