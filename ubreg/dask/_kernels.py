@@ -14,7 +14,7 @@ from numba import njit
 
 from ..fitters.udt._kernels import grouped_histograms
 
-__all__ = ["heap_route", "grouped_histograms"]
+__all__ = ["heap_route", "heap_slots", "grouped_histograms"]
 
 _JIT: dict[str, Any] = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -31,3 +31,16 @@ def heap_route(codes, feature, kcut, out):
             nd = 2 * nd + 1 + (1 if codes[f, i] > kcut[nd] else 0)
             f = feature[nd] if nd < feature.shape[0] else -1
         out[i] = nd
+
+
+@njit(**_JIT)
+def heap_slots(codes, feature, kcut, slots, out):
+    """``out[i] = slots[heap_route(row i)]``: the slot of the node row i reaches
+    (no array of nodes in between)."""
+    for i in range(codes.shape[1]):
+        nd = 0
+        f = feature[0]
+        while f >= 0:
+            nd = 2 * nd + 1 + (1 if codes[f, i] > kcut[nd] else 0)
+            f = feature[nd] if nd < feature.shape[0] else -1
+        out[i] = slots[nd]

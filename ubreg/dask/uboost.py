@@ -188,11 +188,13 @@ def _histograms(state: _State, feature, kcut, slots, feats, offsets, with_risk: 
     """The (nodes, bins, n_stats) sums of the rows of the nodes ``slots`` (heap index →
     row of the result, −1 elsewhere): the first n_stats statistics (all k + 1, or
     the k of the split search where the rows are not needed)."""
-    from ._kernels import grouped_histograms
+    from ._kernels import grouped_histograms, heap_slots
     S = int(slots.max(initial=-1)) + 1
     out = np.zeros((S, int(offsets[-1]), n_stats))
     codes = state.coded.codes
-    slot = slots[_route(codes, feature, kcut)]
+    slot = np.empty(codes.shape[1], dtype=np.int64)
+    heap_slots(codes, np.asarray(feature, dtype=np.int64), np.asarray(kcut, dtype=np.int64),
+               np.asarray(slots, dtype=np.int64), slot)
     grouped_histograms(codes, feats, np.asarray(offsets, dtype=np.int64), slot, S, state.stats,
                        out)
     result = {"H": out}
@@ -226,6 +228,7 @@ class _Rounds:
         self.search = newton_split_search(binned, self.k, *bounds)
         self.feats = np.flatnonzero(binned.nbins > 1).astype(np.int64)
         self.passes = 0
+        self.root_rows: np.ndarray | None = None   # the rows column of the root's histogram
 
     def histograms(self, states, tree, kcut, nodes, with_risk=False, rows=True) -> dict:
         """The histograms of ``nodes`` (with the rows column unless ``rows=False``)."""
@@ -244,8 +247,8 @@ class _Rounds:
                     gain=np.zeros(size))
         kcut = np.zeros(size, dtype=np.int64)
         sums = np.zeros((size, self.k + 1))
-        got = self.histograms(states, tree, kcut, [0], with_risk=True)
-        H, active, risk = got["H"], [0], float(got["risk"])
+        H, risk = self._root(states, tree, kcut)
+        active = [0]
         if self.search.ncand == 0:
             sums[0] = H[0, b.offsets[0]:b.offsets[1]].sum(axis=0)
             return self._valued(tree, sums), kcut, risk
@@ -271,6 +274,18 @@ class _Rounds:
             # the rows say which child is the smaller, for the level after the next
             H, active = self._children(states, tree, kcut, H, split, rows=level + 2 < d)
         return self._valued(tree, sums), kcut, risk
+
+    def _root(self, states, tree, kcut) -> tuple[np.ndarray, float]:
+        """The root's histogram and the U-risk.  Its rows column (row counts by bin,
+        exact) is the same at every iteration: summed by the first pass only."""
+        got = self.histograms(states, tree, kcut, [0], with_risk=True,
+                              rows=self.root_rows is None)
+        H = got["H"]
+        if self.root_rows is None:
+            self.root_rows = H[0, :, -1].copy()
+        else:
+            H = np.concatenate([H, self.root_rows[None, :, None]], axis=2)
+        return H, float(got["risk"])
 
     def _children(self, states, tree, kcut, H, split, rows=True):
         """The children's histograms: the smaller child's summed by the partitions,
