@@ -22,6 +22,7 @@ from .checks import (
 )
 from .coerce import normalise_columns
 from .namespace import _dumps_design_info
+from .parse import patsy_description
 from .safety import variable_names
 
 __all__ = ['Design']
@@ -103,7 +104,7 @@ class Design:
         fit, keep patsy's order: summaries show this one."""
         terms = list(self.design_info.terms)
         try:
-            written = patsy.ModelDesc.from_formula(self.formula_rhs).rhs_termlist
+            written = patsy_description(self.formula_rhs).rhs_termlist
         except PatsyError:
             written = []
         def key(term):          # its factors as written, spaces aside (a:b is b:a)

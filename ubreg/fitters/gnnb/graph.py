@@ -126,48 +126,62 @@ def graph_neighbours(graph: NeighbourGraph, index: NeighbourIndex, fold_rows: np
         points (``query_rows`` among ``fold_rows``), each excluding itself (a
         graph row's list never holds the row itself).
     """
+    from . import _graph_kernels as kern
+
     to_fold = np.full(graph.lists.shape[0], -1, dtype=np.int64)
     to_fold[fold_rows] = np.arange(len(fold_rows))
     own = to_fold[query_rows] if Q is None else None
     if own is not None:
         Q = index.X[own]
     assert Q is not None
-    cand = to_fold[graph.lists[query_rows]]               # (q, K_g); −1: not a training point
-    r, j = np.nonzero(cand >= 0)
+    # (q, K_g) candidates, −1 where not a training point, and the flat positions of the others
+    cand, flat = kern.fold_pairs(graph.lists, np.asarray(query_rows, dtype=np.int64), to_fold)
     d2 = np.full(cand.shape, np.inf)
-    d2[r, j] = _pair_distances(index.X, Q, cand[r, j], r)
-    Dk = np.partition(d2, k - 1, axis=1)[:, k - 1]
+    d2.ravel()[flat] = _pair_distances(index.X, Q, cand, flat)
+    # the order of NeighbourIndex.query: (squared distance, training index); the
+    # rows not in the fold (d2 = inf) go last
+    first, Dk = kern.first_k(d2, cand, k)
     ratio2 = float(np.min(graph.scale / fold_scale)) ** 2 * (1.0 - 1e-12)
     qn = np.sqrt(np.einsum("ij,ij->i", Q, Q))
     err = _ROUNDING * Q.shape[1] * (qn + index.max_norm) ** 2
     dK = graph.dK[query_rows]
     ok = np.isfinite(dK) & (Dk + err < ratio2 * (dK - graph.err[query_rows]))
-    out = np.empty((len(query_rows), k), dtype=np.int64)
-    # the order of NeighbourIndex.query: (squared distance, training index); the
-    # rows not in the fold (d2 = inf) go last
-    order = np.lexsort((cand[ok], d2[ok]), axis=-1)[:, :k]
-    out[ok] = np.take_along_axis(cand[ok], order, axis=1)
     bad = np.flatnonzero(~ok)
     if bad.size:                                           # the fit's own search
-        out[bad] = (index.query(None, k, own=own[bad]) if own is not None
-                    else index.query(Q[bad], k))
-    return out
+        first[bad] = (index.query(None, k, own=own[bad]) if own is not None
+                      else index.query(Q[bad], k))
+    return first
 
 
-def _pair_distances(X: np.ndarray, Q: np.ndarray, cols: np.ndarray,
-                    rows: np.ndarray) -> np.ndarray:
-    """:func:`~.neighbours._sq_dist` (the same values: pair by pair), in pieces on
-    a thread per core (numpy's gathers and einsum release the GIL)."""
-    workers = min(_workers(), max(1, len(cols) // 65536))
-    if workers == 1:
-        return _sq_dist(X, Q, cols, rows)
-    out = np.empty(len(cols))
-    bounds = np.linspace(0, len(cols), workers + 1).astype(np.int64)
+#: pairs whose differences are held at once by each thread (1 MB at d = 16)
+_PAIR_BLOCK = 8192
+
+
+def _pair_distances(X: np.ndarray, Q: np.ndarray, cand: np.ndarray,
+                    flat: np.ndarray) -> np.ndarray:
+    """Squared distances of the pairs (``X[cand.flat[p]]``, ``Q[p // K]``) for p in
+    ``flat``: :func:`~.neighbours._sq_dist`'s values (the same differences, the
+    same ``np.einsum``), the differences written block by block into a small
+    buffer, the pairs in halves on a thread per core."""
+    from . import _graph_kernels as kern
+
+    K = cand.shape[1]
+    cand_flat = cand.ravel()
+    out = np.empty(len(flat))
+    workers = min(_workers(), max(1, len(flat) // 65536))
+    bounds = np.linspace(0, len(flat), workers + 1).astype(np.int64)
 
     def piece(i: int) -> None:
-        a, b = bounds[i], bounds[i + 1]
-        out[a:b] = _sq_dist(X, Q, cols[a:b], rows[a:b])
+        buf = np.empty((_PAIR_BLOCK, X.shape[1]))
+        a = int(bounds[i])
+        while a < bounds[i + 1]:
+            m = kern.pair_differences(X, Q, cand_flat, flat[:bounds[i + 1]], K, a, buf)
+            out[a:a + m] = np.einsum("ij,ij->i", buf[:m], buf[:m])
+            a += m
 
-    with ThreadPoolExecutor(workers) as ex:
-        list(ex.map(piece, range(workers)))
+    if workers == 1:
+        piece(0)
+    else:
+        with ThreadPoolExecutor(workers) as ex:
+            list(ex.map(piece, range(workers)))
     return out
