@@ -109,7 +109,12 @@ def test_kernels_are_planned_for_large_trees_only():
     gini = make_criterion(Permissible("gini"))
     sqrt = make_criterion(Permissible("matsushita"))
     ent = make_criterion(Permissible("entropy"))
-    assert not gini.plan_kernels(1e12, True)
+    generic = make_criterion(Permissible("power"))
+    # the fused split search: unit weights and a closed form
+    assert gini.plan_kernels(C.FUSED_WORK, True)
+    assert not gini.plan_kernels(C.FUSED_WORK - 1, True)
+    assert not gini.plan_kernels(1e12, False)                 # no gain kernel for gini
+    assert not generic.plan_kernels(1e12, True)
     assert not sqrt.plan_kernels(1e7, True)
     assert sqrt.plan_kernels(1e9, False) and sqrt.kernels(C.JIT_MIN_CUTS) is not None
     assert sqrt.kernels(C.JIT_MIN_CUTS - 1) is None

@@ -1,7 +1,9 @@
 """Top-down induction of a UDT tree, one level at a time (Algorithm 3).
 
 Each pass of the level loop finds the best split of every open node with the
-vectorised splitter, routes the rows of the split nodes to their children and
+vectorised splitter (on large levels of large trees with unit weights, one
+compiled pass per predictor, :mod:`ubreg.fitters.udt.fused`, the predictors on
+a thread per core), routes the rows of the split nodes to their children and
 stably partitions each predictor's presorted row order by child, so that the
 next level again sees every open node as a contiguous, sorted segment.  Rows
 whose node closes (a leaf) leave the orderings; the work per level is linear
@@ -60,6 +62,7 @@ import numpy as np
 
 from .columns import CATEGORICAL, check_columns, check_response
 from .criterion import make_criterion, misclass_risk
+from .fused import fused_candidates, fused_kind
 from .partition import partition_orderings, partition_rows
 from .route import route_level
 from .splitter import (
@@ -198,13 +201,19 @@ def _best_splits(specs, values, orders, base, rowdata, lay, crit, ws, has_nan, h
     """Scan the predictors in column order; a later one must be better by more
     than the tie tolerance (rpart keeps the earlier variable).
 
-    With ``orders2`` (the numeric orderings as rows of one array, predictor
-    j in row ``row_of[j]``), the numeric predictors without missing values are
-    searched in batches when weights are unit and the criterion has a closed
-    form."""
+    With unit weights and a closed-form criterion, the numeric predictors
+    without missing values are searched by the compiled kernel on large levels
+    (:mod:`.fused`, when numba is planned or loaded), else, with ``orders2``
+    (the numeric orderings as rows of one array, predictor j in row
+    ``row_of[j]``), in batches; both give :func:`numeric_best`'s candidates."""
     S = lay.S
     batched = {}
-    if orders2 is not None and rowdata.unit and crit.kind != "generic":
+    kind = fused_kind(crit, lay.m, rowdata.unit)
+    plain = [j for j in has_nan if not has_nan[j]]
+    if kind is not None and plain:
+        batched = fused_candidates(kind, plain, values, orders, rowdata.y8, has_dups, lay, crit,
+                                   ws)
+    elif orders2 is not None and rowdata.unit and crit.kind != "generic":
         batch = [j for j in row_of if not has_nan[j]]
         if batch:
             batched = _batch_candidates(batch, values, orders2, row_of, rowdata, lay, crit,
@@ -273,9 +282,12 @@ def _relayout(lay, seg_len, ks, len_slot, keep):
     lstart[ks] = start_slot[0::2]
     rstart[ks] = start_slot[1::2]
     cl_base = np.cumsum(n_left) - n_left     # left-going rows before each segment
-    A = (lstart - cl_base - 1)[lay.seg]
-    C = (rstart - lay.start + cl_base)[lay.seg]
-    C += lay.pos
+    # positions of the orderings' dtype (int32 below 2^31 rows: A and C are the
+    # level's largest temporaries)
+    dtype = np.int32 if lay.m < 2 ** 31 else np.intp
+    A = (lstart - cl_base - 1).astype(dtype)[lay.seg]
+    C = (rstart - lay.start + cl_base).astype(dtype)[lay.seg]
+    C += np.arange(lay.m, dtype=dtype)
     return A, C, m_new
 
 
@@ -293,6 +305,7 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
                                                               cp, risk)
     grower = _Grower(values, specs, y, w, make_criterion(family), min_split, min_leaf,
                      max_depth, risk)
+    del w                                   # unit weights: the grower keeps none
     grower.alpha = cp * grower.root_risk if alpha is None else alpha
     info = dict(alpha=grower.alpha, root_risk=grower.root_risk, n=n, specs=specs)
     if grower.splittable(grower.root)[0]:
@@ -317,18 +330,25 @@ class _Grower:
     def __init__(self, values, specs, y, w, crit, min_split, min_leaf, max_depth, risk):
         n = y.shape[0]
         self.values, self.specs, self.crit, self.risk = values, specs, crit, risk
-        self.y, self.w, self.wy_row = y, w, w * y
         self.min_leaf, self.max_depth = min_leaf, max_depth
         self.unit = bool(np.all(w == 1.0))
-        self.positive = w > 0
-        self.pos_rows = (np.arange(n, dtype=np.intp) if self.unit
-                         else np.flatnonzero(self.positive))
+        if self.unit:
+            # unit weights: w·y is y, and w, its positive rows and their list take
+            # no memory (the same values as the arrays)
+            w = np.broadcast_to(np.float64(1.0), (n,))
+            self.positive = np.broadcast_to(True, (n,))
+            self.pos_rows = None
+        else:
+            self.positive = w > 0
+            self.pos_rows = np.flatnonzero(self.positive)
+        self.y, self.w, self.wy_row = y, w, (y if self.unit else w * y)
+        self.n_positive = n if self.pos_rows is None else self.pos_rows.shape[0]
         self.store = NodeStore()
         self.root = self.store.add(1)
         a = self.store.a
         a["number"][self.root] = 1
         a["n"][self.root] = n
-        a["npos"][self.root] = self.pos_rows.shape[0]
+        a["npos"][self.root] = self.n_positive
         a["weight"][self.root] = w.sum()
         a["wy"][self.root] = self.wy_row.sum()
         self.root_risk = float(node_risk(crit, a["wy"][0], a["weight"][0], risk))
@@ -357,7 +377,7 @@ class _Grower:
 
     def grow(self):
         """Split level after level until no open node splits."""
-        npos_all = self.pos_rows.shape[0]
+        npos_all = self.n_positive
         # the compiled gains (Matsushita, entropy) when the tree is large enough to
         # repay numba's start-up: cuts per level × levels (log2 of the rows, or
         # max_depth), the rows mostly staying open that long
@@ -367,7 +387,9 @@ class _Grower:
         self._presort()
         self.rowdata = RowData(y8=self.y.astype(np.uint8), wy=self.wy_row, w=self.w,
                                unit=self.unit)
-        self.base = self.pos_rows.copy()      # the open rows, by segment, any order
+        # the open rows, by segment, any order
+        self.base = (np.arange(npos_all, dtype=self.index_dtype) if self.pos_rows is None
+                     else self.pos_rows.astype(self.index_dtype))
         # every row has a positive weight: the rows to route are those of ``base``
         # (each segment's rows stay in row order, so sums over a child add in the
         # same order); else zero-weight rows are routed too, through seg_of_row
@@ -389,7 +411,7 @@ class _Grower:
         self.orders, self.has_dups = {}, {}
         self.index_dtype = np.int32 if self.y.shape[0] < 2 ** 31 else np.intp
         for j in self.numeric:
-            xj = self.values[j] if self.unit else self.values[j][self.pos_rows]
+            xj = self.values[j] if self.pos_rows is None else self.values[j][self.pos_rows]
             # int32 positions below 2^31 rows: the orderings are the tree's largest
             # arrays (one per numeric predictor), half the memory of intp
             o = np.argsort(xj).astype(self.index_dtype, copy=False)
@@ -397,7 +419,8 @@ class _Grower:
             # a predictor without repeated values needs no distinctness test
             self.has_dups[j] = bool(np.any(xs[1:] == xs[:-1]))
             del xs
-            self.orders[j] = o if self.unit else self.pos_rows[o].astype(self.index_dtype)
+            self.orders[j] = (o if self.pos_rows is None
+                              else self.pos_rows[o].astype(self.index_dtype))
 
     def _level(self):
         """Split the open nodes of one level; False when none splits."""
@@ -535,8 +558,9 @@ class _Grower:
             self.orders = {j: self.orders2[i] for i, j in enumerate(self.numeric)}
             self.base = self.orders2[-1]
             return
-        parts = partition_orderings([self.orders[j] for j in self.numeric] + [self.base],
-                                    self.go_left, A, C, m_new, self.ibuf, self.ws.b[0])
+        # handed over, not copied: each old ordering is released once partitioned
+        parts = [self.orders.pop(j) for j in self.numeric] + [self.base]
+        partition_orderings(parts, self.go_left, A, C, m_new, self.ibuf, self.ws)
         self.orders = dict(zip(self.numeric, parts[:-1]))
         self.base = parts[-1]
 

@@ -11,6 +11,8 @@ import sys
 
 import numpy as np
 
+from ...numerics.threads import run_parts, workers
+
 __all__ = ["partition", "partition_rows", "partition_orderings"]
 
 
@@ -58,16 +60,29 @@ def partition_rows(orders, go_left, A, C, m_new):
     return new.reshape(g, m)[:, :m_new]
 
 
-def partition_orderings(orders, go_left, A, C, m_new, ibuf, bbuf) -> list[np.ndarray]:
-    """:func:`partition` of every ordering of ``orders`` (compiled when
-    :func:`_partition_kernel` allows; the same positions either way)."""
+def partition_orderings(orders: list, go_left, A, C, m_new, ibuf, ws) -> None:
+    """Replace each ordering of the list ``orders`` by its :func:`partition`, one
+    after the other, so that an ordering is released as soon as its partition
+    is made (one ordering's worth of memory in flight, not all of them).
+
+    Compiled when :func:`_partition_kernel` allows, the orderings then shared out
+    among the cores (the kernel runs without the GIL); the same positions either
+    way.  ``ws`` is the splitter's :class:`~.splitter.Workspace` (the numpy
+    route's bool buffer)."""
     kernel = _partition_kernel(A.shape[0])
-    out = []
-    for order in orders:
-        if kernel is None:
-            out.append(partition(order, go_left, A, C, m_new, ibuf, bbuf))
-        else:
-            new = np.empty_like(order)
-            kernel(order, go_left, A, C, new)
-            out.append(new[:m_new])
-    return out
+    if kernel is None:
+        for i in range(len(orders)):
+            orders[i] = partition(orders[i], go_left, A, C, m_new, ibuf,
+                                  ws.bools(A.shape[0])[0])
+        return
+
+    # the new orderings are allocated here, by the calling thread, a few at a
+    # time: memory a worker thread allocates comes from its own malloc arena,
+    # which the next level's arrays could not reuse
+    n = workers()
+    for k in range(0, len(orders), n):
+        batch = list(range(k, min(k + n, len(orders))))
+        new = {i: np.empty_like(orders[i]) for i in batch}
+        run_parts(lambda i, new=new: kernel(orders[i], go_left, A, C, new[i]), batch)
+        for i in batch:
+            orders[i] = new[i][:m_new]

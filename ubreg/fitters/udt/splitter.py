@@ -31,6 +31,7 @@ called ties.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -42,40 +43,91 @@ __all__ = ["Layout", "Candidates", "RowData", "Workspace", "make_layout", "numer
 RTOL = 1e-10
 
 
-@dataclass
 class Layout:
-    """Arrays shared by every predictor at one level (m rows in S segments)."""
+    """Arrays shared by every predictor at one level (m rows in S segments).
 
-    start: np.ndarray        # (S,) first position of each segment
-    length: np.ndarray       # (S,) rows (positive weight) per segment
-    seg: np.ndarray          # (m,) segment of each position
-    pos: np.ndarray          # (m,) 0..m-1
-    nleft: np.ndarray        # (m,) rows left of the cut after each position
-    cut_bad: np.ndarray | None  # (m,) cut violates min_leaf or leaves the segment
-                                #      (unit weights only)
-    lw: np.ndarray           # (m,) rows left of each cut, as floats (the left weight
-                             #      when weights are unit)
-    rw: np.ndarray | None    # (m,) right weight at each cut (unit weights only)
-    wpart: object            # criterion's weight-only part (unit weights only)
-    before_pos: np.ndarray | None  # (m,) Σ w·y of the segments before (unit weights only)
-    twy_pos: np.ndarray | None     # (m,) Σ w·y of the position's segment (unit weights only)
-    twy: np.ndarray          # (S,) weighted positives per segment
-    tw: np.ndarray           # (S,) weight per segment
-    offset: np.ndarray       # (S,) criterion offset per segment
-    parent: np.ndarray       # (S,) node term T of each segment
-    tol: np.ndarray          # (S,) tie tolerance on gains, per segment
-    min_leaf: int
-    unit: bool               # all weights are 1: min_leaf counts rows
-    leaf_w: float            # smallest admissible child weight (non-unit weights):
-                             #      min_leaf less a rounding tolerance
+    The per-position arrays that only numpy's search reads (``nleft``, ``lw``,
+    ``rw``, ``wpart``, ``cut_bad``, ``before_pos``, ``twy_pos``) are computed
+    on first use: a level searched by the compiled kernel (:mod:`.fused`)
+    never holds them (seven arrays of the level's size).
+
+    Attributes
+    ----------
+    start, length : (S,) first position and rows (positive weight) of each segment
+    seg : (m,) segment of each position
+    twy, tw : (S,) weighted positives and weight per segment
+    offset, parent, tol : (S,) criterion offset, node term T and tie tolerance
+    min_leaf, unit, leaf_w : the leaf bound, all weights 1, the smallest
+        admissible child weight (non-unit weights: min_leaf less a rounding
+        tolerance)
+    """
+
+    def __init__(self, start, length, seg, twy, tw, crit, min_leaf, unit, leaf_w):
+        self.start, self.length, self.seg = start, length, seg
+        self.twy, self.tw, self.crit = twy, tw, crit
+        self.offset = crit.offset(twy, tw)
+        self.parent = crit.node_term(twy, tw)
+        self.tol = RTOL * crit.b * tw
+        self.min_leaf, self.unit, self.leaf_w = min_leaf, bool(unit), float(leaf_w)
 
     @property
     def m(self):
-        return self.pos.shape[0]
+        return self.seg.shape[0]
+
+    @cached_property
+    def pos(self) -> np.ndarray:
+        """(m,) 0..m − 1."""
+        return np.arange(self.m, dtype=np.intp)
 
     @property
     def S(self):
         return self.start.shape[0]
+
+    @cached_property
+    def nleft(self) -> np.ndarray:
+        """(m,) rows left of the cut after each position."""
+        return self.pos - self.start[self.seg] + 1
+
+    @cached_property
+    def lw(self) -> np.ndarray:
+        """(m,) rows left of each cut, as floats (the left weight when weights are unit)."""
+        return self.nleft.astype(np.float64)
+
+    @cached_property
+    def _nright(self) -> np.ndarray:
+        return self.length[self.seg] - self.nleft
+
+    @cached_property
+    def cut_bad(self) -> np.ndarray | None:
+        """(m,) the cut violates min_leaf or leaves the segment (unit weights only)."""
+        if not self.unit:
+            return None
+        return (self.nleft < self.min_leaf) | (self._nright < self.min_leaf)
+
+    @cached_property
+    def rw(self) -> np.ndarray | None:
+        """(m,) right weight at each cut (unit weights only)."""
+        return self._nright.astype(np.float64) if self.unit else None
+
+    @cached_property
+    def wpart(self):
+        """The criterion's weight-only part of the gain (unit weights only)."""
+        if not self.unit:
+            return None
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return self.crit.weight_part(self.lw, self.rw)
+
+    @cached_property
+    def before_pos(self) -> np.ndarray | None:
+        """(m,) Σ w·y of the segments before the position's (unit weights only)."""
+        if not self.unit:
+            return None
+        return (np.cumsum(self.twy) - self.twy)[self.seg]
+
+    @cached_property
+    def twy_pos(self) -> np.ndarray | None:
+        """(m,) Σ w·y of the position's segment (unit weights only)."""
+        return self.twy[self.seg] if self.unit else None
 
 
 def weight_floor(k, total):
@@ -97,31 +149,12 @@ def make_layout(length, twy, tw, crit, min_leaf, unit_weights, leaf_w=None):
     length = np.asarray(length, dtype=np.intp)
     start = np.zeros_like(length)
     np.cumsum(length[:-1], out=start[1:])
-    m = int(length.sum())
     seg = np.repeat(np.arange(length.shape[0], dtype=np.intp), length)
-    pos = np.arange(m, dtype=np.intp)
-    nleft = pos - start[seg] + 1
     twy = np.asarray(twy, dtype=np.float64)
     tw = np.asarray(tw, dtype=np.float64)
-    lw = nleft.astype(np.float64)
-    cut_bad = rw = wpart = before_pos = twy_pos = None
     if leaf_w is None:
         leaf_w = weight_floor(min_leaf, tw.sum())
-    if unit_weights:
-        nright = length[seg] - nleft
-        cut_bad = (nleft < min_leaf) | (nright < min_leaf)
-        rw = nright.astype(np.float64)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            wpart = crit.weight_part(lw, rw)
-        before = np.cumsum(twy) - twy
-        before_pos = before[seg]
-        twy_pos = twy[seg]
-    return Layout(start=start, length=length, seg=seg, pos=pos, nleft=nleft,
-                  cut_bad=cut_bad, lw=lw, rw=rw, wpart=wpart, before_pos=before_pos,
-                  twy_pos=twy_pos, twy=twy, tw=tw,
-                  offset=crit.offset(twy, tw), parent=crit.node_term(twy, tw),
-                  tol=RTOL * crit.b * tw, min_leaf=min_leaf, unit=bool(unit_weights),
-                  leaf_w=float(leaf_w))
+    return Layout(start, length, seg, twy, tw, crit, min_leaf, unit_weights, leaf_w)
 
 
 @dataclass
@@ -148,21 +181,41 @@ class Candidates:
 
 
 class Workspace:
-    """Reusable float/bool buffers, so that a level allocates almost nothing."""
+    """Reusable float/bool buffers, so that a level allocates almost nothing;
+    each kind is allocated on its first use (a tree searched by the compiled
+    kernel never uses the float buffers)."""
 
     def __init__(self, n):
-        self.f = [np.empty(n) for _ in range(7)]
-        self.b = [np.empty(n, dtype=bool) for _ in range(2)]
-        self.u8 = np.empty(n, dtype=np.uint8)
+        self.n = n
+        self._f: list[np.ndarray] = []
+        self._b: list[np.ndarray] = []
+        self._u8: np.ndarray | None = None
+        self._fused: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
 
     def floats(self, m):
-        return [a[:m] for a in self.f]
+        if not self._f:
+            self._f = [np.empty(self.n) for _ in range(7)]
+        return [a[:m] for a in self._f]
 
     def bools(self, m):
-        return [a[:m] for a in self.b]
+        if not self._b:
+            self._b = [np.empty(self.n, dtype=bool) for _ in range(2)]
+        return [a[:m] for a in self._b]
 
     def bytes(self, m):
-        return self.u8[:m]
+        if self._u8 is None:
+            self._u8 = np.empty(self.n, dtype=np.uint8)
+        return self._u8[:m]
+
+    def fused(self, threads, chunk):
+        """The scratch of :mod:`.fused`'s kernel for each of ``threads`` threads: y
+        (uint8) and the gains (float64) of a level's positions, x of ``chunk`` + 1
+        of them; made once for the tree (not per level: memory freed and
+        allocated again each level fragments the heap)."""
+        if len(self._fused) < threads:
+            self._fused += [(np.empty(self.n, dtype=np.uint8), np.empty(chunk + 1),
+                             np.empty(self.n)) for _ in range(threads - len(self._fused))]
+        return self._fused[:threads]
 
 
 @dataclass
