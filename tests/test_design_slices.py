@@ -1,4 +1,6 @@
 """The design built slice by slice (bare columns) equals patsy's one-shot build."""
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -55,13 +57,18 @@ def test_a_function_of_a_column_is_built_at_once(monkeypatch):
 
 
 def test_a_sliced_fit_equals_the_one_shot_fit(monkeypatch):
+    # sliced, the fit keeps g's and h's columns as codes (ubreg.numerics.factor_matrix):
+    # the same design, its sums added in another order
     d = _data(400, seed=1)
     monkeypatch.setattr(sliced, "SLICE_ROWS", 64)
     m1 = ubreg.fit("y ~ x + z + g + h", d)
     monkeypatch.setattr(design_frame, "row_wise", lambda info, data_in: False)
     m2 = ubreg.fit("y ~ x + z + g + h", d)
-    np.testing.assert_array_equal(m1.coef.to_numpy(), m2.coef.to_numpy())
-    assert str(m1.summary()) == str(m2.summary())
+    np.testing.assert_allclose(m1.coef.to_numpy(), m2.coef.to_numpy(), rtol=1e-12, atol=1e-15)
+
+    def shown(m):       # the final |edge| is rounding noise (~1e-16) either way
+        return re.sub(r"\|edge\| [0-9.e+-]+", "|edge| ...", str(m.summary()))
+    assert shown(m1) == shown(m2)
 
 
 def test_na_action_fail_names_every_column_with_missing_values():

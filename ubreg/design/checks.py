@@ -12,6 +12,7 @@ import pandas as pd
 from patsy import PatsyError
 
 from ..errors import DataError, FormulaError, PredictionError
+from ..numerics.factor_matrix import is_factor_matrix
 from .namespace import _known_names
 from .safety import variable_names
 
@@ -87,6 +88,9 @@ def _check_numeric_columns(design_info, data: pd.DataFrame, label_levels: dict,
 
 
 def _check_finite(X, names, what):
+    if is_factor_matrix(X):
+        # a factor's columns are rows of its (finite) contrast matrix
+        X, names = X.dense, [names[j] for j in X.dense_cols]
     # column sums first: finite sums mean finite entries (an inf or NaN makes its
     # sum inf or NaN), without the two n × p boolean arrays of the exact test
     with np.errstate(over="ignore", invalid="ignore"):

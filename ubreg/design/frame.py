@@ -10,6 +10,7 @@ import patsy
 from patsy import ModelDesc, PatsyError
 
 from ..errors import DataError, FormulaError, ResponseError
+from ..numerics.factor_matrix import FactorMatrix, is_factor_matrix
 from ..numerics.limits import check_allocation
 from .checks import (
     _as_categoricals,
@@ -39,7 +40,8 @@ __all__ = ['ModelFrame', 'build_model_frame']
 class ModelFrame:
     """Everything a fitter needs, and what the result keeps about the data."""
 
-    X: np.ndarray
+    #: the design (a FactorMatrix only when asked for with ``factor_codes``)
+    X: np.ndarray | FactorMatrix
     y: np.ndarray
     weights: np.ndarray
     design: Design
@@ -94,10 +96,13 @@ def _check_estimated_size(terms, frame: pd.DataFrame) -> None:
                      "levels")
 
 
-def _design_matrix(rhs: ModelDesc, frame: pd.DataFrame, used, na_action: str, formula: str):
+def _design_matrix(rhs: ModelDesc, frame: pd.DataFrame, used, na_action: str, formula: str,
+                   factor_codes: bool = False):
     """patsy's design of ``frame`` (size checked before it is built), the NA
     bookkeeping of its rows, and patsy's design info; built in row slices when every
-    factor is a bare column (:mod:`ubreg.design.sliced`)."""
+    factor is a bare column (:mod:`ubreg.design.sliced`), then with
+    ``factor_codes`` the columns of a factor's main effect kept as its codes (a
+    :class:`~ubreg.numerics.factor_matrix.FactorMatrix`)."""
     _check_estimated_size(rhs.rhs_termlist, frame)
     na = _RecordingNAAction("raise" if na_action == "fail" else "drop")
     try:
@@ -107,7 +112,7 @@ def _design_matrix(rhs: ModelDesc, frame: pd.DataFrame, used, na_action: str, fo
         check_design_size(len(frame), len(info.column_names))
         if na_action != "fail" and row_wise(info, data_in):
             # bare columns only: slice by slice, one slice's transient memory
-            X, na = build_in_slices(info, data_in, len(frame), na_action)
+            X, na = build_in_slices(info, data_in, len(frame), na_action, factor_codes)
         else:
             (X,) = patsy.build_design_matrices([info], data_in, NA_action=na,
                                                return_type="matrix")
@@ -140,7 +145,8 @@ def _offset_of(prep, frame: pd.DataFrame, keep_rows: np.ndarray, trusted: bool):
 
 def build_model_frame(formula: str, data, weights=None, na_action: str = "omit",
                       positive=None, response: str = "binary", trusted: bool = False,
-                      offset=None, subset=None, proportions: bool = False) -> ModelFrame:
+                      offset=None, subset=None, proportions: bool = False,
+                      factor_codes: bool = False) -> ModelFrame:
     """Evaluate ``formula`` on ``data``: design matrix, response, weights, offset.
 
     R's ``model.frame``: ``subset`` (a boolean array or an expression) first; rows
@@ -150,7 +156,10 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "omit",
     :func:`check_formula_code` unless ``trusted=True``.  ``response="multiclass"``
     codes a response with two or more classes as 0..C−1 instead of 0/1;
     ``proportions=True`` accepts proportions and ``cbind(successes, failures)``.
-    A ``.`` on the right of ``~`` stands for every other column.
+    A ``.`` on the right of ``~`` stands for every other column.  With
+    ``factor_codes`` the design may be a
+    :class:`~ubreg.numerics.factor_matrix.FactorMatrix` (a factor's main effect
+    kept as codes; for fitters that read it through that module's functions).
     """
     prep = prepare(formula, data, weights, na_action, trusted, offset, subset)
     data, desc, formula, y_na = prep.data, prep.desc, prep.formula, prep.response_na
@@ -163,9 +172,10 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "omit",
     _check_real(frame, used)
     label_levels = _label_levels(frame, sorted(used))
     frame = _as_categoricals(frame, label_levels, "data")
-    X, na, info = _design_matrix(rhs, frame, used, prep.na_action, formula)
+    X, na, info = _design_matrix(rhs, frame, used, prep.na_action, formula, factor_codes)
     design = Design(info, rhs.describe(), label_levels, offset_spec)
-    X = np.asarray(X, dtype=np.float64)
+    if not is_factor_matrix(X):
+        X = np.asarray(X, dtype=np.float64)
     rhs_na = na.mask if na.mask is not None else np.zeros(len(frame), dtype=bool)
     keep = ~y_na
     if offset_na.any():

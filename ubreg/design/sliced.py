@@ -25,6 +25,7 @@ import numpy as np
 import patsy
 from patsy.build import _build_subterm, _eval_factor
 
+from ..numerics.factor_matrix import FactorBlock, FactorMatrix
 from .design import _RecordingNAAction
 from .safety import variable_names
 
@@ -89,28 +90,75 @@ def _slice_values(design_info, part: dict, na: _SlicedNAAction) -> dict:
     return {info.factor: value for info, value in zip(infos, kept)}
 
 
-def build_in_slices(design_info, data_in: dict, n: int, na_action: str):
+def _coded_subterms(design_info) -> list:
+    """(subterm, first column, last column + 1, its factor or None) in column order;
+    the factor is given for a subterm of one categorical factor (its columns are
+    rows of the factor's contrast matrix, kept as codes by ``factor_codes``)."""
+    plan, column = [], 0
+    for subterms in design_info.term_codings.values():
+        for subterm in subterms:
+            end = column + subterm.num_columns
+            factors = subterm.factors
+            coded = (len(factors) == 1
+                     and design_info.factor_infos[factors[0]].type == "categorical")
+            plan.append((subterm, column, end, factors[0] if coded else None))
+            column = end
+    return plan
+
+
+def _code_dtype(levels: int):
+    """The smallest integer type holding the codes 0..levels − 1."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if levels <= np.iinfo(dtype).max:
+            return dtype
+    return np.int64
+
+
+def build_in_slices(design_info, data_in: dict, n: int, na_action: str,
+                    factor_codes: bool = False):
     """The design of ``data_in``'s ``n`` rows built :data:`SLICE_ROWS` at a time
     into one float64 matrix (the complete rows, in order), and the NA bookkeeping
     (``mask``, ``na_factors``) of all rows.  ``na_action`` is ``"omit"``-like
-    (a row with NA is left out); ``"fail"`` is for the caller to check."""
+    (a row with NA is left out); ``"fail"`` is for the caller to check.
+
+    With ``factor_codes`` the columns of each subterm of one categorical factor
+    are kept as its codes and contrast matrix: the design is then a
+    :class:`~ubreg.numerics.factor_matrix.FactorMatrix` (when there is such a
+    subterm), whose values are those of the matrix built otherwise."""
     na = _SlicedNAAction(na_action)
     p = len(design_info.column_names)
-    X = np.empty((n, p))
-    scratch = np.empty((p, min(n, SLICE_ROWS)))     # a slice's columns, each contiguous
+    plan = _coded_subterms(design_info)
+    if not factor_codes:
+        plan = [(subterm, a, b, None) for subterm, a, b, _ in plan]
+    dense_plan: list = []
+    dense_cols: list[int] = []
+    for subterm, a, b, factor in plan:
+        if factor is None:
+            dense_plan.append((subterm, len(dense_cols), len(dense_cols) + b - a))
+            dense_cols.extend(range(a, b))
+    coded = [(subterm, a, b, factor) for subterm, a, b, factor in plan if factor is not None]
+    tables = [np.ascontiguousarray(subterm.contrast_matrices[factor].matrix, dtype=np.float64)
+              for subterm, _, _, factor in coded]
+    codes = [np.empty(n, dtype=_code_dtype(t.shape[0])) for t in tables]
+    q = len(dense_cols)
+    X = np.empty((n, q))
+    scratch = np.empty((q, min(n, SLICE_ROWS)))     # a slice's columns, each contiguous
     filled = 0
     for start in range(0, n, SLICE_ROWS):
         part = {name: values[start:start + SLICE_ROWS] for name, values in data_in.items()}
         values = _slice_values(design_info, part, na)
         rows = len(next(iter(values.values())))
         block = scratch[:, :rows].T
-        column = 0
-        for subterms in design_info.term_codings.values():
-            for subterm in subterms:
-                end = column + subterm.num_columns
-                _build_subterm(subterm, design_info.factor_infos, values, block[:, column:end])
-                column = end
+        for subterm, a, b in dense_plan:
+            _build_subterm(subterm, design_info.factor_infos, values, block[:, a:b])
         X[filled:filled + rows] = block
+        for (_, _, _, factor), out in zip(coded, codes):
+            out[filled:filled + rows] = values[factor]
         filled += rows
     na.finish(n)
-    return X[:filled], na
+    if not coded:
+        return X[:filled], na
+    factors = [FactorBlock(c[:filled], t, np.arange(a, b))
+               for (_, a, b, _), c, t in zip(coded, codes, tables)]
+    return FactorMatrix(filled, p, X[:filled], np.asarray(dense_cols, dtype=np.intp),
+                        factors), na

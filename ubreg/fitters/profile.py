@@ -26,6 +26,7 @@ import numpy as np
 from scipy import optimize, stats
 
 from ..families.base import Family
+from ..numerics.factor_matrix import column, take_columns
 from .uls import fit_uls
 
 __all__ = ["profile_intervals"]
@@ -36,8 +37,10 @@ _MAX_REACH = 2.0 ** 12
 
 def _constrained_deviance(X, y, w, offset, family, j: int, b: float) -> float:
     """D_j(b): the deviance of the fit with βⱼ = b (the other columns refitted)."""
-    rest = np.delete(X, j, axis=1)
-    off = offset + b * X[:, j]
+    others = np.ones(X.shape[1], dtype=bool)
+    others[j] = False
+    rest = take_columns(X, others)
+    off = offset + b * column(X, j)
     if rest.shape[1] == 0:
         eta = off
     else:
@@ -67,7 +70,7 @@ def profile_intervals(X, y, w, offset, family: Family, coef, se, dev: float,
 
     Parameters
     ----------
-    X : (n, k) array
+    X : (n, k) array or FactorMatrix
         The kept design columns of the fit (no aliased column).
     y, w, offset : (n,) arrays
         Response, prior weights and offset of the fit.

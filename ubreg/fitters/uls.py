@@ -25,6 +25,7 @@ import numpy as np
 
 from ..families.base import Family
 from ..numerics.aliasing import AliasCheck, alias_check
+from ..numerics.factor_matrix import is_factor_matrix, matvec, rmatvec, take_columns, value
 from ..numerics.linalg import BLOCK_ROWS, blocked_products, column_absmax
 from ..numerics.newton import NewtonProblem, armijo_accept, newton
 
@@ -113,16 +114,12 @@ def working_scale(check: AliasCheck, shift) -> np.ndarray:
     return np.where(scale > 0, scale, 1.0)
 
 
-def working_design(X: np.ndarray, fit: LinearFit | WorkingColumns) -> np.ndarray:
-    """The kept columns of X, shifted columns centred (a copy only when needed)."""
+def working_design(X, fit: LinearFit | WorkingColumns):
+    """The kept columns of X, shifted columns centred (a copy only when needed;
+    for a :class:`~ubreg.numerics.factor_matrix.FactorMatrix`, one that shares
+    its codes)."""
     keep = ~fit.aliased
-    Xk = X if keep.all() else X[:, keep]
-    if fit.shift is None:
-        return Xk
-    cols = np.flatnonzero(fit.shift[keep] != 0)
-    Xk = Xk.copy() if Xk is X else Xk
-    Xk[:, cols] -= fit.shift[keep][cols]
-    return Xk
+    return take_columns(X, keep, None if fit.shift is None else fit.shift[keep])
 
 
 def working_transform(fit: LinearFit | WorkingColumns,
@@ -160,7 +157,7 @@ def edges(family: Family, X, y, eta, w, wsum, col_scale) -> np.ndarray:
     [−1, 1] for ±1-valued features.
     """
     g = family.gradient(y, eta)
-    return -(X.T @ (w * g)) / (wsum * col_scale)
+    return -rmatvec(X, w * g) / (wsum * col_scale)
 
 
 def _column_scale(X):
@@ -176,8 +173,11 @@ def fit_uls(X: np.ndarray, y: np.ndarray, w: np.ndarray, family: Family, *,
 
     Parameters
     ----------
-    X : (n, p) array
-        Design matrix; its columns are the features h_t.
+    X : (n, p) array or FactorMatrix
+        Design matrix; its columns are the features h_t.  A
+        :class:`~ubreg.numerics.factor_matrix.FactorMatrix` (factor columns as
+        codes) is read through that module's functions, never made dense but
+        by the coordinate solver.
     y : (n,) array of 0/1
     w : (n,) array of non-negative frequency weights
     family : Family
@@ -200,7 +200,8 @@ def fit_uls(X: np.ndarray, y: np.ndarray, w: np.ndarray, family: Family, *,
     """
     if solver not in ("corrective", "coordinate"):
         raise ValueError(f"solver must be 'corrective' or 'coordinate', got {solver!r}")
-    X = np.asarray(X, dtype=np.float64)
+    if not is_factor_matrix(X) or solver == "coordinate":
+        X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     w = np.asarray(w, dtype=np.float64)
     n, p = X.shape
@@ -225,8 +226,9 @@ def fit_uls(X: np.ndarray, y: np.ndarray, w: np.ndarray, family: Family, *,
     beta_k, eta, iterations, converged, risk_path, edge_path, column_path, stalled = run
     wsum = float(w.sum())
     final_edges = edges(family, Xk, y, eta, w, wsum, scale)
-    T = working_transform(shell, float(X[0, shell.intercept]) if shell.shift is not None
-                          else 1.0)
+    # a shift is made only with an intercept (working_shift)
+    T = working_transform(shell, value(X, 0, shell.intercept)
+                          if shell.shift is not None and shell.intercept is not None else 1.0)
     coef = np.full(p, np.nan)
     coef[keep] = beta_k if T is None else T @ beta_k
     return LinearFit(coef=coef, aliased=shell.aliased, eta=eta, iterations=iterations,
@@ -269,7 +271,7 @@ class _ArrayProblem(NewtonProblem):
         self._step = self._deta = self._eta_new = None
 
     def gradient(self):
-        return self.X.T @ (self.w * self.family.gradient(self.y, self.eta))
+        return rmatvec(self.X, self.w * self.family.gradient(self.y, self.eta))
 
     def hessian(self, iteration):
         h = self.family.hessian(self.y, self.eta)
@@ -279,7 +281,7 @@ class _ArrayProblem(NewtonProblem):
 
     def trial(self, step, t):
         if step is not self._step:            # a new direction: Xδ once per iteration
-            self._step, self._deta = step, self.X @ step
+            self._step, self._deta = step, matvec(self.X, step)
         self._eta_new = self.eta - t * self._deta
         return surrogate_risk(self.family, self.y, self._eta_new, self.w, self.wsum)
 
@@ -297,7 +299,7 @@ def _corrective(X, y, w, family, tol, maxiter, offset, scale=None, gram=None):
     risk = surrogate_risk(family, y, problem.eta, w, problem.wsum)
     run = newton(problem, risk, wsum=problem.wsum, scale=scale, risk_scale=family.risk_scale,
                  tol=tol, maxiter=maxiter)
-    eta = offset + X @ problem.beta
+    eta = offset + matvec(X, problem.beta)
     return (problem.beta, eta, run.iterations, run.converged, run.risk_path, run.edge_path, [],
             run.stalled)
 

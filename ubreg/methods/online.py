@@ -228,14 +228,15 @@ class OnlineLearner(Result):
         and the batch's rows: nothing is set on ``self`` (see :meth:`partial_fit`)."""
         frame = build_model_frame(self.formula, batch, na_action="drop", positive=self.positive,
                                   trusted=self.trusted)
-        d = frame.X.shape[1]
+        X = np.asarray(frame.X)                 # dense (no factor_codes)
+        d = X.shape[1]
         st = {"design": frame.design, "response": frame.response,
               "_columns": list(batch.columns), "_formula": expand_dot(self.formula, batch.columns),
               "_w": np.zeros(d), "_theta": np.zeros(d), "_w_sum": np.zeros(d)}
         if self.eta_given is not None:
             st.update(eta=float(self.eta_given), eta_source="given", lambda_=self.lambda_given,
                       lambda_p=self.lambda_p_given)
-            return st, frame.X, frame.y, len(batch) - len(frame.y)
+            return st, X, frame.y, len(batch) - len(frame.y)
         if self.lambda_given is not None:
             lam, lam_src = float(self.lambda_given), "given"
         else:
@@ -243,7 +244,7 @@ class OnlineLearner(Result):
         if self.lambda_p_given is not None:
             lp, lp_src = float(self.lambda_p_given), "given"
         else:
-            lp = float(qnorm.p_norms(frame.X, self.p).max())
+            lp = float(qnorm.p_norms(X, self.p).max())
             lp_src = "max ||x||_p of the first batch (an estimate)"
         if not lp > 0:
             raise DataError("every row of the first batch has x = 0: lambda_p cannot be "
@@ -251,7 +252,7 @@ class OnlineLearner(Result):
         st.update(lambda_=lam, lambda_p=lp, eta=qnorm.theorem3_eta(lam, self.p, lp),
                   eta_source=(f"Theorem 3: eta = lambda/((p-1) lambda_p^2), lambda {lam_src}, "
                               f"lambda_p {lp_src}"))
-        return st, frame.X, frame.y, len(batch) - len(frame.y)
+        return st, X, frame.y, len(batch) - len(frame.y)
 
     def _later(self, batch: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, int]:
         k = self.n_batches + 1

@@ -26,6 +26,7 @@ from ..fitters.uls import (
     working_transform,
 )
 from ..learners.binning import bin_design
+from ..numerics.factor_matrix import is_factor_matrix, take_columns
 from ..numerics.separation import R_EPS, SEPARATION_SYMPTOM, detect_separation
 from ..numerics.warnings import warn
 from ..results.boost import ULSBoostResult
@@ -74,7 +75,9 @@ def fit_linear(spec: FitSpec, *, solver: str = "corrective", tol: float = 1e-10,
                          "learner='stumps', 'rules' or 'trees'")
     if on_separation not in ("warn", "raise"):
         raise ValueError(f"on_separation must be 'warn' or 'raise', got {on_separation!r}")
-    mf = model_frame(spec, "uls", offset=True, proportions=True)
+    # a factor's main effect kept as its codes: the design takes the memory of its
+    # other columns only (ubreg.numerics.factor_matrix)
+    mf = model_frame(spec, "uls", offset=True, proportions=True, factor_codes=True)
     _check_magnitudes(mf.X, mf.weights, mf.design.column_names)
     family = spec.family
     if mf.response.kind == "proportion" and not family.is_permissible:
@@ -113,7 +116,8 @@ def _separation(mf, fit, family):
     if not (family.separation_possible and np.any(np.minimum(p, q) < SEPARATION_SYMPTOM)):
         return None
     keep = ~fit.aliased
-    X, y, w = (mf.X if keep.all() else mf.X[:, keep]), mf.y, mf.weights
+    # the linear program reads the rows whole (dense: a rare path, when the symptom shows)
+    X, y, w = np.asarray(take_columns(mf.X, keep)), mf.y, mf.weights
     both = (y > 0.0) & (y < 1.0)
     if both.any():
         X = np.vstack([X, X[both]])
@@ -140,10 +144,13 @@ def _null_eta(mf, family, offset, tol: float):
                    aliased=np.zeros(1, dtype=bool)).eta
 
 
-def _check_magnitudes(X: np.ndarray, w: np.ndarray, names: list) -> None:
+def _check_magnitudes(X, w: np.ndarray, names: list) -> None:
     """Refuse finite values too large for X'WX (|x| ~ 1e155 and beyond): its
     diagonal overflows, and by Cauchy-Schwarz a finite diagonal keeps every
-    entry finite.  Otherwise the fitter fails deep inside linear algebra."""
+    entry finite.  Otherwise the fitter fails deep inside linear algebra.
+    (A factor's columns are rows of its contrast matrix: not checked.)"""
+    if is_factor_matrix(X):
+        X, names = X.dense, [names[j] for j in X.dense_cols]
     with np.errstate(over="ignore", invalid="ignore"):
         ss = np.einsum("ij,ij,i->j", X, X, w)
     bad = ~np.isfinite(ss)

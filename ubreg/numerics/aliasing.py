@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg
 
+from .factor_matrix import column_min_max, row_blocks
 from .linalg import BLOCK_ROWS
 
 __all__ = ["ALIAS_TOL", "Scatter", "AliasCheck", "alias_check", "aliased_columns",
@@ -143,22 +144,24 @@ def reduce_scatter(s: Scatter | None) -> Scatter | None:
 
 def scatter_of(X: np.ndarray, w: np.ndarray | None, *, centred: bool, qr: bool = False,
                block_rows: int = BLOCK_ROWS) -> Scatter | None:
-    """:class:`Scatter` of the rows of X, by blocks of ``block_rows`` (no copy of X)."""
+    """:class:`Scatter` of the rows of X (an array or a
+    :class:`~ubreg.numerics.factor_matrix.FactorMatrix`), by blocks of
+    ``block_rows`` (no copy of X)."""
     if w is not None and bool(np.all(w == 1.0)):
         w = None
     out = None
-    for start in range(0, X.shape[0], block_rows):
-        stop = min(start + block_rows, X.shape[0])
-        block = block_scatter(X[start:stop], None if w is None else w[start:stop], centred, qr)
+    for start, stop, rows in row_blocks(X, block_rows):
+        block = block_scatter(rows, None if w is None else w[start:stop], centred, qr)
         out = merge_scatter(out, block)
     return reduce_scatter(out)
 
 
-def intercept_column(X: np.ndarray) -> int | None:
+def intercept_column(X) -> int | None:
     """The first column that is one non-zero constant (the intercept), or ``None``."""
     if X.shape[0] == 0:
         return None
-    const = np.flatnonzero((X.min(axis=0) == X.max(axis=0)) & (X[0] != 0))
+    lo, hi = column_min_max(X)
+    const = np.flatnonzero((lo == hi) & (lo != 0))
     return int(const[0]) if const.size else None
 
 

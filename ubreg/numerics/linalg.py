@@ -4,6 +4,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
+from .factor_matrix import column_min_max, row_blocks
+
 __all__ = ["weighted_gram", "weighted_grams", "blocked_products", "column_absmax",
            "solve_spd", "inverse_spd", "BLOCK_ROWS"]
 
@@ -24,7 +26,9 @@ def blocked_products(X: np.ndarray, weights=(), vector=None, *, block_rows: int 
 
     Parameters
     ----------
-    X : (n, p) array (C order reads fastest)
+    X : (n, p) array (C order reads fastest), or a
+        :class:`~ubreg.numerics.factor_matrix.FactorMatrix` (its rows written
+        a block at a time into a buffer)
     weights : sequence of (n,) arrays h ≥ 0, or ``None`` for h = 1
     vector : (n,) array, optional
     buffer : (≥ min(n, block_rows), p) float array, optional
@@ -43,9 +47,7 @@ def blocked_products(X: np.ndarray, weights=(), vector=None, *, block_rows: int 
         return grams, xtv
     if buffer is None and any(r is not None for r in roots):
         buffer = np.empty((min(n, block_rows), p))
-    for start in range(0, n, block_rows):
-        stop = min(start + block_rows, n)
-        block = X[start:stop]
+    for start, stop, block in row_blocks(X, block_rows):
         if xtv is not None:
             xtv += block.T @ vector[start:stop]
         for gram, root in zip(grams, roots):
@@ -82,11 +84,12 @@ def weighted_grams(X: np.ndarray, weights) -> list[np.ndarray]:
     return [grams[k] if where.index(k) == i else grams[k].copy() for i, k in enumerate(where)]
 
 
-def column_absmax(X: np.ndarray) -> np.ndarray:
+def column_absmax(X) -> np.ndarray:
     """max |x_j| per column, without an |X| temporary."""
     if X.shape[0] == 0:
         return np.zeros(X.shape[1])
-    return np.maximum(X.max(axis=0), -X.min(axis=0))
+    lo, hi = column_min_max(X)
+    return np.maximum(hi, -lo)
 
 
 def solve_spd(A: np.ndarray, b: np.ndarray) -> np.ndarray:

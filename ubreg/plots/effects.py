@@ -56,9 +56,7 @@ def formula_order(result) -> list[str]:
 def _design_matrix(result) -> np.ndarray | None:
     """The training rows' design matrix of a linear result that holds one (a fit of a
     Dask frame does not), else None."""
-    if isinstance(result, LinearResult) and result.model_matrix is not None:
-        return np.asarray(result.model_matrix, dtype=float)
-    return None
+    return result.model_matrix if isinstance(result, LinearResult) else None
 
 
 def has_term_scales(result) -> bool:

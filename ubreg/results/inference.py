@@ -18,6 +18,7 @@ from scipy import stats
 from scipy.special import gammaln, xlogy
 
 from ..families.base import Family
+from ..numerics.factor_matrix import row_blocks
 from ..numerics.linalg import BLOCK_ROWS, inverse_spd, weighted_gram, weighted_grams
 
 __all__ = ["sandwich", "meat_weights", "covariances", "flat_directions", "deviance", "null_eta",
@@ -192,9 +193,8 @@ def hat_values(X: np.ndarray, y: np.ndarray, w: np.ndarray, eta: np.ndarray,
     curvature = w * family.hessian(y, eta)
     A_inv = _bread_inverse(weighted_gram(X, curvature))
     h = np.empty(X.shape[0])
-    for start in range(0, X.shape[0], BLOCK_ROWS):
-        block = X[start:start + BLOCK_ROWS]
-        h[start:start + BLOCK_ROWS] = np.einsum("ij,ij->i", block @ A_inv, block)
+    for start, stop, block in row_blocks(X, BLOCK_ROWS):
+        h[start:stop] = np.einsum("ij,ij->i", block @ A_inv, block)
     return curvature * h
 
 

@@ -12,6 +12,7 @@ from scipy import stats
 from ..design import as_frame
 from ..families.base import ArrayOrFloat, Family, PermissibleFamily
 from ..fitters.uls import LinearFit, working_design, working_transform
+from ..numerics.factor_matrix import FactorMatrix, row_blocks, take_columns
 from ..numerics.separation import Separation
 from .base import BinaryResult, Capabilities, check_predict_type
 from .inference import HC_TYPES, deviance, hc_covariance, wald_table
@@ -52,7 +53,11 @@ class LinearResult(BinaryResult):
     model_matrix : ndarray or None
         The design matrix of the training rows (R's ``model.matrix``): hat values,
         HC2/HC3, profile intervals and ``predict(se_fit=True)`` of the training
-        rows read it.  None for a fit that does not hold its rows (Dask).
+        rows read it.  None for a fit that does not hold its rows (Dask).  The
+        result keeps a factor's columns as its codes
+        (:class:`~ubreg.numerics.factor_matrix.FactorMatrix`) and those
+        computations read it so; this attribute makes the dense n × p array
+        on each access.
     profiler : callable or None
         The constrained fits of profile-likelihood intervals
         (:func:`ubreg.fitters.profile.profile_intervals`), handed over by the
@@ -62,7 +67,7 @@ class LinearResult(BinaryResult):
 
     method = "uls"
     # defaults for results pickled before these existed
-    model_matrix = None
+    _X: Any = None
     offset = None
     _null_eta = None
     na_action = "omit"
@@ -75,7 +80,8 @@ class LinearResult(BinaryResult):
                                 has_risk_path=True, has_edge_path=True)
 
     def __init__(self, *, fit: LinearFit, covariance: dict, separation: Separation | None,
-                 model_matrix: np.ndarray | None = None, offset: np.ndarray | None = None,
+                 model_matrix: np.ndarray | FactorMatrix | None = None,
+                 offset: np.ndarray | None = None,
                  null_eta: np.ndarray | None = None, na_action: str = "omit",
                  input_index: pd.Index | None = None, profiler: Callable[..., Any] | None = None,
                  trials: np.ndarray | None = None, **kwargs: Any) -> None:
@@ -99,7 +105,7 @@ class LinearResult(BinaryResult):
         self.converged = bool(fit.converged and (separation is None or not separation.separated))
         self.iterations = fit.iterations
         self.separation = separation
-        self.model_matrix = model_matrix
+        self._X = model_matrix
         self.offset = None if offset is None else np.asarray(offset, dtype=np.float64)
         self._null_eta = null_eta
         self.na_action = na_action
@@ -172,12 +178,24 @@ class LinearResult(BinaryResult):
         full[:, flat] = np.nan
         return full
 
-    def _training_matrix(self, what: str) -> np.ndarray:
-        if self.model_matrix is None:
+    @property
+    def model_matrix(self) -> np.ndarray | None:
+        """The design matrix of the training rows, dense (n × p float64), or None
+        (the class docstring)."""
+        return None if self._X is None else np.asarray(self._X, dtype=np.float64)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        if "model_matrix" in state:             # pickled before the codes were kept
+            state = dict(state)
+            state["_X"] = state.pop("model_matrix")
+        super().__setstate__(state)
+
+    def _training_matrix(self, what: str) -> np.ndarray | FactorMatrix:
+        if self._X is None:
             raise ValueError(f"{what} needs the design matrix of the training rows, which this "
                              "result does not hold (a fit of a Dask frame): fit the data in "
                              "memory")
-        return self.model_matrix
+        return self._X
 
     def hat_values(self) -> pd.Series:
         """Hat values hᵢ = wᵢ ℓ''ᵢ xᵢᵀA⁻¹xᵢ of the training rows (R's ``hatvalues`` of a
@@ -244,7 +262,7 @@ class LinearResult(BinaryResult):
                              "differences are not likelihood ratios (docs/math.md §3); use "
                              "method='wald'")
         keep = ~self.fit_info.aliased
-        X = self._training_matrix("confint(method='profile')")[:, keep]
+        X = take_columns(self._training_matrix("confint(method='profile')"), keep)
         if self.profiler is None:
             raise ValueError("profile-likelihood intervals need the constrained fits of the "
                              "method that made this result, which it was not given; use "
@@ -417,14 +435,17 @@ def _positions(full: pd.Index, part: pd.Index) -> np.ndarray:
     return out
 
 
-def _se_frame(result: LinearResult, X: np.ndarray, eta_ok: np.ndarray, na: np.ndarray,
+def _se_frame(result: LinearResult, X: np.ndarray | FactorMatrix, eta_ok: np.ndarray,
+              na: np.ndarray,
               index: pd.Index, type: str, se_fit: bool, interval: str | None,
               level: float) -> pd.DataFrame:
     """``predict.glm(se.fit = TRUE)``'s fit and se, and the confidence limits."""
     keep = ~result.fit_info.aliased
     V = result._cov["model"][np.ix_(keep, keep)]
-    Xk = X[:, keep]
-    se_link = np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", Xk, V, Xk), 0.0))
+    quad = np.empty(X.shape[0])
+    for start, stop, rows in row_blocks(take_columns(X, keep)):
+        quad[start:stop] = np.einsum("ij,jk,ik->i", rows, V, rows)
+    se_link = np.sqrt(np.maximum(quad, 0.0))
     n = len(na)
     cols = {}
 
@@ -442,7 +463,8 @@ def _se_frame(result: LinearResult, X: np.ndarray, eta_ok: np.ndarray, na: np.nd
         cols["se_fit"] = full(np.abs(posterior_slope(family, eta_ok)) * se_link)
     if interval is not None:
         q = float(stats.norm.ppf(0.5 + level / 2.0))
-        lo, hi = eta_ok - q * se_link, eta_ok + q * se_link
+        lo: ArrayOrFloat = eta_ok - q * se_link
+        hi: ArrayOrFloat = eta_ok + q * se_link
         if type == "response":
             lo, hi = family.posterior(lo), family.posterior(hi)
         cols["lower"], cols["upper"] = full(lo), full(hi)
