@@ -351,6 +351,29 @@ def test_packed_design_is_lossless_and_smaller():
     assert plain.groups[0] is X and plain.identity
 
 
+def test_storage_types_test_every_row():
+    """The exactness tests run on a sample of rows first; a column that passes there
+    is tested whole (a value past the sample decides), and the type is the
+    smallest that holds every value."""
+    from ubreg.dask.packed import _SAMPLE_ROWS, _storage_types
+    rng = np.random.default_rng(1)
+    n = 3 * _SAMPLE_ROWS
+    late = lambda head, tail: np.r_[head, tail]                     # noqa: E731
+    cols = {np.int8: [np.ones(n), late(np.zeros(n - 1), 127.0)],
+            np.int16: [late(np.zeros(n - 1), 128.0), late(np.zeros(n - 1), -32768.0)],
+            np.float32: [late(np.zeros(n - 1), 0.5), late(np.zeros(n - 1), 1e10),
+                         late(np.zeros(n - 1), np.inf), rng.normal(size=n).astype(np.float32),
+                         late(np.zeros(n - 1), 40000.0)],
+            np.float64: [late(np.zeros(n - 1), 0.1), late(np.zeros(n - 1), np.nan),
+                         rng.normal(size=n), late(np.zeros(n - 1), 1e300),
+                         late(np.zeros(n - 1), 2.0 ** 25 + 1)]}
+    X = np.column_stack([c for group in cols.values() for c in group])
+    want = [t for t, group in cols.items() for _ in group]
+    assert _storage_types(X) == want
+    for j, t in enumerate(want):                                    # lossless
+        np.testing.assert_array_equal(X[:, j].astype(t).astype(np.float64), X[:, j])
+
+
 def test_cv_on_the_cluster_is_identical(client, frame):
     data = frame.dropna()
     seq = ubreg.cv("y ~ x1 + x2 + g", data, folds=4, seed=7, refit=False)

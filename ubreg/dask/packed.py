@@ -32,27 +32,39 @@ BLOCK_ROWS = 16_384
 _INTEGER_TYPES = (np.int8, np.int16)
 
 
+#: rows a column is tested on first: a column of measurements fails the exactness
+#: tests there, and only the columns that pass are tested whole
+_SAMPLE_ROWS = 1024
+
+
 def _storage_types(X: np.ndarray) -> list:
     """The smallest dtype that holds every value of each float64 column
-    exactly (whole-array reductions: no strided pass per column)."""
+    exactly: integer types for integral columns in their range, float32 for
+    columns of float32 numbers, float64 otherwise.  Each test runs on the first
+    :data:`_SAMPLE_ROWS` rows of every column, then on all the rows of the
+    columns that pass it (a column of measurements fails at once)."""
     p = X.shape[1]
     if X.shape[0] == 0:
         return [np.float64] * p
-    lo, hi = X.min(axis=0), X.max(axis=0)
-    finite = np.isfinite(lo) & np.isfinite(hi)
-    with np.errstate(invalid="ignore"):
-        integral = finite & np.all(np.floor(X) == X, axis=0)
-    with np.errstate(over="ignore"):
-        single = np.all(X.astype(np.float32) == X, axis=0)
+    head = X[:_SAMPLE_ROWS]
+    with np.errstate(invalid="ignore", over="ignore"):
+        integral = np.all(np.floor(head) == head, axis=0)
+        single = np.all(head.astype(np.float32) == head, axis=0)
     kinds = []
     for j in range(p):
-        kind: type[np.generic] = np.float32 if single[j] else np.float64
-        if integral[j]:
-            for candidate in _INTEGER_TYPES:
-                info = np.iinfo(candidate)
-                if info.min <= lo[j] and hi[j] <= info.max:
-                    kind = candidate
-                    break
+        kind: type[np.generic] = np.float64
+        if integral[j] or single[j]:
+            col = np.ascontiguousarray(X[:, j])
+            lo, hi = col.min(), col.max()
+            with np.errstate(invalid="ignore", over="ignore"):
+                if integral[j] and np.isfinite(lo) and np.isfinite(hi) \
+                        and bool(np.all(np.floor(col) == col)):
+                    kind = next((t for t in _INTEGER_TYPES
+                                 if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max),
+                                np.float32 if bool(np.all(col.astype(np.float32) == col))
+                                else np.float64)
+                elif single[j] and bool(np.all(col.astype(np.float32) == col)):
+                    kind = np.float32
         kinds.append(kind)
     return kinds
 
@@ -87,6 +99,18 @@ class PackedSlice:
             block[:, col:col + k] = group[start:stop]
             col += k
         return block
+
+    def column(self, j: int) -> np.ndarray:
+        """Design column j of the slice's rows, as float64 (read from its group)."""
+        if not hasattr(self, "_where"):
+            where, col = {}, 0
+            for g, group in enumerate(self.groups):
+                for k in range(group.shape[1]):
+                    where[int(self.order[col + k])] = (g, k)
+                col += group.shape[1]
+            self._where = where
+        g, k = self._where[j]
+        return self.groups[g][:, k].astype(np.float64)
 
     def y_block(self, start: int, stop: int) -> np.ndarray:
         return self.y[start:stop].astype(np.float64)
@@ -140,6 +164,21 @@ class PackedPartition:
     @property
     def nbytes(self) -> int:
         return sum(s.nbytes for s in self.slices)
+
+    def column(self, j: int) -> np.ndarray:
+        """Design column j of every row, float64 (no row is unpacked whole)."""
+        if len(self.slices) == 1:
+            return self.slices[0].column(j)
+        return np.concatenate([s.column(j) for s in self.slices]) if self.slices \
+            else np.zeros(0)
+
+    def y_w(self) -> tuple[np.ndarray, np.ndarray]:
+        """The response and the weights (1 where not stored) of every row, float64."""
+        y = np.concatenate([s.y_block(0, s.n) for s in self.slices]) if self.slices \
+            else np.zeros(0)
+        w = np.concatenate([np.ones(s.n) if s.w is None else s.w for s in self.slices]) \
+            if self.slices else np.zeros(0)
+        return y, w
 
     def blocks(self, block_rows: int = BLOCK_ROWS):
         """(slice, start, stop) of every block of rows."""

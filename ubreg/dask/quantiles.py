@@ -66,6 +66,16 @@ def gather(frames: list, func: Callable, *args) -> list:
     return _gather(frames, func, *args)
 
 
+def _asked(part, extract: Callable, pivots: list) -> list:
+    """Per column, its values when it has pivots (the columns of the later passes),
+    else None: ``extract(part, columns)`` reads those columns only."""
+    columns = [j for j, p in enumerate(pivots) if p is not None]
+    out: list = [None] * len(pivots)
+    for j, x in zip(columns, extract(part, columns)):
+        out[j] = x
+    return out
+
+
 def _interval_counts(part, extract: Callable, pivots: list) -> list:
     """Per column, the count of values in each interval between pivots
     (interval i: pivots[i−1] ≤ x < pivots[i]); None for columns not asked.
@@ -75,7 +85,7 @@ def _interval_counts(part, extract: Callable, pivots: list) -> list:
     sort instead of a search of every value among the pivots.
     """
     out: list = []
-    for x, p in zip(extract(part), pivots):
+    for x, p in zip(_asked(part, extract, pivots), pivots):
         if p is None:
             out.append(None)
             continue
@@ -95,7 +105,7 @@ def _interval_values(part, extract: Callable, pivots: list, wanted: list) -> lis
     ``pivots[i]``, and the smallest value above it the slice's next one.
     """
     out: list = []
-    for x, p, intervals in zip(extract(part), pivots, wanted):
+    for x, p, intervals in zip(_asked(part, extract, pivots), pivots, wanted):
         if p is None:
             out.append(None)
             continue
@@ -167,8 +177,10 @@ def distributed_cuts(frames: list, extract: Callable, n_columns: int, max_bins: 
     frames : list
         Delayed (or persisted) partitions.
     extract : callable
-        ``extract(partition) -> list`` of one 1-D float64 array per column: the
-        values the cuts are taken from (rows of positive weight, no NaN).
+        ``extract(partition, columns=None) -> list`` of one 1-D float64 array per
+        column (of ``columns``, or every column): the values the cuts are taken
+        from (rows of positive weight, no NaN).  The later passes ask for the
+        columns with more distinct values than bins only.
     n_columns : int
     max_bins : int
     exact_cap : int, optional

@@ -58,42 +58,27 @@ BLOCK_ROWS = 1_048_576
 # ---------------------------------------------------------------------------
 # the data side
 # ---------------------------------------------------------------------------
-def _columns(part) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A packed partition's rows as float64 (design order), y and w."""
-    n, p = part.n, part.n_columns
-    X, y, w = np.empty((n, p)), np.empty(n), np.empty(n)
-    buf = np.empty((min(max(n, 1), 16384), p))
-    row = 0
-    for piece, start, stop in part.blocks():
-        block = piece.unpack(start, stop, buf)
-        X[row:row + stop - start, piece.order] = block
-        y[row:row + stop - start] = piece.y_block(start, stop)
-        wb = piece.w_block(start, stop)
-        w[row:row + stop - start] = 1.0 if wb is None else wb
-        row += stop - start
-    return X, y, w
-
-
-def _positive(part) -> list:
-    X, _, w = _columns(part)
-    return _positive_of((X, w))
-
-
-def _positive_of(Xw: tuple) -> list:
-    X, w = Xw
-    keep = w > 0
-    Xt = (X if keep.all() else X[keep]).T
-    return [np.ascontiguousarray(Xt[j]) for j in range(X.shape[1])]
+def _positive(part, columns=None) -> list:
+    """The design columns ``columns`` (all: None) of a packed partition's rows of
+    positive weight, float64: each read from its packed group, so a pass of the
+    cuts that needs the continuous columns only never unpacks the others."""
+    _, w = part.y_w()
+    keep = None if bool(np.all(w > 0)) else w > 0
+    out = []
+    for j in range(part.n_columns) if columns is None else columns:
+        x = part.column(j)
+        out.append(x if keep is None else x[keep])
+    return out
 
 
 def _setup(part, max_bins: int) -> tuple[dict, list]:
-    """The counts of the setup, and the first pass of the cuts (one unpacking)."""
-    X, y, w = _columns(part)
+    """The counts of the setup, and the first pass of the cuts."""
+    y, w = part.y_w()
     setup = {"n_input": part.n_input, "n_dropped": part.n_dropped,
              "na_counts": part.na_counts, "n_used": len(y),
              "wmax": float(w.max(initial=0.0)), "n_positive": int(np.count_nonzero(w)),
              "pos1": int(np.sum((w > 0) & (y == 1))), "pos0": int(np.sum((w > 0) & (y == 0)))}
-    return setup, first_pass((X, w), _positive_of, max_bins)
+    return setup, first_pass(part, _positive, max_bins)
 
 
 class _Coded:
@@ -110,14 +95,12 @@ def _encode(parts: list, cuts: list, dtype, e: int) -> _Coded:
     ys, ws = [], []
     start = 0
     for part in parts:
-        X, y, w = _columns(part)
-        stop = start + X.shape[0]
-        for j, c in enumerate(cuts):    # np.searchsorted(c, X[:, j], side="left"), compiled
-            search_codes(np.asarray(c, dtype=np.float64), np.ascontiguousarray(X[:, j]),
-                         codes[j, start:stop])
+        y, w = part.y_w()
+        stop = start + len(y)
+        for j, c in enumerate(cuts):    # np.searchsorted(c, x_j, side="left"), compiled
+            search_codes(np.asarray(c, dtype=np.float64), part.column(j), codes[j, start:stop])
         ys.append(y.astype(np.int8))
         ws.append(np.ldexp(w, -e))
-        del X                           # before the next partition's is made
         start = stop
     return _Coded(codes, np.concatenate(ys), np.concatenate(ws))
 

@@ -105,21 +105,24 @@ def _stats(raw: dict) -> dict:
             "specs": column_specs(raw["columns"])}
 
 
-def _numeric(raw: dict, positive: bool) -> list:
-    """The numeric predictors' values (of the rows of positive weight)."""
+def _numeric(raw: dict, positive: bool, columns=None) -> list:
+    """The numeric predictors' values (of the rows of positive weight), all or
+    those at the positions ``columns`` among them."""
+    values = [v for c, v in zip(raw["columns"], raw["values"]) if c.kind != CATEGORICAL]
+    if columns is not None:
+        values = [values[j] for j in columns]
     if raw["w"] is None or not positive:
-        return [v for c, v in zip(raw["columns"], raw["values"]) if c.kind != CATEGORICAL]
+        return values
     keep = raw["w"] > 0
-    return [v[keep] for c, v in zip(raw["columns"], raw["values"])
-            if c.kind != CATEGORICAL]
+    return [v[keep] for v in values]
 
 
-def _positive(raw):
-    return _numeric(raw, True)
+def _positive(raw, columns=None):
+    return _numeric(raw, True, columns)
 
 
-def _every(raw):
-    return _numeric(raw, False)
+def _every(raw, columns=None):
+    return _numeric(raw, False, columns)
 
 
 def _encode(raw: dict, coded: CodedColumns, unit: bool) -> CodedPartition:
