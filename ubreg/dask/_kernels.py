@@ -12,9 +12,10 @@ from typing import Any
 
 from numba import njit
 
-from ..fitters.udt._kernels import grouped_histograms
+from ..fitters.udt._kernels import grouped_histograms, grouped_histograms_into
 
-__all__ = ["heap_route", "heap_slots", "grouped_histograms"]
+__all__ = ["heap_route", "heap_slots", "advance_F", "grouped_histograms",
+           "grouped_histograms_into"]
 
 _JIT: dict[str, Any] = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -44,3 +45,17 @@ def heap_slots(codes, feature, kcut, slots, out):
             nd = 2 * nd + 1 + (1 if codes[f, i] > kcut[nd] else 0)
             f = feature[nd] if nd < feature.shape[0] else -1
         out[i] = slots[nd]
+
+
+@njit(**_JIT)
+def advance_F(codes, feature, kcut, value, nu, F, out):
+    """``out[i] = F[i] + nu * value[leaf]``, the leaf row i reaches (:func:`heap_route`):
+    ``F + nu * value[heap_route(...)]`` with no array of leaves in between (the
+    same products and sums)."""
+    for i in range(codes.shape[1]):
+        nd = 0
+        f = feature[0]
+        while f >= 0:
+            nd = 2 * nd + 1 + (1 if codes[f, i] > kcut[nd] else 0)
+            f = feature[nd] if nd < feature.shape[0] else -1
+        out[i] = F[i] + nu * value[nd]

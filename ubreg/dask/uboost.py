@@ -41,6 +41,7 @@ from ..fitters.boost.uboost import UBoostFit, check_leaf_options, check_options
 from ..fitters.boost.ulosses import resolve_U
 from ..learners.binning import BinnedDesign
 from ..learners.trees import Tree, min_gain_threshold, newton_split_search
+from ..numerics.scratch import scratch
 from ..numerics.warnings import user_stacklevel
 from ..results.inference import bernoulli_loglik
 from .fitter import _check_r_options
@@ -131,38 +132,40 @@ class _State:
 
 
 def _state(coded: _Coded, F: np.ndarray, U, leaf_rows: bool) -> _State:
-    """As boost_u: z = y*F, (U, U', U'') at z, g = w y* U', h = w · newton_weight."""
-    w = coded.w
-    ystar = 2.0 * coded.y.astype(np.float64) - 1.0
-    z = ystar * F
-    vals = np.empty((3, len(F)))
+    """As boost_u: z = y*F, (U, U', U'') at z, g = w y* U', h = w · newton_weight.
+
+    The temporaries are this thread's :func:`~ubreg.numerics.scratch.scratch`
+    arrays (a pass allocates only the state it keeps: memory allocated afresh
+    every iteration is page-faulted in every time)."""
+    n, w = len(F), coded.w
+    ystar = scratch("ystar", n)
+    np.multiply(coded.y, 2.0, out=ystar)
+    ystar -= 1.0
+    z = np.multiply(ystar, F, out=scratch("z", n))
+    vals = scratch("vals", 3 * n).reshape(3, n)
     U.values_into(z, vals)
     Uv, d1, d2 = vals
-    stats = np.empty((len(F), 4 if leaf_rows else 3))
-    np.multiply(w * ystar, d1, out=stats[:, 0])
+    stats = np.empty((n, 4 if leaf_rows else 3))
+    wy = np.multiply(w, ystar, out=ystar)            # ystar is not read again
+    np.multiply(wy, d1, out=stats[:, 0])
     np.multiply(w, U.newton_weight(z, F, d2), out=stats[:, 1])
     if leaf_rows:
         stats[:, 2] = w
     stats[:, -1] = 1.0                               # rows: which child is the smaller
-    return _State(coded, F, stats, float(np.sum(w * Uv)))
+    return _State(coded, F, stats, float(np.sum(np.multiply(w, Uv, out=scratch("wU", n)))))
 
 
 def _first_state(coded: _Coded, F0: float, U, leaf_rows: bool) -> _State:
     return _state(coded, np.full(coded.codes.shape[1], F0), U, leaf_rows)
 
 
-def _route(codes: np.ndarray, feature: np.ndarray, kcut: np.ndarray) -> np.ndarray:
-    """Heap index of each row's node in a (partial) tree, by its codes (compiled)."""
-    from ._kernels import heap_route
-    node = np.empty(codes.shape[1], dtype=np.int64)
-    heap_route(codes, np.asarray(feature, dtype=np.int64), np.asarray(kcut, dtype=np.int64),
-               node)
-    return node
-
-
 def _advance(state: _State, feature, kcut, value, nu: float, U, leaf_rows: bool) -> _State:
     """The next state: F ← F + ν value[leaf] (add_leaf_values' arithmetic)."""
-    F = state.F + nu * value[_route(state.coded.codes, feature, kcut)]
+    from ._kernels import advance_F
+    codes = state.coded.codes
+    F = np.empty(codes.shape[1])
+    advance_F(codes, np.asarray(feature, dtype=np.int64), np.asarray(kcut, dtype=np.int64),
+              np.asarray(value, dtype=np.float64), float(nu), state.F, F)
     return _state(state.coded, F, U, leaf_rows)
 
 
@@ -171,15 +174,17 @@ def _histograms(state: _State, feature, kcut, slots, feats, offsets, with_risk: 
     """The (nodes, bins, n_stats) sums of the rows of the nodes ``slots`` (heap index →
     row of the result, −1 elsewhere): the first n_stats statistics (all k + 1, or
     the k of the split search where the rows are not needed)."""
-    from ._kernels import grouped_histograms, heap_slots
+    from ._kernels import grouped_histograms_into, heap_slots
     S = int(slots.max(initial=-1)) + 1
     out = np.zeros((S, int(offsets[-1]), n_stats))
     codes = state.coded.codes
-    slot = np.empty(codes.shape[1], dtype=np.int64)
+    n = codes.shape[1]
+    slot = scratch("slot", n, np.int64)
     heap_slots(codes, np.asarray(feature, dtype=np.int64), np.asarray(kcut, dtype=np.int64),
                np.asarray(slots, dtype=np.int64), slot)
-    grouped_histograms(codes, feats, np.asarray(offsets, dtype=np.int64), slot, S, state.stats,
-                       out)
+    grouped_histograms_into(codes, feats, np.asarray(offsets, dtype=np.int64), slot, S,
+                            state.stats, out, scratch("rows", n, np.int64),
+                            scratch("gathered", n * n_stats))
     result = {"H": out}
     if with_risk:
         result["risk"] = state.risk

@@ -155,6 +155,15 @@ _pair_sums_all = _pair_sums_kernel(True)
 
 @njit(**_JIT)
 def grouped_histograms(codes, feats, offsets, row_slot, n_slots, stats, out):
+    """:func:`grouped_histograms_into` with its working arrays allocated here."""
+    n = row_slot.shape[0]
+    grouped_histograms_into(codes, feats, offsets, row_slot, n_slots, stats, out,
+                            np.empty(n, dtype=np.int64), np.empty(n * out.shape[2]))
+
+
+@njit(**_JIT)
+def grouped_histograms_into(codes, feats, offsets, row_slot, n_slots, stats, out, rows_buf,
+                            st_buf):
     """``out[row_slot[i], offsets[j] + codes[j, i], :] += stats[i, :k]`` for the
     columns j in ``feats`` and the rows with ``row_slot[i] >= 0`` (``out`` zeroed;
     k = ``out.shape[2]``, at most the statistics' columns).
@@ -164,7 +173,9 @@ def grouped_histograms(codes, feats, offsets, row_slot, n_slots, stats, out):
     two columns at a time, each bin adds its rows in increasing row order (the
     sums of ``np.bincount`` over the rows) in a scratch histogram whose bins are
     4 doubles apart (never across two cache lines), then copied to ``out``: the
-    layout of :mod:`ubreg.learners._hist`.
+    layout of :mod:`ubreg.learners._hist`.  ``rows_buf`` (≥ n int64) and
+    ``st_buf`` (≥ n·k float64) are working arrays (the caller's: a pass over
+    the same rows again and again reuses them).
     """
     n = row_slot.shape[0]
     k = out.shape[2]
@@ -176,12 +187,12 @@ def grouped_histograms(codes, feats, offsets, row_slot, n_slots, stats, out):
     for s in range(n_slots):
         start[s + 1] += start[s]
     m = start[n_slots]
-    rows = np.empty(m, dtype=np.int64)
+    rows = rows_buf[:m]
     every = m == n and n_slots == 1             # every row in one slot (a root): in place
     if every:
         st = stats
     else:
-        st = np.empty((m, k))
+        st = st_buf[:m * k].reshape((m, k))
         fill = start[:n_slots].copy()
         for i in range(n):
             s = row_slot[i]
