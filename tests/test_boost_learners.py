@@ -210,3 +210,28 @@ def test_every_hypothesis_gives_features_and_output_by_one_protocol(X):
         np.testing.assert_array_equal(on.transform(wide), T)
         assert on.columns == tuple(sorted([3, 0, 2, 1][j] for j in hyp.columns))
         assert on.describe(["b", "c", "one", "a"]) == hyp.describe(names)
+
+
+def test_a_known_root_histogram_of_the_weights_gives_the_same_tree():
+    """U-Boost sums the root histogram of the row weights once for the whole fit
+    (it is the same every round): the trees, leaf values and leaves of the rows are
+    those of summing it every round, to the bit, with any weights."""
+    from ubreg.learners.trees import fit_newton_tree, root_histogram
+    rng = np.random.default_rng(8)
+    n = 4000
+    X = np.column_stack([rng.normal(size=n), rng.integers(0, 7, n), rng.normal(size=n).round(1)])
+    b = bin_design(X, 32)
+    for w in (np.ones(n), rng.uniform(0.1, 3.0, n), rng.integers(0, 4, n).astype(float)):
+        stats = np.column_stack([rng.normal(size=n) * w, rng.uniform(0.1, 1, n) * w, w])
+        known = root_histogram(b, w)
+        a, node_a = fit_newton_tree(b, stats, 3, 1e-3, 30.0)
+        c, node_c = fit_newton_tree(b, stats, 3, 1e-3, 30.0, root_weights=known)
+        for key in ("feature", "cut", "gain", "value"):
+            np.testing.assert_array_equal(getattr(a, key), getattr(c, key), err_msg=key)
+        np.testing.assert_array_equal(node_a, node_c)
+        assert (a.feature >= 0).sum() >= 3
+        # the known histogram is the one the root would sum (the weights' column)
+        H = np.zeros((b.total_bins, 3))
+        from ubreg.learners import _hist
+        _hist.histogram_all(b.codes, np.flatnonzero(b.nbins > 1), b.offsets, b.nbins, stats, H)
+        np.testing.assert_array_equal(known, H[:, 2])

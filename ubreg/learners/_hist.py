@@ -68,7 +68,7 @@ def _histogram_kernel(all_rows):
     """
     @njit(**_JIT)
     def kernel(codes, feats, offsets, nbins, stats, rows, out):
-        k = stats.shape[1]
+        k = out.shape[1]                # the first k statistics (all, but for a known column)
         if all_rows:
             m = stats.shape[0]
             st = stats
@@ -150,8 +150,9 @@ def _column_parts(feats, m: int) -> list:
 
 def histogram_all(codes, feats, offsets, nbins, stats, out):
     """``out[offsets[f] + code, s] = Σ stats[r, s]`` over every row r and the
-    columns f in ``feats`` (bins of other columns are left untouched); the columns
-    in threads on large histograms (the same sums)."""
+    columns f in ``feats`` (bins of other columns are left untouched), for the
+    first ``out.shape[1]`` statistics; the columns in threads on large
+    histograms (the same sums)."""
     from ..numerics.threads import run_parts
     run_parts(lambda part: _histogram_all(codes, part, offsets, nbins, stats, _NO_ROWS, out),
               _column_parts(feats, stats.shape[0]))

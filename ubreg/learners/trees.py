@@ -66,7 +66,7 @@ from .binning import BinnedDesign
 
 __all__ = ["Tree", "add_leaf_values", "fit_leaf_tree", "fit_newton_tree", "grow_tree",
            "leaf_indicators", "newton_gain", "udt_gain", "newton_split_search",
-           "min_gain_threshold", "MIN_GAIN"]
+           "min_gain_threshold", "root_histogram", "MIN_GAIN"]
 
 
 @dataclass(eq=False)
@@ -186,7 +186,8 @@ def udt_gain(phi):
 
 
 def grow_tree(binned: BinnedDesign, stats: np.ndarray, gain_fn, depth: int,
-              min_leaf=1.0, min_gain: float = 1e-12, leaf_col=-1):
+              min_leaf=1.0, min_gain: float = 1e-12, leaf_col=-1,
+              root_last: np.ndarray | None = None):
     """Grow a tree of depth ≤ ``depth`` level by level.
 
     Parameters
@@ -206,6 +207,10 @@ def grow_tree(binned: BinnedDesign, stats: np.ndarray, gain_fn, depth: int,
     min_gain : float
         A split must gain more than ``min_gain`` × the Σ of the absolute
         root-histogram entries of the first design column (every statistic).
+    root_last : (total bins,) array, optional
+        The root histogram of the last statistic, when the caller knows it (a
+        column that is the same every boosting round: the row weights); then
+        the root sums the others only.
 
     Returns
     -------
@@ -230,7 +235,12 @@ def grow_tree(binned: BinnedDesign, stats: np.ndarray, gain_fn, depth: int,
         return tree, node
     feats = np.flatnonzero(binned.nbins > 1)
     H = np.zeros((1, binned.total_bins, k))
-    _hist.histogram_all(binned.codes, feats, binned.offsets, binned.nbins, stats, H[0])
+    if root_last is None:
+        _hist.histogram_all(binned.codes, feats, binned.offsets, binned.nbins, stats, H[0])
+    else:
+        _hist.histogram_all(binned.codes, feats, binned.offsets, binned.nbins, stats,
+                            H[0, :, :k - 1])
+        H[0, :, k - 1] = root_last
     threshold = min_gain * _gain_scale(H[0], binned.offsets, binned.nbins, feats)
     search = _SplitSearch(binned, feats, gain_fn, k, leaf_col, min_leaf)
     rows = _Segments(n)
@@ -405,14 +415,16 @@ def fit_leaf_tree(binned: BinnedDesign, v, y, w, phi, depth: int, min_leaf=1.0):
 
 
 def fit_newton_tree(binned: BinnedDesign, stats, depth: int, min_child_weight: float,
-                    min_samples_leaf: float | None = None):
+                    min_samples_leaf: float | None = None, root_weights: np.ndarray | None = None):
     """U-Boost's regression tree (docs/math.md §6): a Newton tree and its leaf values.
 
     ``stats`` holds per row the gradient gᵢ, the curvature hᵢ and, when
     ``min_samples_leaf`` is given, the row weight (a third column): each child
     holds a curvature ≥ ``min_child_weight`` (and a weight ≥
     ``min_samples_leaf``).  Leaves take the Newton value −Σg/Σh (sums in row
-    order; 0 where Σh = 0).
+    order; 0 where Σh = 0).  ``root_weights``: the root histogram of the row
+    weights (:func:`root_histogram` of the third column), which is the same
+    every boosting round: given, the root sums g and h only.
 
     Returns
     -------
@@ -425,7 +437,8 @@ def fit_newton_tree(binned: BinnedDesign, stats, depth: int, min_child_weight: f
     if stats.shape[1] == 3:
         # the row weight bounds the leaf size too (as HistGradientBoosting)
         tree, node = grow_tree(binned, stats, newton_gain, depth,
-                               min_leaf=(min_child_weight, min_samples_leaf), leaf_col=(1, 2))
+                               min_leaf=(min_child_weight, min_samples_leaf), leaf_col=(1, 2),
+                               root_last=root_weights)
     else:
         tree, node = grow_tree(binned, stats, newton_gain, depth,
                                min_leaf=min_child_weight, leaf_col=1)
@@ -433,6 +446,18 @@ def fit_newton_tree(binned: BinnedDesign, stats, depth: int, min_child_weight: f
     with np.errstate(divide="ignore", invalid="ignore"):
         tree.value = np.where(H > 0, -G / H, 0.0)
     return tree, node
+
+
+def root_histogram(binned: BinnedDesign, values: np.ndarray) -> np.ndarray:
+    """The (total bins,) sums of ``values`` over every row, by bin, as the root
+    histogram of :func:`grow_tree` sums a statistic (each bin its rows in row
+    order)."""
+    from . import _hist
+    out = np.zeros((binned.total_bins, 1))
+    feats = np.flatnonzero(binned.nbins > 1)
+    _hist.histogram_all(binned.codes, feats, binned.offsets, binned.nbins,
+                        np.ascontiguousarray(values, dtype=np.float64)[:, None], out)
+    return out[:, 0]
 
 
 #: gains within this relative distance of the best are ties (rounding noise)

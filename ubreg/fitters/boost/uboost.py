@@ -37,7 +37,7 @@ import numpy as np
 
 from ...learners.binning import bin_design
 from ...learners.linear import Componentwise
-from ...learners.trees import add_leaf_values, fit_newton_tree
+from ...learners.trees import add_leaf_values, fit_newton_tree, root_histogram
 from ...numerics.progress import progress
 from .ulosses import ULoss
 
@@ -126,16 +126,20 @@ class _TreeSteps:
         self.binned, self.w, self.wy, self.U = binned, w, wy, U
         self.depth, self.bounds = depth, (min_child_weight, min_samples_leaf)
         self.col_term, self.n_terms = col_term, n_terms
-        # per-row statistics of the trees: g, h (and w, which bounds the leaf size)
+        # per-row statistics of the trees: g, h (and w, which bounds the leaf size;
+        # its root histogram is the same every iteration: summed once)
         self.stats = np.empty((w.shape[0], 3 if leaf_rows else 2))
+        self.root_w = None
         if leaf_rows:
             self.stats[:, 2] = w
+            self.root_w = root_histogram(binned, w)
 
     def step(self, F, z, d1, d2, nu):
         """One iteration: (tree, F updated in place, share of each term in its gain)."""
         np.multiply(self.wy, d1, out=self.stats[:, 0])            # ∂/∂F of wᵢ U(y*ᵢ Fᵢ)
         np.multiply(self.w, self.U.newton_weight(z, F, d2), out=self.stats[:, 1])
-        base, node = fit_newton_tree(self.binned, self.stats, self.depth, *self.bounds)
+        base, node = fit_newton_tree(self.binned, self.stats, self.depth, *self.bounds,
+                                     root_weights=self.root_w)
         add_leaf_values(F, node, base.value, nu)                 # F ← F + ν f
         by_col = base.split_gains_by_column(self.col_term.shape[0])
         share = np.bincount(self.col_term, weights=by_col, minlength=self.n_terms)
