@@ -45,7 +45,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_boost.py --skip-gbc
 	$(BIN)/python benchmarks/bench_gnnb.py
 	$(BIN)/python benchmarks/bench_online.py
-	$(BIN)/python benchmarks/bench_dask.py
+	$(BIN)/python benchmarks/bench_dask.py --method uls,udt,uboost
 
 bench-smoke: $(STAMP)
 	$(BIN)/python benchmarks/bench_uls.py --smoke

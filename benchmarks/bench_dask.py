@@ -19,6 +19,7 @@ Measured, each in its own process so that each peak RSS is its own:
     python benchmarks/bench_dask.py --n 10000000 --memory-n 1000000
     python benchmarks/bench_dask.py --method udt --n 10000000 --memory-n 1000000
     python benchmarks/bench_dask.py --method uboost --n 10000000 --memory-n 1000000
+    python benchmarks/bench_dask.py --method uls,udt,uboost   # all three on the same files
 
 ``--method udt`` fits ``method="udt", bins=255`` (rpart's controls, no
 cross-validation: ``xval=0`` in memory, the Dask default), ``--method uboost``
@@ -169,6 +170,15 @@ def _run(args: list[str]) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def _methods(text: str) -> list[str]:
+    """``--method``: one method or several, separated by commas."""
+    names = [m.strip() for m in text.split(",") if m.strip()]
+    bad = [m for m in names if m not in ("uls", "udt", "uboost")]
+    if not names or bad:
+        raise argparse.ArgumentTypeError(f"methods are uls, udt and uboost, got {text!r}")
+    return names
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -185,8 +195,10 @@ def main():
     ap.add_argument("--persist", action="store_true",
                     help="persist=True: keep the designs in worker memory whatever their size")
     ap.add_argument("--keep", help="folder for the parquet files (kept; default: a temp dir)")
-    ap.add_argument("--method", choices=["uls", "udt", "uboost"], default=None,
-                    help="the method fitted (default uls; --smoke runs all three)")
+    ap.add_argument("--method", type=_methods, default=None,
+                    help="the method fitted, or several separated by commas, e.g. "
+                         "uls,udt,uboost (on the same files; default uls; --smoke runs all "
+                         "three)")
     ap.add_argument("--mstop", type=int, default=100, help="uboost's iterations")
     ap.add_argument("--task", choices=["dask", "memory", "generate"], help=argparse.SUPPRESS)
     ap.add_argument("--folder", help=argparse.SUPPRESS)
@@ -195,7 +207,7 @@ def main():
         generate(args.folder, args.n, args.rows_per_file)
         print(json.dumps({"task": "generate"}))
         return
-    method = args.method or "uls"
+    method = (args.method or ["uls"])[0]
     if args.task == "dask":
         persist = False if args.no_persist else True if args.persist else "auto"
         print(json.dumps(task_dask(args.folder, args.workers, persist, method, args.mstop)))
@@ -204,10 +216,10 @@ def main():
         print(json.dumps(task_memory(args.folder, method, args.mstop)))
         return
 
-    methods = [method]
+    methods = args.method or ["uls"]
     if args.smoke:
         args.n, args.rows_per_file = 20_000, 5_000
-        methods = [args.method] if args.method else ["uls", "udt", "uboost"]
+        methods = args.method or ["uls", "udt", "uboost"]
         args.mstop = min(args.mstop, 10)
     persist = ["--no-persist"] if args.no_persist else ["--persist"] if args.persist else []
     persist_label = ("persist=False" if args.no_persist else "persist=True" if args.persist
