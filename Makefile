@@ -46,6 +46,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_gnnb.py
 	$(BIN)/python benchmarks/bench_online.py
 	$(BIN)/python benchmarks/bench_dask.py --method uls,udt,uboost
+	$(BIN)/python benchmarks/bench_import.py
 
 bench-smoke: $(STAMP)
 	$(BIN)/python benchmarks/bench_uls.py --smoke
@@ -54,6 +55,7 @@ bench-smoke: $(STAMP)
 	$(BIN)/python benchmarks/bench_gnnb.py --smoke
 	$(BIN)/python benchmarks/bench_online.py --smoke
 	$(BIN)/python benchmarks/bench_dask.py --smoke
+	$(BIN)/python benchmarks/bench_import.py --smoke
 
 # the replication reports as HTML pages, from their stored .md/.csv (nothing is re-run)
 reports-html: $(STAMP)
