@@ -14,48 +14,36 @@ from numba import njit
 
 from ..fitters.udt._kernels import grouped_histograms, grouped_histograms_into
 
-__all__ = ["heap_route", "heap_slots", "advance_F", "grouped_histograms",
-           "grouped_histograms_into"]
+__all__ = ["heap_slots", "advance_F", "grouped_histograms", "grouped_histograms_into"]
 
 _JIT: dict[str, Any] = dict(cache=True, nogil=True, error_model="numpy")
 
 
-@njit(**_JIT)
-def heap_route(codes, feature, kcut, out):
-    """``out[i]``: the heap index of the node row i reaches (children of k at
-    2k + 1, 2k + 2; right when the code of ``feature[k]`` is above ``kcut[k]``;
-    ``feature[k] < 0`` at the tree's current leaves)."""
-    for i in range(codes.shape[1]):
-        nd = 0
-        f = feature[0]
-        while f >= 0:
-            nd = 2 * nd + 1 + (1 if codes[f, i] > kcut[nd] else 0)
-            f = feature[nd] if nd < feature.shape[0] else -1
-        out[i] = nd
+@njit(inline="always", **_JIT)
+def _node(codes, feature, kcut, i):
+    """The heap index of the node row i reaches (children of k at 2k + 1, 2k + 2;
+    right when the code of ``feature[k]`` is above ``kcut[k]``; ``feature[k] < 0``
+    at the tree's current leaves).  Inlined where it is called."""
+    nd = 0
+    f = feature[0]
+    while f >= 0:
+        nd = 2 * nd + 1 + (1 if codes[f, i] > kcut[nd] else 0)
+        f = feature[nd] if nd < feature.shape[0] else -1
+    return nd
 
 
 @njit(**_JIT)
 def heap_slots(codes, feature, kcut, slots, out):
-    """``out[i] = slots[heap_route(row i)]``: the slot of the node row i reaches
-    (no array of nodes in between)."""
+    """``out[i] = slots[node of row i]`` (:func:`_node`): the slot of the node row i
+    reaches, with no array of nodes in between."""
     for i in range(codes.shape[1]):
-        nd = 0
-        f = feature[0]
-        while f >= 0:
-            nd = 2 * nd + 1 + (1 if codes[f, i] > kcut[nd] else 0)
-            f = feature[nd] if nd < feature.shape[0] else -1
-        out[i] = slots[nd]
+        out[i] = slots[_node(codes, feature, kcut, i)]
 
 
 @njit(**_JIT)
 def advance_F(codes, feature, kcut, value, nu, F, out):
-    """``out[i] = F[i] + nu * value[leaf]``, the leaf row i reaches (:func:`heap_route`):
-    ``F + nu * value[heap_route(...)]`` with no array of leaves in between (the
-    same products and sums)."""
+    """``out[i] = F[i] + nu * value[leaf]``, the leaf row i reaches (:func:`_node`):
+    ``F + nu * value[leaves]`` with no array of leaves in between (the same
+    products and sums)."""
     for i in range(codes.shape[1]):
-        nd = 0
-        f = feature[0]
-        while f >= 0:
-            nd = 2 * nd + 1 + (1 if codes[f, i] > kcut[nd] else 0)
-            f = feature[nd] if nd < feature.shape[0] else -1
-        out[i] = F[i] + nu * value[nd]
+        out[i] = F[i] + nu * value[_node(codes, feature, kcut, i)]
