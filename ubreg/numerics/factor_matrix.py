@@ -6,9 +6,9 @@ are the rows of a small table — the factor's contrast matrix, L × c — picke
 by each row's level code.  :class:`FactorMatrix` keeps those columns as the
 codes (one byte a row for up to 127 levels) and the table, and every other
 column dense: at 10^6 rows two factors of 5 and 10 levels take 2 MB instead of
-the 104 MB of their 13 float64 columns, and a factor of 1000 levels 2 MB
-instead of 8 GB.  This is the "split matrix" of glum's tabmat, restricted to
-what ubreg's linear fitter needs.
+the 104 MB of their 13 float64 columns, and a factor of 1000 levels 2 MB (and
+its 8 MB contrast matrix) instead of 8 GB.  This is the "split matrix" of
+glum's tabmat, restricted to what ubreg's linear fitter needs.
 
 The fitter reads a design through the functions below, which take either a
 plain ``ndarray`` (unchanged: the same numpy calls as before) or a
@@ -75,6 +75,9 @@ class FactorMatrix:
         # the dense columns as runs of consecutive design columns: a block's rows are
         # written by slices (a fancy column index writes element by element)
         self._runs = _runs(self.dense_cols)
+        # each factor's columns as a slice when consecutive (as patsy lays them out)
+        self._factor_cols = [slice(int(f.cols[0]), int(f.cols[-1]) + 1) if f.contiguous
+                             else f.cols for f in self.factors]
         covered = np.zeros(p, dtype=int)
         covered[self.dense_cols] += 1
         for f in self.factors:
@@ -102,12 +105,8 @@ class FactorMatrix:
         rows = self.dense[start:stop]
         for a, b, k in self._runs:
             block[:, a:b] = rows[:, k:k + b - a]
-        for f in self.factors:
-            picked = np.take(f.table, f.codes[start:stop], axis=0)
-            if f.contiguous:
-                block[:, f.cols[0]:f.cols[-1] + 1] = picked
-            else:
-                block[:, f.cols] = picked
+        for f, where in zip(self.factors, self._factor_cols):
+            block[:, where] = np.take(f.table, f.codes[start:stop], axis=0)
         return block
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
