@@ -87,7 +87,7 @@ def _brute_histogram(b, stats, rows):
 @pytest.mark.parametrize("k", [1, 2, 3, 4, 5])
 @pytest.mark.parametrize("max_bins", [16, 1024])       # uint8 and uint16 codes
 def test_histogram_kernels_sum_in_row_order(X, k, max_bins):
-    from ubreg.learners import _hist
+    from ubreg.learners import _level_kernels as _hist
     b = bin_design(X, max_bins=max_bins)
     assert b.codes.dtype == (np.uint8 if max_bins == 16 else np.uint16)
     rng = np.random.default_rng(k)
@@ -232,6 +232,7 @@ def test_a_known_root_histogram_of_the_weights_gives_the_same_tree():
         assert (a.feature >= 0).sum() >= 3
         # the known histogram is the one the root would sum (the weights' column)
         H = np.zeros((b.total_bins, 3))
-        from ubreg.learners import _hist
-        _hist.histogram_all(b.codes, np.flatnonzero(b.nbins > 1), b.offsets, b.nbins, stats, H)
+        from ubreg.learners import _level_kernels
+        _level_kernels.histogram_all(b.codes, np.flatnonzero(b.nbins > 1), b.offsets, b.nbins,
+                                     stats, H)
         np.testing.assert_array_equal(known, H[:, 2])

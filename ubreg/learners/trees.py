@@ -65,6 +65,7 @@ import numpy as np
 from .binning import BinnedDesign
 
 __all__ = ["Tree", "add_leaf_values", "fit_leaf_tree", "fit_newton_tree", "grow_tree",
+           "tree_workspace",
            "leaf_indicators", "newton_gain", "udt_gain", "newton_split_search",
            "min_gain_threshold", "root_histogram", "MIN_GAIN"]
 
@@ -223,36 +224,63 @@ def grow_tree(binned: BinnedDesign, stats: np.ndarray, gain_fn, depth: int,
     within :data:`TIE_RTOL` of the best) go to the first column, then to the
     smallest threshold; a NaN gain is no candidate.
     """
-    from . import _hist
+    tree, node, _ = _grow(binned, stats, gain_fn, depth, min_leaf, min_gain, leaf_col, root_last,
+                          leaf_sums=False)
+    return tree, node
+
+
+def _grow(binned, stats, gain_fn, depth, min_leaf, min_gain, leaf_col, root_last, leaf_sums,
+          workspace=None):
+    """:func:`grow_tree`, and with ``leaf_sums`` the Σ of the first two statistics
+    over each leaf's rows (G, H per heap node, in increasing row order).  The node
+    returned is the workspace's (:func:`tree_workspace`) when one is given."""
+    from . import _level_kernels as lk
 
     stats = np.ascontiguousarray(stats, dtype=np.float64)
     n, k = stats.shape
     size = 2 ** (depth + 1) - 1
     tree = Tree(depth=depth, feature=np.full(size, -1, dtype=np.int64), cut=np.zeros(size),
                 gain=np.zeros(size))
-    node = np.zeros(n, dtype=np.int64)
+    rows = _Segments(n) if workspace is None else workspace.reset()
     if binned.candidates()[0].size == 0 or n == 0:
-        return tree, node
+        return (tree,) + _leaves(binned, rows, [], stats, size, leaf_sums)
     feats = np.flatnonzero(binned.nbins > 1)
     H = np.zeros((1, binned.total_bins, k))
     if root_last is None:
-        _hist.histogram_all(binned.codes, feats, binned.offsets, binned.nbins, stats, H[0])
+        lk.histogram_all(binned.codes, feats, binned.offsets, binned.nbins, stats, H[0])
     else:
-        _hist.histogram_all(binned.codes, feats, binned.offsets, binned.nbins, stats,
-                            H[0, :, :k - 1])
+        lk.histogram_all(binned.codes, feats, binned.offsets, binned.nbins, stats,
+                         H[0, :, :k - 1])
         H[0, :, k - 1] = root_last
     threshold = min_gain * _gain_scale(H[0], binned.offsets, binned.nbins, feats)
     search = _SplitSearch(binned, feats, gain_fn, k, leaf_col, min_leaf)
-    rows = _Segments(n)
     active = [0]                            # heap indices of the nodes of H
+    last_splits: list = []                  # the splits of the last level (not partitioned)
     for level in range(depth):
         best, best_gain = search(H)
-        split = _split_level(tree, binned, rows, node, active, best, best_gain, threshold,
-                             last=level == depth - 1)
+        split = _split_level(tree, binned, rows, active, best, best_gain, threshold,
+                             last_splits if level == depth - 1 else None)
         if not split:
             break
         H, active = _child_histograms(binned, feats, stats, rows.order, H, split)
-    return tree, node
+    return (tree,) + _leaves(binned, rows, last_splits, stats, size, leaf_sums)
+
+
+def _leaves(binned, rows, last_splits, stats, size, leaf_sums):
+    """(node, (G, H) or None): the leaf of each row (set by the partitions, and
+    here for the splits of the last level), with the leaves' sums."""
+    from . import _level_kernels as lk
+
+    if last_splits:
+        lo, hi, feat, kcut, heap = (np.array(c, dtype=np.intp) for c in zip(*last_splits))
+        lk.route(binned.codes, rows.order, lo, hi, feat, kcut, heap, rows.node)
+    if not leaf_sums:
+        return rows.node, None
+    tasks = [(lo, hi, -1, 0, nd) for nd, (lo, hi) in rows.seg.items()] + last_splits
+    lo, hi, feat, kcut, heap = (np.array(c, dtype=np.intp) for c in zip(*tasks))
+    G, H = np.zeros(size), np.zeros(size)
+    lk.leaf_sums(binned.codes, rows.order, lo, hi, feat, kcut, heap, stats, G, H)
+    return rows.node, (G, H)
 
 
 #: grow_tree's default ``min_gain``
@@ -295,7 +323,7 @@ class _SplitSearch:
     the right sums R = P − L and the node totals P; a child holding less than
     ``min_leaf`` of statistic ``leaf_col`` (each may be a sequence) is no
     candidate, nor is a NaN gain.  The Newton criterion runs as one compiled
-    pass (``_hist.newton_split``, the same arithmetic in the same order), any
+    pass (``_level_kernels.newton_split``, the same arithmetic in the same order), any
     other criterion in numpy.
     """
 
@@ -309,15 +337,17 @@ class _SplitSearch:
             # fresh writable arrays: one compiled signature whatever the caller passed
             self.lc_arr = np.array(self.lc % k, dtype=np.intp)
             self.ml_arr = np.array(self.ml, dtype=np.float64)
+            ncut = np.asarray(binned.nbins, dtype=np.intp)[feats] - 1
+            self.first = np.concatenate([[0], np.cumsum(ncut)[:-1]]).astype(np.intp)
 
     def __call__(self, H):
         """(candidate, gain) of each node of H (gain −inf: no candidate)."""
-        from . import _hist
+        from . import _hist, _level_kernels
 
         b = self.binned
         if self.newton:
-            return _hist.newton_split(H, b.offsets, b.nbins, self.feats, self.ncand,
-                                      self.lc_arr, self.ml_arr, TIE_RTOL)
+            return _level_kernels.newton_split(H, b.offsets, b.nbins, self.feats, self.first,
+                                               self.ncand, self.lc_arr, self.ml_arr, TIE_RTOL)
         L, P = _hist.left_sums(H, b.offsets, b.nbins, self.feats, self.ncand)
         P = P[:, None, :]
         R = P - L
@@ -329,24 +359,36 @@ class _SplitSearch:
 
 class _Segments:
     """The training rows of the open nodes: node i's rows are ``order[start:end]``
-    for ``(start, end) = seg[i]``, in increasing row order."""
+    for ``(start, end) = seg[i]``, in increasing row order; ``node`` the node of
+    each row."""
 
     def __init__(self, n):
+        self.n = n
         self.order = np.arange(n, dtype=np.intp)
         self.buf = np.empty(n, dtype=np.intp)
+        self.node = np.zeros(n, dtype=np.int64)      # the heap index of each row's node
         self.seg = {0: (0, n)}
 
+    def reset(self) -> _Segments:
+        """The state of a new tree, in the same arrays (a boosting fit grows
+        hundreds of trees: fresh arrays each time cost page faults)."""
+        self.order[:] = np.arange(self.n, dtype=np.intp)
+        self.node[:] = 0
+        self.seg = {0: (0, self.n)}
+        return self
 
-def _split_level(tree, binned, rows, node, active, best, best_gain, threshold, last):
+
+def _split_level(tree, binned, rows, active, best, best_gain, threshold, last_splits):
     """Record the split of every node of ``active`` whose best gain exceeds
-    ``threshold`` and send its rows to its children (``node``).
+    ``threshold`` and partition its segment into its children's.
 
-    On the last level the rows are only routed; otherwise each split node's
-    segment is partitioned into its children's.  Returns the split nodes as
-    (row of H, heap index, start, mid, end) of their segments (empty on the
-    last level).
+    On the last level (``last_splits`` a list) the rows are not reordered: each
+    split is appended to ``last_splits`` as (start, end, column, cut code, heap
+    index), and the leaves of its rows are found with the leaves' sums.
+    Returns the split nodes as (row of H, heap index, start, mid, end) of their
+    segments (empty on the last level).
     """
-    from . import _hist
+    from . import _level_kernels as lk
 
     _, col, kk = binned.candidates()
     split = []
@@ -358,11 +400,11 @@ def _split_level(tree, binned, rows, node, active, best, best_gain, threshold, l
         tree.feature[nd], tree.gain[nd] = col[b], best_gain[a]
         tree.cut[nd] = binned.cut_value(f, kcut)
         start, end = rows.seg.pop(nd)
-        if last:                            # the leaves need no segments (nor histograms)
-            _hist.route(binned.codes, rows.order[start:end], node, f, kcut, nd)
+        if last_splits is not None:
+            last_splits.append((start, end, f, kcut, nd))
             continue
-        mid = _hist.partition(binned.codes, rows.order, node, start, end, f, kcut, nd,
-                              rows.buf)
+        mid = lk.partition(binned.codes, rows.order, rows.node, start, end, f, kcut, nd,
+                           rows.buf)
         rows.seg[2 * nd + 1], rows.seg[2 * nd + 2] = (start, mid), (mid, end)
         split.append((a, nd, start, mid, end))
     return split
@@ -372,20 +414,21 @@ def _child_histograms(binned, feats, stats, order, H, split):
     """The histograms of the children of the ``split`` nodes, and their heap
     indices: the smaller child's from its rows, its sibling's by subtraction
     from the parent's."""
-    from . import _hist
+    from . import _level_kernels as lk
 
     child = np.zeros((2 * len(split), binned.total_bins, stats.shape[1]))
-    active, segments, smalls, bigs = [], [], [], []
+    active, lo, hi, smalls, bigs = [], [], [], [], []
     for i, (a, nd, start, mid, end) in enumerate(split):
         left_small = mid - start <= end - mid
         small, big = (2 * i, 2 * i + 1) if left_small else (2 * i + 1, 2 * i)
-        lo, hi = (start, mid) if left_small else (mid, end)
-        segments.append(order[lo:hi])
+        lo.append(start if left_small else mid)
+        hi.append(mid if left_small else end)
         smalls.append(small)
         bigs.append((a, big))
         active += [2 * nd + 1, 2 * nd + 2]
-    _hist.histogram_segments(binned.codes, feats, binned.offsets, binned.nbins, stats,
-                             segments, [child[s] for s in smalls])
+    lk.histogram_segments(binned.codes, feats, binned.offsets, binned.nbins, stats, order,
+                          np.array(lo, dtype=np.intp), np.array(hi, dtype=np.intp),
+                          np.array(smalls, dtype=np.intp), child)
     for (a, big), small in zip(bigs, smalls):
         np.subtract(H[a], child[small], out=child[big])
     return child, active
@@ -414,8 +457,15 @@ def fit_leaf_tree(binned: BinnedDesign, v, y, w, phi, depth: int, min_leaf=1.0):
     return tree, values, edge
 
 
+def tree_workspace(n: int) -> _Segments:
+    """Arrays for growing trees on n rows, reused from tree to tree
+    (``fit_newton_tree(workspace=)``)."""
+    return _Segments(n)
+
+
 def fit_newton_tree(binned: BinnedDesign, stats, depth: int, min_child_weight: float,
-                    min_samples_leaf: float | None = None, root_weights: np.ndarray | None = None):
+                    min_samples_leaf: float | None = None, root_weights: np.ndarray | None = None,
+                    workspace: _Segments | None = None):
     """U-Boost's regression tree (docs/math.md §6): a Newton tree and its leaf values.
 
     ``stats`` holds per row the gradient gᵢ, the curvature hᵢ and, when
@@ -424,7 +474,9 @@ def fit_newton_tree(binned: BinnedDesign, stats, depth: int, min_child_weight: f
     ``min_samples_leaf``).  Leaves take the Newton value −Σg/Σh (sums in row
     order; 0 where Σh = 0).  ``root_weights``: the root histogram of the row
     weights (:func:`root_histogram` of the third column), which is the same
-    every boosting round: given, the root sums g and h only.
+    every boosting round: given, the root sums g and h only.  ``workspace``
+    (:func:`tree_workspace`): arrays reused from tree to tree; the ``node``
+    returned is then its array, overwritten by the next tree.
 
     Returns
     -------
@@ -432,17 +484,14 @@ def fit_newton_tree(binned: BinnedDesign, stats, depth: int, min_child_weight: f
         The tree with its leaf values and the heap index of each training
         row's leaf.
     """
-    from . import _hist
-
     if stats.shape[1] == 3:
         # the row weight bounds the leaf size too (as HistGradientBoosting)
-        tree, node = grow_tree(binned, stats, newton_gain, depth,
-                               min_leaf=(min_child_weight, min_samples_leaf), leaf_col=(1, 2),
-                               root_last=root_weights)
+        tree, node, (G, H) = _grow(binned, stats, newton_gain, depth,
+                                   (min_child_weight, min_samples_leaf), MIN_GAIN, (1, 2),
+                                   root_weights, leaf_sums=True, workspace=workspace)
     else:
-        tree, node = grow_tree(binned, stats, newton_gain, depth,
-                               min_leaf=min_child_weight, leaf_col=1)
-    G, H = _hist.node_sums(node, stats, tree.feature.size)
+        tree, node, (G, H) = _grow(binned, stats, newton_gain, depth, min_child_weight,
+                                   MIN_GAIN, 1, None, leaf_sums=True, workspace=workspace)
     with np.errstate(divide="ignore", invalid="ignore"):
         tree.value = np.where(H > 0, -G / H, 0.0)
     return tree, node
@@ -452,10 +501,10 @@ def root_histogram(binned: BinnedDesign, values: np.ndarray) -> np.ndarray:
     """The (total bins,) sums of ``values`` over every row, by bin, as the root
     histogram of :func:`grow_tree` sums a statistic (each bin its rows in row
     order)."""
-    from . import _hist
+    from . import _level_kernels
     out = np.zeros((binned.total_bins, 1))
     feats = np.flatnonzero(binned.nbins > 1)
-    _hist.histogram_all(binned.codes, feats, binned.offsets, binned.nbins,
+    _level_kernels.histogram_all(binned.codes, feats, binned.offsets, binned.nbins,
                         np.ascontiguousarray(values, dtype=np.float64)[:, None], out)
     return out[:, 0]
 
@@ -489,5 +538,5 @@ def _total(H, offsets, feats):
 
 def add_leaf_values(F: np.ndarray, node: np.ndarray, value: np.ndarray, nu: float) -> None:
     """F ← F + ν · value[node], in place (compiled: one pass over the rows)."""
-    from . import _hist
-    _hist.add_leaf_values(F, node, value, float(nu))
+    from . import _level_kernels
+    _level_kernels.add_leaf_values(F, node, value, float(nu))

@@ -16,15 +16,25 @@ __all__ = ["workers", "run_parts"]
 _POOL: list = []
 
 
+_CORES: list = []
+
+
 def workers() -> int:
-    """The cores this process may run on (``UBREG_THREADS`` overrides)."""
+    """The cores this process may run on (``UBREG_THREADS`` overrides).  The
+    affinity is read once per process (a boosting fit asks thousands of times)."""
     env = os.environ.get("UBREG_THREADS")
     if env:
         return max(1, int(env))
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:     # not on Linux
-        return max(1, os.cpu_count() or 1)
+    if not _CORES:
+        try:
+            _CORES.append(max(1, len(os.sched_getaffinity(0))))
+        except AttributeError:     # not on Linux
+            _CORES.append(max(1, os.cpu_count() or 1))
+    return _CORES[0]
+
+
+if hasattr(os, "register_at_fork"):     # a child may be given other cores
+    os.register_at_fork(after_in_child=_CORES.clear)
 
 
 def _pool(n: int) -> ThreadPoolExecutor:

@@ -4,14 +4,18 @@ NumPy's ``where`` and masked ``copyto`` branch on every element (a random sign
 of the margin mispredicts half of them); a compiled loop selects without a
 branch.  The exponentials and logarithms stay in NumPy, whose SIMD loops are
 faster than numba's scalar calls.  Every operation is the one NumPy's path
-performs, so the numbers are the same to the bit.  Imported on the first
+performs, so the numbers are the same to the bit.  The passes of U-Boost's
+tree iterations (:data:`ADVANCE`, :data:`NEWTON_STATS`) run on chunks of the
+rows on every core (:mod:`ubreg.numerics.parallel`).  Imported on the first
 boosting fit, not by ``import ubreg``.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from numba import njit
+from numba import njit, prange
+
+from ...numerics.parallel import parallel_pair
 
 _JIT: dict[str, Any] = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -31,3 +35,89 @@ def logistic_from_exp(z, e, d1, d2, tail):
         d2[i] = s_neg * s_pos
         m = -z[i]
         tail[i] = 0.0 if m < 0.0 else m      # a NaN margin stays NaN, as np.maximum
+
+
+def _advance_body(F, node, value, nu, ystar, z, nchunks):
+    n = F.shape[0]
+    for t in prange(nchunks):
+        for i in range(n * t // nchunks, n * (t + 1) // nchunks):
+            F[i] = F[i] + nu * value[node[i]]
+            z[i] = ystar[i] * F[i]
+
+
+def _newton_stats_body(w, wy, vals, stats, wU, nchunks):
+    n = w.shape[0]
+    bad = 0
+    for t in prange(nchunks):
+        for i in range(n * t // nchunks, n * (t + 1) // nchunks):
+            stats[i, 0] = wy[i] * vals[1, i]
+            h = vals[2, i]
+            if not h > 0:
+                bad += 1
+            stats[i, 1] = w[i] * h
+            wU[i] = w[i] * vals[0, i]
+    return bad
+
+
+#: F ← F + ν·value[node] and z = y*·F in one pass (the arithmetic of
+#: ``trees.add_leaf_values`` and ``np.multiply(ystar, F)``)
+ADVANCE = parallel_pair(_advance_body)
+#: g = w y* U'(z), h = w U''(z) and w U(z) in one pass (the products numpy
+#: would form); returns how many U'' are not positive (then h is redone by
+#: ``ULoss.newton_weight``)
+NEWTON_STATS = parallel_pair(_newton_stats_body)
+
+
+# The logistic U's passes of a tree iteration (``Logistic.values_into`` and
+# ``NEWTON_STATS`` split around NumPy's exp and log1p, which stay in NumPy):
+# z and −|z| with F's update, then U', U'' and the statistics from e = exp(−|z|),
+# then U = log1p(e) + max(−z, 0) and w·U.
+
+
+def _advance_logistic_body(F, node, value, nu, ystar, z, u, nchunks):
+    n = F.shape[0]
+    for t in prange(nchunks):
+        for i in range(n * t // nchunks, n * (t + 1) // nchunks):
+            F[i] = F[i] + nu * value[node[i]]
+            z[i] = ystar[i] * F[i]
+            u[i] = -abs(z[i])
+
+
+def _logistic_stats_body(z, e, w, wy, vals, tail, stats, nchunks):
+    n = z.shape[0]
+    bad = 0
+    for t in prange(nchunks):
+        for i in range(n * t // nchunks, n * (t + 1) // nchunks):
+            den = e[i] + 1.0
+            lo = e[i] / den
+            hi = 1.0 / den
+            pos = z[i] >= 0
+            s_neg = lo if pos else hi
+            s_pos = hi if pos else lo
+            vals[1, i] = -s_neg
+            h = s_neg * s_pos
+            vals[2, i] = h
+            m = -z[i]
+            tail[i] = 0.0 if m < 0.0 else m
+            stats[i, 0] = wy[i] * -s_neg
+            if not h > 0:
+                bad += 1
+            stats[i, 1] = w[i] * h
+    return bad
+
+
+def _risk_terms_body(u, tail, w, wU, nchunks):
+    n = u.shape[0]
+    for t in prange(nchunks):
+        for i in range(n * t // nchunks, n * (t + 1) // nchunks):
+            u[i] = u[i] + tail[i]
+            wU[i] = w[i] * u[i]
+
+
+#: ADVANCE, and u = −|z| (the argument of the logistic U's exponential)
+ADVANCE_LOGISTIC = parallel_pair(_advance_logistic_body)
+#: U' and U'' of the logistic U from e = exp(−|z|) (``logistic_from_exp``), and the
+#: statistics g = w y* U', h = w U'' (NEWTON_STATS); returns how many U'' ≤ 0
+LOGISTIC_STATS = parallel_pair(_logistic_stats_body)
+#: U = log1p(e) + max(−z, 0) in place of log1p(e), and w·U
+RISK_TERMS = parallel_pair(_risk_terms_body)

@@ -37,9 +37,9 @@ import numpy as np
 
 from ...learners.binning import bin_design
 from ...learners.linear import Componentwise
-from ...learners.trees import add_leaf_values, fit_newton_tree, root_histogram
+from ...learners.trees import fit_newton_tree, root_histogram, tree_workspace
 from ...numerics.progress import progress
-from .ulosses import ULoss
+from .ulosses import Logistic, ULoss
 
 __all__ = ["UBOOST_LEARNERS", "UBoostFit", "boost_u", "check_options", "check_leaf_options"]
 
@@ -108,7 +108,10 @@ def _initial_F(w, y, wsum, init):
     """F₀: the log-odds of the weighted mean of y (``"mean"``) or 0 (``"zero"``)."""
     if init != "mean":
         return 0.0
-    ybar = float(w @ y) / wsum
+    # numpy's pairwise sum, not a BLAS dot: OpenBLAS may split a long dot across
+    # threads (its result then depends on their number) and leaves them spinning
+    # for a while, on the cores the trees' kernels are about to use
+    ybar = float(np.sum(w * y)) / wsum
     if not 0.0 < ybar < 1.0:
         raise ValueError("the response has one class: the log-odds is infinite")
     return float(np.log(ybar) - np.log1p(-ybar))
@@ -117,13 +120,16 @@ def _initial_F(w, y, wsum, init):
 class _TreeSteps:
     """U-Boost's tree iterations: a Newton tree on per-row (g, h[, w]), F ← F + ν f.
 
-    The statistics are filled in place each iteration; the leaf values are
-    added to F by a compiled loop (no (n,) temporary).
+    The statistics are filled in place each iteration, in one compiled pass with
+    w·U (:meth:`values_risk`); the leaf values are added to F, and z = y*F
+    formed, by another (no (n,) temporaries).  For the logistic U the passes
+    also take over ``Logistic.values_into``'s arithmetic but for its exp and
+    log1p, which stay in NumPy (same numbers, fewer passes over the rows).
     """
 
-    def __init__(self, binned, w, wy, U, depth, min_child_weight, min_samples_leaf, leaf_rows,
-                 col_term, n_terms):
-        self.binned, self.w, self.wy, self.U = binned, w, wy, U
+    def __init__(self, binned, w, wy, ystar, U, depth, min_child_weight, min_samples_leaf,
+                 leaf_rows, col_term, n_terms):
+        self.binned, self.w, self.wy, self.ystar, self.U = binned, w, wy, ystar, U
         self.depth, self.bounds = depth, (min_child_weight, min_samples_leaf)
         self.col_term, self.n_terms = col_term, n_terms
         # per-row statistics of the trees: g, h (and w, which bounds the leaf size;
@@ -133,35 +139,81 @@ class _TreeSteps:
         if leaf_rows:
             self.stats[:, 2] = w
             self.root_w = root_histogram(binned, w)
+        # U'' > 0 is checked in the compiled pass unless U defines its own curvature
+        self.fused = type(U).newton_weight is ULoss.newton_weight
+        self.logistic = type(U) is Logistic
+        self.tail = np.empty(w.shape[0]) if self.logistic else None
+        self.u_ready = False                # vals[0] holds −|z| (logistic, after a step)
+        self.workspace = tree_workspace(w.shape[0])
 
-    def step(self, F, z, d1, d2, nu):
-        """One iteration: (tree, F updated in place, share of each term in its gain)."""
-        np.multiply(self.wy, d1, out=self.stats[:, 0])            # ∂/∂F of wᵢ U(y*ᵢ Fᵢ)
-        np.multiply(self.w, self.U.newton_weight(z, F, d2), out=self.stats[:, 1])
+    def values_risk(self, z, F, vals, wU):
+        """(U, U', U'') at z into ``vals``, the statistics of the next tree (g = w y*
+        U'(z), h = w × ``U.newton_weight``) and Σ w U(z) (numpy's pairwise sum)."""
+        from ...numerics.parallel import parts, run
+        from ._kernels import LOGISTIC_STATS, NEWTON_STATS, RISK_TERMS
+        n = parts() if len(z) >= _PARALLEL_ROWS else 1
+        if self.logistic:
+            if not self.u_ready:
+                np.negative(np.abs(z, out=vals[0]), out=vals[0])
+            np.exp(vals[0], out=vals[0])            # e = exp(−|z|) ≤ 1: no overflow
+            bad = run(LOGISTIC_STATS, n > 1, z, vals[0], self.w, self.wy, vals, self.tail,
+                      self.stats, n)
+            np.log1p(vals[0], out=vals[0])
+            run(RISK_TERMS, n > 1, vals[0], self.tail, self.w, wU, n)
+            self.u_ready = False
+        else:
+            _values(self.U, z, vals)
+            bad = run(NEWTON_STATS, n > 1, self.w, self.wy, vals, self.stats, wU, n)
+        if bad or not self.fused:
+            np.multiply(self.w, self.U.newton_weight(z, F, vals[2]), out=self.stats[:, 1])
+        return float(np.sum(wU))
+
+    def step(self, F, z, vals, nu):
+        """One iteration: (tree, F and z = y*F updated in place, share of each term
+        in its gain)."""
+        from ...numerics.parallel import parts, run
+        from ._kernels import ADVANCE, ADVANCE_LOGISTIC
         base, node = fit_newton_tree(self.binned, self.stats, self.depth, *self.bounds,
-                                     root_weights=self.root_w)
-        add_leaf_values(F, node, base.value, nu)                 # F ← F + ν f
+                                     root_weights=self.root_w, workspace=self.workspace)
+        n = parts() if len(F) >= _PARALLEL_ROWS else 1
+        if self.logistic:                       # F ← F + ν f, z, −|z|
+            run(ADVANCE_LOGISTIC, n > 1, F, node, base.value, float(nu), self.ystar, z,
+                vals[0], n)
+            self.u_ready = True
+        else:                                   # F ← F + ν f, z
+            run(ADVANCE, n > 1, F, node, base.value, float(nu), self.ystar, z, n)
         by_col = base.split_gains_by_column(self.col_term.shape[0])
         share = np.bincount(self.col_term, weights=by_col, minlength=self.n_terms)
         return base, F, (share / share.sum() if share.sum() > 0 else share)
 
 
+#: rows worth splitting an elementwise pass across the cores
+_PARALLEL_ROWS = 20_000
+
+
 class _LinearSteps:
     """U-Boost's componentwise linear iterations (one term per iteration)."""
 
-    def __init__(self, X, w, wy, U, col_term, n_terms, has_intercept):
-        self.w, self.wy, self.U, self.n_terms = w, wy, U, n_terms
+    def __init__(self, X, w, wy, ystar, U, col_term, n_terms, has_intercept):
+        self.w, self.wy, self.ystar, self.U, self.n_terms = w, wy, ystar, U, n_terms
         self.comp = Componentwise(X, w, [np.flatnonzero(col_term == t) for t in range(n_terms)],
                                   has_intercept)
 
-    def step(self, F, z, d1, d2, nu):
-        """One iteration: (linear step, the new F, its term's share 1)."""
-        g = self.wy * d1                                   # ∂/∂F of wᵢ U(y*ᵢ Fᵢ)
-        h = self.w * self.U.newton_weight(z, F, d2)        # its curvature (docs/math.md §6)
+    def values_risk(self, z, F, vals, wU):
+        """(U, U', U'') at z into ``vals``, and Σ w U(z) (numpy's pairwise sum)."""
+        _values(self.U, z, vals)
+        return float(np.sum(np.multiply(self.w, vals[0], out=wU)))
+
+    def step(self, F, z, vals, nu):
+        """One iteration: (linear step, the new F (z = y*F in place), its term's share 1)."""
+        g = self.wy * vals[1]                                # ∂/∂F of wᵢ U(y*ᵢ Fᵢ)
+        h = self.w * self.U.newton_weight(z, F, vals[2])     # its curvature (docs/math.md §6)
         base, fitted = self.comp.step(g, h)
         share = np.zeros(self.n_terms)
         share[base.term] = 1.0
-        return base, F + nu * fitted, share
+        F = F + nu * fitted
+        np.multiply(self.ystar, F, out=z)
+        return base, F, share
 
 
 #: rows worth a second thread for U and its derivatives (elementwise NumPy, which runs
@@ -216,25 +268,24 @@ def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
     wy = w * ystar
     steps: _LinearSteps | _TreeSteps
     if learner == "linear":
-        steps = _LinearSteps(X, w, wy, U, col_term, len(names), has_intercept)
+        steps = _LinearSteps(X, w, wy, ystar, U, col_term, len(names), has_intercept)
     else:
         binned = bin_design(X, max_bins, weights=w) if binned is None else binned
-        steps = _TreeSteps(binned, w, wy, U, 1 if learner == "stumps" else depth,
+        steps = _TreeSteps(binned, w, wy, ystar, U, 1 if learner == "stumps" else depth,
                            min_child_weight, min_samples_leaf, leaf_rows, col_term, len(names))
     learners = []
     # per-row buffers reused every iteration: z = y*F, (U, U', U'') at z, w·U
     z, wU = ystar * F, np.empty(n)
-    Uv, d1, d2 = vals = _values(U, z, np.empty((3, n)))
+    vals = np.empty((3, n))
     # Σ w U / Σ w by numpy's pairwise sum: a BLAS dot would wake (and leave
     # spinning) OpenBLAS threads every iteration
-    risk = [float(np.sum(np.multiply(w, Uv, out=wU))) / wsum]
+    risk = [steps.values_risk(z, F, vals, wU) / wsum]
     gains = np.zeros((mstop, len(names)))
     selected = np.zeros((mstop, len(names)), dtype=bool)
     for m in progress(range(mstop), "uboost", total=mstop):
-        base, F, share = steps.step(F, z, d1, d2, nu)
-        np.multiply(ystar, F, out=z)
-        _values(U, z, vals)                    # risk now, derivatives for the next step
-        risk.append(float(np.sum(np.multiply(w, Uv, out=wU))) / wsum)
+        base, F, share = steps.step(F, z, vals, nu)
+        # risk now, derivatives for the next step
+        risk.append(steps.values_risk(z, F, vals, wU) / wsum)
         gains[m] = (risk[-2] - risk[-1]) * share
         selected[m] = share > 0
         learners.append(base)
