@@ -17,12 +17,13 @@ ubreg is timed through ``ubreg.fit`` with a formula (patsy design and binning
 included); scikit-learn gets the numpy arrays.  All tasks run in the same
 process one after the other, so ratios are fair on a shared machine.  Each
 fit is timed in wall-clock seconds and in CPU seconds of the process (all
-threads: HistGradientBoosting runs OpenMP threads, ubreg one thread; on a
-loaded machine wall-clock times of threaded code swing widely, CPU times
-much less).  Before the tree task, a tiny fit of each library is run and
-reported apart: the once-per-process cost (ubreg: importing numba and loading
-the compiled tree kernels from numba's cache, or compiling them on a fresh
-install).
+threads: HistGradientBoosting and ubreg's tree kernels run OpenMP threads on
+every core; on a loaded machine wall-clock times of threaded code swing
+widely, CPU times much less).  Before the tree task, a small fit of each
+library is run and reported apart: the once-per-process cost (ubreg: importing
+numba and loading the compiled tree kernels from numba's cache, or compiling
+them on a fresh install; its fit has 30 000 rows, enough that the kernels
+split across the cores, loaded apart from their serial twins, are loaded too).
 
     python benchmarks/bench_boost.py                  # n = 1e5
     python benchmarks/bench_boost.py --skip-gbc
@@ -30,8 +31,9 @@ install).
     python benchmarks/bench_boost.py --accuracy-seeds 10   # accuracy only: uboost vs
                                                       # HistGradientBoosting on 10 datasets
 
-Goals (boosting issue): ULS-stumps ≤ 0.1 × AdaBoost's time; uboost ≤ 3 ×
-HistGradientBoosting's time at equal or better test accuracy.
+Goals: ULS-stumps ≤ 0.1 × AdaBoost's time (boosting issue); uboost ≤ 1.0 ×
+HistGradientBoosting's time at equal test accuracy and log loss (performance
+issue; it was ≤ 3 in the boosting issue).
 """
 from __future__ import annotations
 
@@ -101,8 +103,9 @@ def run(n: int, rounds: int, skip_gbc: bool) -> pd.DataFrame:
     add("stumps", f"sklearn AdaBoostClassifier (stumps, {rounds})", s, ada.predict(Xte))
 
     # --- gradient boosting with depth-3 trees -------------------------------------
-    # once per process: ubreg imports numba and loads (or compiles) its tree kernels
-    _, *s = _timed(lambda: ubreg.fit(FORMULA, train.iloc[:200], method="uboost",
+    # once per process: ubreg imports numba and loads (or compiles) its tree kernels,
+    # serial and parallel (the latter only run on enough rows)
+    _, *s = _timed(lambda: ubreg.fit(FORMULA, train.iloc[:30_000], method="uboost",
                                      learner="trees", depth=3, mstop=2, min_samples_leaf=20))
     warmup["ubreg"] = s
     _, *s = _timed(lambda: HistGradientBoostingClassifier(max_iter=2, max_depth=3).fit(
@@ -229,11 +232,11 @@ def main(argv=None):
     uls, ada = res.fit[0], res.fit[1]
     ub, hgb = res.fit[2], res.fit[3]
     w = res.attrs["warmup"]
-    print(f"\nonce per process (tiny fit before timing): ubreg {w['ubreg'][0]:.2f} s "
+    print(f"\nonce per process (small fit before timing): ubreg {w['ubreg'][0]:.2f} s "
           f"(numba import + kernel load/compile), sklearn {w['sklearn'][0]:.2f} s")
     print(f"ULS-stumps / AdaBoost time: {t[uls] / t[ada]:.3f}   (goal ≤ 0.1)")
     print(f"uboost / HistGradientBoosting time: {t[ub] / t[hgb]:.2f} wall-clock, "
-          f"{cpu[ub] / cpu[hgb]:.2f} CPU   (goal ≤ 3), "
+          f"{cpu[ub] / cpu[hgb]:.2f} CPU   (goal ≤ 1.0, at equal accuracy), "
           f"accuracy {acc[ub]:.4f} vs {acc[hgb]:.4f}")
     print(f"  accuracy uboost − HistGradientBoosting: "
           f"{paired_accuracy(res.attrs['correct'][ub], res.attrs['correct'][hgb])}")

@@ -201,3 +201,49 @@ def test_twins_are_cached_apart():
         assert pair[0].py_func.__qualname__ != pair[1].py_func.__qualname__
         assert pair[0].targetoptions.get("parallel") and not pair[1].targetoptions.get(
             "parallel")
+
+
+def test_fused_logistic_passes_are_values_into(monkeypatch):
+    # the logistic U's compiled passes (F, z and -|z|; g and h from exp(-|z|); w U)
+    # against the generic path (Logistic.values_into, then NEWTON_STATS)
+    from ubreg.fitters.boost import uboost
+    frame = _uboost_frame(np.random.default_rng(9), n=4000)
+    kw = dict(method="uboost", learner="trees", depth=2, mstop=40, nu=0.3)
+    fused = ubreg.fit(FORMULA, frame, **kw)
+    init = uboost._TreeSteps.__init__
+
+    def generic(self, *a, **k):
+        init(self, *a, **k)
+        self.logistic = False
+    monkeypatch.setattr(uboost._TreeSteps, "__init__", generic)
+    plain = ubreg.fit(FORMULA, frame, **kw)
+    np.testing.assert_array_equal(fused.predict(frame, type="link").to_numpy(),
+                                  plain.predict(frame, type="link").to_numpy())
+    np.testing.assert_array_equal(np.asarray(fused.risk_path), np.asarray(plain.risk_path))
+
+
+def test_fused_logistic_statistics_where_the_curvature_underflows():
+    # past |z| ≈ 745 U''(z) underflows to 0 and ULoss.newton_weight takes over (its
+    # −expit(F)U'(F), itself 0 at |F| = 800)
+    from ubreg.fitters.boost import uboost
+    from ubreg.fitters.boost.ulosses import Logistic
+    rng = np.random.default_rng(10)
+    n = 50
+    X = rng.normal(size=(n, 2))
+    w = rng.uniform(0.5, 1.0, n)
+    ystar = np.where(rng.uniform(size=n) < 0.5, -1.0, 1.0)
+    F = rng.choice([-800.0, -40.0, -1.0, 0.0, 2.0, 40.0, 800.0], n)
+    z = ystar * F
+    got = {}
+    for logistic in (True, False):
+        steps = uboost._TreeSteps(bin_design(X, 16), w, w * ystar, ystar, Logistic(), 2, 1e-3,
+                                  1.0, False, np.zeros(2, dtype=np.int64), 1)
+        steps.logistic = logistic
+        vals, wU = np.empty((3, n)), np.empty(n)
+        r = steps.values_risk(z, F, vals, wU)
+        if r is None:
+            r = steps.last_risk(z, vals, wU)
+        got[logistic] = (steps.stats.copy(), r)
+    np.testing.assert_array_equal(got[True][0], got[False][0])
+    assert got[True][1] == got[False][1]
+    assert (np.abs(z) > 745).any()                 # the fallback ran

@@ -53,6 +53,8 @@ def _score_columns(Ha, tot, offsets, nbins, feats, j0, j1, c, lc, ml, gains):
     returns their largest gain.  A child holding less than ``ml`` of statistic
     ``lc`` (each a sequence) is no candidate, nor is a non-finite gain."""
     k = tot.shape[0]
+    if (k == 2 or k == 3) and 1 <= lc.shape[0] <= 2:
+        return _score_columns_23(Ha, tot, offsets, nbins, feats, j0, j1, c, lc, ml, gains)
     acc = np.empty(k)
     p2 = tot[0] ** 2 / tot[1]
     gmax = -np.inf
@@ -73,6 +75,43 @@ def _score_columns(Ha, tot, offsets, nbins, feats, j0, j1, c, lc, ml, gains):
                 r0 = tot[0] - acc[0]
                 r1 = tot[1] - acc[1]
                 g = acc[0] ** 2 / acc[1] + r0 ** 2 / r1 - p2
+                if not np.isfinite(g):
+                    g = -np.inf
+            gains[c] = g
+            if g > gmax:
+                gmax = g
+            c += 1
+    return gmax
+
+
+@njit(**_JIT)
+def _score_columns_23(Ha, tot, offsets, nbins, feats, j0, j1, c, lc, ml, gains):
+    """:func:`_score_columns` for 2 or 3 statistics and 1 or 2 bounds, the sums in
+    registers (the same additions and comparisons, about twice as fast)."""
+    k = tot.shape[0]
+    l0, m0 = lc[0], ml[0]
+    l1, m1 = (lc[1], ml[1]) if lc.shape[0] == 2 else (l0, m0)
+    t0, t1 = tot[0], tot[1]
+    p2 = t0 ** 2 / t1
+    gmax = -np.inf
+    for j in range(j0, j1):
+        f = feats[j]
+        o = offsets[f]
+        a0 = 0.0
+        a1 = 0.0
+        a2 = 0.0
+        for t in range(nbins[f] - 1):
+            a0 += Ha[o + t, 0]
+            a1 += Ha[o + t, 1]
+            if k == 3:
+                a2 += Ha[o + t, 2]
+            v0 = a0 if l0 == 0 else (a1 if l0 == 1 else a2)
+            v1 = a0 if l1 == 0 else (a1 if l1 == 1 else a2)
+            g = -np.inf
+            if v0 >= m0 and tot[l0] - v0 >= m0 and v1 >= m1 and tot[l1] - v1 >= m1:
+                r0 = t0 - a0
+                r1 = t1 - a1
+                g = a0 ** 2 / a1 + r0 ** 2 / r1 - p2
                 if not np.isfinite(g):
                     g = -np.inf
             gains[c] = g

@@ -150,6 +150,37 @@ def _onehot(codes: np.ndarray, offsets: np.ndarray, dtype) -> sp.csr_matrix:
                          shape=(n, int(offsets[-1])))
 
 
+def _bin_column(X, j, codes, max_bins, keep):
+    """The cuts of column j of X, and its codes written to ``codes[j]``."""
+    x = np.ascontiguousarray(X[:, j])
+    order = np.argsort(x)
+    xs = x[order]
+    c = _column_cuts(x[keep] if keep is not None else x, max_bins,
+                     None if keep is not None else xs)
+    # codes = np.searchsorted(c, x, side="left"), from the sort: rows from
+    # sorted position p_k on lie above cut k (a binary search per row costs more)
+    p = np.searchsorted(xs, c, side="right")
+    codes[j, order] = np.repeat(np.arange(c.size + 1, dtype=np.uint16),
+                                np.diff(p, prepend=0, append=x.size))
+    return c
+
+
+#: rows × columns worth binning the columns in threads (NumPy's sorts release the GIL)
+_THREAD_CELLS = 1_000_000
+
+
+def _bin_columns(X, codes, max_bins, keep) -> list:
+    """The cuts of every column of X (codes written to ``codes``); on large designs
+    the columns in threads, each column's numbers those of the serial loop."""
+    from ..numerics.threads import run_parts, workers
+    n, d = X.shape
+    parts = min(workers(), d) if n * d >= _THREAD_CELLS else 1
+    groups = [range(d * i // parts, d * (i + 1) // parts) for i in range(parts)]
+    done = run_parts(lambda js: [_bin_column(X, j, codes, max_bins, keep) for j in js],
+                     [g for g in groups if len(g)])
+    return [c for part in done for c in part]
+
+
 def bin_design(X: np.ndarray, max_bins: int = 255, float32: bool | None = None,
                weights: np.ndarray | None = None) -> BinnedDesign:
     """Bin every column of ``X`` (n, d) into at most ``max_bins`` bins.
@@ -168,20 +199,8 @@ def bin_design(X: np.ndarray, max_bins: int = 255, float32: bool | None = None,
     keep = None if weights is None else np.asarray(weights) > 0
     if keep is not None and keep.all():
         keep = None
-    cuts = []
     codes = np.empty((d, n), dtype=np.uint16)
-    for j in range(d):   # a loop over columns; each is vectorised
-        x = np.ascontiguousarray(X[:, j])
-        order = np.argsort(x)
-        xs = x[order]
-        c = _column_cuts(x[keep] if keep is not None else x, int(max_bins),
-                         None if keep is not None else xs)
-        cuts.append(c)
-        # codes = np.searchsorted(c, x, side="left"), from the sort: rows from
-        # sorted position p_k on lie above cut k (a binary search per row costs more)
-        p = np.searchsorted(xs, c, side="right")
-        codes[j, order] = np.repeat(np.arange(c.size + 1, dtype=np.uint16),
-                                    np.diff(p, prepend=0, append=n))
+    cuts = _bin_columns(X, codes, int(max_bins), keep)
     nbins = np.array([c.size + 1 for c in cuts], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(nbins)])
     if nbins.max(initial=1) <= 256:

@@ -271,6 +271,8 @@ def _leaves(binned, rows, last_splits, stats, size, leaf_sums):
     here for the splits of the last level), with the leaves' sums."""
     from . import _level_kernels as lk
 
+    if 0 in rows.seg and rows.node_stale:     # the root is a leaf: every row's node is 0
+        rows.node[:] = 0
     if last_splits:
         lo, hi, feat, kcut, heap = (np.array(c, dtype=np.intp) for c in zip(*last_splits))
         lk.route(binned.codes, rows.order, lo, hi, feat, kcut, heap, rows.node)
@@ -367,13 +369,18 @@ class _Segments:
         self.order = np.arange(n, dtype=np.intp)
         self.buf = np.empty(n, dtype=np.intp)
         self.node = np.zeros(n, dtype=np.int64)      # the heap index of each row's node
+        self.node_stale = False                       # node still holds an older tree's
         self.seg = {0: (0, n)}
 
     def reset(self) -> _Segments:
         """The state of a new tree, in the same arrays (a boosting fit grows
-        hundreds of trees: fresh arrays each time cost page faults)."""
-        self.order[:] = np.arange(self.n, dtype=np.intp)
-        self.node[:] = 0
+        hundreds of trees: fresh arrays each time cost page faults).  ``node`` is
+        set by the root's partition, or zeroed by :func:`_leaves` when the root
+        is not split."""
+        if not hasattr(self, "identity"):
+            self.identity = np.arange(self.n, dtype=np.intp)
+        np.copyto(self.order, self.identity)
+        self.node_stale = True
         self.seg = {0: (0, self.n)}
         return self
 

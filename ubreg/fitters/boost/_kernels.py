@@ -70,20 +70,24 @@ NEWTON_STATS = parallel_pair(_newton_stats_body)
 
 # The logistic U's passes of a tree iteration (``Logistic.values_into`` and
 # ``NEWTON_STATS`` split around NumPy's exp and log1p, which stay in NumPy):
-# z and −|z| with F's update, then U', U'' and the statistics from e = exp(−|z|),
-# then U = log1p(e) + max(−z, 0) and w·U.
+# w·U of the previous z, then F's update, z and −|z|; then g and h from
+# e = exp(−|z|); then log1p(e), whose U = log1p(e) + max(−z, 0) the next
+# update reads.  U' and U'' are not stored (``values_risk`` forms them where
+# U'' ≤ 0, and after the last iteration).
 
 
-def _advance_logistic_body(F, node, value, nu, ystar, z, u, nchunks):
+def _advance_logistic_body(F, node, value, nu, ystar, z, u, w, wU, nchunks):
     n = F.shape[0]
     for t in prange(nchunks):
         for i in range(n * t // nchunks, n * (t + 1) // nchunks):
+            m = -z[i]
+            wU[i] = w[i] * (u[i] + (0.0 if m < 0.0 else m))     # U = log1p(e) + max(−z, 0)
             F[i] = F[i] + nu * value[node[i]]
             z[i] = ystar[i] * F[i]
             u[i] = -abs(z[i])
 
 
-def _logistic_stats_body(z, e, w, wy, vals, tail, stats, nchunks):
+def _logistic_stats_body(z, e, w, wy, stats, nchunks):
     n = z.shape[0]
     bad = 0
     for t in prange(nchunks):
@@ -94,11 +98,7 @@ def _logistic_stats_body(z, e, w, wy, vals, tail, stats, nchunks):
             pos = z[i] >= 0
             s_neg = lo if pos else hi
             s_pos = hi if pos else lo
-            vals[1, i] = -s_neg
             h = s_neg * s_pos
-            vals[2, i] = h
-            m = -z[i]
-            tail[i] = 0.0 if m < 0.0 else m
             stats[i, 0] = wy[i] * -s_neg
             if not h > 0:
                 bad += 1
@@ -106,18 +106,19 @@ def _logistic_stats_body(z, e, w, wy, vals, tail, stats, nchunks):
     return bad
 
 
-def _risk_terms_body(u, tail, w, wU, nchunks):
+def _risk_terms_body(u, z, w, wU, nchunks):
     n = u.shape[0]
     for t in prange(nchunks):
         for i in range(n * t // nchunks, n * (t + 1) // nchunks):
-            u[i] = u[i] + tail[i]
-            wU[i] = w[i] * u[i]
+            m = -z[i]
+            wU[i] = w[i] * (u[i] + (0.0 if m < 0.0 else m))
 
 
-#: ADVANCE, and u = −|z| (the argument of the logistic U's exponential)
+#: w·U at the previous z (``Logistic.values_into``'s U = log1p(e) + max(−z, 0),
+#: with u = log1p(e)), then ADVANCE and u = −|z| (the argument of the exponential)
 ADVANCE_LOGISTIC = parallel_pair(_advance_logistic_body)
-#: U' and U'' of the logistic U from e = exp(−|z|) (``logistic_from_exp``), and the
-#: statistics g = w y* U', h = w U'' (NEWTON_STATS); returns how many U'' ≤ 0
+#: g = w y* U', h = w U'' of the logistic U from e = exp(−|z|) (``logistic_from_exp``'s
+#: arithmetic, NEWTON_STATS'); returns how many U'' ≤ 0
 LOGISTIC_STATS = parallel_pair(_logistic_stats_body)
-#: U = log1p(e) + max(−z, 0) in place of log1p(e), and w·U
+#: w·U from u = log1p(e) and z (without an update: the first and last risk)
 RISK_TERMS = parallel_pair(_risk_terms_body)

@@ -147,44 +147,59 @@ class _TreeSteps:
         self.workspace = tree_workspace(w.shape[0])
 
     def values_risk(self, z, F, vals, wU):
-        """(U, U', U'') at z into ``vals``, the statistics of the next tree (g = w y*
-        U'(z), h = w × ``U.newton_weight``) and Σ w U(z) (numpy's pairwise sum)."""
+        """The statistics of the next tree at z (g = w y* U'(z), h = w ×
+        ``U.newton_weight``) and Σ w U(z) (numpy's pairwise sum); for the logistic U
+        the sum is left to the next :meth:`step` (None), which forms w·U with F's
+        update, or to :meth:`last_risk`."""
         from ...numerics.parallel import parts, run
-        from ._kernels import LOGISTIC_STATS, NEWTON_STATS, RISK_TERMS
+        from ._kernels import LOGISTIC_STATS, NEWTON_STATS
         n = parts() if len(z) >= _PARALLEL_ROWS else 1
-        if self.logistic:
-            if not self.u_ready:
-                np.negative(np.abs(z, out=vals[0]), out=vals[0])
-            np.exp(vals[0], out=vals[0])            # e = exp(−|z|) ≤ 1: no overflow
-            bad = run(LOGISTIC_STATS, n > 1, z, vals[0], self.w, self.wy, vals, self.tail,
-                      self.stats, n)
-            np.log1p(vals[0], out=vals[0])
-            run(RISK_TERMS, n > 1, vals[0], self.tail, self.w, wU, n)
-            self.u_ready = False
-        else:
+        if not self.logistic:
             _values(self.U, z, vals)
             bad = run(NEWTON_STATS, n > 1, self.w, self.wy, vals, self.stats, wU, n)
-        if bad or not self.fused:
-            np.multiply(self.w, self.U.newton_weight(z, F, vals[2]), out=self.stats[:, 1])
+            if bad or not self.fused:
+                self._newton_weight(z, F, vals[2])
+            return float(np.sum(wU))
+        if not self.u_ready:
+            np.negative(np.abs(z, out=vals[0]), out=vals[0])
+        np.exp(vals[0], out=vals[0])                # e = exp(−|z|) ≤ 1: no overflow
+        if run(LOGISTIC_STATS, n > 1, z, vals[0], self.w, self.wy, self.stats, n):
+            self._newton_weight(z, F, self.U.values(z)[2])    # values_into's U''
+        np.log1p(vals[0], out=vals[0])              # U = log1p(e) + max(−z, 0)
+        self.u_ready = False
+        return None
+
+    def _newton_weight(self, z, F, d2):
+        np.multiply(self.w, self.U.newton_weight(z, F, d2), out=self.stats[:, 1])
+
+    def last_risk(self, z, vals, wU):
+        """Σ w U(z) left by :meth:`values_risk` (logistic U: vals[0] = log1p(e))."""
+        from ...numerics.parallel import parts, run
+        from ._kernels import RISK_TERMS
+        n = parts() if len(z) >= _PARALLEL_ROWS else 1
+        run(RISK_TERMS, n > 1, vals[0], z, self.w, wU, n)
         return float(np.sum(wU))
 
-    def step(self, F, z, vals, nu):
+    def step(self, F, z, vals, wU, nu):
         """One iteration: (tree, F and z = y*F updated in place, share of each term
-        in its gain)."""
+        in its gain, Σ w U at the z before the update when left by
+        :meth:`values_risk`, else None)."""
         from ...numerics.parallel import parts, run
         from ._kernels import ADVANCE, ADVANCE_LOGISTIC
         base, node = fit_newton_tree(self.binned, self.stats, self.depth, *self.bounds,
                                      root_weights=self.root_w, workspace=self.workspace)
         n = parts() if len(F) >= _PARALLEL_ROWS else 1
-        if self.logistic:                       # F ← F + ν f, z, −|z|
+        before = None
+        if self.logistic:                       # w·U, F ← F + ν f, z, −|z|
             run(ADVANCE_LOGISTIC, n > 1, F, node, base.value, float(nu), self.ystar, z,
-                vals[0], n)
+                vals[0], self.w, wU, n)
+            before = float(np.sum(wU))
             self.u_ready = True
         else:                                   # F ← F + ν f, z
             run(ADVANCE, n > 1, F, node, base.value, float(nu), self.ystar, z, n)
         by_col = base.split_gains_by_column(self.col_term.shape[0])
         share = np.bincount(self.col_term, weights=by_col, minlength=self.n_terms)
-        return base, F, (share / share.sum() if share.sum() > 0 else share)
+        return base, F, (share / share.sum() if share.sum() > 0 else share), before
 
 
 #: rows worth splitting an elementwise pass across the cores
@@ -202,10 +217,15 @@ class _LinearSteps:
     def values_risk(self, z, F, vals, wU):
         """(U, U', U'') at z into ``vals``, and Σ w U(z) (numpy's pairwise sum)."""
         _values(self.U, z, vals)
+        return self.last_risk(z, vals, wU)
+
+    def last_risk(self, z, vals, wU):
+        """Σ w U(z), U in vals[0]."""
         return float(np.sum(np.multiply(self.w, vals[0], out=wU)))
 
-    def step(self, F, z, vals, nu):
-        """One iteration: (linear step, the new F (z = y*F in place), its term's share 1)."""
+    def step(self, F, z, vals, wU, nu):
+        """One iteration: (linear step, the new F (z = y*F in place), its term's share
+        1, None)."""
         g = self.wy * vals[1]                                # ∂/∂F of wᵢ U(y*ᵢ Fᵢ)
         h = self.w * self.U.newton_weight(z, F, vals[2])     # its curvature (docs/math.md §6)
         base, fitted = self.comp.step(g, h)
@@ -213,7 +233,7 @@ class _LinearSteps:
         share[base.term] = 1.0
         F = F + nu * fitted
         np.multiply(self.ystar, F, out=z)
-        return base, F, share
+        return base, F, share, None
 
 
 #: rows worth a second thread for U and its derivatives (elementwise NumPy, which runs
@@ -279,16 +299,19 @@ def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
     vals = np.empty((3, n))
     # Σ w U / Σ w by numpy's pairwise sum: a BLAS dot would wake (and leave
     # spinning) OpenBLAS threads every iteration
-    risk = [steps.values_risk(z, F, vals, wU) / wsum]
-    gains = np.zeros((mstop, len(names)))
-    selected = np.zeros((mstop, len(names)), dtype=bool)
+    r = steps.values_risk(z, F, vals, wU)       # None: left to the next step
+    risk: list = []
+    shares = np.zeros((mstop, len(names)))
     for m in progress(range(mstop), "uboost", total=mstop):
-        base, F, share = steps.step(F, z, vals, nu)
-        # risk now, derivatives for the next step
-        risk.append(steps.values_risk(z, F, vals, wU) / wsum)
-        gains[m] = (risk[-2] - risk[-1]) * share
-        selected[m] = share > 0
+        base, F, shares[m], before = steps.step(F, z, vals, wU, nu)
+        risk.append(r if r is not None else before)
+        # derivatives for the next step, and the risk now
+        r = steps.values_risk(z, F, vals, wU)
         learners.append(base)
+    risk.append(r if r is not None else steps.last_risk(z, vals, wU))
+    risk = [x / wsum for x in risk]
+    gains = (np.asarray(risk[:-1]) - np.asarray(risk[1:]))[:, None] * shares
+    selected = shares > 0
     return UBoostFit(learners=learners, F0=F0, nu=float(nu), eta=F, risk_path=np.asarray(risk),
                      gains=gains, selected=selected)
 
