@@ -266,6 +266,41 @@ def _grow(binned, stats, gain_fn, depth, min_leaf, min_gain, leaf_col, root_last
     return (tree,) + _leaves(binned, rows, last_splits, stats, size, leaf_sums)
 
 
+def _grow_newton(binned, stats, depth, min_leaf, leaf_col, root_last, workspace):
+    """:func:`_grow` with the Newton criterion and the leaves' sums, its levels in one
+    compiled call (:func:`ubreg.learners._newton_grower.grow_newton`: the same
+    kernels, so the same trees)."""
+    from ..numerics.parallel import run_driver
+    from . import _level_kernels as lk
+    from ._newton_grower import grow_newton
+
+    stats = np.ascontiguousarray(stats, dtype=np.float64)
+    n, k = stats.shape
+    if binned.candidates()[0].size == 0 or n == 0:
+        return _grow(binned, stats, newton_gain, depth, min_leaf, MIN_GAIN, leaf_col, root_last,
+                     leaf_sums=True, workspace=workspace)
+    rows = _Segments(n) if workspace is None else workspace.reset()
+    feats = np.flatnonzero(binned.nbins > 1)
+    H0 = np.zeros((1, binned.total_bins, k))
+    lk.histogram_all(binned.codes, feats, binned.offsets, binned.nbins, stats,
+                     H0[0] if root_last is None else H0[0, :, :k - 1])
+    if root_last is not None:
+        H0[0, :, k - 1] = root_last
+    threshold = MIN_GAIN * _gain_scale(H0[0], binned.offsets, binned.nbins, feats)
+    search = _SplitSearch(binned, feats, newton_gain, k, leaf_col, min_leaf)
+    _, col, kk = binned.candidates()
+    limits = np.array([lk._PARALLEL_CELLS, lk._PARALLEL_ROWS, lk._PARALLEL_CANDIDATES],
+                      dtype=np.int64)
+    feature, kcut, gain, G, H = run_driver(
+        grow_newton, binned.codes, feats, binned.offsets, binned.nbins, search.first, col, kk,
+        stats, H0, float(threshold), int(depth), search.lc_arr, search.ml_arr, TIE_RTOL,
+        rows.order, rows.buf, rows.node, rows.node_stale, limits)
+    split = np.flatnonzero(feature >= 0)
+    cut = np.zeros(feature.size)
+    cut[split] = [binned.cut_value(int(feature[i]), int(kcut[i])) for i in split]
+    return Tree(depth=depth, feature=feature, cut=cut, gain=gain), rows.node, (G, H)
+
+
 def _leaves(binned, rows, last_splits, stats, size, leaf_sums):
     """(node, (G, H) or None): the leaf of each row (set by the partitions, and
     here for the splits of the last level), with the leaves' sums."""
@@ -493,12 +528,12 @@ def fit_newton_tree(binned: BinnedDesign, stats, depth: int, min_child_weight: f
     """
     if stats.shape[1] == 3:
         # the row weight bounds the leaf size too (as HistGradientBoosting)
-        tree, node, (G, H) = _grow(binned, stats, newton_gain, depth,
-                                   (min_child_weight, min_samples_leaf), MIN_GAIN, (1, 2),
-                                   root_weights, leaf_sums=True, workspace=workspace)
+        tree, node, (G, H) = _grow_newton(binned, stats, depth,
+                                          (min_child_weight, min_samples_leaf), (1, 2),
+                                          root_weights, workspace)
     else:
-        tree, node, (G, H) = _grow(binned, stats, newton_gain, depth, min_child_weight,
-                                   MIN_GAIN, 1, None, leaf_sums=True, workspace=workspace)
+        tree, node, (G, H) = _grow_newton(binned, stats, depth, min_child_weight, 1, None,
+                                          workspace)
     with np.errstate(divide="ignore", invalid="ignore"):
         tree.value = np.where(H > 0, -G / H, 0.0)
     return tree, node

@@ -30,7 +30,7 @@ from typing import Any
 
 from .threads import workers
 
-__all__ = ["parallel_pair", "run", "parts"]
+__all__ = ["parallel_pair", "run", "run_driver", "parts"]
 
 # Any: njit types each keyword apart (cache: bool, error_model: str, ...)
 _JIT: dict[str, Any] = dict(cache=True, nogil=True, error_model="numpy")
@@ -82,18 +82,35 @@ def run(pair, split: bool, *args):
     work is not worth splitting (``split`` false) or splitting is unsafe (see the
     module docstring); both give the same result."""
     parallel, serial = pair
-    n = parts()
-    if n <= 1 or not split:
+    if not split or parts() <= 1:
         return serial(*args)
+    return _launch(parallel, args)
+
+
+def run_driver(driver, *args):
+    """``driver(*args, par, n)``: a compiled driver that calls the parallel twins
+    of kernels itself (``par``: it may, on ``n`` parts) or only their serial
+    ones, where :func:`run` would not split."""
+    n = parts()
+    if n <= 1:
+        return driver(*args, False, 1)
+    return _launch(driver, args + (True, n))
+
+
+def _launch(fn, args):
+    n = parts()
     if getattr(_local, "threads", None) != n:
         import numba
         numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
         _local.threads = n
     if _state["layer"] in _THREAD_SAFE:
-        return parallel(*args)
+        return fn(*args)
     with _LOCK:
-        out = parallel(*args)
-        _state["launched"] = True
+        out = fn(*args)
         import numba
-        _state["layer"] = numba.threading_layer()
+        try:
+            _state["layer"] = numba.threading_layer()
+            _state["launched"] = True
+        except ValueError:              # nothing was launched: no layer yet
+            pass
     return out

@@ -142,6 +142,10 @@ class _TreeSteps:
         # U'' > 0 is checked in the compiled pass unless U defines its own curvature
         self.fused = type(U).newton_weight is ULoss.newton_weight
         self.logistic = type(U) is Logistic
+        # the passes read y* as int8 and equal weights as one number (_kernels)
+        ys = ystar.astype(np.int8)
+        self.ys = ys if np.array_equal(ys, ystar) else ystar
+        self.cw = float(w[0]) if w.size and (w == w[0]).all() else np.nan
         self.tail = np.empty(w.shape[0]) if self.logistic else None
         self.u_ready = False                # vals[0] holds −|z| (logistic, after a step)
         self.workspace = tree_workspace(w.shape[0])
@@ -156,14 +160,14 @@ class _TreeSteps:
         n = parts() if len(z) >= _PARALLEL_ROWS else 1
         if not self.logistic:
             _values(self.U, z, vals)
-            bad = run(NEWTON_STATS, n > 1, self.w, self.wy, vals, self.stats, wU, n)
+            bad = run(NEWTON_STATS, n > 1, self.w, self.cw, self.ys, vals, self.stats, wU, n)
             if bad or not self.fused:
                 self._newton_weight(z, F, vals[2])
             return float(np.sum(wU))
         if not self.u_ready:
             np.negative(np.abs(z, out=vals[0]), out=vals[0])
         np.exp(vals[0], out=vals[0])                # e = exp(−|z|) ≤ 1: no overflow
-        if run(LOGISTIC_STATS, n > 1, z, vals[0], self.w, self.wy, self.stats, n):
+        if run(LOGISTIC_STATS, n > 1, z, vals[0], self.w, self.cw, self.ys, self.stats, n):
             self._newton_weight(z, F, self.U.values(z)[2])    # values_into's U''
         np.log1p(vals[0], out=vals[0])              # U = log1p(e) + max(−z, 0)
         self.u_ready = False
@@ -177,7 +181,7 @@ class _TreeSteps:
         from ...numerics.parallel import parts, run
         from ._kernels import RISK_TERMS
         n = parts() if len(z) >= _PARALLEL_ROWS else 1
-        run(RISK_TERMS, n > 1, vals[0], z, self.w, wU, n)
+        run(RISK_TERMS, n > 1, vals[0], z, self.w, self.cw, wU, n)
         return float(np.sum(wU))
 
     def step(self, F, z, vals, wU, nu):
@@ -191,12 +195,12 @@ class _TreeSteps:
         n = parts() if len(F) >= _PARALLEL_ROWS else 1
         before = None
         if self.logistic:                       # w·U, F ← F + ν f, z, −|z|
-            run(ADVANCE_LOGISTIC, n > 1, F, node, base.value, float(nu), self.ystar, z,
-                vals[0], self.w, wU, n)
+            run(ADVANCE_LOGISTIC, n > 1, F, node, base.value, float(nu), self.ys, z, vals[0],
+                self.w, self.cw, wU, n)
             before = float(np.sum(wU))
             self.u_ready = True
         else:                                   # F ← F + ν f, z
-            run(ADVANCE, n > 1, F, node, base.value, float(nu), self.ystar, z, n)
+            run(ADVANCE, n > 1, F, node, base.value, float(nu), self.ys, z, n)
         by_col = base.split_gains_by_column(self.col_term.shape[0])
         share = np.bincount(self.col_term, weights=by_col, minlength=self.n_terms)
         return base, F, (share / share.sum() if share.sum() > 0 else share), before
