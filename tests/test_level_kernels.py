@@ -98,7 +98,7 @@ def test_partition_is_stable_and_labels_rows(data):
     expect_right = order[b.codes[1, order] > 9]
     for chunks in (1, 2, 3, 7):
         o, node, buf = order.copy(), np.full(n, -1, dtype=np.int64), np.empty(n, dtype=np.intp)
-        mid = lk.PARTITION[1](b.codes, o, node, 0, len(o), 1, 9, 4, chunks, buf)
+        mid = lk.PARTITION[1](b.codes, o, node, 0, len(o), 1, 9, 4, chunks, buf, True)
         np.testing.assert_array_equal(o[:mid], expect_left)
         np.testing.assert_array_equal(o[mid:], expect_right)
         assert set(node[expect_left]) == {9} and set(node[expect_right]) == {10}

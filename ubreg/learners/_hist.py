@@ -192,8 +192,15 @@ def _pair_pass(c0, c1, rows, st, loc):
 def _histogram_gathered(codes, feats, offsets, nbins, stats, rows, out):
     """The histogram of ``rows`` (any k ≤ 3): statistics gathered, columns by fours,
     the last one to three by a pair pass (an odd one paired with itself)."""
+    _histogram_of_gathered(codes, feats, offsets, nbins, _gather(stats, rows, out.shape[1]),
+                           rows, out)
+
+
+@njit(**_JIT)
+def _histogram_of_gathered(codes, feats, offsets, nbins, st, rows, out):
+    """:func:`_histogram_gathered` of statistics already gathered (``st[i]`` those
+    of row ``rows[i]``)."""
     k = out.shape[1]
-    st = _gather(stats, rows, k)
     maxnb = 1
     for j in range(feats.shape[0]):
         maxnb = max(maxnb, nbins[feats[j]])

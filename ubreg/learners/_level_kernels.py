@@ -10,7 +10,9 @@ bit.  :func:`ubreg.numerics.parallel.run` launches one or the other.
 * the Newton split search: (node, group of columns) pairs score their
   candidates, then each node takes its first best (:func:`newton_split`);
 * the partition of a node's rows: chunks of the segment count their left
-  rows, then write both sides at offsets known from the counts (stable);
+  rows, then write both sides at offsets known from the counts (stable), into
+  a second permutation (copied back, or the next level reads it: the compiled
+  grower alternates the two, a level's segments in one of them);
 * the leaves: each leaf segment (a node that was not split, or a split of the
   last level, whose rows are not reordered) sums its first two statistics in
   increasing row order (``np.bincount``'s order); the rows of the last level's
@@ -25,7 +27,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..numerics.parallel import parallel_pair, parts, run
-from ._hist import _JIT, _histogram_all, _histogram_gathered
+from ._hist import _JIT, _histogram_all, _histogram_of_gathered
 
 
 def _root_histogram_body(codes, feats, cuts, offsets, nbins, stats, out):
@@ -35,11 +37,26 @@ def _root_histogram_body(codes, feats, cuts, offsets, nbins, stats, out):
 
 def _segment_histograms_body(codes, feats, cuts, offsets, nbins, stats, order, lo, hi, dest,
                              outs):
-    for t in prange(cuts.shape[0] - 1):
+    # the segments' statistics gathered once (each core a share of the rows), then
+    # each core sums its group of columns over every segment
+    k = outs.shape[2]
+    start = np.zeros(lo.shape[0] + 1, dtype=np.intp)
+    for s in range(lo.shape[0]):
+        start[s + 1] = start[s] + hi[s] - lo[s]
+    st = np.empty((start[-1], k))
+    nparts = cuts.shape[0] - 1
+    for t in prange(nparts):
+        for s in range(lo.shape[0]):
+            m = hi[s] - lo[s]
+            for i in range(m * t // nparts, m * (t + 1) // nparts):
+                r = order[lo[s] + i]
+                for c in range(k):
+                    st[start[s] + i, c] = stats[r, c]
+    for t in prange(nparts):
         part = feats[cuts[t]:cuts[t + 1]]
         for s in range(lo.shape[0]):
-            _histogram_gathered(codes, part, offsets, nbins, stats, order[lo[s]:hi[s]],
-                                outs[dest[s]])
+            _histogram_of_gathered(codes, part, offsets, nbins, st[start[s]:start[s + 1]],
+                                   order[lo[s]:hi[s]], outs[dest[s]])
 
 
 ROOT_HISTOGRAM = parallel_pair(_root_histogram_body)
@@ -155,7 +172,7 @@ def _newton_split_body(H, offsets, nbins, feats, cuts, first, ncand, lc, ml, rto
 NEWTON_SPLIT = parallel_pair(_newton_split_body)
 
 
-def _partition_body(codes, order, node, start, end, f, kcut, parent, nchunks, buf):
+def _partition_body(codes, order, node, start, end, f, kcut, parent, nchunks, buf, copy_back):
     c = codes[f]
     left = 2 * parent + 1
     size = end - start
@@ -182,21 +199,23 @@ def _partition_body(codes, order, node, start, end, f, kcut, parent, nchunks, bu
             buf[li + go * (ri - li)] = r    # branch-free (the sides come in random order)
             li += 1 - go
             ri += go
-    for t in prange(nchunks):
-        a = start + size * t // nchunks
-        b = start + size * (t + 1) // nchunks
-        order[a:b] = buf[a:b]
+    if copy_back:
+        for t in prange(nchunks):
+            a = start + size * t // nchunks
+            b = start + size * (t + 1) // nchunks
+            order[a:b] = buf[a:b]
     return mid
 
 
 PARTITION = parallel_pair(_partition_body)
 
 
-def _leaf_sums_body(codes, order, lo, hi, feat, kcut, heap, group, stats, G, H):
+def _leaf_sums_body(codes, order, other, where, lo, hi, feat, kcut, heap, group, stats, G, H):
     for t in prange(group.max() + 1):
         for s in range(lo.shape[0]):
             if group[s] == t:
-                _segment_sums(codes, order, lo[s], hi[s], feat[s], kcut[s], heap[s], stats, G, H)
+                rows = order if where[s] == 0 else other
+                _segment_sums(codes, rows, lo[s], hi[s], feat[s], kcut[s], heap[s], stats, G, H)
 
 
 @njit(**_JIT)
@@ -321,7 +340,7 @@ def partition(codes, order, node, start, end, f, kcut, parent, buf):
     segment.  The chunks of a segment hold disjoint ranges of rows (a segment is
     in increasing row order), so the cores write ``node`` in different places."""
     n = _chunks(end - start)
-    return run(PARTITION, n > 1, codes, order, node, start, end, f, kcut, parent, n, buf)
+    return run(PARTITION, n > 1, codes, order, node, start, end, f, kcut, parent, n, buf, True)
 
 
 def leaf_sums(codes, order, lo, hi, feat, kcut, heap, stats, G, H):
@@ -336,7 +355,8 @@ def leaf_sums(codes, order, lo, hi, feat, kcut, heap, stats, G, H):
     for s in np.argsort(-size, kind="stable"):
         group[s] = int(np.argmin(load))
         load[group[s]] += size[s]
-    run(LEAF_SUMS, n > 1, codes, order, lo, hi, feat, kcut, heap, group, stats, G, H)
+    run(LEAF_SUMS, n > 1, codes, order, order, np.zeros(len(lo), dtype=np.intp), lo, hi, feat,
+        kcut, heap, group, stats, G, H)
 
 
 def route(codes, order, lo, hi, feat, kcut, heap, node):

@@ -55,11 +55,24 @@ def _search(H, offsets, nbins, feats, first, ncand, lc, ml, rtol, par, nparts, c
 
 
 @njit(**_JIT)
-def _partition(codes, order, node, lo, hi, f, kcut, nd, buf, par, nparts, rows_min):
+def _partition(codes, src, node, lo, hi, f, kcut, nd, dst, par, nparts, rows_min):
+    """The partition of a segment of ``src`` written to the same places of ``dst``."""
     n = nparts if par and hi - lo >= rows_min else 1
     if n > 1:
-        return _PART_PAR(codes, order, node, lo, hi, f, kcut, nd, n, buf)
-    return _PART_SER(codes, order, node, lo, hi, f, kcut, nd, 1, buf)
+        return _PART_PAR(codes, src, node, lo, hi, f, kcut, nd, n, dst, False)
+    return _PART_SER(codes, src, node, lo, hi, f, kcut, nd, 1, dst, False)
+
+
+@njit(**_JIT)
+def _level(nd):
+    """The level of heap node nd (the root's is 0): its segment is in the first
+    permutation on even levels, in the second on odd ones."""
+    level = 0
+    x = nd + 1
+    while x > 1:
+        x >>= 1
+        level += 1
+    return level
 
 
 @njit(**_JIT)
@@ -100,12 +113,12 @@ def _children(codes, feats, offsets, nbins, stats, order, H, spl, ns, seg, par, 
 
 
 @njit(**_JIT)
-def _split_level(H, active, best, best_gain, threshold, cand_col, cand_k, last, codes, order,
-                 node, buf, seg, tree, par, nparts, rows_min):
+def _split_level(H, active, best, best_gain, threshold, cand_col, cand_k, last, codes, src,
+                 node, dst, seg, tree, par, nparts, rows_min):
     """Record the splits of a level (tree[0..2]: feature, cut code, gain) and
-    partition the split nodes' segments (not on the last level, whose splits
-    are marked in ``seg[:, 2]``).  Returns the splits as rows (row of H, heap
-    index, start, mid, end) and their number."""
+    partition the split nodes' segments from ``src`` into ``dst`` (not on the
+    last level, whose splits are marked in ``seg[:, 2]``).  Returns the splits
+    as rows (row of H, heap index, start, mid, end) and their number."""
     spl = np.empty((active.shape[0], 5), dtype=np.intp)
     ns = 0
     for a in range(active.shape[0]):
@@ -121,8 +134,7 @@ def _split_level(H, active, best, best_gain, threshold, cand_col, cand_k, last, 
         seg[nd, 2] = 1                      # split: not a leaf segment
         if last:
             continue
-        mid = _partition(codes, order, node, start, end, f, kc, nd, buf, par, nparts,
-                         rows_min)
+        mid = _partition(codes, src, node, start, end, f, kc, nd, dst, par, nparts, rows_min)
         seg[2 * nd + 1, 0], seg[2 * nd + 1, 1], seg[2 * nd + 1, 2] = start, mid, 0
         seg[2 * nd + 2, 0], seg[2 * nd + 2, 1], seg[2 * nd + 2, 2] = mid, end, 0
         spl[ns, 0], spl[ns, 1], spl[ns, 2], spl[ns, 3], spl[ns, 4] = a, nd, start, mid, end
@@ -148,7 +160,7 @@ def _leaf_tasks(seg, feature, kcut, size):
 
 
 @njit(**_JIT)
-def _finish(codes, order, node, node_stale, seg, feature, kcut, stats, size, par, nparts,
+def _finish(codes, order, buf, node, node_stale, seg, feature, kcut, stats, size, par, nparts,
             rows_min):
     """The node of the rows of the last level's splits (the root's, when it is a
     leaf) and the leaves' sums G, H of the first two statistics."""
@@ -162,7 +174,10 @@ def _finish(codes, order, node, node_stale, seg, feature, kcut, stats, size, par
         for s in split:
             rows += hi[s] - lo[s]
         n = nparts if par and rows >= rows_min else 1
-        args = (codes, order, lo[split], hi[split], feat[split], kc[split], heap[split], node, n)
+        # the last level's segments: all in one permutation
+        rows_of = order if _level(heap[split[0]]) % 2 == 0 else buf
+        args = (codes, rows_of, lo[split], hi[split], feat[split], kc[split], heap[split], node,
+                n)
         if n > 1:
             _ROUTE_PAR(*args)
         else:
@@ -175,12 +190,15 @@ def _finish(codes, order, node, node_stale, seg, feature, kcut, stats, size, par
     for s in np.argsort(-sizes, kind="mergesort"):
         group[s] = np.argmin(load)
         load[group[s]] += sizes[s]
+    where = np.empty(lo.shape[0], dtype=np.intp)
+    for t in range(lo.shape[0]):
+        where[t] = _level(heap[t]) % 2
     G = np.zeros(size)
     H = np.zeros(size)
     if n > 1:
-        _SUMS_PAR(codes, order, lo, hi, feat, kc, heap, group, stats, G, H)
+        _SUMS_PAR(codes, order, buf, where, lo, hi, feat, kc, heap, group, stats, G, H)
     else:
-        _SUMS_SER(codes, order, lo, hi, feat, kc, heap, group, stats, G, H)
+        _SUMS_SER(codes, order, buf, where, lo, hi, feat, kc, heap, group, stats, G, H)
     return G, H
 
 
@@ -204,15 +222,18 @@ def grow_newton(codes, feats, offsets, nbins, first, cand_col, cand_k, stats, H0
     H = H0
     active = np.zeros(1, dtype=np.intp)
     for level in range(depth):
+        # a level's segments are in order (even levels) or buf (odd): its partitions
+        # write the next level's into the other
+        src, dst = (order, buf) if level % 2 == 0 else (buf, order)
         best, best_gain = _search(H, offsets, nbins, feats, first, ncand, lc, ml, rtol, par,
                                   nparts, cand_min)
         spl, ns = _split_level(H, active, best, best_gain, threshold, cand_col, cand_k,
-                               level == depth - 1, codes, order, node, buf, seg,
+                               level == depth - 1, codes, src, node, dst, seg,
                                (feature, kcut, gain), par, nparts, rows_min)
         if ns == 0:
             break
-        H, active = _children(codes, feats, offsets, nbins, stats, order, H, spl, ns, seg, par,
+        H, active = _children(codes, feats, offsets, nbins, stats, dst, H, spl, ns, seg, par,
                               nparts, cells_min)
-    G, Hs = _finish(codes, order, node, node_stale, seg, feature, kcut, stats, size, par,
+    G, Hs = _finish(codes, order, buf, node, node_stale, seg, feature, kcut, stats, size, par,
                     nparts, rows_min)
     return feature, kcut, gain, G, Hs
