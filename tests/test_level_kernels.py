@@ -197,7 +197,7 @@ def test_twins_are_cached_apart():
     # numba's disk cache keys a function by name and line, not by parallel=True:
     # twins of one name would load each other's machine code
     for pair in (lk.ROOT_HISTOGRAM, lk.SEGMENT_HISTOGRAMS, lk.NEWTON_SPLIT, lk.PARTITION,
-                 lk.LEAF_SUMS, lk.ROUTE, lk.ADD_LEAF_VALUES):
+                 lk.LEAF_SUMS, lk.ROUTE):
         assert pair[0].py_func.__qualname__ != pair[1].py_func.__qualname__
         assert pair[0].targetoptions.get("parallel") and not pair[1].targetoptions.get(
             "parallel")

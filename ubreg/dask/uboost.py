@@ -160,7 +160,8 @@ def _first_state(coded: _Coded, F0: float, U, leaf_rows: bool) -> _State:
 
 
 def _advance(state: _State, feature, kcut, value, nu: float, U, leaf_rows: bool) -> _State:
-    """The next state: F ← F + ν value[leaf] (add_leaf_values' arithmetic)."""
+    """The next state: F ← F + ν value[leaf] (the in-memory fit's arithmetic,
+    ``fitters.boost._kernels.ADVANCE``)."""
     from ._kernels import advance_F
     codes = state.coded.codes
     F = np.empty(codes.shape[1])

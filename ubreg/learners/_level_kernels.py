@@ -16,8 +16,7 @@ bit.  :func:`ubreg.numerics.parallel.run` launches one or the other.
 * the leaves: each leaf segment (a node that was not split, or a split of the
   last level, whose rows are not reordered) sums its first two statistics in
   increasing row order (``np.bincount``'s order); the rows of the last level's
-  splits are labelled by ranges of rows, one per core;
-* F ← F + ν·value[node]: chunks of rows.
+  splits are labelled by ranges of rows, one per core.
 
 The module (and numba) is imported on the first tree, not by ``import ubreg``.
 """
@@ -257,14 +256,6 @@ def _route_body(codes, order, lo, hi, feat, kcut, heap, node, nchunks):
 ROUTE = parallel_pair(_route_body)
 
 
-def _add_leaf_values_body(F, node, value, nu, nchunks):
-    n = F.shape[0]
-    for t in prange(nchunks):
-        for i in range(n * t // nchunks, n * (t + 1) // nchunks):
-            F[i] = F[i] + nu * value[node[i]]
-
-
-ADD_LEAF_VALUES = parallel_pair(_add_leaf_values_body)
 
 
 #: row × column cells of a histogram (rows of a partition, an update) worth
@@ -364,9 +355,3 @@ def route(codes, order, lo, hi, feat, kcut, heap, node):
     ``order[lo[s]:hi[s]]``, node ``heap[s]``, split by ``feat[s] > kcut[s]``)."""
     n = _chunks(int(np.sum(hi - lo)))
     run(ROUTE, n > 1, codes, order, lo, hi, feat, kcut, heap, node, n)
-
-
-def add_leaf_values(F, node, value, nu):
-    """F ← F + ν·value[node], in place."""
-    n = _chunks(F.shape[0])
-    run(ADD_LEAF_VALUES, n > 1, F, node, value, float(nu), n)

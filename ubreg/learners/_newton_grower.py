@@ -206,11 +206,11 @@ def _finish(codes, order, buf, node, node_stale, seg, feature, kcut, stats, size
 def grow_newton(codes, feats, offsets, nbins, first, cand_col, cand_k, stats, H0, threshold,
                 depth, lc, ml, rtol, order, buf, node, node_stale, limits, par, nparts):
     """The Newton tree of ``trees._grow`` from the root's histogram ``H0`` (1,
-    bins, k) and the least gain ``threshold``: (feature, cut code, gain, G, H)
-    per heap node; ``order``, ``buf`` and ``node`` are the workspace's (node set
-    for every row).  ``par``: the kernels may run their parallel twins, on
-    ``nparts`` parts, from the sizes ``limits`` (cells of a histogram, rows,
-    candidates × nodes)."""
+    bins, k) and the least gain ``threshold``: (feature, cut code, gain, G, H,
+    leaf value −G/H, 0 where H ≤ 0) per heap node; ``order``, ``buf`` and
+    ``node`` are the workspace's (node set for every row).  ``par``: the kernels
+    may run their parallel twins, on ``nparts`` parts, from the sizes
+    ``limits`` (cells of a histogram, rows, candidates × nodes)."""
     cells_min, rows_min, cand_min = limits[0], limits[1], limits[2]
     ncand = cand_col.shape[0]
     size = 2 ** (depth + 1) - 1
@@ -236,4 +236,8 @@ def grow_newton(codes, feats, offsets, nbins, first, cand_col, cand_k, stats, H0
                               nparts, cells_min)
     G, Hs = _finish(codes, order, buf, node, node_stale, seg, feature, kcut, stats, size, par,
                     nparts, rows_min)
-    return feature, kcut, gain, G, Hs
+    value = np.zeros(size)
+    for i in range(size):                   # np.where(H > 0, −G / H, 0.0)
+        if Hs[i] > 0:
+            value[i] = -G[i] / Hs[i]
+    return feature, kcut, gain, G, Hs, value

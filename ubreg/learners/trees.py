@@ -64,7 +64,7 @@ import numpy as np
 
 from .binning import BinnedDesign
 
-__all__ = ["Tree", "add_leaf_values", "fit_leaf_tree", "fit_newton_tree", "grow_tree",
+__all__ = ["Tree", "fit_leaf_tree", "fit_newton_tree", "grow_tree",
            "tree_workspace",
            "leaf_indicators", "newton_gain", "udt_gain", "newton_split_search",
            "min_gain_threshold", "root_histogram", "MIN_GAIN"]
@@ -267,9 +267,10 @@ def _grow(binned, stats, gain_fn, depth, min_leaf, min_gain, leaf_col, root_last
 
 
 def _grow_newton(binned, stats, depth, min_leaf, leaf_col, root_last, workspace):
-    """:func:`_grow` with the Newton criterion and the leaves' sums, its levels in one
-    compiled call (:func:`ubreg.learners._newton_grower.grow_newton`: the same
-    kernels, so the same trees)."""
+    """:func:`_grow` with the Newton criterion, and the leaves' values −G/H (0 where
+    H = 0): (tree, node, (G, H)).  Its levels run in one compiled call
+    (:func:`ubreg.learners._newton_grower.grow_newton`: the same kernels, so the
+    same trees)."""
     from ..numerics.parallel import run_driver
     from . import _level_kernels as lk
     from ._newton_grower import grow_newton
@@ -277,28 +278,42 @@ def _grow_newton(binned, stats, depth, min_leaf, leaf_col, root_last, workspace)
     stats = np.ascontiguousarray(stats, dtype=np.float64)
     n, k = stats.shape
     if binned.candidates()[0].size == 0 or n == 0:
-        return _grow(binned, stats, newton_gain, depth, min_leaf, MIN_GAIN, leaf_col, root_last,
-                     leaf_sums=True, workspace=workspace)
+        tree, node, (G, H) = _grow(binned, stats, newton_gain, depth, min_leaf, MIN_GAIN,
+                                   leaf_col, root_last, leaf_sums=True, workspace=workspace)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tree.value = np.where(H > 0, -G / H, 0.0)
+        return tree, node, (G, H)
     rows = _Segments(n) if workspace is None else workspace.reset()
-    feats = np.flatnonzero(binned.nbins > 1)
+    setup = rows.setup(binned, k, leaf_col, min_leaf)
+    feats, search = setup.feats, setup.search
     H0 = np.zeros((1, binned.total_bins, k))
     lk.histogram_all(binned.codes, feats, binned.offsets, binned.nbins, stats,
                      H0[0] if root_last is None else H0[0, :, :k - 1])
     if root_last is not None:
         H0[0, :, k - 1] = root_last
     threshold = MIN_GAIN * _gain_scale(H0[0], binned.offsets, binned.nbins, feats)
-    search = _SplitSearch(binned, feats, newton_gain, k, leaf_col, min_leaf)
-    _, col, kk = binned.candidates()
-    limits = np.array([lk._PARALLEL_CELLS, lk._PARALLEL_ROWS, lk._PARALLEL_CANDIDATES],
-                      dtype=np.int64)
-    feature, kcut, gain, G, H = run_driver(
-        grow_newton, binned.codes, feats, binned.offsets, binned.nbins, search.first, col, kk,
-        stats, H0, float(threshold), int(depth), search.lc_arr, search.ml_arr, TIE_RTOL,
-        rows.order, rows.buf, rows.node, rows.node_stale, limits)
-    split = np.flatnonzero(feature >= 0)
+    feature, kcut, gain, G, H, value = run_driver(
+        grow_newton, binned.codes, feats, binned.offsets, binned.nbins, search.first,
+        setup.col, setup.kk, stats, H0, float(threshold), int(depth), search.lc_arr,
+        search.ml_arr, TIE_RTOL, rows.order, rows.buf, rows.node, rows.node_stale, setup.limits)
     cut = np.zeros(feature.size)
-    cut[split] = [binned.cut_value(int(feature[i]), int(kcut[i])) for i in split]
-    return Tree(depth=depth, feature=feature, cut=cut, gain=gain), rows.node, (G, H)
+    for i in np.flatnonzero(feature >= 0):
+        cut[i] = binned.cuts[feature[i]][kcut[i]]
+    return (Tree(depth=depth, feature=feature, cut=cut, gain=gain, value=value), rows.node,
+            (G, H))
+
+
+class _GrowerSetup:
+    """What the compiled grower needs of a binned design and the leaf bounds,
+    formed once for the trees of a boosting fit (:meth:`_Segments.setup`)."""
+
+    def __init__(self, binned, k, leaf_col, min_leaf):
+        from . import _level_kernels as lk
+        self.feats = np.flatnonzero(binned.nbins > 1)
+        self.search = _SplitSearch(binned, self.feats, newton_gain, k, leaf_col, min_leaf)
+        _, self.col, self.kk = binned.candidates()
+        self.limits = np.array([lk._PARALLEL_CELLS, lk._PARALLEL_ROWS,
+                                lk._PARALLEL_CANDIDATES], dtype=np.int64)
 
 
 def _leaves(binned, rows, last_splits, stats, size, leaf_sums):
@@ -406,6 +421,16 @@ class _Segments:
         self.node = np.zeros(n, dtype=np.int64)      # the heap index of each row's node
         self.node_stale = False                       # node still holds an older tree's
         self.seg = {0: (0, n)}
+
+    def setup(self, binned, k, leaf_col, min_leaf) -> _GrowerSetup:
+        """The grower's setup for these arguments, kept for the next trees."""
+        from . import _level_kernels as lk
+        key = (k, str(leaf_col), str(min_leaf), lk._PARALLEL_CELLS, lk._PARALLEL_ROWS,
+               lk._PARALLEL_CANDIDATES)
+        cached = getattr(self, "_setup", None)
+        if cached is None or cached[0] is not binned or cached[1] != key:
+            self._setup = (binned, key, _GrowerSetup(binned, k, leaf_col, min_leaf))
+        return self._setup[2]
 
     def reset(self) -> _Segments:
         """The state of a new tree, in the same arrays (a boosting fit grows
@@ -528,14 +553,10 @@ def fit_newton_tree(binned: BinnedDesign, stats, depth: int, min_child_weight: f
     """
     if stats.shape[1] == 3:
         # the row weight bounds the leaf size too (as HistGradientBoosting)
-        tree, node, (G, H) = _grow_newton(binned, stats, depth,
-                                          (min_child_weight, min_samples_leaf), (1, 2),
-                                          root_weights, workspace)
+        tree, node, _ = _grow_newton(binned, stats, depth, (min_child_weight, min_samples_leaf),
+                                     (1, 2), root_weights, workspace)
     else:
-        tree, node, (G, H) = _grow_newton(binned, stats, depth, min_child_weight, 1, None,
-                                          workspace)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        tree.value = np.where(H > 0, -G / H, 0.0)
+        tree, node, _ = _grow_newton(binned, stats, depth, min_child_weight, 1, None, workspace)
     return tree, node
 
 
@@ -576,9 +597,3 @@ def _total(H, offsets, feats):
     """Totals of a node's statistics: the bins of its first splittable column."""
     f = int(feats[0])
     return H[offsets[f]:offsets[f + 1]].sum(axis=0)
-
-
-def add_leaf_values(F: np.ndarray, node: np.ndarray, value: np.ndarray, nu: float) -> None:
-    """F ← F + ν · value[node], in place (compiled: one pass over the rows)."""
-    from . import _level_kernels
-    _level_kernels.add_leaf_values(F, node, value, float(nu))

@@ -71,8 +71,8 @@ def _newton_stats_body(w, cw, ys, vals, stats, wU, nchunks):
     return bad
 
 
-#: F ← F + ν·value[node] and z = y*·F in one pass (the arithmetic of
-#: ``trees.add_leaf_values`` and ``np.multiply(ystar, F)``)
+#: F ← F + ν·value[node] and z = y*·F in one pass (F[i] + ν·value[node[i]],
+#: then ``np.multiply(ystar, F)``'s product)
 ADVANCE = parallel_pair(_advance_body)
 #: g = w y* U'(z), h = w U''(z) and w U(z) in one pass (the products numpy
 #: would form); returns how many U'' are not positive (then h is redone by
