@@ -416,9 +416,10 @@ class _Segments:
 
     def __init__(self, n):
         self.n = n
-        self.order = np.arange(n, dtype=np.intp)
-        self.buf = np.empty(n, dtype=np.intp)
-        self.node = np.zeros(n, dtype=np.int64)      # the heap index of each row's node
+        idx = np.int32 if n < 2**31 else np.intp     # 4-byte indices: less to read
+        self.order = np.arange(n, dtype=idx)
+        self.buf = np.empty(n, dtype=idx)
+        self.node = np.zeros(n, dtype=np.int32)      # the heap index of each row's node
         self.node_stale = False                       # node still holds an older tree's
         self.seg = {0: (0, n)}
 
@@ -438,7 +439,7 @@ class _Segments:
         set by the root's partition, or zeroed by :func:`_leaves` when the root
         is not split."""
         if not hasattr(self, "identity"):
-            self.identity = np.arange(self.n, dtype=np.intp)
+            self.identity = np.arange(self.n, dtype=self.order.dtype)
         np.copyto(self.order, self.identity)
         self.node_stale = True
         self.seg = {0: (0, self.n)}
