@@ -247,3 +247,18 @@ def test_fused_logistic_statistics_where_the_curvature_underflows():
     np.testing.assert_array_equal(got[True][0], got[False][0])
     assert got[True][1] == got[False][1]
     assert (np.abs(z) > 745).any()                 # the fallback ran
+
+
+@pytest.mark.skipif(parallel.workers() < 2, reason="one core: no parallel twin is launched")
+def test_the_fit_does_not_depend_on_the_number_of_parts(monkeypatch):
+    # the work split three ways (on however many threads numba has) and one way
+    frame = _uboost_frame(np.random.default_rng(12), n=30_000)
+    kw = dict(method="uboost", learner="trees", depth=4, mstop=8, min_samples_leaf=10)
+    fits = []
+    for n in (1, 3):
+        monkeypatch.setattr(parallel, "parts", lambda n=n: n)
+        monkeypatch.setattr(lk, "parts", lambda n=n: n)
+        _force(monkeypatch, True)
+        m = ubreg.fit(FORMULA, frame, **kw)
+        fits.append(m.predict(frame.iloc[:400], type="link").to_numpy())
+    np.testing.assert_array_equal(fits[0], fits[1])
