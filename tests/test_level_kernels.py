@@ -236,13 +236,13 @@ def test_fused_logistic_statistics_where_the_curvature_underflows():
     z = ystar * F
     got = {}
     for logistic in (True, False):
-        steps = uboost._TreeSteps(bin_design(X, 16), w, w * ystar, ystar, Logistic(), 2, 1e-3,
-                                  1.0, False, np.zeros(2, dtype=np.int64), 1)
+        steps = uboost._TreeSteps(bin_design(X, 16), w, ystar, Logistic(), 2, 1e-3, 1.0, False,
+                                  np.zeros(2, dtype=np.int64), 1)
         steps.logistic = logistic
         vals, wU = np.empty((3, n)), np.empty(n)
         r = steps.values_risk(z, F, vals, wU)
         if r is None:
-            r = steps.last_risk(z, vals, wU)
+            r = steps.last_risk(z, F, vals, wU)
         got[logistic] = (steps.stats.copy(), r)
     np.testing.assert_array_equal(got[True][0], got[False][0])
     assert got[True][1] == got[False][1]

@@ -82,32 +82,32 @@ NEWTON_STATS = parallel_pair(_newton_stats_body)
 
 # The logistic U's passes of a tree iteration (``Logistic.values_into`` and
 # ``NEWTON_STATS`` split around NumPy's exp and log1p, which stay in NumPy):
-# w·U of the previous z, then F's update, z and −|z|; then g and h from
+# w·U of the previous z, then F's update and −|z|; then g and h from
 # e = exp(−|z|); then log1p(e), whose U = log1p(e) + max(−z, 0) the next
-# update reads.  U' and U'' are not stored (``values_risk`` forms them where
-# U'' ≤ 0, and after the last iteration).
+# update reads.  z = y*·F is formed where it is needed (the product numpy
+# forms), not stored; nor are U' and U'' (``values_risk`` forms them where
+# U'' ≤ 0).
 
 
-def _advance_logistic_body(F, node, value, nu, ys, z, u, w, cw, wU, nchunks):
+def _advance_logistic_body(F, node, value, nu, ys, u, w, cw, wU, nchunks):
     n = F.shape[0]
     for t in prange(nchunks):
         for i in range(n * t // nchunks, n * (t + 1) // nchunks):
-            m = -z[i]
+            m = -(float(ys[i]) * F[i])                              # −z before the update
             wU[i] = _weight(w, cw, i) * (u[i] + (0.0 if m < 0.0 else m))  # U = log1p(e) + tail
             F[i] = F[i] + nu * value[node[i]]
-            z[i] = float(ys[i]) * F[i]
-            u[i] = -abs(z[i])
+            u[i] = -abs(float(ys[i]) * F[i])                        # −|z| after it
 
 
-def _logistic_stats_body(z, e, w, cw, ys, stats, nchunks):
-    n = z.shape[0]
+def _logistic_stats_body(F, e, w, cw, ys, stats, nchunks):
+    n = F.shape[0]
     bad = 0
     for t in prange(nchunks):
         for i in range(n * t // nchunks, n * (t + 1) // nchunks):
             den = e[i] + 1.0
             lo = e[i] / den
             hi = 1.0 / den
-            pos = z[i] >= 0
+            pos = float(ys[i]) * F[i] >= 0                          # z ≥ 0
             s_neg = lo if pos else hi
             s_pos = hi if pos else lo
             h = s_neg * s_pos
@@ -119,19 +119,20 @@ def _logistic_stats_body(z, e, w, cw, ys, stats, nchunks):
     return bad
 
 
-def _risk_terms_body(u, z, w, cw, wU, nchunks):
+def _risk_terms_body(u, F, ys, w, cw, wU, nchunks):
     n = u.shape[0]
     for t in prange(nchunks):
         for i in range(n * t // nchunks, n * (t + 1) // nchunks):
-            m = -z[i]
+            m = -(float(ys[i]) * F[i])
             wU[i] = _weight(w, cw, i) * (u[i] + (0.0 if m < 0.0 else m))
 
 
 #: w·U at the previous z (``Logistic.values_into``'s U = log1p(e) + max(−z, 0),
-#: with u = log1p(e)), then ADVANCE and u = −|z| (the argument of the exponential)
+#: with u = log1p(e)), then F ← F + ν·value[node] and u = −|z| (the argument of
+#: the exponential)
 ADVANCE_LOGISTIC = parallel_pair(_advance_logistic_body)
 #: g = w y* U', h = w U'' of the logistic U from e = exp(−|z|) (``logistic_from_exp``'s
 #: arithmetic, NEWTON_STATS'); returns how many U'' ≤ 0
 LOGISTIC_STATS = parallel_pair(_logistic_stats_body)
-#: w·U from u = log1p(e) and z (without an update: the first and last risk)
+#: w·U from u = log1p(e) and z = y*·F (without an update: the last risk)
 RISK_TERMS = parallel_pair(_risk_terms_body)

@@ -127,9 +127,9 @@ class _TreeSteps:
     log1p, which stay in NumPy (same numbers, fewer passes over the rows).
     """
 
-    def __init__(self, binned, w, wy, ystar, U, depth, min_child_weight, min_samples_leaf,
+    def __init__(self, binned, w, ystar, U, depth, min_child_weight, min_samples_leaf,
                  leaf_rows, col_term, n_terms):
-        self.binned, self.w, self.wy, self.ystar, self.U = binned, w, wy, ystar, U
+        self.binned, self.w, self.ystar, self.U = binned, w, ystar, U
         self.depth, self.bounds = depth, (min_child_weight, min_samples_leaf)
         self.col_term, self.n_terms = col_term, n_terms
         # per-row statistics of the trees: g, h (and w, which bounds the leaf size;
@@ -146,7 +146,6 @@ class _TreeSteps:
         ys = ystar.astype(np.int8)
         self.ys = ys if np.array_equal(ys, ystar) else ystar
         self.cw = float(w[0]) if w.size and (w == w[0]).all() else np.nan
-        self.tail = np.empty(w.shape[0]) if self.logistic else None
         self.u_ready = False                # vals[0] holds −|z| (logistic, after a step)
         self.workspace = tree_workspace(w.shape[0])
 
@@ -167,7 +166,8 @@ class _TreeSteps:
         if not self.u_ready:
             np.negative(np.abs(z, out=vals[0]), out=vals[0])
         np.exp(vals[0], out=vals[0])                # e = exp(−|z|) ≤ 1: no overflow
-        if run(LOGISTIC_STATS, n > 1, z, vals[0], self.w, self.cw, self.ys, self.stats, n):
+        if run(LOGISTIC_STATS, n > 1, F, vals[0], self.w, self.cw, self.ys, self.stats, n):
+            z = self.ystar * F                      # z is not kept up to date (the passes)
             self._newton_weight(z, F, self.U.values(z)[2])    # values_into's U''
         np.log1p(vals[0], out=vals[0])              # U = log1p(e) + max(−z, 0)
         self.u_ready = False
@@ -176,18 +176,18 @@ class _TreeSteps:
     def _newton_weight(self, z, F, d2):
         np.multiply(self.w, self.U.newton_weight(z, F, d2), out=self.stats[:, 1])
 
-    def last_risk(self, z, vals, wU):
+    def last_risk(self, z, F, vals, wU):
         """Σ w U(z) left by :meth:`values_risk` (logistic U: vals[0] = log1p(e))."""
         from ...numerics.parallel import parts, run
         from ._kernels import RISK_TERMS
-        n = parts() if len(z) >= _PARALLEL_ROWS else 1
-        run(RISK_TERMS, n > 1, vals[0], z, self.w, self.cw, wU, n)
+        n = parts() if len(F) >= _PARALLEL_ROWS else 1
+        run(RISK_TERMS, n > 1, vals[0], F, self.ys, self.w, self.cw, wU, n)
         return float(np.sum(wU))
 
     def step(self, F, z, vals, wU, nu):
-        """One iteration: (tree, F and z = y*F updated in place, share of each term
-        in its gain, Σ w U at the z before the update when left by
-        :meth:`values_risk`, else None)."""
+        """One iteration: (tree, F updated in place (and z = y*F, but for the logistic
+        U, whose passes form z from F), share of each term in its gain, Σ w U at the
+        z before the update when left by :meth:`values_risk`, else None)."""
         from ...numerics.parallel import parts, run
         from ._kernels import ADVANCE, ADVANCE_LOGISTIC
         base, node = fit_newton_tree(self.binned, self.stats, self.depth, *self.bounds,
@@ -195,7 +195,7 @@ class _TreeSteps:
         n = parts() if len(F) >= _PARALLEL_ROWS else 1
         before = None
         if self.logistic:                       # w·U, F ← F + ν f, z, −|z|
-            run(ADVANCE_LOGISTIC, n > 1, F, node, base.value, float(nu), self.ys, z, vals[0],
+            run(ADVANCE_LOGISTIC, n > 1, F, node, base.value, float(nu), self.ys, vals[0],
                 self.w, self.cw, wU, n)
             before = float(np.sum(wU))
             self.u_ready = True
@@ -221,9 +221,9 @@ class _LinearSteps:
     def values_risk(self, z, F, vals, wU):
         """(U, U', U'') at z into ``vals``, and Σ w U(z) (numpy's pairwise sum)."""
         _values(self.U, z, vals)
-        return self.last_risk(z, vals, wU)
+        return self.last_risk(z, F, vals, wU)
 
-    def last_risk(self, z, vals, wU):
+    def last_risk(self, z, F, vals, wU):
         """Σ w U(z), U in vals[0]."""
         return float(np.sum(np.multiply(self.w, vals[0], out=wU)))
 
@@ -295,7 +295,7 @@ def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
         steps = _LinearSteps(X, w, wy, ystar, U, col_term, len(names), has_intercept)
     else:
         binned = bin_design(X, max_bins, weights=w) if binned is None else binned
-        steps = _TreeSteps(binned, w, wy, ystar, U, 1 if learner == "stumps" else depth,
+        steps = _TreeSteps(binned, w, ystar, U, 1 if learner == "stumps" else depth,
                            min_child_weight, min_samples_leaf, leaf_rows, col_term, len(names))
     learners = []
     # per-row buffers reused every iteration: z = y*F, (U, U', U'') at z, w·U
@@ -312,7 +312,7 @@ def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
         # derivatives for the next step, and the risk now
         r = steps.values_risk(z, F, vals, wU)
         learners.append(base)
-    risk.append(r if r is not None else steps.last_risk(z, vals, wU))
+    risk.append(r if r is not None else steps.last_risk(z, F, vals, wU))
     risk = [x / wsum for x in risk]
     gains = (np.asarray(risk[:-1]) - np.asarray(risk[1:]))[:, None] * shares
     selected = shares > 0
