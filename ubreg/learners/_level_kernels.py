@@ -63,6 +63,15 @@ SEGMENT_HISTOGRAMS = parallel_pair(_segment_histograms_body)
 
 
 @njit(**_JIT)
+def _gain(g_left, h_left, g_total, h_total, p2):
+    """G_L²/H_L + G_R²/H_R − p2 (p2 = G²/H), −inf when not finite (``newton_gain``)."""
+    r0 = g_total - g_left
+    r1 = h_total - h_left
+    g = g_left ** 2 / h_left + r0 ** 2 / r1 - p2
+    return g if np.isfinite(g) else -np.inf
+
+
+@njit(**_JIT)
 def _score_columns(Ha, tot, offsets, nbins, feats, j0, j1, c, lc, ml, gains):
     """Newton gains of the candidates of columns feats[j0:j1] of one node (its
     histogram ``Ha``, totals ``tot``), written to ``gains`` from index ``c``;
@@ -86,13 +95,7 @@ def _score_columns(Ha, tot, offsets, nbins, feats, j0, j1, c, lc, ml, gains):
             for i in range(lc.shape[0]):
                 if not (acc[lc[i]] >= ml[i] and tot[lc[i]] - acc[lc[i]] >= ml[i]):
                     ok = False
-            g = -np.inf
-            if ok:
-                r0 = tot[0] - acc[0]
-                r1 = tot[1] - acc[1]
-                g = acc[0] ** 2 / acc[1] + r0 ** 2 / r1 - p2
-                if not np.isfinite(g):
-                    g = -np.inf
+            g = _gain(acc[0], acc[1], tot[0], tot[1], p2) if ok else -np.inf
             gains[c] = g
             if g > gmax:
                 gmax = g
@@ -123,13 +126,8 @@ def _score_columns_23(Ha, tot, offsets, nbins, feats, j0, j1, c, lc, ml, gains):
                 a2 += Ha[o + t, 2]
             v0 = a0 if l0 == 0 else (a1 if l0 == 1 else a2)
             v1 = a0 if l1 == 0 else (a1 if l1 == 1 else a2)
-            g = -np.inf
-            if v0 >= m0 and tot[l0] - v0 >= m0 and v1 >= m1 and tot[l1] - v1 >= m1:
-                r0 = t0 - a0
-                r1 = t1 - a1
-                g = a0 ** 2 / a1 + r0 ** 2 / r1 - p2
-                if not np.isfinite(g):
-                    g = -np.inf
+            ok = v0 >= m0 and tot[l0] - v0 >= m0 and v1 >= m1 and tot[l1] - v1 >= m1
+            g = _gain(a0, a1, t0, t1, p2) if ok else -np.inf
             gains[c] = g
             if g > gmax:
                 gmax = g
