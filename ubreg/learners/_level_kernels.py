@@ -262,21 +262,22 @@ _PARALLEL_CELLS = 50_000
 _PARALLEL_ROWS = 20_000
 
 
-def _cuts(nfeats: int, n: int, even: bool = True) -> np.ndarray:
-    """Bounds of n contiguous groups of the columns (of even length: the serial
-    histogram kernels take columns by pairs)."""
-    n = max(1, min(n, nfeats // 2 if even else nfeats))
-    if even:
-        cuts = [2 * ((nfeats // 2) * i // n) for i in range(n + 1)]
-    else:
-        cuts = [nfeats * i // n for i in range(n + 1)]
-    cuts[-1] = nfeats
-    return np.array(cuts, dtype=np.intp)
+@njit(**_JIT)
+def column_groups(nf, n, even):
+    """Bounds of n contiguous groups of nf columns (of even length when ``even``: the
+    serial histogram kernels take columns by pairs); the Python wrappers here and the
+    compiled grower share it."""
+    n = max(1, min(n, nf // 2 if even else nf))
+    cuts = np.empty(n + 1, dtype=np.intp)
+    for i in range(n + 1):
+        cuts[i] = 2 * ((nf // 2) * i // n) if even else nf * i // n
+    cuts[n] = nf
+    return cuts
 
 
 def _column_cuts(nfeats: int, cells: int) -> np.ndarray:
     """One group of columns per core when the histogram has enough cells."""
-    return _cuts(nfeats, parts() if cells >= _PARALLEL_CELLS else 1)
+    return column_groups(nfeats, parts() if cells >= _PARALLEL_CELLS else 1, True)
 
 
 def _chunks(rows: int) -> int:
@@ -317,7 +318,7 @@ def newton_split(H, offsets, nbins, feats, first, ncand, lc, ml, rtol):
     candidate within ``rtol`` of the best, as ``trees._first_best``); ``first[j]``
     is the index of the first candidate of column ``feats[j]``."""
     n = parts() if H.shape[0] * ncand >= _PARALLEL_CANDIDATES else 1
-    cuts = _cuts(len(feats), n, even=False)
+    cuts = column_groups(len(feats), n, False)
     return run(NEWTON_SPLIT, len(cuts) > 2, H, offsets, nbins, feats, cuts, first, ncand,
                lc, ml, rtol)
 

@@ -25,6 +25,7 @@ from ._level_kernels import (
     PARTITION,
     ROUTE,
     SEGMENT_HISTOGRAMS,
+    column_groups,
 )
 
 _SPLIT_PAR, _SPLIT_SER = NEWTON_SPLIT
@@ -35,20 +36,9 @@ _SUMS_PAR, _SUMS_SER = LEAF_SUMS
 
 
 @njit(**_JIT)
-def _cuts(nf, n, even):
-    """Bounds of n contiguous groups of nf columns (of even length when ``even``)."""
-    n = max(1, min(n, nf // 2 if even else nf))
-    cuts = np.empty(n + 1, dtype=np.intp)
-    for i in range(n + 1):
-        cuts[i] = 2 * ((nf // 2) * i // n) if even else nf * i // n
-    cuts[n] = nf
-    return cuts
-
-
-@njit(**_JIT)
 def _search(H, offsets, nbins, feats, first, ncand, lc, ml, rtol, par, nparts, cand_min):
     n = nparts if par and H.shape[0] * ncand >= cand_min else 1
-    cuts = _cuts(feats.shape[0], n, False)
+    cuts = column_groups(feats.shape[0], n, False)
     if n > 1:
         return _SPLIT_PAR(H, offsets, nbins, feats, cuts, first, ncand, lc, ml, rtol)
     return _SPLIT_SER(H, offsets, nbins, feats, cuts, first, ncand, lc, ml, rtol)
@@ -97,7 +87,7 @@ def _children(codes, feats, offsets, nbins, stats, order, H, spl, ns, seg, par, 
         active[2 * i] = 2 * spl[i, 1] + 1
         active[2 * i + 1] = 2 * spl[i, 1] + 2
     n = nparts if par and total * feats.shape[0] >= cells_min else 1
-    cuts = _cuts(feats.shape[0], n, True)
+    cuts = column_groups(feats.shape[0], n, True)
     if n > 1:
         _HIST_PAR(codes, feats, cuts, offsets, nbins, stats, order, lo, hi, dest, child)
     else:
