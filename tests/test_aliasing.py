@@ -24,7 +24,7 @@ CASES = {c["case_id"]: c for c in REF["cases"]}
 
 
 def _names(case):
-    return [n.replace("(Intercept)", "Intercept") for n in case["names"]]
+    return list(case["names"])
 
 
 def _r(values):
@@ -52,7 +52,7 @@ def test_shift_moves_only_the_intercept():
     a = ubreg.fit("low ~ age + lwt + smoke", DATA)
     b = ubreg.fit("low ~ age + lwt_3e7 + smoke", DATA)
     np.testing.assert_allclose(b.coef.iloc[1:], a.coef.iloc[1:], rtol=1e-8)
-    assert b.coef["Intercept"] == pytest.approx(a.coef["Intercept"] - 3e7 * a.coef["lwt"],
+    assert b.coef["(Intercept)"] == pytest.approx(a.coef["(Intercept)"] - 3e7 * a.coef["lwt"],
                                                 rel=1e-8)
     np.testing.assert_allclose(b.bse.iloc[1:], a.bse.iloc[1:], rtol=1e-7)
     np.testing.assert_allclose(b.predict(DATA), a.predict(DATA), rtol=1e-9)

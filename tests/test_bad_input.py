@@ -6,6 +6,7 @@ are the registry's (``every_method``, tests/conftest.py: each method and
 variant with its ``quick`` settings), so a method registered later is covered
 without editing this file.
 """
+import re
 import warnings
 
 import numpy as np
@@ -373,9 +374,16 @@ def test_aliased_column(every_method, frame):
 
 
 @pytest.mark.parametrize("term, column", [("k", "a"), ("C(z)", 3.0)])
-def test_one_level_factor_fits_as_if_absent(every_method, frame, term, column):
+def test_one_level_factor_is_refused_as_r_refuses_it(every_method, frame, term, column):
+    # R's model.matrix: "contrasts can be applied only to factors with 2 or more levels";
+    # a tree reads the factor itself (rpart: it never splits on it)
     method = every_method
     d = frame.assign(k=column) if term == "k" else frame.assign(z=column)
+    if method != "udt":
+        with pytest.raises(FormulaError, match=rf"factor '{re.escape(term)}' has only one "
+                           r"level .* contrasts need 2 or more levels"):
+            _fit(method, f"y ~ x1 + x2 + {term}", d)
+        return
     m = _fit(method, f"y ~ x1 + x2 + {term}", d)
     base = _fit(method, "y ~ x1 + x2", d)
     np.testing.assert_allclose(_values(m.predict(d)), _values(base.predict(d)), atol=1e-9)

@@ -36,7 +36,7 @@ class NoCoefficients:
 def test_terms_keep_first_appearance_order_and_values(models):
     c = ubreg.compare(models)
     coefs = c.coefficients()
-    assert list(coefs.index) == ["Intercept", "glucose", "mass", "pregnant", "age"]
+    assert list(coefs.index) == ["(Intercept)", "glucose", "mass", "pregnant", "age"]
     for name, m in models.items():
         t = m.coef_table()
         np.testing.assert_allclose(coefs.loc[t.index, (name, "estimate")], t["estimate"])
@@ -149,7 +149,7 @@ def test_text_blocks_drop_coefficient_rows_empty_in_all_their_models(models):
     blocks = c.text(width=width).split("\n\n")
     last = blocks[-2]                                      # the block of the last model alone
     assert "no coefficients at all" in last and "small" not in last
-    for term in ("Intercept", "glucose", "mass", "pregnant", "age"):
+    for term in ("(Intercept)", "glucose", "mass", "pregnant", "age"):
         assert term not in last, term
     assert all(line.strip() for line in last.strip("\n").splitlines())   # no empty SE rows
     assert "AUC (train)" in last

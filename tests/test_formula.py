@@ -19,9 +19,9 @@ def frame():
 
 def test_dot_expands_to_every_other_column(frame):
     f = expand_dot("y ~ .", frame.columns)
-    assert f == "y ~ (x + Q('odd name') + g)"
+    assert f == "y ~ x + `odd name` + g"                      # as R's formula(fit) writes it
     mf = build_model_frame("y ~ .", frame)
-    assert mf.design.column_names == ["Intercept", "g[T.v]", "g[T.w]", "x", "Q('odd name')"]
+    assert mf.design.column_names == ["(Intercept)", "x", "`odd name`", "gv", "gw"]
 
 
 def test_dot_inside_numbers_and_calls_is_left_alone():
@@ -37,7 +37,8 @@ def test_dot_inside_a_string_literal_is_left_alone(formula):
 
 
 def test_dot_next_to_a_string_literal_still_expands():
-    assert expand_dot("y ~ Q('.') + .", ["y", "x", "."]) == "y ~ Q('.') + (x + Q('.'))"
+    assert expand_dot("y ~ Q('.') + .", ["y", "x", "."]) == "y ~ `.` + x + `.`"
+    assert expand_dot("y ~ `.` - .", ["y", "x", "."]) == "y ~ `.` - (x + `.`)"
 
 
 def test_multiclass_coding_keeps_sorted_levels(frame):

@@ -87,10 +87,11 @@ def test_update_formula_is_r(old, new, expected):
 def test_update_formula_keeps_term_code_and_refuses_nonsense():
     assert update_formula("y ~ I(age^2) + C(g)", ". ~ . + log(mass)") == \
         "y ~ I(age^2) + C(g) + log(mass)"
-    assert update_formula('y ~ Q("a.b") + x', ". ~ . - x") == 'y ~ Q("a.b")'
+    assert update_formula('y ~ Q("a.b") + x', ". ~ . - x") == 'y ~ a.b'
+    assert update_formula('y ~ `a b` + x', ". ~ . - x") == 'y ~ `a b`'
     with pytest.raises(ubreg.errors.FormulaError, match="'.' on the left"):
         update_formula("~ x", ". ~ .")
-    with pytest.raises(ubreg.errors.FormulaError, match="cannot parse"):
+    with pytest.raises(ubreg.errors.FormulaError, match="cannot read"):
         update_formula("y ~ x", ". ~ . + (")
 
 

@@ -172,7 +172,7 @@ def test_user_strings_are_literal_text_not_mathtext():
     m = ubreg.fit("y ~ Q('cost $ in $US')", d)
     ax = ubreg.plots.coefficients(m)
     label = ax.get_yticklabels()[0]
-    assert label.get_text() == r"Q('cost \$ in \$US')"
+    assert label.get_text() == r"`cost \$ in \$US`"             # R's name, in backticks
     ax.figure.canvas.draw()      # renders without a mathtext parse of the user string
     plt.close(ax.figure)
     # a udt tree: `$` in a column name (the split), a factor level and a class label

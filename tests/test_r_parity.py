@@ -29,13 +29,14 @@ def _close(actual, expected, rtol=1e-6):
 # --- poly() and ns(): R's bases, kept for predict ------------------------------------------
 @pytest.mark.parametrize("case, formula", [
     ("poly", "diabetes ~ poly(age, 3) + glucose"),
-    ("poly_raw", "diabetes ~ poly(age, 2, raw=True) + glucose"),
+    ("poly_raw", "diabetes ~ poly(age, 2, raw = TRUE) + glucose"),
     ("ns_df", "diabetes ~ ns(age, df=3) + glucose"),
-    ("ns_knots", "diabetes ~ ns(mass, knots=[28, 35], Boundary_knots=[20, 50]) + glucose"),
+    ("ns_knots", "diabetes ~ ns(mass, knots = c(28, 35), Boundary.knots = c(20, 50)) + glucose"),
 ])
 def test_poly_and_ns_equal_r(case, formula):
     m = _fit(formula)
     r = CASES[case]
+    assert list(m.coef.index) == list(r["coef"])          # R's names: poly(age, 3)1, ...
     _close(m.coef, list(r["coef"].values()))
     _close(m.deviance, r["deviance"])
     # new data use the training basis (predict.poly / predict.ns)
@@ -48,6 +49,7 @@ def test_poly_and_ns_equal_r(case, formula):
 def test_subset_equals_r(subset):
     m = _fit("diabetes ~ glucose + mass", subset=subset)
     r = CASES["subset_expression"]
+    assert list(m.coef.index) == list(r["coef"])
     _close(m.coef, list(r["coef"].values()))
     _close([m.deviance, m.null_deviance, m.aic], [r["deviance"], r["null_deviance"], r["aic"]])
     assert m.nobs == r["nobs"] and m.df_resid == r["df_residual"]

@@ -162,16 +162,16 @@ def test_p_values_are_formatted_as_r_format_pval(values, expected):
 @pytest.fixture(scope="module")
 def banded(pima_csv):
     d = pima_csv.copy()
-    d["band"] = pd.cut(d["age"], [0, 30, 50, 100], labels=["young", "middle", "old"])
+    d["band"] = pd.cut(d["age"], [0, 30, 50, 100],
+                       labels=["young", "middle", "old"]).cat.as_unordered()
     return d
 
 
 def test_summary_lists_terms_in_formula_order(banded):
     m = ubreg.fit("diabetes ~ glucose + band + mass + glucose:mass", banded)
-    design_order = list(m.coef.index)
-    assert design_order[1].startswith("band")            # patsy puts factors first
     s = m.summary()
-    shown = ["Intercept", "glucose", "band[T.middle]", "band[T.old]", "mass", "glucose:mass"]
+    shown = ["(Intercept)", "glucose", "bandmiddle", "bandold", "mass", "glucose:mass"]
+    assert list(m.coef.index) == shown                    # R's order in the fit itself
     assert list(s.frame().index) == shown
     lines = str(s).splitlines()
     rows = [next(i for i, line in enumerate(lines) if line.startswith(name + " "))
@@ -180,7 +180,6 @@ def test_summary_lists_terms_in_formula_order(banded):
     html = s.html()
     assert [html.index(f">{name}<") for name in shown] == sorted(
         html.index(f">{name}<") for name in shown)
-    assert list(m.coef.index) == design_order               # the fit's order is kept
 
 
 def test_summary_stars_legend_p_values_and_covariance(banded):

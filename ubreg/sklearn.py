@@ -29,7 +29,7 @@ from .methods.fit import fit as ubreg_fit
 __all__ = ["ULSClassifier", "UDTClassifier", "UBoostClassifier", "TBoostClassifier",
            "GNNBClassifier", "UNNClassifier"]
 
-_RESPONSE = "_ubreg_y"
+_RESPONSE = ".ubreg_y"
 
 
 class _UbregClassifier(ClassifierMixin, BaseEstimator):

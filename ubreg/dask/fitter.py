@@ -281,7 +281,7 @@ def fit_linear_dask(spec: FitSpec, *, solver: str = "corrective", tol: float = 1
     family = spec.family
     assert not isinstance(family, list)     # refused by _check_options
     parts = prepare_partitions(spec, persist=persist)
-    intercept = (parts.design.column_names.index("Intercept") if parts.design.has_intercept
+    intercept = (parts.design.column_names.index("(Intercept)") if parts.design.has_intercept
                  else None)
     setup = reduce_sums(parts.frames, _setup_sums, family, intercept is not None)
     _check_rows(setup, parts.parsed.response_name)

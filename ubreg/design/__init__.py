@@ -3,16 +3,19 @@
 ``build_model_frame`` turns ``(formula, data, weights)`` into arrays for a
 fitter plus a :class:`Design` that rebuilds the same columns from new data;
 ``build_raw_frame`` keeps the predictors as raw columns (trees); the
-``partitioned`` functions learn one design over partitions (Dask).  Every
-formula term passes the allowlist of :func:`check_formula_code` before patsy
-evaluates it, in the fixed namespace :data:`FORMULA_NAMESPACE`.
+``partitioned`` functions learn one design over partitions (Dask).  A formula is
+R's: read whole into one syntax tree (:mod:`.rsyntax`), every node checked against
+the allowlist (:mod:`.allowlist`) before anything is evaluated, expanded into terms
+as R does (:mod:`.rformula`), its variables evaluated by ubreg's own interpreter
+(:mod:`.evaluate`) and coded as R's ``model.matrix`` codes them (:mod:`.coding`);
+patsy builds the matrix.
 """
 from __future__ import annotations
 
+from .allowlist import Checker, checked_trusted
 from .checks import as_frame, check_columns, is_dask_frame
 from .design import Design
 from .frame import ModelFrame, build_model_frame
-from .namespace import FORMULA_NAMESPACE
 from .parse import expand_dot, parse_formula, response_values
 from .partitioned import (
            PartitionedFormula,
@@ -33,11 +36,11 @@ from .response import (
            code_response_multiclass,
            is_na,
 )
-from .safety import CALLS_ALLOWED, NUMPY_ALLOWED, check_formula_code
+from .rfunctions import FUNCTIONS
 
 __all__ = ["Design", "Response", "ModelFrame", "build_model_frame", "build_raw_frame",
-           "RawColumn", "RawDesign", "RawFrame", "FORMULA_NAMESPACE", "CALLS_ALLOWED",
-           "NUMPY_ALLOWED", "check_formula_code", "expand_dot", "parse_formula",
+           "RawColumn", "RawDesign", "RawFrame", "FUNCTIONS", "Checker", "checked_trusted",
+           "expand_dot", "parse_formula",
            "response_values", "as_frame", "is_dask_frame", "check_columns", "is_na",
            "check_weights",
            "check_response_finite", "code_response", "code_response_multiclass",

@@ -13,8 +13,6 @@ from patsy import PatsyError
 
 from ..errors import DataError, FormulaError, PredictionError
 from ..numerics.factor_matrix import is_factor_matrix
-from .namespace import _known_names
-from .safety import variable_names
 
 if TYPE_CHECKING:
     from .design import Design
@@ -49,8 +47,8 @@ def _check_real(data: pd.DataFrame, names, what="data"):
 def check_columns(design_info, data, what):
     missing = []
     for factor in design_info.factor_infos:
-        for name in variable_names(factor.code):
-            if name not in data.columns and name not in _known_names():
+        for name in factor.reads:
+            if name not in data.columns:
                 missing.append(name)
     if missing:
         raise PredictionError(f"{what} lacks column(s) {sorted(set(missing))} used by the model")
@@ -70,7 +68,7 @@ def _check_numeric_columns(design_info, data: pd.DataFrame, label_levels: dict,
     for factor, info in design_info.factor_infos.items():
         if info.type != "numerical":
             continue
-        for name in sorted(variable_names(factor.code)):
+        for name in factor.reads:
             if name in label_levels or name not in data.columns:
                 continue
             col = data[name]
@@ -189,11 +187,14 @@ def patsy_input(frame: pd.DataFrame, names) -> pd.DataFrame | dict:
     arrays (pandas Categoricals for categorical columns), which patsy reads about ten
     times faster than a DataFrame's Series; ``frame`` itself when the formula reads no
     column (patsy then takes the number of rows from the frame)."""
-    present = [n for n in names if n in frame.columns]
+    present = [n for n in dict.fromkeys(names) if n in frame.columns]
     if not present:
         return frame
-    return {n: frame[n].array if isinstance(frame[n].dtype, pd.CategoricalDtype)
-            else frame[n].to_numpy() for n in present}
+    out = {}
+    for name in present:
+        col = frame[name]
+        out[name] = col.array if isinstance(col.dtype, pd.CategoricalDtype) else col.to_numpy()
+    return out
 
 
 def is_dask_frame(data) -> bool:

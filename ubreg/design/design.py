@@ -9,7 +9,6 @@ import patsy
 from patsy import NAAction, PatsyError
 
 from ..errors import DataError, FormulaError, PredictionError, UbregError
-from ..numerics.limits import check_allocation
 from .checks import (
     _as_categoricals,
     _check_finite,
@@ -20,10 +19,9 @@ from .checks import (
     check_columns,
     patsy_input,
 )
+from .coding import INTERCEPT, check_design_size
 from .coerce import normalise_columns
 from .namespace import _dumps_design_info
-from .parse import patsy_description
-from .safety import variable_names
 
 __all__ = ['Design']
 
@@ -52,17 +50,11 @@ class _RecordingNAAction(NAAction):
         return super().handle_NA(values, is_NAs, origins)
 
 
-def check_design_size(n_rows: int, n_columns: int, what: str = "the design matrix") -> None:
-    """Refuse a design of more than the memory cap (8 bytes an entry), before it
-    is built (:func:`ubreg.numerics.limits.check_allocation`)."""
-    check_allocation(8.0 * n_rows * n_columns, f"{what} ({n_rows} rows × {n_columns} columns)")
-
-
 def variables_of(design_info) -> list[str]:
-    """The data variables the factors of a patsy design read."""
+    """The data's columns the factors of a design read."""
     names: dict[str, None] = {}
     for factor in design_info.factor_infos:
-        names.update(dict.fromkeys(sorted(variable_names(factor.code))))
+        names.update(dict.fromkeys(factor.reads))
     return list(names)
 
 
@@ -94,28 +86,13 @@ class Design:
 
     @property
     def has_intercept(self) -> bool:
-        return "Intercept" in self.design_info.column_names
+        return INTERCEPT in self.design_info.column_names
 
     def terms_in_formula_order(self) -> list[str]:
-        """The term names in R's order (``terms.formula``): the intercept, then the
-        terms by degree (the number of factors of an interaction), in the order the
-        formula writes them within a degree.  patsy orders the design's columns
-        otherwise (the terms without numeric factors first); the columns, and every
-        fit, keep patsy's order: summaries show this one."""
-        terms = list(self.design_info.terms)
-        try:
-            written = patsy_description(self.formula_rhs).rhs_termlist
-        except PatsyError:
-            written = []
-        def key(term):          # its factors as written, spaces aside (a:b is b:a)
-            return frozenset("".join(f.name().split()) for f in term.factors)
-
-        position: dict[frozenset[str], int] = {}
-        for i, term in enumerate(written):
-            position.setdefault(key(term), i)
-        order = sorted(range(len(terms)), key=lambda k: (
-            len(terms[k].factors), position.get(key(terms[k]), len(written) + k)))
-        return [terms[k].name() for k in order]
+        """The term names in R's order (``terms.formula``), which is the design's:
+        the intercept, then the terms by degree, in the order the formula writes them
+        within a degree."""
+        return self.term_names
 
     def variables(self) -> list[str]:
         """The data variables the right-hand side reads."""
@@ -124,6 +101,10 @@ class Design:
     @property
     def factor_names(self) -> list[str]:
         return sorted({f.name() for t in self.design_info.terms for f in t.factors})
+
+    @property
+    def label_columns(self) -> list[str]:
+        return list(self.label_levels)
 
     def levels(self) -> dict[str, list]:
         """Levels of every categorical factor, as learned from training data."""

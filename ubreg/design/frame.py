@@ -1,4 +1,5 @@
-"""``build_model_frame``: formula and data to the arrays a fitter needs.
+"""``build_model_frame``: formula and data to the arrays a fitter needs, as R's
+``model.frame`` and ``model.matrix`` make them.
 """
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 import patsy
-from patsy import ModelDesc, PatsyError
+from patsy import PatsyError
 
 from ..errors import DataError, FormulaError, ResponseError
 from ..numerics.factor_matrix import FactorMatrix, is_factor_matrix
 from ..numerics.limits import check_allocation
+from .allowlist import Checker
 from .checks import (
     _as_categoricals,
     _check_finite,
@@ -20,20 +22,20 @@ from .checks import (
     _translate_patsy_error,
     patsy_input,
 )
-from .design import Design, _RecordingNAAction, check_design_size
-from .namespace import _environment
+from .coding import check_design_size, design_info, estimate_columns
+from .design import Design, _RecordingNAAction
 from .offset import OffsetSpec
-from .prepare import prepare
+from .prepare import Prepared, prepare
 from .response import (
     Response,
     _check_weighted_classes,
     code_response,
     code_response_multiclass,
 )
-from .safety import variable_names
+from .rfactor import learn_variables
 from .sliced import build_in_slices, row_wise
 
-__all__ = ['ModelFrame', 'build_model_frame']
+__all__ = ['ModelFrame', 'build_model_frame', 'learn_model_frame']
 
 
 @dataclass
@@ -66,81 +68,66 @@ class ModelFrame:
         return len(self.dropped)
 
 
-def _levels_of(factor, frame: pd.DataFrame) -> int:
-    """How many columns a factor can give at most: the levels of a categorical
-    variable it reads (``C(x)`` counts the distinct values of x), else 1."""
-    size = 1
-    coded = factor.code.lstrip().startswith(("C(", "_ubreg_fn_C("))
-    for name in variable_names(factor.code):
-        if name not in frame.columns:
-            continue
-        col = frame[name]
-        if isinstance(col.dtype, pd.CategoricalDtype):
-            size = max(size, len(col.cat.categories))
-        elif coded:
-            size = max(size, int(col.nunique()))
-    return size
+def check_sizes(prep: Prepared, frame: pd.DataFrame, label_levels: dict,
+                square: bool = True) -> None:
+    """Refuse, before anything is evaluated, a design whose estimated size (from the
+    syntax tree and the data's columns), its p × p matrices or a factor's L × L
+    contrasts would exceed the memory cap."""
+    checker = Checker(frozenset(map(str, frame.columns)), len(frame), prep.trusted)
+    columns, widest, _ = estimate_columns(prep.parsed, frame, label_levels, checker.literals)
+    check_design_size(len(frame), columns, square=square)
+    check_allocation(8.0 * widest * widest,
+                     f"the contrast matrix of a factor with {int(widest)} levels")
 
 
-def _check_estimated_size(terms, frame: pd.DataFrame) -> None:
-    """Refuse a design (or the contrast matrix of one of its factors) over the
-    memory cap before patsy allocates it: a factor of L levels makes patsy build
-    an L × L contrast matrix and the design L − 1 columns per term it enters."""
-    columns, widest = 0, 1
-    for term in terms:
-        sizes = [_levels_of(f, frame) for f in term.factors]
-        widest = max([widest, *sizes])
-        columns += int(np.prod(sizes, dtype=float)) if sizes else 1
-    check_design_size(len(frame), columns)
-    check_allocation(8.0 * widest * widest, f"the contrast matrix of a factor with {widest} "
-                     "levels")
+def learn_model_frame(prep: Prepared, complete_cases: bool = True, square: bool = True):
+    """The variables of ``prep``'s formula learned on its rows (R's ``model.frame``).
+
+    Returns (the rows' columns as the design reads them, the label levels, the learned
+    variables, the mask of rows kept, the offset spec and values)."""
+    data, parsed = prep.data, prep.parsed
+    rhs_reads = list(dict.fromkeys(c for v in parsed.variables[1:] for c in v.reads))
+    offset_reads = [c for v in prep.offsets for c in v.reads]
+    reads = list(dict.fromkeys([*rhs_reads, *offset_reads]))
+    _check_real(data, reads)
+    label_levels = _label_levels(data, reads)
+    check_sizes(prep, data, label_levels, square)
+    frame = _as_categoricals(data, label_levels, "data")
+    columns = patsy_input(frame, reads)
+    elsewhere = prep.response_na.copy()
+    if prep.offset_array is not None:
+        elsewhere |= np.isnan(prep.offset_array)
+    variables = [*parsed.variables[1:], *(v for v in prep.offsets
+                                          if v not in parsed.variables)]
+    learned, (keep,) = learn_variables(variables, lambda: iter([(columns, elsewhere)]),
+                                       label_levels, prep.trusted, complete_cases)
+    offsets = OffsetSpec([learned[v.label] for v in prep.offsets],
+                         prep.offset_array is not None)
+    return frame, label_levels, learned, keep, offsets
 
 
-def _design_matrix(rhs: ModelDesc, frame: pd.DataFrame, used, na_action: str, formula: str,
+def _design_matrix(design: Design, frame: pd.DataFrame, na_action: str,
                    factor_codes: bool = False):
-    """patsy's design of ``frame`` (size checked before it is built), the NA
-    bookkeeping of its rows, and patsy's design info; built in row slices when every
-    factor is a bare column (:mod:`ubreg.design.sliced`), then with
-    ``factor_codes`` the columns of a factor's main effect kept as its codes (a
-    :class:`~ubreg.numerics.factor_matrix.FactorMatrix`)."""
-    _check_estimated_size(rhs.rhs_termlist, frame)
-    na = _RecordingNAAction("raise" if na_action == "fail" else "drop")
+    """patsy's design of ``frame``'s rows (complete already), built in row slices when
+    every factor is a bare column (:mod:`ubreg.design.sliced`), then with
+    ``factor_codes`` the columns of a factor's main effect kept as its codes."""
+    info = design.design_info
     try:
-        data_in = patsy_input(frame, used)
-        (info,) = patsy.design_matrix_builders([rhs.rhs_termlist], lambda: iter([data_in]),
-                                               _environment(), NA_action=na)
-        check_design_size(len(frame), len(info.column_names))
-        if na_action != "fail" and row_wise(info, data_in):
-            # bare columns only: slice by slice, one slice's transient memory
-            X, na = build_in_slices(info, data_in, len(frame), na_action, factor_codes)
+        data_in = patsy_input(frame, design.variables())
+        if row_wise(info, data_in):
+            X, _ = build_in_slices(info, data_in, len(frame), na_action, factor_codes)
         else:
+            na = _RecordingNAAction("drop")
             (X,) = patsy.build_design_matrices([info], data_in, NA_action=na,
                                                return_type="matrix")
     except PatsyError as exc:
         raise _translate_patsy_error(exc, None, predicting=False) from None
-    except DataError:
+    except (DataError, FormulaError):
         raise
-    except Exception as exc:  # anything else patsy or a user transform raised
-        raise FormulaError(f"cannot build the design of {formula!r}: "
+    except Exception as exc:  # anything else patsy or a function raised on the values
+        raise FormulaError(f"cannot build the design of {design.formula_rhs!r}: "
                            f"{type(exc).__name__}: {exc}") from None
-    if X.shape[1] == 0:
-        raise FormulaError(f"formula {formula!r} has no terms on the right-hand side")
-    return X, na, info
-
-
-def _offset_of(prep, frame: pd.DataFrame, keep_rows: np.ndarray, trusted: bool):
-    """The offset spec and its values on ``frame``; rows where it is NA join the
-    rows to drop (``keep_rows`` is updated)."""
-    spec = OffsetSpec.learn(prep.offset_codes, frame, prep.data.columns, trusted,
-                            prep.offset_array is not None)
-    values = spec.values(frame)
-    if prep.offset_array is not None:
-        values = values + prep.offset_array[keep_rows]
-    bad = np.isnan(values)
-    if bad.any() and prep.na_action == "fail":
-        raise DataError(f"missing values (NA) in the offset ({int(bad.sum())} rows) and "
-                        "na_action='fail'")
-    return spec, values, bad
+    return X
 
 
 def build_model_frame(formula: str, data, weights=None, na_action: str = "omit",
@@ -149,42 +136,37 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "omit",
                       factor_codes: bool = False) -> ModelFrame:
     """Evaluate ``formula`` on ``data``: design matrix, response, weights, offset.
 
-    R's ``model.frame``: ``subset`` (a boolean array or an expression) first; rows
-    with NA in the response, the offset or any variable the formula uses dropped
-    (``na_action="omit"`` or ``"exclude"``, counted in ``n_dropped``) or refused
-    (``"fail"``).  Never modifies ``data``.  Formula terms must pass
-    :func:`check_formula_code` unless ``trusted=True``.  ``response="multiclass"``
+    R's ``model.frame``: ``subset`` (a boolean array or an expression) first; every
+    variable of the formula evaluated; rows with NA in the response, the offset or any
+    variable dropped (``na_action="omit"`` or ``"exclude"``, counted in ``n_dropped``)
+    or refused (``"fail"``); unused factor levels dropped.  Then R's ``model.matrix``
+    (:mod:`ubreg.design.coding`).  Never modifies ``data``.  ``response="multiclass"``
     codes a response with two or more classes as 0..C−1 instead of 0/1;
-    ``proportions=True`` accepts proportions and ``cbind(successes, failures)``.
-    A ``.`` on the right of ``~`` stands for every other column.  With
-    ``factor_codes`` the design may be a
-    :class:`~ubreg.numerics.factor_matrix.FactorMatrix` (a factor's main effect
-    kept as codes; for fitters that read it through that module's functions).
+    ``proportions=True`` accepts proportions and ``cbind(successes, failures)``.  A
+    ``.`` on the right of ``~`` stands for every other column.  With ``factor_codes``
+    the design may be a :class:`~ubreg.numerics.factor_matrix.FactorMatrix`.
+    ``trusted=True`` lets the formula call any numpy function as ``np.<name>``.
     """
     prep = prepare(formula, data, weights, na_action, trusted, offset, subset)
-    data, desc, formula, y_na = prep.data, prep.desc, prep.formula, prep.response_na
-    rhs = ModelDesc([], desc.rhs_termlist)
-    frame = data if not y_na.any() else data.loc[~y_na]
-    offset_spec, offset_values, offset_na = _offset_of(prep, frame, ~y_na, trusted)
-    if offset_na.any():
-        frame = frame.loc[~offset_na]
-    used = set().union(*[variable_names(f.code) for t in desc.rhs_termlist for f in t.factors])
-    _check_real(frame, used)
-    label_levels = _label_levels(frame, sorted(used))
-    frame = _as_categoricals(frame, label_levels, "data")
-    X, na, info = _design_matrix(rhs, frame, used, prep.na_action, formula, factor_codes)
-    design = Design(info, rhs.describe(), label_levels, offset_spec)
-    if not is_factor_matrix(X):
-        X = np.asarray(X, dtype=np.float64)
-    rhs_na = na.mask if na.mask is not None else np.zeros(len(frame), dtype=bool)
-    keep = ~y_na
-    if offset_na.any():
-        keep[np.flatnonzero(keep)[offset_na]] = False
-    if rhs_na.any():
-        keep[np.flatnonzero(keep)[rhs_na]] = False
+    data, parsed = prep.data, prep.parsed
+    frame, label_levels, learned, keep, offsets = learn_model_frame(prep)
+    if prep.na_action == "fail" and (~keep & ~prep.response_na).any():
+        detail = ", ".join(f"{lv.variable.label!r} ({lv.n_na} rows)"
+                           for lv in learned.values() if lv.n_na)
+        raise DataError(f"missing values (NA) in {detail or 'the offset'} and "
+                        "na_action='fail'")
     if not keep.any():
         raise DataError(f"no rows left after removing missing values: all {len(data)} rows have "
                         f"NA in a variable of the formula")
+    info = design_info(parsed, learned)
+    if len(info.column_names) == 0:
+        raise FormulaError(f"formula {prep.formula!r} has no terms on the right-hand side")
+    design = Design(info, parsed.rhs_text, label_levels, offsets)
+    kept = frame if keep.all() else frame.loc[keep]
+    check_design_size(len(kept), len(info.column_names))
+    X = _design_matrix(design, kept, prep.na_action, factor_codes)
+    if not is_factor_matrix(X):
+        X = np.asarray(X, dtype=np.float64)
     _check_finite(X, design.column_names, "data")
     y, response_info = _coded_response(prep, keep, response, positive, proportions)
     w = np.ones(len(y)) if prep.weights is None else prep.weights[keep]
@@ -192,25 +174,17 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "omit",
         raise DataError("weights are all zero on the rows left after removing missing values")
     if response_info.kind != "proportion":
         _check_weighted_classes(y, w, prep.response_name)
-    na_factors = _na_counts(prep, offset_na, na.na_factors)
-    # every row kept: the index as it is (an Index is immutable), no mask over it
+    offset_values = offsets.values(kept) if offsets.learned else np.zeros(len(kept))
+    if prep.offset_array is not None:
+        offset_values = offset_values + prep.offset_array[keep]
     index, dropped = (data.index, data.index[:0]) if keep.all() else \
         (data.index[keep], data.index[~keep])
     return ModelFrame(X=X, y=y, weights=w, design=design, response=response_info,
                       index=index, n_input=len(data), dropped=dropped,
-                      na_factors=na_factors, offset=_kept(offset_values, offset_na, rhs_na),
+                      na_factors=_na_counts(prep, learned), offset=offset_values,
                       na_action=prep.na_action, n_outside_subset=prep.n_outside_subset,
                       trials=None if prep.trials is None else prep.trials[keep],
                       input_index=data.index)
-
-
-def _kept(values: np.ndarray, *dropped: np.ndarray) -> np.ndarray:
-    """``values`` without the rows each mask drops in turn (``values[~a][~b]``),
-    copied only when some row is dropped."""
-    for mask in dropped:
-        if mask.any():
-            values = values[~mask]
-    return values
 
 
 def _coded_response(prep, keep, response, positive, proportions):
@@ -225,11 +199,11 @@ def _coded_response(prep, keep, response, positive, proportions):
                          prep.response_name, positive, proportions, prep.grouped)
 
 
-def _na_counts(prep, offset_na, factor_counts) -> list:
-    """(variable, rows with NA) in R's order: the response, the offset, the terms."""
+def _na_counts(prep, learned) -> list:
+    """(variable, rows with NA) in R's order: the response, then the variables."""
     counts = []
     if prep.response_na.any():
         counts.append((prep.response_name, int(prep.response_na.sum())))
-    if offset_na.any():
-        counts.append(("offset", int(offset_na.sum())))
-    return counts + list(factor_counts)
+    if prep.offset_array is not None and np.isnan(prep.offset_array).any():
+        counts.append(("offset", int(np.isnan(prep.offset_array).sum())))
+    return counts + [(lv.variable.label, lv.n_na) for lv in learned.values() if lv.n_na]

@@ -2,111 +2,91 @@
 
 An offset is a known part of the linear predictor, η = xᵀβ + offset, with no
 coefficient.  It is written in the formula (``y ~ x + offset(log(exposure))``;
-several terms add up) or given as ``offset=``: the name of a column, a formula
-expression (``"0.02 * age"``), or an array with one value per row.  The offset is
-kept for predict: new data must supply its variables.  An offset given as an
-array has no variables, so a model fitted with one predicts the training rows
-only (R would silently reuse the training values).
+several terms add up) or given as ``offset=``: the name of a column, an R expression
+(``"0.02 * age"``), or an array with one value per row.  The offset is kept for
+predict: new data must supply its variables.  An offset given as an array has no
+variables, so a model fitted with one predicts the training rows only (R would
+silently reuse the training values).
 """
 from __future__ import annotations
 
-import pickle
-import re
-
 import numpy as np
 import pandas as pd
-import patsy
-from patsy import EvalFactor, ModelDesc, PatsyError, Term
 
-from ..errors import DataError, FormulaError, PredictionError
-from .checks import as_frame
-from .namespace import _dumps_design_info, _environment
-from .safety import check_formula_code
-from .terms import quoted_name, rewrite_code
+from ..errors import DataError, FormulaError, PredictionError, UbregError
+from .checks import as_frame, patsy_input
+from .deparse import deparse
+from .rformula import Variable, _columns_read
+from .rsyntax import Arg, Call, Name, parse_expression
 
-__all__ = ["OffsetSpec", "split_offsets", "offset_codes"]
-
-_OFFSET_CALL = re.compile(r"^\s*offset\s*\((.*)\)\s*$", re.S)
+__all__ = ["OffsetSpec", "offset_variable", "offset_array"]
 
 
-def split_offsets(desc: ModelDesc) -> tuple[ModelDesc, list[str]]:
-    """``desc`` without its ``offset(...)`` terms, and the code inside each."""
-    kept, codes = [], []
-    for term in desc.rhs_termlist:
-        if len(term.factors) == 1:
-            m = _OFFSET_CALL.match(term.factors[0].code)
-            if m:
-                codes.append(m.group(1).strip())
-                continue
-        elif any(_OFFSET_CALL.match(f.code) for f in term.factors):
-            raise FormulaError(f"offset() cannot enter an interaction ({term.name()!r})")
-        kept.append(term)
-    return ModelDesc(desc.lhs_termlist, kept), codes
+def offset_variable(offset, columns) -> Variable | None:
+    """The variable of an ``offset=`` given as text: a column's name, or an R
+    expression of the columns (checked with the formula's variables)."""
+    if not isinstance(offset, str):
+        return None
+    node = Name(offset, quoted=True) if offset in set(map(str, columns)) else \
+        parse_expression(offset, "offset")
+    call = Call("offset", (Arg(None, node),))
+    known = set(map(str, columns))
+    return Variable(call, deparse(call), tuple(c for c in _columns_read(node) if c in known))
 
 
-def offset_codes(formula_codes: list[str], offset, columns) -> tuple[list[str], np.ndarray | None]:
-    """The offset expressions of a fit (formula terms and ``offset=``), and the
-    array given as ``offset=`` (None when none was)."""
-    codes = list(formula_codes)
-    if offset is None:
-        return codes, None
-    if isinstance(offset, str):
-        codes.append(quoted_name(offset) if offset in set(map(str, columns)) else offset)
-        return codes, None
-    values = np.asarray(offset, dtype=np.float64) if not isinstance(offset, pd.Series) \
-        else offset.to_numpy(dtype=np.float64)
+def offset_array(offset) -> np.ndarray | None:
+    """The values of an ``offset=`` given as an array (None otherwise)."""
+    if offset is None or isinstance(offset, str):
+        return None
+    values = offset.to_numpy(dtype=np.float64) if isinstance(offset, pd.Series) \
+        else np.asarray(offset, dtype=np.float64)
     if values.ndim != 1:
         raise DataError(f"offset must be one value per row, got an array of shape {values.shape}")
-    return codes, values
+    return values
 
 
 class OffsetSpec:
-    """The offset of a model: expressions rebuilt on new data, and whether an array
-    was given (which new data cannot rebuild)."""
+    """The offset of a model: its variables (learned as the formula's are), rebuilt on
+    new data, and whether an array was given (which new data cannot rebuild)."""
 
-    def __init__(self, codes: list[str], design_info=None, array_given: bool = False):
-        self.codes = list(codes)
-        self.design_info = design_info
+    def __init__(self, learned: list, array_given: bool = False):
+        self.learned = list(learned)
         self.array_given = bool(array_given)
 
     @property
-    def present(self) -> bool:
-        return bool(self.codes) or self.array_given
+    def codes(self) -> list[str]:
+        """The offset expressions, as R writes them (``offset(log(age))``)."""
+        return [lv.factor.label for lv in self.learned]
 
-    @classmethod
-    def learn(cls, codes, data: pd.DataFrame, columns, trusted: bool, array_given: bool):
-        """Check the expressions (the formula allowlist) and learn them on ``data``."""
-        if not codes:
-            return cls([], None, array_given)
-        factors = []
-        for code in codes:
-            shown = f"offset({code})"
-            code = rewrite_code(code, columns)
-            if not trusted:
-                check_formula_code(code, columns, n_rows=len(data), shown=shown)
-            factors.append(EvalFactor(f"I({code})"))
-        desc = ModelDesc([], [Term([f]) for f in factors])
-        try:
-            (info,) = patsy.design_matrix_builders([desc.rhs_termlist], lambda: iter([data]),
-                                                   _environment())
-        except PatsyError as exc:
-            raise FormulaError(f"cannot evaluate the offset: {str(exc).splitlines()[0]}") from None
-        return cls(codes, info, array_given)
+    @property
+    def present(self) -> bool:
+        return bool(self.learned) or self.array_given
+
+    def reads(self) -> list[str]:
+        return [c for lv in self.learned for c in lv.factor.reads]
 
     def values(self, data: pd.DataFrame, what: str = "data") -> np.ndarray:
         """The offset of every row of ``data`` (NaN where a variable is missing)."""
         n = len(data)
-        if self.design_info is None:
-            return np.zeros(n)
+        total = np.zeros(n)
+        if not self.learned:
+            return total
         data = as_frame(data, what)
-        na = patsy.NAAction(on_NA="raise", NA_types=[])     # keep NaN rows: the caller drops
-        try:
-            (X,) = patsy.build_design_matrices([self.design_info], data, NA_action=na,
-                                               return_type="matrix")
-        except PatsyError as exc:
-            error = PredictionError if what != "data" else FormulaError
-            raise error(f"{what}: cannot evaluate the offset: {str(exc).splitlines()[0]}") from None
-        return np.asarray(X, dtype=np.float64).sum(axis=1)
+        columns = patsy_input(data, self.reads())
+        for lv in self.learned:
+            try:
+                value = lv.factor.value(lv.state, columns)
+            except UbregError:
+                raise
+            except Exception as exc:  # the expression failing on these values
+                error = PredictionError if what != "data" else FormulaError
+                raise error(f"{what}: cannot evaluate {lv.factor.label}: {exc}") from None
+            arr = np.asarray(value, dtype=np.float64) if isinstance(value, np.ndarray) \
+                else None
+            if arr is None or arr.ndim != 1:
+                raise FormulaError(f"{lv.factor.label} must give one number per row")
+            total = total + arr
+        return total
 
     def for_new_data(self, data: pd.DataFrame) -> np.ndarray:
         """:meth:`values` for new data, refusing an offset given as an array."""
@@ -115,14 +95,3 @@ class OffsetSpec:
                                   "cannot supply: give it as a column name or an offset() term "
                                   "of the formula to predict on new data")
         return self.values(data, "newdata")
-
-    def __getstate__(self):
-        return {"codes": self.codes, "array_given": self.array_given,
-                "design_info": None if self.design_info is None
-                else _dumps_design_info(self.design_info)}
-
-    def __setstate__(self, state):
-        self.codes = state["codes"]
-        self.array_given = state["array_given"]
-        info = state["design_info"]
-        self.design_info = None if info is None else pickle.loads(info)

@@ -7,28 +7,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-import patsy
-from patsy import ModelDesc, NAAction, PatsyError
 
-from ..errors import DataError, FormulaError, PredictionError, ResponseError
+from ..errors import DataError, FormulaError, ResponseError
 from .checks import (
     _as_categoricals,
     _check_real,
     _is_label_column,
-    _translate_patsy_error,
     as_frame,
     patsy_input,
 )
+from .coding import design_info
 from .coerce import normalise_columns
 from .design import Design
-from .namespace import _environment
-from .parse import (
-    _check_formula_names,
-    expand_dot,
-    formula_variables,
-    parse_formula,
-    response_values,
-)
+from .parse import expand_dot, formula_variables, parse_formula, response_values
 from .response import (
     Response,
     _finite_nonnegative_weights,
@@ -36,10 +27,11 @@ from .response import (
     code_response_as,
     is_na,
 )
-from .safety import variable_names
+from .rfactor import learn_variables
+from .rformula import Formula
 
 __all__ = ['PartitionedFormula', 'parse_partitioned', 'partition_levels', 'combine_levels',
-           'learn_design', 'build_partition_frame']
+           'learn_design', 'build_partition_frame', 'learn_partitioned_variables']
 
 
 @dataclass
@@ -53,13 +45,14 @@ class PartitionedFormula:
     """
 
     formula: str
-    desc: ModelDesc
+    parsed: Formula
     response_name: str
     used: list
     label_columns: list
     response_columns: list = field(default_factory=list)
-    #: the data's columns, which the terms' rewriting depends on
+    #: the data's columns
     data_columns: list = field(default_factory=list)
+    trusted: bool = False
 
     def columns(self, available, weights=None) -> list:
         """The columns of ``available`` the model reads (response, right-hand
@@ -67,54 +60,35 @@ class PartitionedFormula:
         needed = set(self.used) | set(self.response_columns) | ({weights} if weights else set())
         return [c for c in available if c in needed]
 
-    @property
-    def rhs(self) -> ModelDesc:
-        return ModelDesc([], self.desc.rhs_termlist)
-
-    # patsy refuses to pickle a ModelDesc; partitions are built in other
-    # processes, so the formula travels as text and is parsed again there
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        del state["desc"]
-        return state
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        self.desc = parse_formula(state["formula"], state.get("data_columns", ()))
-
 
 def parse_partitioned(formula: str, meta: pd.DataFrame,
                       trusted: bool = False) -> PartitionedFormula:
     """Check ``formula`` against the columns of ``meta`` (no rows needed).
 
-    The same checks as :func:`build_model_frame`: ``.`` expansion, parsing,
-    unknown names, and the allowlist of :func:`check_formula_code` unless
-    ``trusted``.
+    The same checks as :func:`build_model_frame`: ``.`` expansion, the whole formula
+    read and every node checked.
     """
     meta = as_frame(meta, "data")
     formula = expand_dot(formula, meta.columns)
-    desc = parse_formula(formula, meta.columns)
-    _check_formula_names(desc, meta, formula, trusted)
-    meta = normalise_columns(meta, formula_variables(desc))
-    if len(desc.lhs_termlist) != 1 or len(desc.lhs_termlist[0].factors) != 1:
-        raise FormulaError(f"formula {formula!r} needs exactly one response on the left of '~'")
-    used = sorted(set().union(*[variable_names(f.code) for t in desc.rhs_termlist
-                                for f in t.factors]))
+    parsed = parse_formula(formula, meta.columns, trusted=trusted)
+    if parsed.offsets:
+        raise FormulaError(f"formula {formula!r}: offset() is not supported on a Dask frame")
+    meta = normalise_columns(meta, formula_variables(parsed))
+    used = list(dict.fromkeys(c for v in parsed.variables[1:] for c in v.reads))
     _check_real(meta, used)
     labels = [n for n in used if n in meta.columns and _is_label_column(meta[n])]
-    code = desc.lhs_termlist[0].factors[0].code
-    response_columns = [code] if code in meta.columns else sorted(
-        n for n in variable_names(code) if n in meta.columns)
-    return PartitionedFormula(formula, desc, code, used, labels, response_columns,
-                              list(map(str, meta.columns)))
+    assert parsed.response is not None          # read_formula requires one
+    response_columns = list(parsed.response.reads)
+    return PartitionedFormula(formula, parsed, parsed.response.label, used, labels,
+                              response_columns, list(map(str, meta.columns)), trusted)
 
 
 def partition_levels(parsed: PartitionedFormula, frame: pd.DataFrame) -> dict:
     """What one partition contributes to the levels: the distinct response
     values and, among rows whose response is not NA, the distinct values of
     every label column (as :func:`build_model_frame` learns them)."""
-    frame = normalise_columns(frame, formula_variables(parsed.desc))
-    _, yvals = response_values(parsed.desc, frame, parsed.formula)
+    frame = normalise_columns(frame, formula_variables(parsed.parsed))
+    _, yvals = response_values(parsed.parsed, frame, parsed.trusted)
     y_na = is_na(yvals)
     values = pd.Series(yvals)[~y_na] if not isinstance(yvals, pd.Series) else yvals[~y_na]
     kept = frame if not y_na.any() else frame.loc[~y_na]
@@ -144,38 +118,34 @@ def combine_levels(parsed: PartitionedFormula, pieces: list,
     return label_levels, response
 
 
+def _partition_chunks(parsed: PartitionedFormula, frames, label_levels: dict):
+    """(the columns the variables read, the response's NA) of every partition."""
+    for frame in frames():
+        frame = normalise_columns(frame, formula_variables(parsed.parsed))
+        _, yvals = response_values(parsed.parsed, frame, parsed.trusted)
+        coded = _as_categoricals(frame, label_levels, "data")
+        yield patsy_input(coded, parsed.used), is_na(yvals)
+
+
+def learn_partitioned_variables(parsed: PartitionedFormula, frames, label_levels: dict,
+                                complete_cases: bool = True) -> dict:
+    """The formula's variables learned over the partitions (``frames``: a callable
+    returning a fresh iterator of pandas frames), as R's ``model.frame`` learns them
+    from one frame: every row for the learning functions, the rows kept for the levels."""
+    learned, _ = learn_variables(parsed.parsed.variables[1:],
+                                 lambda: _partition_chunks(parsed, frames, label_levels),
+                                 label_levels, parsed.trusted, complete_cases)
+    return learned
+
+
 def learn_design(parsed: PartitionedFormula, frames, label_levels: dict) -> Design:
-    """The right-hand side's :class:`Design`, learned over partitions.
-
-    ``frames`` is a callable returning a fresh iterator of pandas frames (the
-    partitions, in order).  patsy's incremental builder reads only as many
-    partitions as it needs: one for the column types when every label column
-    has known levels, every partition for the moments of stateful transforms
-    (``center``, ``standardize``) and for the levels of ``C(x)`` on numbers.
-    Rows with NA in the response are left out, as in :func:`build_model_frame`.
-    """
-    def prepared():
-        for frame in frames():
-            frame = normalise_columns(frame, formula_variables(parsed.desc))
-            _, yvals = response_values(parsed.desc, frame, parsed.formula)
-            y_na = is_na(yvals)
-            kept = frame if not y_na.any() else frame.loc[~y_na]
-            yield patsy_input(_as_categoricals(kept, label_levels, "data"), parsed.used)
-
-    try:
-        (info,) = patsy.design_matrix_builders([parsed.desc.rhs_termlist], prepared,
-                                               _environment(),
-                                               NA_action=NAAction(NA_types=["None", "NaN"]))
-    except PatsyError as exc:
-        raise _translate_patsy_error(exc, None, predicting=False) from None
-    except (DataError, PredictionError):
-        raise
-    except Exception as exc:  # anything else patsy or a user transform raised
-        raise FormulaError(f"cannot build the design of {parsed.formula!r}: "
-                           f"{type(exc).__name__}: {exc}") from None
+    """The right-hand side's :class:`Design`, learned over partitions (see
+    :func:`learn_partitioned_variables`), coded as R codes it."""
+    learned = learn_partitioned_variables(parsed, frames, label_levels)
+    info = design_info(parsed.parsed, learned)
     if len(info.column_names) == 0:
         raise FormulaError(f"formula {parsed.formula!r} has no terms on the right-hand side")
-    return Design(info, parsed.rhs.describe(), label_levels)
+    return Design(info, parsed.parsed.rhs_text, label_levels)
 
 
 def build_partition_frame(parsed: PartitionedFormula, design: Design, response: Response,
@@ -187,8 +157,8 @@ def build_partition_frame(parsed: PartitionedFormula, design: Design, response: 
     response first, in the order of :attr:`ModelFrame.na_factors`).
     ``weights`` is ``None`` or the name of a column.
     """
-    frame = normalise_columns(frame, formula_variables(parsed.desc))
-    _, yvals = response_values(parsed.desc, frame, parsed.formula)
+    frame = normalise_columns(frame, formula_variables(parsed.parsed))
+    _, yvals = response_values(parsed.parsed, frame, parsed.trusted)
     y_na = is_na(yvals)
     if y_na.any() and na_action in ("raise", "fail"):
         raise DataError(f"missing values (NA) in response {parsed.response_name!r} "

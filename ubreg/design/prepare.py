@@ -1,40 +1,33 @@
 """What every frame builder does first: R's ``model.frame`` up to the predictors.
 
-``na_action`` and ``subset`` with R's meaning, the formula parsed and checked, its
-``offset()`` terms split off, the response evaluated (a binary variable, a
+``na_action`` and ``subset`` with R's meaning, the formula read and checked whole (its
+``offset()`` terms and ``offset=`` apart), the response evaluated (a binary variable, a
 proportion, or R's ``cbind(successes, failures)``) and the weights checked.
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from patsy import ModelDesc
 
 from ..errors import DataError, FormulaError
+from .allowlist import Checker
 from .checks import as_frame
 from .coerce import normalise_columns
-from .namespace import _PATSY_BUILTINS, _environment
-from .offset import offset_codes, split_offsets
-from .parse import (
-    _check_formula_names,
-    expand_dot,
-    formula_variables,
-    parse_formula,
-    response_values,
-)
+from .evaluate import Environment, evaluate
+from .offset import offset_array, offset_variable
+from .parse import expand_dot, formula_variables, parse_formula, response_values
 from .response import check_response_finite, check_weights, is_na
-from .safety import check_formula_code, variable_names
-from .terms import bang_as_not, rewrite_code
+from .rformula import Formula, _columns_read
+from .rsyntax import Call, parse_expression
+from .values import Logical, as_logical
 
 __all__ = ["NA_ACTIONS", "na_action_of", "Prepared", "prepare", "subset_mask"]
 
 #: R's na.action names and ubreg's earlier ones: what each means here
 NA_ACTIONS = {"omit": "omit", "drop": "omit", "exclude": "exclude", "fail": "fail",
               "raise": "fail"}
-_CBIND = re.compile(r"^\s*cbind\s*\((.*)\)\s*$", re.S)
 
 
 def na_action_of(na_action) -> str:
@@ -46,23 +39,34 @@ def na_action_of(na_action) -> str:
     return NA_ACTIONS[na_action]
 
 
+def _raw_columns(data: pd.DataFrame, names) -> dict:
+    return {n: data[n].array if isinstance(data[n].dtype, pd.CategoricalDtype)
+            else data[n].to_numpy() for n in names if n in data.columns}
+
+
 def subset_mask(subset, data: pd.DataFrame, trusted: bool = False) -> np.ndarray:
-    """R's ``subset``: a boolean array (one value per row) or an expression over the
-    columns (``"age > 30 & mass < 40"``, checked by the formula allowlist); rows
+    """R's ``subset``: a boolean array (one value per row) or an R expression over the
+    columns (``"age > 30 & mass < 40"``, checked as a formula's variables are); rows
     where the expression is NA are left out, as R does."""
     if isinstance(subset, str):
-        code = rewrite_code(bang_as_not(subset), data.columns)
-        if not trusted:
-            check_formula_code(code, data.columns, n_rows=len(data), shown=subset)
-        names = variable_names(code)
+        node = parse_expression(subset, "subset")
+        checker = Checker(frozenset(map(str, data.columns)), len(data), trusted, subset)
+        checker.value(node)
+        reads = [c for c in _columns_read(node) if c in data.columns]
+        data_n = normalise_columns(data, reads)
         try:
-            value = _environment().with_outer_namespace(_PATSY_BUILTINS).eval(
-                code, inner_namespace={n: data[n] for n in names if n in data.columns})
-        except Exception as exc:  # the user's expression: report whatever it raised
+            value = evaluate(node, Environment(_raw_columns(data_n, reads), trusted=trusted),
+                             {}, checker)
+        except FormulaError:
+            raise
+        except Exception as exc:  # the expression failing on these values
             raise FormulaError(f"cannot evaluate subset {subset!r}: {exc}") from None
-        mask = np.asarray(pd.Series(value, index=data.index).fillna(False), dtype=object)
-    else:
-        mask = np.asarray(subset, dtype=object)
+        value = as_logical(value, f"subset {subset!r}")
+        if not isinstance(value, Logical) or len(value) != len(data):
+            raise DataError(f"subset {subset!r} must give one TRUE/FALSE per row")
+        mask = value.values & (~value.na if value.na is not None else True)
+        return np.asarray(mask, dtype=bool)
+    mask = np.asarray(subset, dtype=object)
     if mask.ndim != 1 or len(mask) != len(data):
         raise DataError(f"subset has {mask.size} values but the data have {len(data)} rows")
     if not all(isinstance(v, (bool, np.bool_)) for v in mask):
@@ -76,8 +80,8 @@ class Prepared:
 
     data: pd.DataFrame
     formula: str
-    desc: ModelDesc                 # without offset() terms
-    offset_codes: list
+    parsed: Formula
+    offsets: list                   # offset Variables: the formula's and offset='s
     offset_array: np.ndarray | None
     weights: np.ndarray | None      # per row of ``data``, trials included
     response_name: str
@@ -87,27 +91,20 @@ class Prepared:
     na_action: str
     n_outside_subset: int
     trials: np.ndarray | None = None    # cbind's successes + failures, per row of ``data``
+    trusted: bool = False
+    reads: list = field(default_factory=list)
 
 
-def _grouped_response(code: str, data: pd.DataFrame, trusted: bool):
+def _grouped_response(node: Call, data: pd.DataFrame, trusted: bool, label: str):
     """``cbind(successes, failures)``: (proportions, trials), R's binomial coding
     (a row of zero trials has proportion 0 and weight 0)."""
-    m = _CBIND.match(code)
-    parts = [p.strip() for p in m.group(1).split(",")] if m else []
-    if len(parts) != 2:
-        raise FormulaError(f"response {code!r}: cbind() takes two columns, successes and "
-                           "failures")
-    values = []
-    for part in parts:
-        part_code = rewrite_code(part, data.columns)
-        if not trusted:
-            check_formula_code(part_code, data.columns, n_rows=len(data), shown=part)
-        desc = ModelDesc.from_formula(f"{part_code} ~ 1")
-        values.append(np.asarray(response_values(desc, data, code)[1], dtype=np.float64))
-    successes, failures = values
+    from .parse import evaluate_series
+    successes, failures = (np.asarray(evaluate_series(a.value, data, trusted, label),
+                                      dtype=np.float64) for a in node.args)
     bad = (successes < 0) | (failures < 0)
     if bad.any():
-        raise DataError(f"response {code!r}: counts must be >= 0 ({int(bad.sum())} rows are not)")
+        raise DataError(f"response {label!r}: counts must be >= 0 ({int(bad.sum())} rows "
+                        "are not)")
     trials = successes + failures
     with np.errstate(invalid="ignore", divide="ignore"):
         proportion = np.where(trials > 0, successes / trials, 0.0)
@@ -134,6 +131,21 @@ def _weights_with_trials(weights, data, trials):
     return t if w is None else w * t
 
 
+def _offsets(parsed: Formula, offset, data: pd.DataFrame, trusted: bool):
+    """The offset variables (the formula's, then ``offset=``'s) and the array given."""
+    variables = list(parsed.offsets)
+    extra = offset_variable(offset, data.columns)
+    if extra is not None:
+        checker = Checker(frozenset(map(str, data.columns)), len(data), trusted,
+                          f"offset={offset!r}")
+        checker.value(extra.expression)
+        variables.append(extra)
+    array = offset_array(offset)
+    if array is not None and len(array) != len(data):
+        raise DataError(f"offset has {len(array)} values but the data have {len(data)} rows")
+    return variables, array
+
+
 def prepare(formula, data, weights, na_action, trusted, offset=None,
             subset=None) -> Prepared:
     """Validate the data and formula; evaluate the response, weights and offsets."""
@@ -149,25 +161,24 @@ def prepare(formula, data, weights, na_action, trusted, offset=None,
         raise DataError("data has 0 rows" if n_before == 0 else
                         f"subset leaves none of the {n_before} rows")
     formula = expand_dot(formula, data.columns)
-    desc, formula_offsets = split_offsets(parse_formula(formula, data.columns))
-    _check_formula_names(desc, data, formula, trusted)
-    codes, offset_array = offset_codes(formula_offsets, offset, data.columns)
-    if offset_array is not None and len(offset_array) != len(data):
-        raise DataError(f"offset has {len(offset_array)} values but the data have {len(data)} "
-                        "rows")
-    offset_vars = set().union(*[variable_names(rewrite_code(c, data.columns)) for c in codes])
-    data = normalise_columns(data, [*formula_variables(desc), *sorted(offset_vars)])
-    code = desc.lhs_termlist[0].factors[0].code if desc.lhs_termlist else ""
-    grouped = bool(_CBIND.match(code))
-    if grouped:
-        name, (yvals, trials) = code, _grouped_response(code, data, trusted)
+    parsed = parse_formula(formula, data.columns, n_rows=len(data), trusted=trusted)
+    offsets, array = _offsets(parsed, offset, data, trusted)
+    reads = list(dict.fromkeys([*formula_variables(parsed),
+                                *(c for v in offsets for c in v.reads)]))
+    data = normalise_columns(data, reads)
+    assert parsed.response is not None          # read_formula requires one
+    response = parsed.response.node
+    grouped = isinstance(response, Call) and response.fn == "cbind"
+    name = parsed.response.label
+    if isinstance(response, Call) and response.fn == "cbind":
+        yvals, trials = _grouped_response(response, data, trusted, name)
     else:
-        (name, yvals), trials = response_values(desc, data, formula), None
+        (name, yvals), trials = response_values(parsed, data, trusted), None
     check_response_finite(yvals, name)
     y_na = is_na(yvals)
     if y_na.any() and na_action == "fail":
         raise DataError(f"missing values (NA) in response {name!r} ({int(y_na.sum())} rows) "
                         f"and na_action='fail'")
-    return Prepared(data, formula, desc, codes, offset_array,
+    return Prepared(data, formula, parsed, offsets, array,
                     _weights_with_trials(weights, data, trials), name, yvals, y_na, grouped,
-                    na_action, n_before - len(data), trials)
+                    na_action, n_before - len(data), trials, trusted, reads)

@@ -2,32 +2,28 @@
 """
 from __future__ import annotations
 
-import pickle
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
-import patsy
-from patsy import ModelDesc, NAAction, PatsyError
 
-from ..errors import DataError, FormulaError, PredictionError
+from ..errors import DataError, FormulaError, PredictionError, UbregError
 from .checks import (
     _as_categoricals,
     _check_numeric_columns,
     _check_real,
-    _label_levels,
-    _translate_patsy_error,
     as_frame,
     check_columns,
+    patsy_input,
 )
 from .coerce import normalise_columns
-from .design import variables_of
-from .namespace import _dumps_design_info, _environment
 from .prepare import prepare
 from .response import Response, _check_weighted_classes, code_response
-from .safety import variable_names
+from .rfactor import _as_factor, _codes_among
+from .values import Factor, Logical
 
-__all__ = ['RawColumn', 'RawDesign', 'RawFrame', 'build_raw_frame']
+__all__ = ['RawColumn', 'RawDesign', 'RawFrame', 'build_raw_frame', 'raw_design_of']
 
 
 @dataclass
@@ -47,83 +43,76 @@ class RawColumn:
 class RawDesign:
     """Rebuilds a formula's predictors as raw columns, one per term.
 
-    Every right-hand term must be a single factor (``x``, ``np.log(x)``,
-    ``C(g)``); interactions have no meaning for a tree and are refused.
-    Categorical factors keep their levels (no dummy coding), numeric factors
-    their values; NA stays NA (the method decides what to do with it).
+    Every right-hand term must be a single variable (``x``, ``log(x)``, ``factor(g)``);
+    interactions have no meaning for a tree and are refused.  A factor keeps its
+    levels (no dummy coding), a numeric variable its values (a basis such as
+    ``poly(x, 2)`` its columns, ``poly(x, 2)1`` and ``poly(x, 2)2``); NA stays NA
+    (the method decides what to do with it).
     """
 
-    def __init__(self, design_info, formula_rhs: str, label_levels: dict, term_order: list):
-        self.design_info = design_info
+    def __init__(self, learned: list, formula_rhs: str, label_levels: dict):
+        self.learned = list(learned)
         self.formula_rhs = formula_rhs
         self.label_levels = dict(label_levels)
-        # patsy reorders terms (categorical first); ties between splits are
-        # broken by the formula's order, so keep it
-        self.term_order = list(term_order)
 
     @property
     def names(self) -> list[str]:
-        return list(self.term_order)
+        return [lv.factor.label for lv in self.learned]
 
-    def _terms(self):
-        by_name = {t.name(): t for t in self.design_info.terms if t.factors}
-        return [by_name[n] for n in self.term_order]
+    @property
+    def design_info(self):
+        """What the column checks read of a design: each factor and its kind."""
+        return SimpleNamespace(factor_infos={lv.factor: lv.info() for lv in self.learned})
+
+    def variables(self) -> list[str]:
+        return list(dict.fromkeys(c for lv in self.learned for c in lv.factor.reads))
 
     def columns(self, data, what="data") -> list[RawColumn]:
         data = as_frame(data, what)
         predicting = what != "data"
         check_columns(self.design_info, data, what)
-        data = normalise_columns(data, variables_of(self.design_info))
+        data = normalise_columns(data, self.variables())
         if predicting:
             data = _check_numeric_columns(self.design_info, data, self.label_levels, what)
         data = _as_categoricals(data, self.label_levels, what)
+        values = patsy_input(data, self.variables())
         error = PredictionError if predicting else FormulaError
-        out = []
-        for term in self._terms():
-            factor = term.factors[0]
-            info = self.design_info.factor_infos[factor]
+        out: list[RawColumn] = []
+        for lv in self.learned:
             try:
-                values = factor.eval(info.state, data)
-            except PatsyError as exc:
-                raise _translate_patsy_error(exc, None, predicting=predicting) from None
-            except Exception as exc:  # the user's expression raised
-                raise error(f"{what}: cannot evaluate {factor.name()!r}: {exc}") from None
-            if info.type == "categorical":
-                na = NAAction(NA_types=["None", "NaN"])
-                try:
-                    codes = patsy.categorical.categorical_to_int(values, info.categories, na)
-                except PatsyError as exc:
-                    raise _translate_patsy_error(exc, None, predicting=True) from None
-                out.append(RawColumn(term.name(), "categorical", np.asarray(codes, np.int64),
-                                     list(info.categories)))
-                continue
-            try:
-                arr = np.asarray(values, dtype=np.float64)
-            except (TypeError, ValueError) as exc:
-                raise error(f"{what}: {factor.name()!r} is not numeric: {exc}") from None
-            if arr.ndim == 2 and arr.shape[1] == 1:
-                arr = arr[:, 0]
-            if arr.ndim == 1:
-                out.append(RawColumn(term.name(), "numeric", arr))
-            else:
-                out += [RawColumn(f"{term.name()}[{j}]", "numeric", arr[:, j])
-                        for j in range(arr.shape[1])]
+                value = lv.factor.value(lv.state, values)
+            except UbregError:
+                raise
+            except Exception as exc:  # a function failing on these values
+                raise error(f"{what}: cannot evaluate {lv.factor.label!r}: {exc}") from None
+            out += _raw_columns(lv, value, len(data))
         for col in out:
             if col.kind == "numeric" and np.isinf(col.values).any():
                 raise DataError(f"{what}: infinite values in {col.name!r} "
                                 f"({int(np.isinf(col.values).sum())} rows)")
         return out
 
-    def __getstate__(self):
-        return {"design_info": _dumps_design_info(self.design_info),
-                "formula_rhs": self.formula_rhs, "label_levels": self.label_levels,
-                "term_order": self.term_order}
 
-    def __setstate__(self, state):
-        self.design_info = pickle.loads(state["design_info"])
-        self.formula_rhs = state["formula_rhs"]
-        self.label_levels = state["label_levels"]
-        self.term_order = state["term_order"]
+def _raw_columns(lv, value, n: int) -> list[RawColumn]:
+    label = lv.factor.label
+    if isinstance(value, (Factor, Logical)):
+        factor = _as_factor(value)
+        codes = _codes_among(factor, lv.state["levels"])
+        unknown = (codes < 0) & (factor.codes >= 0)
+        if unknown.any():
+            new = sorted({factor.labels[c] for c in factor.codes[unknown]})[:5]
+            raise PredictionError(f"factor {label!r} has new level(s) {new} not seen in "
+                                  f"fitting (levels: {list(lv.state['labels'])})")
+        return [RawColumn(label, "categorical", np.asarray(codes, np.int64),
+                          list(lv.state["labels"]))]
+    arr = np.asarray(value, dtype=np.float64)
+    if arr.ndim == 0:
+        raise FormulaError(f"{label!r} gives a single value, not one per row")
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim == 1:
+        return [RawColumn(label, "numeric", arr)]
+    return [RawColumn(f"{label}{j + 1}", "numeric", arr[:, j]) for j in range(arr.shape[1])]
 
 
 @dataclass
@@ -145,6 +134,24 @@ class RawFrame:
         return len(self.dropped)
 
 
+def refuse_interactions(parsed) -> None:
+    """Trees take single variables: an interaction term is refused."""
+    for term, label in zip(parsed.terms, parsed.term_labels):
+        if len(term) > 1:
+            raise FormulaError(f"term {label!r}: interactions are not supported by this "
+                               "method (a tree finds interactions itself)")
+
+
+def raw_design_of(parsed, learned: dict, label_levels: dict) -> RawDesign:
+    """The raw design of the formula's terms (each one variable)."""
+    refuse_interactions(parsed)
+    order = [parsed.variables[term[0]].label for term in parsed.terms]
+    design = RawDesign([learned[label] for label in order], parsed.rhs_text, label_levels)
+    if not design.names:
+        raise FormulaError(f"formula {parsed.text!r} has no predictors on the right-hand side")
+    return design
+
+
 def build_raw_frame(formula: str, data, weights=None, na_action: str = "omit",
                     positive=None, trusted: bool = False, subset=None) -> RawFrame:
     """Like :func:`build_model_frame`, but predictors stay raw columns.
@@ -153,49 +160,36 @@ def build_raw_frame(formula: str, data, weights=None, na_action: str = "omit",
     kept for the method to handle, or refused with ``na_action="fail"``.  Trees
     take no offset and a binary response only.
     """
+    from .frame import learn_model_frame
+
     prep = prepare(formula, data, weights, na_action, trusted, None, subset)
-    if prep.offset_codes:
+    if prep.offsets:
         raise FormulaError(f"formula {prep.formula!r}: offset() has no meaning for this method "
                            "(a tree has no linear predictor)")
-    data, formula, desc, w_full = prep.data, prep.formula, prep.desc, prep.weights
+    data, parsed = prep.data, prep.parsed
     name, yvals, y_na = prep.response_name, prep.response_values, prep.response_na
-    na_action = prep.na_action
-    for term in desc.rhs_termlist:
-        if len(term.factors) > 1:
-            raise FormulaError(f"term {term.name()!r}: interactions are not supported by this "
-                               "method (a tree finds interactions itself)")
-    frame = data if not y_na.any() else data.loc[~y_na]
-    if len(frame) == 0:
+    refuse_interactions(parsed)
+    if y_na.all():
         raise DataError(f"no rows left: the response {name!r} is NA in all {len(data)} rows")
-    used = set().union(*[variable_names(f.code) for t in desc.rhs_termlist for f in t.factors])
-    _check_real(frame, used)
-    label_levels = _label_levels(frame, sorted(used))
-    frame_c = _as_categoricals(frame, label_levels, "data")
-    rhs = [t for t in desc.rhs_termlist]
-    try:
-        (info,) = patsy.design_matrix_builders([rhs], lambda: iter([frame_c]), _environment(),
-                                               NA_action=NAAction(NA_types=["None", "NaN"]))
-    except PatsyError as exc:
-        raise _translate_patsy_error(exc, None, predicting=False) from None
-    order = list(dict.fromkeys(t.name() for t in rhs if t.factors))
-    design = RawDesign(info, ModelDesc([], rhs).describe(), label_levels, order)
-    if not design.names:
-        raise FormulaError(f"formula {formula!r} has no predictors on the right-hand side")
-    columns = design.columns(frame)
+    frame, label_levels, learned, _, _ = learn_model_frame(prep, complete_cases=False,
+                                                           square=False)
+    design = raw_design_of(parsed, learned, label_levels)
+    keep = ~y_na
+    columns = design.columns(data.loc[keep] if not keep.all() else data)
     na_counts = {}
     for col in columns:
         k = int(np.sum(col.values < 0) if col.kind == "categorical" else np.isnan(col.values).sum())
         if k:
             na_counts[col.name] = k
-    if na_counts and na_action == "fail":
+    if na_counts and prep.na_action == "fail":
         detail = ", ".join(f"{n!r} ({k} rows)" for n, k in na_counts.items())
         raise DataError(f"missing values (NA) in {detail} and na_action='fail'")
-    keep = ~y_na
     y, response = code_response(yvals[keep], name, positive, grouped=prep.grouped)
-    w = np.ones(len(y)) if w_full is None else w_full[keep]
+    w = np.ones(len(y)) if prep.weights is None else prep.weights[keep]
     if not (w > 0).any():
         raise DataError("weights are all zero on the rows used")
     _check_weighted_classes(y, w, name)
+    _check_real(data, design.variables())
     return RawFrame(columns=columns, y=y, weights=w, design=design, response=response,
                     index=data.index[keep], n_input=len(data), dropped=data.index[~keep],
                     na_counts=na_counts)

@@ -27,7 +27,6 @@ from patsy.build import _build_subterm, _eval_factor
 
 from ..numerics.factor_matrix import FactorBlock, FactorMatrix
 from .design import _RecordingNAAction
-from .safety import variable_names
 
 __all__ = ["SLICE_ROWS", "row_wise", "build_in_slices"]
 
@@ -41,8 +40,7 @@ def row_wise(design_info, data_in) -> bool:
     if not isinstance(data_in, dict) or not design_info.factor_infos:
         return False
     for factor in design_info.factor_infos:
-        code = factor.code.strip()
-        if code not in data_in or variable_names(code) != {code}:
+        if not getattr(factor, "is_bare_column", False) or factor.reads[0] not in data_in:
             return False
     return True
 

@@ -1,7 +1,7 @@
 """R's formula algebra: ``update.formula``, a model's terms, ``drop.scope`` and ``add.scope``.
 
 A formula is read into its terms as R's ``terms.formula(simplify = TRUE)`` reads
-it: ``*``, ``/``, ``^``, ``:`` and ``-`` expanded (by patsy, whose algebra is R's),
+it: ``*``, ``/``, ``^``, ``:`` and ``-`` expanded (R's algorithm, :mod:`.rformula`),
 the intercept as a flag, ``offset()`` terms apart, and the terms ordered by
 degree (main effects first, then two-way interactions, ...), keeping their order
 of appearance within a degree.  A term is identified by the set of its
@@ -17,18 +17,15 @@ side keeps the old response.  The result is written back as R deparses it:
 """
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
 
-from patsy import ModelDesc, PatsyError
-
 from ..errors import FormulaError
-from .offset import split_offsets
-from .parse import _formula_carets, _split_tilde, _sub_dot, expand_dot
-from .terms import _display, bang_as_not
+from .deparse import deparse
+from .parse import expand_dot, replace_dot
+from .rformula import canonical, formula_terms, parse_cached
+from .rsyntax import Arg, Binary, Call, Name, Paren, Unary
 
 __all__ = ["ModelTerms", "model_terms", "update_formula", "drop_scope", "add_scope"]
-
 
 
 @dataclass(frozen=True)
@@ -76,14 +73,15 @@ class ModelTerms:
                           tuple(variables[i] for i in order), self.intercept, self.offsets)
 
 
-def _sides(formula: str, what: str) -> tuple[str, str]:
+def _sides(formula: str, what: str):
+    """(left, right) syntax trees of ``formula`` (left None when one-sided)."""
     if not isinstance(formula, str):
         raise FormulaError(f"{what} must be a formula string like 'y ~ x', got "
                            f"{type(formula).__name__}")
-    sides = _split_tilde(formula)
-    if sides is None:
-        raise FormulaError(f"{what} {formula!r} has no '~'")
-    return sides[0].strip(), sides[1].strip()
+    tree = canonical(parse_cached(formula))
+    if isinstance(tree, Unary):
+        return None, tree.operand
+    return tree.left, tree.right
 
 
 def model_terms(formula: str) -> ModelTerms:
@@ -99,50 +97,29 @@ def model_terms(formula: str) -> ModelTerms:
     -------
     ModelTerms
     """
-    lhs, rhs = _sides(formula, "formula")
-    if _sub_dot(rhs, "")[1]:
-        raise FormulaError(f"formula {formula!r}: '.' stands for the data's columns; expand it "
-                           "before reading the terms")
-    try:
-        desc = ModelDesc.from_formula("~ " + _formula_carets(bang_as_not(rhs or "1")))
-    except PatsyError as exc:
-        raise FormulaError(f"cannot parse formula {formula!r}: "
-                           f"{str(exc).splitlines()[0]}") from None
-    desc, offset_codes = split_offsets(desc)
-    intercept = any(not t.factors for t in desc.rhs_termlist)
-    terms = [t for t in desc.rhs_termlist if t.factors]
-    # a term's variables in the order they first appear in the formula, as R lists them
-    names = [[_display(f.code) for f in t.factors] for t in terms]
-    order: dict[str, int] = {}
-    for t, term in zip(terms, names):
-        for f, v in zip(t.factors, term):
-            at = f.origin.start if f.origin is not None else len(rhs)
-            order[v] = min(order.get(v, at), at)
-    labels = [":".join(sorted(term, key=order.__getitem__)) for term in names]
-    variables = [frozenset(term) for term in names]
-    out = ModelTerms(lhs, (), (), intercept, tuple(f"offset({c})" for c in offset_codes))
-    return out.with_labels(labels, variables)
+    parsed = formula_terms(formula)
+    lhs = parsed.response.label if parsed.response is not None else ""
+    labels = parsed.term_labels
+    variables = [frozenset(v.label for v in parsed.term_variables(t)) for t in parsed.terms]
+    return ModelTerms(lhs, tuple(labels), tuple(variables), parsed.intercept,
+                      tuple(v.label for v in parsed.offsets))
 
 
-def _is_atom(code: str) -> bool:
-    try:
-        node = ast.parse(code.strip(), mode="eval").body
-    except SyntaxError:
-        return False
-    return isinstance(node, (ast.Name, ast.Call, ast.Attribute, ast.Subscript, ast.Constant))
-
-
-def _in_place_of_dot(new_lhs: str, old_lhs: str, old: str) -> str:
-    if not _sub_dot(new_lhs, "")[1]:
-        return new_lhs
-    if not old_lhs:
-        raise FormulaError(f"'.' on the left of the new formula stands for the old response, "
-                           f"but {old!r} has none")
-    if new_lhs == ".":
-        return old_lhs
-    # R substitutes the expression: parenthesise all but a name or a call
-    value = old_lhs if _is_atom(old_lhs) else f"({old_lhs})"
-    return _sub_dot(new_lhs, value)[0]
+def _into_calls(node, value):
+    """``node`` with every ``.`` replaced by ``value``, inside calls too (R's
+    ``ExpandDots`` of ``update``: ``log(.) ~ .``)."""
+    if isinstance(node, Call):
+        return Call(node.fn, tuple(Arg(a.name, _into_calls(a.value, value))
+                                   for a in node.args))
+    if isinstance(node, Name) and node.is_dot:
+        return value
+    if isinstance(node, Paren):
+        return Paren(_into_calls(node.inner, value))
+    if isinstance(node, Unary):
+        return Unary(node.op, _into_calls(node.operand, value))
+    if isinstance(node, Binary):
+        return Binary(node.op, _into_calls(node.left, value), _into_calls(node.right, value))
+    return replace_dot(node, value)
 
 
 def update_formula(old: str, new: str, columns=None) -> str:
@@ -170,9 +147,18 @@ def update_formula(old: str, new: str, columns=None) -> str:
         old = expand_dot(old, columns)
     old_lhs, old_rhs = _sides(old, "formula")
     new_lhs, new_rhs = _sides(new, "new formula")
-    lhs = old_lhs if not new_lhs else _in_place_of_dot(new_lhs, old_lhs, old)
-    rhs = _sub_dot(new_rhs, f"({old_rhs or '1'})")[0]
-    return model_terms(f"{lhs} ~ {rhs}").formula()
+    if new_lhs is None:
+        lhs = old_lhs
+    else:
+        marker = Name("\0")
+        if _into_calls(new_lhs, marker) != new_lhs and old_lhs is None:
+            raise FormulaError(f"'.' on the left of the new formula stands for the old "
+                               f"response, but {old!r} has none")
+        atom = old_lhs if isinstance(old_lhs, (Name, Call)) else Paren(old_lhs)
+        lhs = _into_calls(new_lhs, atom) if old_lhs is not None else new_lhs
+    rhs = replace_dot(new_rhs, Paren(old_rhs))
+    text = deparse(Binary("~", lhs, rhs) if lhs is not None else Unary("~", rhs))
+    return model_terms(text).formula()
 
 
 def drop_scope(terms: ModelTerms, lower: ModelTerms | None = None) -> list[str]:

@@ -96,7 +96,7 @@ def _combined_rows(model: LinearResult, formula: str, mask: np.ndarray) -> np.nd
     if weights is None:
         weights = args.get("freq_weights")
     frame = build_model_frame(formula, data_of(model), weights=weights, subset=mask,
-                              proportions=True, trusted=bool(args.get("trusted", False)))
+                              proportions=True, trusted=args.get("trusted", False))
     return data_of(model).index.isin(frame.index)
 
 

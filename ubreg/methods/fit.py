@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from ..design import is_dask_frame
+from ..design import checked_trusted, is_dask_frame
 from ..errors import DataError, OptionError
 from ..families import Family, resolve_family
 from .registry import METHODS
@@ -82,13 +82,6 @@ def resolve_weights(weights: Weights | None,
     return (weights, "prior") if freq_weights is None else (freq_weights, "freq")
 
 
-def _checked_trusted(trusted: object) -> bool:
-    """``trusted`` switches the formula check off, so only a real bool may do it:
-    ``bool("no")`` is True."""
-    if not isinstance(trusted, bool):
-        raise TypeError(f"trusted must be True or False, got {trusted!r}")
-    return trusted
-
 
 def fit(formula: str, data: pd.DataFrame | dd.DataFrame, family: FamilyArgument = None,
         method: str = "uls", weights: Weights | None = None, na_action: str = "omit",
@@ -100,8 +93,8 @@ def fit(formula: str, data: pd.DataFrame | dd.DataFrame, family: FamilyArgument 
     Parameters
     ----------
     formula : str
-        ``"y ~ x1 + x2 + C(g)"`` (patsy syntax).  The response must have two
-        classes: 0/1, bool, or a two-level string/categorical.
+        An R formula, ``"y ~ x1 + x2 + factor(g)"`` (docs: the formulas page).  The
+        response: 0/1, bool, or a two-level string/categorical.
     data : pandas.DataFrame
         Never modified.
     family : Family or str, default ``Permissible("entropy")``
@@ -134,9 +127,8 @@ def fit(formula: str, data: pd.DataFrame | dd.DataFrame, family: FamilyArgument 
         The response level modelled as y = 1; by default the second level in
         sorted order, as in R.
     trusted : bool, default False
-        Formulas are checked against an allowlist before patsy evaluates them
-        (patsy runs formula terms as Python); ``trusted=True`` skips the check
-        for formulas you wrote yourself.  The command line never sets it.
+        ``True`` lets a formula call any numpy function as ``np.<name>(...)`` besides
+        ubreg's own; nothing in a formula is ever run as Python code.
     **options
         Method options, e.g. for ``uls``: ``solver`` ("corrective" or
         "coordinate"), ``tol``, ``maxiter``, ``on_separation`` ("warn" or
@@ -160,7 +152,7 @@ def fit(formula: str, data: pd.DataFrame | dd.DataFrame, family: FamilyArgument 
     call = _call_string(formula, families, method, weights, options, family_given, weight_kind)
     spec = FitSpec(formula=formula, data=data, family=families, weights=weights,
                    na_action=na_action, positive=positive, call=call,
-                   trusted=_checked_trusted(trusted), family_given=family_given,
+                   trusted=checked_trusted(trusted), family_given=family_given,
                    weight_kind=weight_kind, offset=offset, subset=subset)
     result = _with_weight_kind(_run(entry, on_dask, spec, options, label, accepted),
                                weight_kind)

@@ -30,6 +30,7 @@ from ..design import (
     Response,
     as_frame,
     build_model_frame,
+    checked_trusted,
     code_response_as,
     expand_dot,
     is_na,
@@ -189,7 +190,7 @@ class OnlineLearner(Result):
         self.lambda_given = lambda_
         self.lambda_p_given = lambda_p
         self.positive = positive
-        self.trusted = bool(trusted)
+        self.trusted = checked_trusted(trusted)
         self.design: Design | None = None
         self.response: Response | None = None
         self.n_seen = 0
@@ -263,8 +264,13 @@ class OnlineLearner(Result):
                             f"{extra}; the design is fixed by the first batch")
         try:
             X, na = self.design.transform(batch)      # raises on new factor levels
-            # the parsed formula is not stored: patsy's ModelDesc does not pickle
-            _, yvals = response_values(parse_formula(self._formula), batch, self._formula)
+            parsed = parse_formula(self._formula, self._columns, trusted=self.trusted)
+            assert parsed.response is not None      # a fit's formula has one
+            missing = [c for c in parsed.response.reads if c not in batch.columns]
+            if missing:
+                raise DataError(f"the response {parsed.response.label!r} needs column(s) "
+                                f"{missing}, which the batch lacks")
+            _, yvals = response_values(parsed, batch, self.trusted)
         except (DataError, FormulaError, PredictionError) as exc:
             raise _in_batch(exc, k) from None
         yvals = pd.Series(np.asarray(yvals), index=batch.index)

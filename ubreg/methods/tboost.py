@@ -86,7 +86,7 @@ def fit_tboost(spec: FitSpec, *, t=None, rounds: int = 20, learner: str = "trees
     w = None if np.all(w == 1.0) else w
     X, ystar = mf.X, 2.0 * mf.y - 1.0
     # the intercept column carries no split: leave it out of the learners
-    cols = [j for j, n in enumerate(mf.design.column_names) if n != "Intercept"]
+    cols = [j for j, n in enumerate(mf.design.column_names) if n != "(Intercept)"]
     depth = DEFAULT_UDT_DEPTH if depth is None and learner == "udt" else depth
     if learner == "trees":
         weak, desc = _tree_learner(X[:, cols], ystar, t, w, max_size, depth, max_candidates,

@@ -85,7 +85,7 @@ def fit_linear(spec: FitSpec, *, solver: str = "corrective", tol: float = 1e-10,
                          "Bregman divergence D_phi(y||p) of a permissible family (docs/math.md "
                          f"§3); {family.describe()} is defined for 0/1 responses only")
     names = mf.design.column_names
-    intercept = names.index("Intercept") if mf.design.has_intercept else None
+    intercept = names.index("(Intercept)") if mf.design.has_intercept else None
     offset = mf.offset if mf.design.has_offset else None
     result_fit = fit_uls(mf.X, mf.y, mf.weights, family, solver=solver, tol=tol, maxiter=maxiter,
                          intercept=intercept, offset=offset)
@@ -166,7 +166,7 @@ def _warn_like_glm(result: LinearResult, on_separation: str, tol: float):
     sep = result.separation
     if sep is not None and sep.separated:
         names = [result.coef.index[j] for j in sep.columns]
-        terms = [n for n in names if n != "Intercept"] or names
+        terms = [n for n in names if n != "(Intercept)"] or names
         msg = (f"fitted probabilities numerically 0 or 1 occurred: {sep.kind} separation by "
                f"{', '.join(terms)} ({sep.n_separated} rows perfectly predicted; Lemma 8). "
                "The optimum is at infinity: the estimates are finite only because the fit "

@@ -389,7 +389,7 @@ def coefficients(result, ax=None, level: float = 0.95, cov: str = "model",
     if scale == "raw" or not has_term_scales(result):
         t = result.coef_table(cov=cov, level=level).rename(
             columns={"conf_low": "lower", "conf_high": "upper"})
-        t = t.loc[[i for i in formula_order(result) if intercept or i != "Intercept"]]
+        t = t.loc[[i for i in formula_order(result) if intercept or i != "(Intercept)"]]
         t = t[np.isfinite(t["estimate"].to_numpy(dtype=float))]
         what = f"estimate with {int(level * 100)}% CI ({cov} covariance)"
     else:

@@ -82,7 +82,7 @@ def term_scales(result) -> pd.Series:
     mean = w @ X
     sd = np.sqrt(np.maximum(w @ (X - mean) ** 2, 0.0))
     binary = np.all((X == 0) | (X == 1), axis=0)
-    sd = np.where(binary | (sd == 0) | (np.asarray(names) == "Intercept"), 1.0, sd)
+    sd = np.where(binary | (sd == 0) | (np.asarray(names) == "(Intercept)"), 1.0, sd)
     return pd.Series(sd, index=names, name="sd")
 
 
@@ -154,7 +154,7 @@ def effects(result, scale: str = "sd", level: float = 0.95, interval: str = "wal
     out = out.loc[formula_order(result)]
     out = out[np.isfinite(out["estimate"].to_numpy(dtype=float))]
     if not intercept:
-        out = out.drop(index="Intercept", errors="ignore")
+        out = out.drop(index="(Intercept)", errors="ignore")
     if odds_ratios:
         for key in ("estimate", "lower", "upper"):
             out[key] = np.exp(c * out[key])

@@ -237,7 +237,7 @@ class UBoostResult(BinaryResult):
         p = self.X.shape[1]
         names = self.design.column_names
         path = np.zeros((self.mstop + 1, p))
-        icol = names.index("Intercept") if "Intercept" in names else None
+        icol = names.index("(Intercept)") if "(Intercept)" in names else None
         cur = np.zeros(p)
         if icol is not None:
             cur[icol] = self.fit_info.F0

@@ -46,8 +46,7 @@ def glm_lines(result) -> list[str]:
     coef = result.coef
     if len(coef):
         lines.append("Coefficients:")
-        names = ["(Intercept)" if n == "Intercept" else n for n in coef.index]   # R's name
-        lines += named_vector_lines(names, format_r(coef.to_numpy(dtype=float), 4))
+        lines += named_vector_lines(list(coef.index), format_r(coef.to_numpy(dtype=float), 4))
     else:
         lines += ["No coefficients", ""]
     lines += ["", f"Degrees of Freedom: {result.df_null:g} Total (i.e. Null);  "

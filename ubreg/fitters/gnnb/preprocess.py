@@ -62,11 +62,11 @@ class Preprocessor:
             if len(term.factors) == 1 and cols and _is_treatment(di, term):
                 factor = term.factors[0]
                 levels = list(di.factor_infos[factor].categories)
-                self.ref_groups.append((cols, f"{factor.name()}[{levels[0]}]"))
+                self.ref_groups.append((cols, f"{factor.name()}{levels[0]}"))
         if categorical_terms and categorical == "refuse":
             raise DataError(f"categorical predictor(s) {categorical_terms} with categorical="
                             f"'refuse'; use categorical='onehot' to code them as indicators")
-        keep = [i for i, nm in enumerate(names) if nm != "Intercept"]
+        keep = [i for i, nm in enumerate(names) if nm != "(Intercept)"]
         self.keep = np.asarray(keep, dtype=np.int64)
         # Final column order: the kept design columns, with each factor's
         # reference indicator (which raw() appends at position len(keep) + g)
