@@ -19,10 +19,9 @@ in-memory fitter runs, :func:`ubreg.numerics.newton.newton`, driven here by
 """
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
+from ..design import parse_partitioned
 from ..errors import ConvergenceWarning, DataError, ResponseError, SeparationWarning
 from ..fitters.uls import (
     EXTREME_MESSAGE,
@@ -302,25 +301,18 @@ def fit_linear_dask(spec: FitSpec, *, solver: str = "corrective", tol: float = 1
     return result
 
 
-#: an ``offset(...)`` term, and R's grouped response ``cbind(successes, failures)``
-_OFFSET_TERM = re.compile(r"(?<![\w.])offset\s*\(")
-_CBIND = re.compile(r"^\s*cbind\s*\(")
-
-
 def _check_r_options(spec) -> None:
     """Refuse what R's model frame offers in memory but a fit of a Dask frame does
-    not: offsets, ``subset`` and grouped (proportion) responses, each by name."""
-    lhs, _, rhs = spec.formula.partition("~")
-    if spec.offset is not None or _OFFSET_TERM.search(rhs):
+    not: offsets, ``subset`` and grouped (proportion) responses, each by name.  The
+    formula is read and checked whole first (:func:`~ubreg.design.parse_partitioned`,
+    which also refuses its ``offset()`` terms and a ``cbind()`` response)."""
+    parse_partitioned(spec.formula, spec.data._meta, trusted=spec.trusted)
+    if spec.offset is not None:
         raise ValueError("an offset (offset= or an offset() term) is not available on a dask "
                          "DataFrame; fit the data in memory (ddf.compute()) to use one")
     if spec.subset is not None:
         raise ValueError("subset= is not available on a dask DataFrame: select the rows "
                          "first (ddf[ddf.age > 30]), which Dask does lazily")
-    if _CBIND.match(lhs):
-        raise ValueError("a grouped binomial response, cbind(successes, failures), is not "
-                         "available on a dask DataFrame (nor proportions); fit the data in "
-                         "memory (ddf.compute())")
 
 
 def _check_options(spec, solver, on_separation, persist):

@@ -29,7 +29,8 @@ from .deparse import deparse
 from .rfunctions import CONSTANTS, CONTRAST_NAMES, FUNCTIONS, RFunction, bind
 from .rsyntax import Binary, Call, Chain, Const, Name, Num, Paren, Str, Unary
 
-__all__ = ["Checker", "MAX_EXPONENT", "NotConstant", "numpy_function", "checked_trusted"]
+__all__ = ["Checker", "MAX_EXPONENT", "NotConstant", "numpy_function", "checked_trusted",
+           "R_ALTERNATIVES"]
 
 #: the largest exponent ``^`` may have when it is a constant
 MAX_EXPONENT = 1024
@@ -39,6 +40,29 @@ _LOGICAL = frozenset({"&", "|"})
 _COMPARE = frozenset({"==", "!=", "<", ">", "<=", ">="})
 _SIZE_PARAMS = frozenset({"df", "degree"})
 _PYTHON_CONSTANTS = {"True": "TRUE", "False": "FALSE", "None": "NULL"}
+_WHOLE_COLUMN = ("it reads other rows, which a formula's variables may not; compute the "
+                 "column in pandas first (or center(x) and scale(x), which learn from the "
+                 "training rows)")
+_TEXT = "text functions are not supported: make the column in pandas first"
+#: R functions a formula may not call, with what works instead
+R_ALTERNATIVES = {
+    "s": "mgcv's smooths are not available; ns(x, df = 4) or bs(x, df = 4) give a spline "
+         "basis",
+    "interaction": "write the interaction as a term, a:b",
+    "as.character": "a text column is a factor already; factor(x) makes one of numbers",
+    "mean": _WHOLE_COLUMN, "sd": _WHOLE_COLUMN, "var": _WHOLE_COLUMN,
+    "median": _WHOLE_COLUMN, "sum": _WHOLE_COLUMN, "min": "use pmin(x, ...) (row by row)",
+    "max": "use pmax(x, ...) (row by row)", "range": _WHOLE_COLUMN, "rank": _WHOLE_COLUMN,
+    "rev": _WHOLE_COLUMN, "sort": _WHOLE_COLUMN, "order": _WHOLE_COLUMN,
+    "cumsum": _WHOLE_COLUMN, "diff": _WHOLE_COLUMN, "lag": _WHOLE_COLUMN,
+    "quantile": _WHOLE_COLUMN,
+    "paste": _TEXT, "paste0": _TEXT, "substr": _TEXT, "nchar": _TEXT, "toupper": _TEXT,
+    "tolower": _TEXT, "grepl": _TEXT, "sprintf": _TEXT,
+    "Surv": "survival responses are not supported (ubreg classifies)",
+    "strata": "survival models are not supported", "cluster": "use vcov(cluster=...) "
+    "after the fit, where available",
+    "as.logical": "write a comparison, as in x == 1",
+}
 
 
 class NotConstant(Exception):
@@ -248,6 +272,8 @@ class Checker:
         return node.args[0].value.value
 
     def _unknown_function(self, node: Call) -> NoReturn:
+        if node.fn in R_ALTERNATIVES:
+            self.refuse(node, f"{node.fn}() is not supported: {R_ALTERNATIVES[node.fn]}")
         names = sorted(FUNCTIONS)
         close = difflib.get_close_matches(node.fn, names, n=3)
         hint = f" (did you mean {', '.join(close)}?)" if close else ""

@@ -80,7 +80,7 @@ def check_sizes(prep: Prepared, frame: pd.DataFrame, label_levels: dict,
                      f"the contrast matrix of a factor with {int(widest)} levels")
 
 
-def learn_model_frame(prep: Prepared, complete_cases: bool = True, square: bool = True):
+def learn_model_frame(prep: Prepared, complete_cases: bool = True, square: bool = False):
     """The variables of ``prep``'s formula learned on its rows (R's ``model.frame``).
 
     Returns (the rows' columns as the design reads them, the label levels, the learned
@@ -133,7 +133,7 @@ def _design_matrix(design: Design, frame: pd.DataFrame, na_action: str,
 def build_model_frame(formula: str, data, weights=None, na_action: str = "omit",
                       positive=None, response: str = "binary", trusted: bool = False,
                       offset=None, subset=None, proportions: bool = False,
-                      factor_codes: bool = False) -> ModelFrame:
+                      factor_codes: bool = False, square: bool = False) -> ModelFrame:
     """Evaluate ``formula`` on ``data``: design matrix, response, weights, offset.
 
     R's ``model.frame``: ``subset`` (a boolean array or an expression) first; every
@@ -145,11 +145,13 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "omit",
     ``proportions=True`` accepts proportions and ``cbind(successes, failures)``.  A
     ``.`` on the right of ``~`` stands for every other column.  With ``factor_codes``
     the design may be a :class:`~ubreg.numerics.factor_matrix.FactorMatrix`.
-    ``trusted=True`` lets the formula call any numpy function as ``np.<name>``.
+    ``trusted=True`` lets the formula call any numpy function as ``np.<name>``.  With
+    ``square`` (a fitter that forms p × p matrices) those count against the memory cap
+    too.  Sizes are checked before anything is evaluated (:func:`check_sizes`).
     """
     prep = prepare(formula, data, weights, na_action, trusted, offset, subset)
     data, parsed = prep.data, prep.parsed
-    frame, label_levels, learned, keep, offsets = learn_model_frame(prep)
+    frame, label_levels, learned, keep, offsets = learn_model_frame(prep, square=square)
     if prep.na_action == "fail" and (~keep & ~prep.response_na).any():
         detail = ", ".join(f"{lv.variable.label!r} ({lv.n_na} rows)"
                            for lv in learned.values() if lv.n_na)

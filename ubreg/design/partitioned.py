@@ -29,6 +29,7 @@ from .response import (
 )
 from .rfactor import learn_variables
 from .rformula import Formula
+from .rsyntax import Call
 
 __all__ = ['PartitionedFormula', 'parse_partitioned', 'partition_levels', 'combine_levels',
            'learn_design', 'build_partition_frame', 'learn_partitioned_variables']
@@ -72,7 +73,13 @@ def parse_partitioned(formula: str, meta: pd.DataFrame,
     formula = expand_dot(formula, meta.columns)
     parsed = parse_formula(formula, meta.columns, trusted=trusted)
     if parsed.offsets:
-        raise FormulaError(f"formula {formula!r}: offset() is not supported on a Dask frame")
+        raise ValueError("an offset (offset= or an offset() term) is not available on a dask "
+                         "DataFrame; fit the data in memory (ddf.compute()) to use one")
+    response = parsed.response.node if parsed.response is not None else None
+    if isinstance(response, Call) and response.fn == "cbind":
+        raise ValueError("a grouped binomial response, cbind(successes, failures), is not "
+                         "available on a dask DataFrame (nor proportions); fit the data in "
+                         "memory (ddf.compute())")
     meta = normalise_columns(meta, formula_variables(parsed))
     used = list(dict.fromkeys(c for v in parsed.variables[1:] for c in v.reads))
     _check_real(meta, used)

@@ -101,6 +101,17 @@ def _signif(args, where):
         return np.round(x * scale) / scale
 
 
+def _plogis(args, where):
+    from scipy.special import expit
+    return expit(as_numbers(args["x"], where))
+
+
+def _qlogis(args, where):
+    from scipy.special import logit
+    with np.errstate(all="ignore"):
+        return logit(as_numbers(args["x"], where))
+
+
 def _extreme(reduce, skip_na):
     def apply(args, where):
         values = [as_numbers(v, where) for v in args["..."]]
@@ -297,6 +308,8 @@ def _declare() -> dict[str, RFunction]:
                   apply=lambda a, w: np.round(as_numbers(a["x"], w), int(a.get("decimals")
                                                                         or 0))),
         RFunction("signif", (x, Param("digits", "count", 6)), apply=_signif),
+        RFunction("plogis", (x,), apply=_plogis),
+        RFunction("qlogis", (x,), apply=_qlogis),
         RFunction("pmin", (Param("..."), Param("na.rm", "flag", False)),
                   apply=_extreme(np.minimum, np.fmin), variadic="..."),
         RFunction("pmax", (Param("..."), Param("na.rm", "flag", False)),

@@ -77,7 +77,8 @@ def fit_linear(spec: FitSpec, *, solver: str = "corrective", tol: float = 1e-10,
         raise ValueError(f"on_separation must be 'warn' or 'raise', got {on_separation!r}")
     # a factor's main effect kept as its codes: the design takes the memory of its
     # other columns only (ubreg.numerics.factor_matrix)
-    mf = model_frame(spec, "uls", offset=True, proportions=True, factor_codes=True)
+    mf = model_frame(spec, "uls", offset=True, proportions=True, factor_codes=True,
+                     square=True)
     _check_magnitudes(mf.X, mf.weights, mf.design.column_names)
     family = spec.family
     if mf.response.kind == "proportion" and not family.is_permissible:
