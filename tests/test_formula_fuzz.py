@@ -39,6 +39,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import warnings
 from collections import Counter
 from datetime import timedelta
@@ -60,6 +61,8 @@ EXAMPLES = int(os.environ.get("UBREG_FORMULA_FUZZ_EXAMPLES", "250"))
 TIME_LIMIT = 2.0
 #: what happened to each example of a run: "ok uls", "FormulaError (parse)", ...
 OUTCOMES: Counter = Counter()
+#: seconds spent per outcome in a run
+SECONDS: Counter = Counter()
 CANARY = "CANARY"                       # replaced by the canary's path in every formula
 
 # --- the data ---------------------------------------------------------------------------------
@@ -624,8 +627,11 @@ def check_example(formula: str, method: str, canary) -> None:
     """Fit ``formula`` guarded and assert everything the module docstring promises."""
     canary.unlink(missing_ok=True)
     text = formula.replace(CANARY, str(canary))
+    start = time.perf_counter()
     guard, result, error, timed_out = guarded_fit(text, method)
-    OUTCOMES[_outcome(method, result, error, timed_out)] += 1
+    outcome = _outcome(method, result, error, timed_out)
+    OUTCOMES[outcome] += 1
+    SECONDS[outcome] += time.perf_counter() - start
     where = f"formula {_short(text)} (method {method!r})"
     assert not canary.exists(), f"{where} created the canary file"
     assert not guard.violations, f"{where} reached {guard.violations}"
@@ -688,13 +694,15 @@ def _fuzz(canary, formula, method):
 
 def test_grammar_fuzz_reaches_nothing_outside_the_allowlist(canary):
     OUTCOMES.clear()
+    SECONDS.clear()
     try:
         _fuzz(canary)
     finally:
         total = sum(OUTCOMES.values())
-        print(f"\nformula fuzz: {total} fits (examples, shrinking included)")
+        print(f"\nformula fuzz: {total} fits (examples, shrinking included), "
+              f"{sum(SECONDS.values()):.1f} s in the fits")
         for outcome, count in OUTCOMES.most_common():
-            print(f"  {count:6d}  {outcome}")
+            print(f"  {count:6d}  {SECONDS[outcome]:7.2f} s  {outcome}")
 
 
 ISSUE_ATTACKS = [

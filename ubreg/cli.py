@@ -150,9 +150,9 @@ def _fit(args) -> int:
             raise UbregError(f"--option {key} is given twice")
         options[key], raw[key] = value, item.partition("=")[2].strip().strip("'\"")
     if "trusted" in options:
-        raise UbregError("--option trusted: the formula check cannot be switched off from the "
-                         "command line (trusted=True is for formulas you write yourself, in "
-                         "Python)")
+        raise UbregError("--option trusted: the command line does not widen what a formula "
+                         "may call (trusted=True, for formulas you write yourself in Python, "
+                         "lets one call numpy's functions)")
     for key in _FIT_ARGUMENTS:
         if key in options:
             raise UbregError(f"--option {key}=...: use the argument for {key}, not --option")

@@ -68,8 +68,9 @@ def r_level(value) -> str:
 
 
 def _number(node: Num) -> str:
-    text = r_number(node.value)
-    return f"{text}L" if node.integer else text
+    # R labels a model's terms with deparse's default options, which drop an integer's L
+    # (poly(x, 2L) is the term "poly(x, 2)")
+    return r_number(node.value)
 
 
 def deparse(node) -> str:
