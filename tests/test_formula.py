@@ -127,3 +127,26 @@ def test_wrong_dtype_at_predict_names_the_column(frame):
     assert na.tolist() == [False, True, False] and X.shape == (2, 5)
     cols = rf.design.columns(objects, "newdata")
     assert np.isnan(cols[0].values[1]) and cols[0].values[2] == 2.0
+
+
+def test_level_names_are_r_text_not_numpy_reprs(frame):
+    # R's as.character of a level: 1 (not np.int64(1) or 1.0), 0.5, TRUE
+    d = frame.assign(induced=np.resize(np.array([0, 1, 2], dtype=np.int64), len(frame)),
+                     half=np.resize([0.5, 1.5], len(frame)),
+                     flag=np.resize([True, False], len(frame)))
+    mf = build_model_frame("y ~ C(induced) + factor(half) + flag", d)
+    assert mf.design.column_names == ["(Intercept)", "C(induced)1", "C(induced)2",
+                                      "factor(half)1.5", "flagTRUE"]
+
+
+def test_unused_categories_are_dropped_as_r_model_frame_drops_them(frame):
+    # an unused first category must not become the reference (R: drop.unused.levels)
+    g = pd.Categorical(frame.g, categories=["none", "u", "v", "w"])
+    mf = build_model_frame("y ~ g", frame.assign(g=g))
+    assert mf.design.column_names == ["(Intercept)", "gv", "gw"]
+    # a level seen only on rows dropped for NA elsewhere is dropped too
+    d = frame.assign(x=np.where(frame.g == "w", np.nan, frame.x))
+    mf = build_model_frame("y ~ g + x", d)
+    assert mf.design.column_names == ["(Intercept)", "gv", "x"]
+    with pytest.raises(PredictionError, match=r"new level\(s\) \['w'\]"):
+        mf.design.transform(frame.head(20))

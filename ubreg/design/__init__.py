@@ -17,6 +17,7 @@ from .checks import as_frame, check_columns, is_dask_frame
 from .design import Design
 from .frame import ModelFrame, build_model_frame
 from .parse import expand_dot, parse_formula, response_values
+from .prepare import aligned
 from .partitioned import (
            PartitionedFormula,
            build_partition_frame,
@@ -39,7 +40,7 @@ from .response import (
 from .rfunctions import FUNCTIONS
 
 __all__ = ["Design", "Response", "ModelFrame", "build_model_frame", "build_raw_frame",
-           "RawColumn", "RawDesign", "RawFrame", "FUNCTIONS", "Checker", "checked_trusted",
+           "RawColumn", "RawDesign", "RawFrame", "FUNCTIONS", "Checker", "checked_trusted", "aligned",
            "expand_dot", "parse_formula",
            "response_values", "as_frame", "is_dask_frame", "check_columns", "is_na",
            "check_weights",

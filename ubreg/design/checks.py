@@ -33,7 +33,22 @@ def as_frame(data, what) -> pd.DataFrame:
     dup = data.columns[data.columns.duplicated()]
     if len(dup):
         raise DataError(f"{what} has duplicated column names: {sorted(set(map(str, dup)))}")
+    if not all(isinstance(c, str) for c in data.columns):
+        data = _text_labels(data, what)
     return data
+
+
+def _text_labels(data: pd.DataFrame, what: str) -> pd.DataFrame:
+    """``data`` with its column labels as text (a formula names columns by text, as R's
+    data frames do: the column 0 is `` `0` ``); the caller's frame is left as it is."""
+    names = [str(c) for c in data.columns]
+    seen: dict[str, object] = {}
+    for label, name in zip(data.columns, names):
+        if name in seen:
+            raise DataError(f"{what} has the columns {seen[name]!r} and {label!r}, both named "
+                            f"{name!r} in a formula; rename one")
+        seen[name] = label
+    return data.set_axis(names, axis=1)
 
 
 def _check_real(data: pd.DataFrame, names, what="data"):
@@ -146,16 +161,35 @@ def _categorical(col: pd.Series, levels: list, name: str, what: str) -> pd.Categ
     stored by pyarrow is never turned into an array of Python objects.  When
     some value is not found so, the rows are checked and coded one by one.
     """
+    if _is_logical_levels(levels) and col.dtype.kind in "iuf":
+        col = _logical_from_numbers(col, name, what)
     codes, uniques = pd.factorize(col)
     position = pd.Index(levels).get_indexer(uniques) if len(uniques) else np.zeros(0, np.intp)
     if not (position < 0).any():
         return pd.Categorical.from_codes(np.append(position, -1)[codes], categories=levels)
     new = ~np.asarray(col.isin(levels) | col.isna(), dtype=bool)
+    out = pd.Categorical(col, categories=levels)
+    new |= (np.asarray(out.codes) < 0) & ~np.asarray(col.isna(), dtype=bool)
     if new.any():
         unseen = pd.unique(np.asarray(col)[new])[:5].tolist()
         raise PredictionError(f"{what}: factor {name!r} has new level(s) {unseen} not seen "
                               f"in fitting (levels: {levels})")
-    return pd.Categorical(col, categories=levels)
+    return out
+
+
+def _is_logical_levels(levels: list) -> bool:
+    return bool(levels) and all(isinstance(v, (bool, np.bool_)) for v in levels)
+
+
+def _logical_from_numbers(col: pd.Series, name: str, what: str) -> pd.Series:
+    """A TRUE/FALSE column given as the numbers 0 and 1, read exactly (anything else is
+    refused, naming the column)."""
+    values = col.dropna().unique()
+    bad = [v for v in values.tolist() if v not in (0, 1)]
+    if bad:
+        raise PredictionError(f"{what}: column {name!r} was TRUE/FALSE in fitting; its numbers "
+                              f"can only be 0 and 1, got {bad[:5]}")
+    return col.map({0: False, 1: True})
 
 
 _LEVEL_RE = re.compile(r"observation with value (.+?) does not match any of the expected levels")

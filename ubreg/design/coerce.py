@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["normalise_columns", "normalise_column"]
+__all__ = ["normalise_columns", "normalise_column", "time_zones", "check_time_zones"]
 
 _NUMERIC_KINDS = frozenset({"integer", "floating", "mixed-integer-float", "decimal"})
 _EPOCH = pd.Timestamp("1970-01-01")
@@ -62,6 +62,33 @@ def normalise_column(col: pd.Series) -> pd.Series | None:
         if kind == "boolean" or col.isna().any():
             return _with_nan(col)
     return None
+
+
+def time_zones(data: pd.DataFrame, names) -> dict[str, bool]:
+    """For each datetime column of ``names``: whether it is time-zone-aware."""
+    out = {}
+    for name in names:
+        if name in data.columns and pd.api.types.is_datetime64_any_dtype(data[name].dtype):
+            out[name] = getattr(data[name].dtype, "tz", None) is not None
+    return out
+
+
+def check_time_zones(data: pd.DataFrame, zones: dict[str, bool], what: str) -> None:
+    """Refuse new data whose datetime column is time-zone-aware where the training column
+    was naive, or the other way round: a naive time is not an instant (reading it as UTC
+    would move it silently)."""
+    from ..errors import PredictionError
+    for name, aware in zones.items():
+        if name not in data.columns or not pd.api.types.is_datetime64_any_dtype(
+                data[name].dtype):
+            continue
+        now = getattr(data[name].dtype, "tz", None) is not None
+        if now != aware:
+            had = "a time zone" if aware else "no time zone"
+            has = "has one" if now else "has none"
+            raise PredictionError(f"{what}: column {name!r} had {had} in fitting and {has} "
+                                  "here; give the times as the model was fitted "
+                                  "(Series.dt.tz_localize / tz_convert)")
 
 
 def normalise_columns(data: pd.DataFrame, names) -> pd.DataFrame:

@@ -20,7 +20,7 @@ from .checks import (
     patsy_input,
 )
 from .coding import INTERCEPT, check_design_size
-from .coerce import normalise_columns
+from .coerce import check_time_zones, normalise_columns
 from .namespace import _dumps_design_info
 
 __all__ = ['Design']
@@ -65,12 +65,14 @@ class Design:
     """
 
     def __init__(self, design_info, formula_rhs: str, label_levels: dict | None = None,
-                 offset=None):
+                 offset=None, time_zones: dict | None = None):
         self.design_info = design_info
         #: the model's offset (:class:`~ubreg.design.offset.OffsetSpec`), rebuilt on new data
         self.offset = offset
         self.formula_rhs = formula_rhs
         self.label_levels = dict(label_levels or {})
+        #: datetime column -> whether it was time-zone-aware in fitting
+        self.time_zones = dict(time_zones or {})
 
     @property
     def column_names(self) -> list[str]:
@@ -119,6 +121,7 @@ class Design:
         data = as_frame(data, "newdata")
         check_columns(self.design_info, data, "newdata")
         _check_real(data, data.columns, "newdata")
+        check_time_zones(data, self.time_zones, "newdata")
         data = normalise_columns(data, self.variables())
         data = _check_numeric_columns(self.design_info, data, self.label_levels, "newdata")
         data = _as_categoricals(data, self.label_levels, "newdata")
@@ -157,13 +160,14 @@ class Design:
     def __getstate__(self):
         return {"design_info": _dumps_design_info(self.design_info),
                 "formula_rhs": self.formula_rhs, "label_levels": self.label_levels,
-                "offset": self.offset}
+                "offset": self.offset, "time_zones": self.time_zones}
 
     def __setstate__(self, state):
         self.design_info = pickle.loads(state["design_info"])
         self.formula_rhs = state["formula_rhs"]
         self.label_levels = state.get("label_levels", {})
         self.offset = state.get("offset")
+        self.time_zones = state.get("time_zones", {})
 
     @property
     def has_offset(self) -> bool:

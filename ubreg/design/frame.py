@@ -163,7 +163,7 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "omit",
     info = design_info(parsed, learned)
     if len(info.column_names) == 0:
         raise FormulaError(f"formula {prep.formula!r} has no terms on the right-hand side")
-    design = Design(info, parsed.rhs_text, label_levels, offsets)
+    design = Design(info, parsed.rhs_text, label_levels, offsets, prep.time_zones)
     kept = frame if keep.all() else frame.loc[keep]
     check_design_size(len(kept), len(info.column_names))
     X = _design_matrix(design, kept, prep.na_action, factor_codes)
@@ -179,6 +179,10 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "omit",
     offset_values = offsets.values(kept) if offsets.learned else np.zeros(len(kept))
     if prep.offset_array is not None:
         offset_values = offset_values + prep.offset_array[keep]
+    if not np.isfinite(offset_values).all():
+        bad = int((~np.isfinite(offset_values)).sum())
+        raise DataError(f"the offset has infinite values in {bad} row(s); an offset is a "
+                        "finite part of the linear predictor")
     index, dropped = (data.index, data.index[:0]) if keep.all() else \
         (data.index[keep], data.index[~keep])
     return ModelFrame(X=X, y=y, weights=w, design=design, response=response_info,

@@ -14,7 +14,7 @@ import pandas as pd
 from ..errors import DataError, FormulaError
 from .allowlist import Checker
 from .checks import as_frame
-from .coerce import normalise_columns
+from .coerce import normalise_columns, time_zones
 from .evaluate import Environment, evaluate
 from .offset import offset_array, offset_variable
 from .parse import expand_dot, formula_variables, parse_formula, response_values
@@ -93,6 +93,8 @@ class Prepared:
     trials: np.ndarray | None = None    # cbind's successes + failures, per row of ``data``
     trusted: bool = False
     reads: list = field(default_factory=list)
+    #: datetime column -> time-zone-aware, as the data gave it (before normalising)
+    time_zones: dict = field(default_factory=dict)
 
 
 def _grouped_response(node: Call, data: pd.DataFrame, trusted: bool, label: str):
@@ -110,6 +112,22 @@ def _grouped_response(node: Call, data: pd.DataFrame, trusted: bool, label: str)
         proportion = np.where(trials > 0, successes / trials, 0.0)
     proportion[np.isnan(trials)] = np.nan
     return pd.Series(proportion, index=data.index), trials
+
+
+def aligned(values, data: pd.DataFrame, what: str):
+    """An argument given per row: a pandas Series is matched to the data's rows by its
+    index, as pandas aligns (in any order; refused when its labels are not the data's);
+    anything else is taken by position."""
+    if not isinstance(values, pd.Series):
+        return values
+    if values.index.equals(data.index):
+        return values.to_numpy()
+    if len(values) == len(data) and values.index.is_unique and data.index.is_unique \
+            and values.index.sort_values().equals(data.index.sort_values()):
+        return values.reindex(data.index).to_numpy()
+    raise DataError(f"{what} is a pandas Series whose index does not match the data's index; "
+                    f"give it the data's index, or its values (.to_numpy()) in the data's "
+                    "row order")
 
 
 def _subset_of(values, mask: np.ndarray, what: str):
@@ -152,6 +170,8 @@ def prepare(formula, data, weights, na_action, trusted, offset=None,
     data = as_frame(data, "data")
     na_action = na_action_of(na_action)
     n_before = len(data)
+    weights, offset = aligned(weights, data, "weights"), aligned(offset, data, "offset")
+    subset = aligned(subset, data, "subset")
     mask = None if subset is None else subset_mask(subset, data, trusted)
     if mask is not None:
         data = data.loc[mask]
@@ -165,6 +185,7 @@ def prepare(formula, data, weights, na_action, trusted, offset=None,
     offsets, array = _offsets(parsed, offset, data, trusted)
     reads = list(dict.fromkeys([*formula_variables(parsed),
                                 *(c for v in offsets for c in v.reads)]))
+    zones = time_zones(data, reads)
     data = normalise_columns(data, reads)
     assert parsed.response is not None          # read_formula requires one
     response = parsed.response.node
@@ -181,4 +202,4 @@ def prepare(formula, data, weights, na_action, trusted, offset=None,
                         f"and na_action='fail'")
     return Prepared(data, formula, parsed, offsets, array,
                     _weights_with_trials(weights, data, trials), name, yvals, y_na, grouped,
-                    na_action, n_before - len(data), trials, trusted, reads)
+                    na_action, n_before - len(data), trials, trusted, reads, zones)

@@ -17,7 +17,7 @@ from .checks import (
     check_columns,
     patsy_input,
 )
-from .coerce import normalise_columns
+from .coerce import check_time_zones, normalise_columns
 from .prepare import prepare
 from .response import Response, _check_weighted_classes, code_response
 from .rfactor import _as_factor, _codes_among
@@ -50,10 +50,12 @@ class RawDesign:
     (the method decides what to do with it).
     """
 
-    def __init__(self, learned: list, formula_rhs: str, label_levels: dict):
+    def __init__(self, learned: list, formula_rhs: str, label_levels: dict,
+                 time_zones: dict | None = None):
         self.learned = list(learned)
         self.formula_rhs = formula_rhs
         self.label_levels = dict(label_levels)
+        self.time_zones = dict(time_zones or {})
 
     @property
     def names(self) -> list[str]:
@@ -71,6 +73,8 @@ class RawDesign:
         data = as_frame(data, what)
         predicting = what != "data"
         check_columns(self.design_info, data, what)
+        if predicting:
+            check_time_zones(data, getattr(self, "time_zones", {}), what)
         data = normalise_columns(data, self.variables())
         if predicting:
             data = _check_numeric_columns(self.design_info, data, self.label_levels, what)
@@ -142,11 +146,13 @@ def refuse_interactions(parsed) -> None:
                                "method (a tree finds interactions itself)")
 
 
-def raw_design_of(parsed, learned: dict, label_levels: dict) -> RawDesign:
+def raw_design_of(parsed, learned: dict, label_levels: dict,
+                  time_zones: dict | None = None) -> RawDesign:
     """The raw design of the formula's terms (each one variable)."""
     refuse_interactions(parsed)
     order = [parsed.variables[term[0]].label for term in parsed.terms]
-    design = RawDesign([learned[label] for label in order], parsed.rhs_text, label_levels)
+    design = RawDesign([learned[label] for label in order], parsed.rhs_text, label_levels,
+                       time_zones)
     if not design.names:
         raise FormulaError(f"formula {parsed.text!r} has no predictors on the right-hand side")
     return design
@@ -173,7 +179,7 @@ def build_raw_frame(formula: str, data, weights=None, na_action: str = "omit",
         raise DataError(f"no rows left: the response {name!r} is NA in all {len(data)} rows")
     frame, label_levels, learned, _, _ = learn_model_frame(prep, complete_cases=False,
                                                            square=False)
-    design = raw_design_of(parsed, learned, label_levels)
+    design = raw_design_of(parsed, learned, label_levels, prep.time_zones)
     keep = ~y_na
     columns = design.columns(data.loc[keep] if not keep.all() else data)
     na_counts = {}

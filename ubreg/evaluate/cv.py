@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from ..design import ModelFrame, as_frame, build_model_frame, is_dask_frame
+from ..design import ModelFrame, aligned, as_frame, build_model_frame, is_dask_frame
 from ..errors import ResponseError
 from ..numerics.folds import fold_assignment
 from ..numerics.progress import progress
@@ -230,7 +230,7 @@ def cv(formula: str, data: pd.DataFrame | dd.DataFrame | dict[str, Any],
                        fit_options=fit_options)
     data = as_frame(data, "data")
     frame = data.reset_index(drop=True)       # a new frame: positions as labels
-    weights = _row_weights(weights, len(data))
+    weights = _row_weights(aligned(weights, data, "weights"), len(data))
     mf = _model_frame(formula, frame, weights, na_action, positive)
     pos = np.asarray(mf.index, dtype=int)     # positions of the complete rows
     fold, folds = _given_folds(fold, len(data), pos) if fold is not None else \
