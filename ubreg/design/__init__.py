@@ -17,7 +17,6 @@ from .checks import as_frame, check_columns, is_dask_frame
 from .design import Design
 from .frame import ModelFrame, build_model_frame
 from .parse import expand_dot, parse_formula, response_values
-from .prepare import aligned
 from .partitioned import (
            PartitionedFormula,
            build_partition_frame,
@@ -27,6 +26,7 @@ from .partitioned import (
            partition_levels,
 )
 from .partitioned_raw import build_partition_raw, learn_raw_design
+from .prepare import aligned
 from .raw import RawColumn, RawDesign, RawFrame, build_raw_frame
 from .response import (
            Response,
@@ -40,7 +40,8 @@ from .response import (
 from .rfunctions import FUNCTIONS
 
 __all__ = ["Design", "Response", "ModelFrame", "build_model_frame", "build_raw_frame",
-           "RawColumn", "RawDesign", "RawFrame", "FUNCTIONS", "Checker", "checked_trusted", "aligned",
+           "RawColumn", "RawDesign", "RawFrame", "FUNCTIONS", "Checker", "checked_trusted",
+           "aligned",
            "expand_dot", "parse_formula",
            "response_values", "as_frame", "is_dask_frame", "check_columns", "is_na",
            "check_weights",
