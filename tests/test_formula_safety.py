@@ -175,3 +175,36 @@ def test_trusted_opts_out_for_every_method(frame, method):
         warnings.simplefilter("ignore", ConvergenceWarning)     # small data: |δ| may be capped
         m = _fit_method(method, "y ~ x + np.cumsum(z)", frame, trusted=True)
     assert np.all(np.isfinite(np.asarray(m.predict(frame, type="link"), dtype=float)))
+
+
+# ---- found by the grammar fuzz test (tests/test_formula_fuzz.py): each once a crash or a
+# hang, now a fit or one of ubreg's errors, quickly -------------------------------------------
+@pytest.mark.parametrize("formula, outcome", [
+    ("y ~ (x + z)^1e9", "fit"),                                   # R's power: a no-op past m
+    ("y ~ (x + z)^1e999", "invalid power"),                       # OverflowError
+    ("y ~ " + "I(" * 60 + "x" + ")" * 60, "fit"),                 # exponential checking
+    ("y ~ " + "sqrt(" * 60 + "x" + ")" * 60, "fit"),
+    ("y" + " ~ x" * 1200, "one '~'"),                             # RecursionError
+    ("y ~ x + \u00b2", "unexpected character"),                   # AssertionError
+    ("y ~ x:z + x:y", "fit"),                                     # KeyError: the response
+    ("pi ~ x", "reads no column"), ("T ~ x", "reads no column"),  # KeyError
+    ("cbind(g, z) ~ x", "takes counts"),                          # ValueError
+    ("y ~ offset(1)", "reads no column"),                         # TypeError
+    ("y ~ te(cr(x, df = 3), 1)", "te\\(\\) multiplies spline bases"),   # patsy's ValueError
+    ("y ~ round(x, 1e300)", "beyond R's integers"),               # OverflowError
+    ("y ~ signif(x, 40) + round(z, -400)", "fit"),                # R clamps the digits
+    ("factor(y) ~ x", "fit"),                                     # learned before evaluated
+    ("y ~ cut(x, c(0, 1.5, 3), dig.lab = 1e9)", "fit"),
+])
+def test_fuzz_findings(frame, formula, outcome):
+    import time
+    start = time.perf_counter()
+    if outcome == "fit":
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m = ubreg.fit(formula, frame)
+        assert len(m.coef) >= 1
+    else:
+        with pytest.raises(ubreg.errors.UbregError, match=outcome):
+            ubreg.fit(formula, frame)
+    assert time.perf_counter() - start < 2.0

@@ -34,12 +34,16 @@ __all__ = ["Checker", "MAX_EXPONENT", "NotConstant", "numpy_function", "checked_
 
 #: the largest exponent ``^`` may have when it is a constant
 MAX_EXPONENT = 1024
+#: the most columns one basis (``df``, ``degree`` of a spline or polynomial) may have,
+#: whatever the rows (a Dask frame's rows are not counted before its formula is checked)
+MAX_BASIS = 10_000
 _LARGEST = float(np.finfo(np.float64).max)
 _ARITHMETIC = frozenset({"+", "-", "*", "/", "%%", "%/%"})
 _LOGICAL = frozenset({"&", "|"})
 _COMPARE = frozenset({"==", "!=", "<", ">", "<=", ">="})
 _SIZE_PARAMS = frozenset({"df", "degree"})
 _PYTHON_CONSTANTS = {"True": "TRUE", "False": "FALSE", "None": "NULL"}
+_LARGEST_INTEGER = 2 ** 31 - 1
 _WHOLE_COLUMN = ("it reads other rows, which a formula's variables may not; compute the "
                  "column in pandas first (or center(x) and scale(x), which learn from the "
                  "training rows)")
@@ -245,14 +249,10 @@ class Checker:
                 return self._numpy_call(node)
             self._unknown_function(node)
         args = bind(fn, node.args, where)
-        self._arguments(fn, args, where)
-        if fn.apply is not None and fn.transform is None and not fn.variadic:
-            values = {}
-            for p in fn.params:
-                if p.name in args and p.kind == "value":
-                    values[p.name] = self.value(args[p.name])
-            if values and all(isinstance(v, (int, float)) for v in values.values()):
-                return self._constant_call(fn, node, where)
+        values = self._arguments(fn, args, where)
+        if fn.apply is not None and fn.transform is None and not fn.variadic and values \
+                and all(isinstance(v, (int, float)) for v in values.values()):
+            return self._constant_call(fn, node, where)
         return None
 
     def _constant_call(self, fn: RFunction, node: Call, where: str):
@@ -290,7 +290,9 @@ class Checker:
                 self.literal(arg.value, "number", deparse(node))
         return None
 
-    def _arguments(self, fn: RFunction, args: dict, where: str) -> None:
+    def _arguments(self, fn: RFunction, args: dict, where: str) -> dict:
+        """Check each argument once; the folded values of the value arguments."""
+        values = {}
         for p in fn.params:
             if p.name not in args:
                 continue
@@ -299,7 +301,7 @@ class Checker:
                     self.value(item)
                 continue
             if p.kind == "value":
-                self.value(args[p.name])
+                values[p.name] = self.value(args[p.name])
                 continue
             value = self.literal(args[p.name], p.kind, where)
             if p.name in _SIZE_PARAMS and value is not None:
@@ -308,8 +310,12 @@ class Checker:
                     and len(value) > self.n_rows:
                 raise FormulaError(f"{where}: {len(value)} knots, more than the "
                                    f"{self.n_rows} rows")
+        return values
 
     def _size(self, fn: str, param: str, value: int, where: str) -> None:
+        if value > MAX_BASIS:
+            raise FormulaError(f"{where}: {param} = {value} of {fn}() is more than the "
+                               f"{MAX_BASIS} columns a basis may have")
         if self.n_rows is not None and value > self.n_rows:
             raise FormulaError(f"{where}: {param} = {value} of {fn}() exceeds the "
                                f"{self.n_rows} rows of the data")
@@ -415,15 +421,18 @@ def _literal_of_kind(value, kind: str, node, where: str):
         if isinstance(value, bool) or (_is_number(value) and value in (0, 1)):
             return bool(value)
         raise FormulaError(f"{where}: expected TRUE or FALSE, got {deparse(node)}")
-    if kind in ("number", "count"):
+    if kind in ("number", "count", "integer"):
         if not _is_number(value) or not math.isfinite(value):
             raise FormulaError(f"{where}: expected a finite number, got {deparse(node)}")
-        if kind == "count":
-            if value < 0 or not float(value).is_integer():
-                raise FormulaError(f"{where}: expected a whole number ≥ 0, got "
-                                   f"{deparse(node)}")
-            return int(value)
-        return float(value)
+        if kind == "number":
+            return float(value)
+        if not float(value).is_integer() or (kind == "count" and value < 0):
+            raise FormulaError(f"{where}: expected a whole number{' ≥ 0' * (kind == 'count')}, "
+                               f"got {deparse(node)}")
+        if abs(value) > _LARGEST_INTEGER:
+            raise FormulaError(f"{where}: {deparse(node)} is beyond R's integers "
+                               f"(±{_LARGEST_INTEGER})")
+        return int(value)
     return value                                # "level": a string, number or TRUE/FALSE
 
 

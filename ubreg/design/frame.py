@@ -33,6 +33,7 @@ from .response import (
     code_response_multiclass,
 )
 from .rfactor import learn_variables
+from .rformula import term_variables
 from .sliced import build_in_slices, row_wise
 
 __all__ = ['ModelFrame', 'build_model_frame', 'learn_model_frame']
@@ -86,7 +87,7 @@ def learn_model_frame(prep: Prepared, complete_cases: bool = True, square: bool 
     Returns (the rows' columns as the design reads them, the label levels, the learned
     variables, the mask of rows kept, the offset spec and values)."""
     data, parsed = prep.data, prep.parsed
-    rhs_reads = list(dict.fromkeys(c for v in parsed.variables[1:] for c in v.reads))
+    rhs_reads = list(dict.fromkeys(c for v in term_variables(parsed) for c in v.reads))
     offset_reads = [c for v in prep.offsets for c in v.reads]
     reads = list(dict.fromkeys([*rhs_reads, *offset_reads]))
     _check_real(data, reads)
@@ -97,8 +98,8 @@ def learn_model_frame(prep: Prepared, complete_cases: bool = True, square: bool 
     elsewhere = prep.response_na.copy()
     if prep.offset_array is not None:
         elsewhere |= np.isnan(prep.offset_array)
-    variables = [*parsed.variables[1:], *(v for v in prep.offsets
-                                          if v not in parsed.variables)]
+    variables = [*term_variables(parsed), *(v for v in prep.offsets
+                                            if v not in parsed.variables)]
     learned, (keep,) = learn_variables(variables, lambda: iter([(columns, elsewhere)]),
                                        label_levels, prep.trusted, complete_cases)
     offsets = OffsetSpec([learned[v.label] for v in prep.offsets],

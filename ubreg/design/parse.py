@@ -8,7 +8,7 @@ import pandas as pd
 from ..errors import FormulaError
 from .allowlist import Checker
 from .deparse import deparse
-from .evaluate import Environment, evaluate
+from .evaluate import Environment, evaluate, learn
 from .rformula import Formula, canonical, lhs_names, parse_cached, read_formula
 from .rsyntax import Binary, Call, Chain, Name, Paren, Unary
 from .values import Factor, Logical
@@ -118,7 +118,8 @@ def evaluate_series(node, data: pd.DataFrame, trusted: bool, label: str) -> pd.S
                        if c in set(_reads(node, data.columns))}, trusted=trusted)
     checker = Checker(frozenset(map(str, data.columns)), trusted=trusted)
     try:
-        value = evaluate(node, env, {}, checker)
+        transforms = learn(node, lambda: [env], checker)
+        value = evaluate(node, env, transforms, checker)
     except FormulaError:
         raise
     except Exception as exc:  # an expression failing on the values: say which

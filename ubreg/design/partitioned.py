@@ -28,7 +28,7 @@ from .response import (
     is_na,
 )
 from .rfactor import learn_variables
-from .rformula import Formula
+from .rformula import Formula, term_variables
 from .rsyntax import Call
 
 __all__ = ['PartitionedFormula', 'parse_partitioned', 'partition_levels', 'combine_levels',
@@ -81,7 +81,7 @@ def parse_partitioned(formula: str, meta: pd.DataFrame,
                          "available on a dask DataFrame (nor proportions); fit the data in "
                          "memory (ddf.compute())")
     meta = normalise_columns(meta, formula_variables(parsed))
-    used = list(dict.fromkeys(c for v in parsed.variables[1:] for c in v.reads))
+    used = list(dict.fromkeys(c for v in term_variables(parsed) for c in v.reads))
     _check_real(meta, used)
     labels = [n for n in used if n in meta.columns and _is_label_column(meta[n])]
     assert parsed.response is not None          # read_formula requires one
@@ -139,7 +139,7 @@ def learn_partitioned_variables(parsed: PartitionedFormula, frames, label_levels
     """The formula's variables learned over the partitions (``frames``: a callable
     returning a fresh iterator of pandas frames), as R's ``model.frame`` learns them
     from one frame: every row for the learning functions, the rows kept for the levels."""
-    learned, _ = learn_variables(parsed.parsed.variables[1:],
+    learned, _ = learn_variables(term_variables(parsed.parsed),
                                  lambda: _partition_chunks(parsed, frames, label_levels),
                                  label_levels, parsed.trusted, complete_cases)
     return learned

@@ -15,6 +15,7 @@ from ..errors import DataError, FormulaError
 from .allowlist import Checker
 from .checks import as_frame
 from .coerce import normalise_columns, time_zones
+from .deparse import deparse
 from .evaluate import Environment, evaluate
 from .offset import offset_array, offset_variable
 from .parse import expand_dot, formula_variables, parse_formula, response_values
@@ -101,8 +102,14 @@ def _grouped_response(node: Call, data: pd.DataFrame, trusted: bool, label: str)
     """``cbind(successes, failures)``: (proportions, trials), R's binomial coding
     (a row of zero trials has proportion 0 and weight 0)."""
     from .parse import evaluate_series
-    successes, failures = (np.asarray(evaluate_series(a.value, data, trusted, label),
-                                      dtype=np.float64) for a in node.args)
+    counts = []
+    for arg in node.args:
+        values = evaluate_series(arg.value, data, trusted, label)
+        if values.dtype.kind not in "iuf":
+            raise DataError(f"response {label!r}: cbind() takes counts, and "
+                            f"{deparse(arg.value)!r} is not a number")
+        counts.append(np.asarray(values, dtype=np.float64))
+    successes, failures = counts
     bad = (successes < 0) | (failures < 0)
     if bad.any():
         raise DataError(f"response {label!r}: counts must be >= 0 ({int(bad.sum())} rows "

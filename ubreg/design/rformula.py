@@ -21,6 +21,7 @@ is estimated from the tree and refused above :data:`MAX_TERMS`.
 """
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -98,6 +99,13 @@ class Formula:
         """The variables the terms use (not the response, not the offsets)."""
         used = sorted({i for term in self.terms for i in term})
         return [self.variables[i] for i in used]
+
+
+def term_variables(formula: Formula) -> list:
+    """The variables of a model frame besides the response: every variable but the
+    response, and the response too when a term uses it (R's ``y ~ x:y``)."""
+    in_terms = any(0 in term for term in formula.terms) and formula.response is not None
+    return formula.variables if in_terms else formula.variables[1:]
 
 
 @lru_cache(maxsize=256)
@@ -282,18 +290,26 @@ class _Algebra:
         return [t for t in left if t not in removed]
 
     def _power(self, node: Binary) -> list:
-        if not isinstance(node.right, Num):
-            self.fail(f"invalid power in formula: {deparse(node)}")
-        power = int(node.right.value)
-        if power <= 1:
-            self.fail(f"invalid power in formula: {deparse(node)} (R needs a power of 2 or "
-                      "more)")
+        power = _power_of(node)
+        if power is None:
+            self.fail(f"invalid power in formula: {deparse(node)} (R needs a whole power of 2 "
+                      "or more)")
         left = self.encode(node.left)
         _bound(_power_terms(len(left), power), self.formula)
         right = left
-        for _ in range(power - 1):
+        # R multiplies power - 1 times; past the number of terms nothing changes
+        for _ in range(min(power, len(left) + 1) - 1):
             right = _trim([a | b for a in left for b in right])
         return right
+
+
+def _power_of(node: Binary) -> int | None:
+    """The power of ``(terms)^k`` (R truncates it to an integer), or None when it is not
+    a finite number of at least 2."""
+    if not isinstance(node.right, Num) or not math.isfinite(node.right.value):
+        return None
+    power = int(min(node.right.value, 2 ** 31 - 1))
+    return power if power >= 2 else None
 
 
 def _split_chain(node: Chain):
@@ -357,9 +373,9 @@ def _estimate_terms(node, dots: int) -> float:
         return _estimate_terms(node.inner, dots)
     if isinstance(node, Unary) and node.op in "+-":
         return _estimate_terms(node.operand, dots)
-    if isinstance(node, Binary) and node.op == "^" and isinstance(node.right, Num):
+    if isinstance(node, Binary) and node.op == "^" and _power_of(node) is not None:
         return _power_terms(int(min(_estimate_terms(node.left, dots), 1e6)),
-                            int(node.right.value))
+                            _power_of(node) or 2)
     if isinstance(node, Chain) and any(op in _FORMULA_OPS for op in node.ops):
         total = _estimate_terms(node.operands[0], dots)
         for op, operand in zip(node.ops, node.operands[1:]):
@@ -441,6 +457,9 @@ def _check_response(lhs, checker: Checker, text: str) -> None:
     if isinstance(lhs, Num):
         raise FormulaError(f"formula {text!r}: the response {deparse(lhs)} is a number")
     checker.value(lhs)
+    if not _columns_read(lhs) or all(c not in checker.columns for c in _columns_read(lhs)):
+        raise FormulaError(f"formula {text!r}: the response {deparse(lhs)} reads no column "
+                           "of the data")
 
 
 def _check_variable(variable: Variable, checker: Checker, text: str) -> None:
@@ -449,6 +468,9 @@ def _check_variable(variable: Variable, checker: Checker, text: str) -> None:
         if len(node.args) != 1 or node.args[0].name:
             raise FormulaError(f"formula {text!r}: offset() takes one expression")
         checker.value(node.args[0].value)
+        if not variable.reads:
+            raise FormulaError(f"formula {text!r}: {variable.label} reads no column of the "
+                               "data (an offset is one value per row)")
         return
     if isinstance(node, Call) and node.fn == "cbind":
         raise FormulaError(f"formula {text!r}: cbind() makes a response; it belongs on the "

@@ -88,13 +88,14 @@ def _log(args, where):
 
 
 def _round(args, where):
-    digits = int(args.get("digits") or 0)
+    # R: digits beyond ±308 change nothing
+    digits = max(min(int(args.get("digits") or 0), 308), -308)
     return np.round(as_numbers(args["x"], where), digits)
 
 
 def _signif(args, where):
     x = np.asarray(as_numbers(args["x"], where), dtype=np.float64)
-    digits = max(int(args.get("digits", 6) or 6), 1)
+    digits = max(min(int(args.get("digits", 6) or 6), 22), 1)       # R's range
     with np.errstate(all="ignore"):
         magnitude = np.where(x == 0, 0, np.floor(np.log10(np.abs(x))))
         scale = 10.0 ** (digits - 1 - magnitude)
@@ -186,7 +187,8 @@ def _cut(args, where):
     breaks = np.sort(breaks)
     right, lowest = bool(args.get("right", True)), bool(args.get("include.lowest", False))
     x = np.asarray(as_numbers(args["x"], where), dtype=np.float64)
-    labels = _cut_labels(breaks, right, lowest, int(args.get("dig.lab") or 3))
+    digits = max(min(int(args.get("dig.lab") or 3), 50), 1)            # formatC's range
+    labels = _cut_labels(breaks, right, lowest, digits)
     if args.get("labels") is not None:
         if len(args["labels"]) != len(labels):
             raise FormulaError(f"{where}: {len(args['labels'])} labels for {len(labels)} "
@@ -303,11 +305,10 @@ def _declare() -> dict[str, RFunction]:
             for name, f in _NUMPY_UFUNCS.items()]
     out += [
         RFunction("log", (x, Param("base", "number")), apply=_log),
-        RFunction("round", (x, Param("digits", "count", 0)), apply=_round),
-        RFunction("np.round", (x, Param("decimals", "count", 0)),
-                  apply=lambda a, w: np.round(as_numbers(a["x"], w), int(a.get("decimals")
-                                                                        or 0))),
-        RFunction("signif", (x, Param("digits", "count", 6)), apply=_signif),
+        RFunction("round", (x, Param("digits", "integer", 0)), apply=_round),
+        RFunction("np.round", (x, Param("decimals", "integer", 0)),
+                  apply=lambda a, w: _round({"x": a["x"], "digits": a.get("decimals")}, w)),
+        RFunction("signif", (x, Param("digits", "integer", 6)), apply=_signif),
         RFunction("plogis", (x,), apply=_plogis),
         RFunction("qlogis", (x,), apply=_qlogis),
         RFunction("pmin", (Param("..."), Param("na.rm", "flag", False)),

@@ -133,6 +133,7 @@ class _Token:
     value: Any = None
 
 
+_DIGITS = frozenset("0123456789")
 _NUMBER = re.compile(r"0[xX][0-9a-fA-F]+L?|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[Li]?")
 _OPERATORS = ("<<-", "->>", ":::", "::", "<-", "->", "<=", ">=", "==", "!=", "&&", "||",
               "**", "|>", "//", "+", "-", "*", "/", "^", "~", ":", "(", ")", ",", "=", "<",
@@ -192,7 +193,7 @@ class _Lexer:
         if at >= len(text):
             return _Token("end", "", at)
         ch = text[at]
-        if ch.isdigit() or (ch == "." and at + 1 < len(text) and text[at + 1].isdigit()):
+        if ch in _DIGITS or (ch == "." and at + 1 < len(text) and text[at + 1] in _DIGITS):
             return self._number()
         if ch in "'\"":
             return self._string()
@@ -424,6 +425,8 @@ class _Parser:
                     self.fail("R does not chain comparisons (write a < b & b < c)")
                 left = Binary(op, left, right)
             elif op == "~":
+                if isinstance(left, (Binary, Unary)) and left.op == "~":
+                    self.fail("a formula has one '~'", tok)
                 left = Binary("~", left, self.expression(power))
             else:
                 left = self._chain(left, op, power)

@@ -16,6 +16,7 @@ parameters to evaluated values (:mod:`ubreg.design.rfunctions` declares them).
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -162,6 +163,18 @@ class Scale:
         return (x - self.shift) / self.divisor
 
 
+@contextmanager
+def _as_formula_error(where: str):
+    """patsy's and numpy's complaints about a basis's arguments, as a FormulaError
+    naming the call."""
+    try:
+        yield
+    except FormulaError:
+        raise
+    except (ValueError, TypeError, ArithmeticError, np.linalg.LinAlgError) as exc:
+        raise FormulaError(f"{where}: {exc}") from None
+
+
 _BASES = {"poly": PolyBasis, "ns": NaturalSpline, "bs": BSSkipMissing, "cr": CRSkipMissing,
           "cc": CCSkipMissing}
 #: R's argument names for patsy's (bs: R's intercept, Boundary.knots)
@@ -198,19 +211,16 @@ class Basis:
         return np.asarray(as_numbers(args["x"], self.where), dtype=np.float64)
 
     def learn(self, args: dict) -> None:
-        self.impl.memorize_chunk(self._x(args), **self.options)
+        with _as_formula_error(self.where):
+            self.impl.memorize_chunk(self._x(args), **self.options)
 
     def finish(self) -> None:
-        try:
+        with _as_formula_error(self.where):
             self.impl.memorize_finish()
-        except (ValueError, np.linalg.LinAlgError) as exc:
-            raise FormulaError(f"{self.where}: {exc}") from None
 
     def apply(self, args: dict) -> np.ndarray:
-        try:
+        with _as_formula_error(self.where):
             out = self.impl.transform(self._x(args), **self.options)
-        except (ValueError, np.linalg.LinAlgError) as exc:
-            raise FormulaError(f"{self.where}: {exc}") from None
         return np.asarray(out.to_numpy() if isinstance(out, pd.DataFrame) else out,
                           dtype=np.float64)
 
@@ -225,15 +235,22 @@ class TensorBasis:
         self.impl = TE()
 
     def _bases(self, args: dict) -> list:
-        return [np.asarray(as_numbers(b, self.where)) for b in args["bases"]]
+        bases = [np.asarray(as_numbers(b, self.where)) for b in args["bases"]]
+        if not bases or any(b.ndim != 2 for b in bases):
+            raise FormulaError(f"{self.where}: te() multiplies spline bases, as in "
+                               "te(cr(x, df = 4), cc(z, df = 4))")
+        return bases
 
     def learn(self, args: dict) -> None:
-        self.impl.memorize_chunk(*self._bases(args), **self.options)
+        with _as_formula_error(self.where):
+            self.impl.memorize_chunk(*self._bases(args), **self.options)
 
     def finish(self) -> None:
-        self.impl.memorize_finish()
+        with _as_formula_error(self.where):
+            self.impl.memorize_finish()
 
     def apply(self, args: dict) -> np.ndarray:
-        return np.asarray(self.impl.transform(*self._bases(args), **self.options),
-                          dtype=np.float64)
+        with _as_formula_error(self.where):
+            out = self.impl.transform(*self._bases(args), **self.options)
+        return np.asarray(out, dtype=np.float64)
 
