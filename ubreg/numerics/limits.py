@@ -11,6 +11,7 @@ The cap defaults to a quarter of physical memory.  Change it for a session with
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 
@@ -33,6 +34,10 @@ def physical_memory() -> int:
         return _FALLBACK_PHYSICAL
 
 
+#: the bounds of a cap: 1 kB, and a number far past any machine (so "no cap" is 1e30)
+_SMALLEST_CAP, _LARGEST_CAP = 1000, 1e30
+
+
 def _parse_bytes(text: str) -> int:
     m = re.fullmatch(r"\s*([0-9.eE+]+)\s*([A-Za-z]*)\s*", text)
     if not m or m.group(2).lower() not in _UNITS:
@@ -41,8 +46,15 @@ def _parse_bytes(text: str) -> int:
         value = float(m.group(1)) * _UNITS[m.group(2).lower()]
     except ValueError:
         raise ValueError(f"UBREG_MEMORY_CAP={text!r}: expected bytes, e.g. 8GB or 512MiB") from None
-    if not value > 0:
-        raise ValueError(f"UBREG_MEMORY_CAP={text!r} must be positive")
+    return _cap_bytes(value, f"UBREG_MEMORY_CAP={text!r}")
+
+
+def _cap_bytes(value: object, what: str) -> int:
+    """A cap as a whole number of bytes, from 1 kB to 1e30 (finite)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not math.isfinite(value) or not _SMALLEST_CAP <= value <= _LARGEST_CAP:
+        raise ValueError(f"{what}: the memory cap must be a number of bytes from 1 kB to "
+                         f"1e30 (e.g. 8GB, 512MiB), got {value!r}")
     return int(value)
 
 
@@ -60,9 +72,7 @@ def memory_cap() -> int:
 def set_memory_cap(nbytes: int | None) -> None:
     """Set the cap for this session (``None`` restores the default)."""
     global _cap_override
-    if nbytes is not None and not (isinstance(nbytes, (int, float)) and nbytes > 0):
-        raise ValueError(f"the memory cap must be a positive number of bytes, got {nbytes!r}")
-    _cap_override = None if nbytes is None else int(nbytes)
+    _cap_override = None if nbytes is None else _cap_bytes(nbytes, "set_memory_cap")
 
 
 def format_bytes(nbytes: float) -> str:

@@ -17,6 +17,17 @@ _POOL: list = []
 
 
 _CORES: list = []
+#: the most threads UBREG_THREADS may ask for
+MAX_THREADS = 4096
+
+
+def _threads(text: str) -> int:
+    """``UBREG_THREADS`` read: a whole number of threads from 1 to :data:`MAX_THREADS`."""
+    value = text.strip()
+    if not value.isdigit() or not 1 <= int(value) <= MAX_THREADS:
+        raise ValueError(f"UBREG_THREADS={text!r}: expected a whole number of threads from 1 "
+                         f"to {MAX_THREADS}")
+    return int(value)
 
 
 def workers() -> int:
@@ -24,7 +35,7 @@ def workers() -> int:
     affinity is read once per process (a boosting fit asks thousands of times)."""
     env = os.environ.get("UBREG_THREADS")
     if env:
-        return max(1, int(env))
+        return _threads(env)
     if not _CORES:
         try:
             _CORES.append(max(1, len(os.sched_getaffinity(0))))
