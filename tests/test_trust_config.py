@@ -73,3 +73,18 @@ def test_awkward_column_names_fit_and_are_named_as_r_names_them(name):
     assert list(m.coef.index) == ["(Intercept)", label]
     same = ubreg.fit(f"y ~ {label}", d)
     np.testing.assert_allclose(same.coef.to_numpy(), m.coef.to_numpy())
+
+
+@pytest.mark.parametrize("name, written", [
+    ("class", "class"), ("lambda", "lambda"), ("import", "import"), ("True", "True"),
+    ("if", "`if`"), ("in", "`in`"), ("for", "`for`"), ("function", "`function`"),
+])
+def test_columns_named_like_keywords_are_written_as_r_writes_them(name, written):
+    # Python's keywords are names to R; R's reserved words need backticks, as in R
+    rng = np.random.default_rng(1)
+    d = pd.DataFrame({"y": np.tile([0, 1], 30), name: rng.normal(size=60)})
+    m = ubreg.fit(f"y ~ {written}", d)
+    assert list(m.coef.index) == ["(Intercept)", written]
+    if written != name:
+        with pytest.raises(ubreg.errors.FormulaError, match=rf"backticks, `{name}`|R's {name}"):
+            ubreg.fit(f"y ~ {name}", d)

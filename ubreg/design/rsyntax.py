@@ -389,16 +389,15 @@ class _Parser:
     def _unexpected(self, tok: _Token, operand: bool = True) -> NoReturn:
         if tok.kind == "op" and tok.text in _REFUSED:
             self.fail(_REFUSED[tok.text], tok)
+        if tok.kind == "name" and tok.text in RESERVED and operand:
+            self.fail(f"{tok.text!r} is a reserved word of R; a column of that name is "
+                      f"written in backticks, `{tok.text}`", tok)
         if tok.kind == "name" and tok.text in _PYTHON_WORDS:
             r = _PYTHON_WORDS[tok.text]
             hint = f" (R writes {r})" if r else ""
             self.fail(f"unexpected {tok.text!r}: formulas are R, not Python{hint}", tok)
         if tok.kind == "name" and tok.text in RESERVED:
-            if not operand:
-                self.fail(f"unexpected {tok.text!r}: R's {tok.text} is not part of a formula",
-                          tok)
-            self.fail(f"{tok.text!r} is a reserved word of R; a column of that name is "
-                      f"written in backticks, `{tok.text}`", tok)
+            self.fail(f"unexpected {tok.text!r}: R's {tok.text} is not part of a formula", tok)
         self.fail(f"unexpected {self._shown(tok)}", tok)
 
     def expression(self, floor: int) -> Node:
