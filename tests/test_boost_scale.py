@@ -45,15 +45,20 @@ def test_uboost_weights_scale_free(frame, learner, factor):
     np.testing.assert_allclose(b.fit_info.risk_path, a.fit_info.risk_path, rtol=1e-9)
 
 
-def test_uboost_leaf_bounds_are_in_the_weights_units(frame):
-    """min_samples_leaf and min_child_weight scale with the weights: × 2^k (exact)
-    with the bounds × 2^k is the same fit, bit for bit."""
+def test_uboost_leaf_bounds_count_average_rows_of_prior_weights(frame):
+    """Prior weights are relative: min_samples_leaf and min_child_weight count average rows,
+    so weights × 2^k with the same bounds are the same fit, bit for bit (the relative
+    weights are the same bits).  Frequency weights are counts: bounds in their units."""
     data, w = frame
     opts = dict(method="uboost", mstop=20, depth=3)
     a = _fit(data, w, min_samples_leaf=8, min_child_weight=0.5, **opts)
-    b = _fit(data, w * 2.0 ** 700, min_samples_leaf=8 * 2.0 ** 700,
-             min_child_weight=0.5 * 2.0 ** 700, **opts)
+    b = _fit(data, w * 2.0 ** 700, min_samples_leaf=8, min_child_weight=0.5, **opts)
     np.testing.assert_array_equal(_link(b, data), _link(a, data))
+    c = ubreg.fit("y ~ .", data, freq_weights=w * 2.0 ** 700, min_samples_leaf=8 * 2.0 ** 700,
+                  min_child_weight=0.5 * 2.0 ** 700, **opts)
+    d = ubreg.fit("y ~ .", data, freq_weights=w, min_samples_leaf=8, min_child_weight=0.5,
+                  **opts)
+    np.testing.assert_array_equal(_link(c, data), _link(d, data))
 
 
 @pytest.mark.parametrize("factor", [1e50, 1e200, 1e-300])

@@ -78,11 +78,11 @@ def test_interactions_are_refused(pima):
         ubreg.fit("diabetes ~ glucose:mass", pima, method="udt")
 
 
-def test_weights_two_equal_duplicated_rows(pima):
+def test_frequency_weights_two_equal_duplicated_rows(pima):
     d = pima.dropna(subset=["glucose", "mass"]).reset_index(drop=True)
     w = np.ones(len(d))
     w[:100] = 2
-    a = ubreg.fit("diabetes ~ glucose + mass + age", d, method="udt", weights=w, xval=0)
+    a = ubreg.fit("diabetes ~ glucose + mass + age", d, method="udt", freq_weights=w, xval=0)
     b = ubreg.fit("diabetes ~ glucose + mass + age", pd.concat([d, d.iloc[:100]]),
                   method="udt", xval=0)
     pd.testing.assert_frame_equal(a.frame.drop(columns=["n"]), b.frame.drop(columns=["n"]))

@@ -17,7 +17,7 @@ __all__ = ["reduce_sums", "combine"]
 
 _FAN_IN = 8
 _MIN = frozenset({"pq_min", "h0_min"})
-_MAX = frozenset({"colmax", "h0_max"})
+_MAX = frozenset({"colmax", "h0_max", "w_max"})
 #: merged by a function of the two pieces: the weighted scatters of the design
 #: (:func:`~ubreg.numerics.aliasing.merge_scatter`)
 _MERGE = {"scatter": merge_scatter, "scatter_qr": merge_scatter}

@@ -378,7 +378,6 @@ def fit_uboost_dask(spec, *, U="logistic", learner: str = "trees", depth: int = 
         raise ValueError("the response has one class: the log-odds is infinite")
     e = int(np.frexp(setup["wmax"])[1])            # boost_u's scaling of the weights
     leaf_rows = min_samples_leaf > 1
-    bounds = (float(np.ldexp(min_child_weight, -e)), float(np.ldexp(min_samples_leaf, -e)))
     coded, binned = _coded(parts, int(max_bins), e, [piece[1] for piece in pieces],
                            [piece[0]["n_used"] for piece in pieces])
     del pieces
@@ -386,6 +385,12 @@ def fit_uboost_dask(spec, *, U="logistic", learner: str = "trees", depth: int = 
     del parts                                      # the designs leave worker memory
     sums = reduce_sums(coded, _sums)
     wsum = sums["wsum"]
+    # prior weights are relative: the leaf bounds count average rows (the in-memory fit
+    # divides the weights by their mean, ubreg.numerics.weights); frequency weights count
+    unit = float(np.ldexp(wsum, e)) / setup["n_positive"] if spec.weight_kind == "prior" \
+        else 1.0
+    bounds = (float(np.ldexp(min_child_weight * unit, -e)),
+              float(np.ldexp(min_samples_leaf * unit, -e)))
     F0 = float(np.log(sums["wy"] / wsum) - np.log1p(-sums["wy"] / wsum)) if init == "mean" \
         else 0.0
     states = list(dask.persist(*[delayed(_first_state)(c, F0, U, leaf_rows) for c in coded]))

@@ -48,6 +48,7 @@ from ..fitters.udt.hist import (
     grow_binned,
     level_histograms,
 )
+from ..numerics.weights import far_exponent
 from .fitter import _check_r_options
 from .frame import read_levels
 from .quantiles import distinct_values, distributed_cuts
@@ -99,6 +100,7 @@ def _stats(raw: dict) -> dict:
           for c, v in zip(raw["columns"], raw["values"])]
     pos = w > 0
     return {"n_input": raw["n_input"], "n_dropped": raw["n_dropped"], "n": len(y),
+            "w_max": float(w.max(initial=0.0)),
             "npos": int(pos.sum()), "wsum": float(w.sum()), "wy": float(w @ y),
             "not_unit": int(np.sum(w != 1.0)), "pos1": int(np.sum(pos & (y == 1))),
             "pos0": int(np.sum(pos & (y == 0))), "na": np.asarray(na, dtype=np.int64),
@@ -125,12 +127,13 @@ def _every(raw, columns=None):
     return _numeric(raw, False, columns)
 
 
-def _encode(raw: dict, coded: CodedColumns, unit: bool) -> CodedPartition:
+def _encode(raw: dict, coded: CodedColumns, unit: bool, e: int = 0) -> CodedPartition:
     codes = encode(raw["values"], coded)
     ranges = None if all(coded.exact[j] or s.kind == CATEGORICAL
                          for j, s in enumerate(coded.specs)) \
         else code_ranges(raw["values"], codes, coded)
-    w = None if unit else np.asarray(_weights(raw), dtype=np.float64)
+    # weights far from 1 divided by 2^e, exactly, as in memory
+    w = None if unit else np.ldexp(np.asarray(_weights(raw), dtype=np.float64), -e)
     return CodedPartition(codes, raw["y"], w, ranges)
 
 
@@ -248,7 +251,8 @@ def fit_udt_dask(spec, *, min_split: int = 20, min_leaf: int = 7, max_depth: int
     refuse_missing(list(na), "a Dask frame")
     coded = _coding(raws, stats["specs"], bins)
     unit = stats["not_unit"] == 0
-    frames = list(dask.persist(*[delayed(_encode)(r, coded, unit) for r in raws]))
+    e = far_exponent(stats["w_max"])
+    frames = list(dask.persist(*[delayed(_encode)(r, coded, unit, e) for r in raws]))
     del raws
     if not all(coded.exact[j] or s.kind == CATEGORICAL for j, s in enumerate(coded.specs)):
         ranges = reduce_sums(frames, _ranges)["code_ranges"]
@@ -260,11 +264,12 @@ def fit_udt_dask(spec, *, min_split: int = 20, min_leaf: int = 7, max_depth: int
         passes[0] += 1
         return reduce_sums(frames, _level, tree, coded.offsets)["H"]
 
-    root = dict(n=stats["n"], npos=stats["npos"], weight=stats["wsum"], wy=stats["wy"])
+    root = dict(n=stats["n"], npos=stats["npos"], weight=float(np.ldexp(stats["wsum"], -e)),
+                wy=float(np.ldexp(stats["wy"], -e)))
     controls = dict(min_split=min_split, min_leaf=min_leaf, max_depth=max_depth, cp=cp)
     raw_tree, info = grow_binned(coded, histograms, root, spec.family, unit=unit, risk=risk,
-                                 **controls)
-    tree = tree_from_raw(raw_tree, info, spec.family, controls, risk)
+                                 count_rows=spec.weight_kind == "prior", **controls)
+    tree = tree_from_raw(raw_tree, info, spec.family, controls, risk).times_power_of_two(e)
     stats.update(passes=passes[0], partitions=len(frames), bins=bins)
     source = _Source(lv.data, lv.parsed, design, lv.response, spec.weights)
     return DaskTreeResult(tree=tree, cptable=tree.cptable, xval=0, seed=seed, na_counts={},

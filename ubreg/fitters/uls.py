@@ -28,6 +28,7 @@ from ..numerics.aliasing import AliasCheck, alias_check
 from ..numerics.factor_matrix import is_factor_matrix, matvec, rmatvec, take_columns, value
 from ..numerics.linalg import BLOCK_ROWS, blocked_products, column_absmax
 from ..numerics.newton import NewtonProblem, armijo_accept, newton
+from ..numerics.weights import power_of_two_scaled
 
 __all__ = ["LinearFit", "WorkingColumns", "fit_uls", "edges", "surrogate_risk", "working_shift",
            "working_design", "working_transform", "working_scale", "working_gram",
@@ -203,7 +204,7 @@ def fit_uls(X: np.ndarray, y: np.ndarray, w: np.ndarray, family: Family, *,
     if not is_factor_matrix(X) or solver == "coordinate":
         X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
-    w = np.asarray(w, dtype=np.float64)
+    w = power_of_two_scaled(w)          # the fit is scale-free in w; its sums must be too
     n, p = X.shape
     offset = np.zeros(n) if offset is None else np.asarray(offset, dtype=np.float64)
     shell = WorkingColumns(aliased=np.zeros(p, dtype=bool))

@@ -6,6 +6,7 @@ import warnings
 from ..fitters.boost.uboost import boost_u, check_leaf_options, check_options
 from ..fitters.boost.ulosses import resolve_U
 from ..numerics.warnings import user_stacklevel
+from ..numerics.weights import relative_weights
 from ..results.boost import UBoostResult
 from .spec import FitSpec, Method, model_frame
 
@@ -31,7 +32,10 @@ def fit_uboost_method(spec: FitSpec, *, U="logistic", learner: str = "trees", de
     options = dict(learner=learner, depth=int(depth), mstop=int(mstop), nu=float(nu),
                    max_bins=int(max_bins), init=init, min_child_weight=float(min_child_weight),
                    min_samples_leaf=float(min_samples_leaf))
-    fit = boost_u(mf.X, mf.y, mf.weights, U, term_slices=mf.design.term_slices,
+    # prior weights are relative (min_child_weight counts average rows); frequency weights
+    # are counts (ubreg.numerics.weights)
+    w = relative_weights(mf.weights)[0] if spec.weight_kind == "prior" else mf.weights
+    fit = boost_u(mf.X, mf.y, w, U, term_slices=mf.design.term_slices,
                   has_intercept=mf.design.has_intercept, **options)
     return UBoostResult(fit=fit, U=U, options=options, X=mf.X, formula=spec.formula,
                         design=mf.design, response=mf.response, y=mf.y, weights=mf.weights,

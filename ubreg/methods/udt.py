@@ -18,6 +18,7 @@ from ..fitters.udt.binned import (
     refuse_missing,
 )
 from ..fitters.udt.columns import check_columns
+from ..numerics.weights import far_exponent
 from ..results.tree import TreeResult, to_tree_columns
 from .spec import FitSpec, Method, raw_frame
 
@@ -67,13 +68,19 @@ def fit_udt(spec: FitSpec, *, min_split: int = 20, min_leaf: int = 7, max_depth:
                          f"got {spec.family!r}")
     rf = raw_frame(spec, "udt")
     columns = to_tree_columns(rf.columns)
+    # min_split and min_leaf count rows with prior weights, as rpart does (a constant
+    # multiple of the weights grows the same tree), weight with frequency weights
     controls = dict(min_split=min_split, min_leaf=min_leaf, max_depth=max_depth, cp=cp,
-                    risk=risk)
-    grow = _binned_grower(columns, rf.weights, check_bins(bins)) if bins is not None else None
-    tree = (grow or grow_tree)(columns, rf.y, rf.weights, spec.family, **controls)
+                    risk=risk, count_rows=spec.weight_kind == "prior")
+    # weights far from 1 (5e-324, 1e300) grow the tree divided by a power of two, exactly:
+    # their sums would lose their precision to underflow or overflow
+    e = far_exponent(float(rf.weights.max(initial=0.0)))
+    w = np.ldexp(rf.weights, -e) if e else rf.weights
+    grow = _binned_grower(columns, w, check_bins(bins)) if bins is not None else None
+    tree = (grow or grow_tree)(columns, rf.y, w, spec.family, **controls).times_power_of_two(e)
     xval = int(xval)
     if xval > 0 and len(rf.y) >= max(xval, 2):
-        cptable = cp_table_cv(columns, rf.y, rf.weights, spec.family, folds=xval, seed=seed,
+        cptable = cp_table_cv(columns, rf.y, w, spec.family, folds=xval, seed=seed,
                               grow=grow, **controls)
     else:
         cptable = tree.cptable

@@ -29,6 +29,7 @@ from ..learners.binning import bin_design
 from ..numerics.factor_matrix import is_factor_matrix, take_columns
 from ..numerics.separation import R_EPS, SEPARATION_SYMPTOM, detect_separation
 from ..numerics.warnings import warn
+from ..numerics.weights import power_of_two_scaled
 from ..results.boost import ULSBoostResult
 from ..results.inference import sandwich
 from ..results.linear import LinearResult
@@ -202,16 +203,17 @@ def fit_boosted(spec: FitSpec, learner: str, *, rounds: int = 100, corrective: b
     if not 0 < tol < 1:
         raise ValueError(f"tol must be in (0, 1), got {tol!r}")
     mf = model_frame(spec, "uls")
-    binned = bin_design(mf.X, max_bins, weights=mf.weights)
+    w = power_of_two_scaled(mf.weights)          # scale-free in w, and so are its sums
+    binned = bin_design(mf.X, max_bins, weights=w)
     kw: dict[str, Any] = dict(
         learner=learner, rounds=int(rounds), corrective=bool(corrective), literals=int(literals),
         depth=int(depth), max_bins=max_bins, tol=tol, max_delta=max_delta, min_leaf=min_leaf,
         binned=binned)
     if strategy == "F*":
-        fit = fit_fstar(mf.X, mf.y, mf.weights, bag, select=select, inner_folds=inner_folds,
+        fit = fit_fstar(mf.X, mf.y, w, bag, select=select, inner_folds=inner_folds,
                         seed=seed, **kw)
     else:
-        fit = boost_uls(mf.X, mf.y, mf.weights, bag or [spec.family], strategy=strategy, **kw)
+        fit = boost_uls(mf.X, mf.y, w, bag or [spec.family], strategy=strategy, **kw)
     options = dict(rounds=int(rounds), corrective=bool(corrective), literals=int(literals),
                    depth=int(depth), max_bins=max_bins, strategy=strategy, select=select)
     return ULSBoostResult(fit=fit, learner=learner, options=options, formula=spec.formula,

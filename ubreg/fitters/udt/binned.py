@@ -75,12 +75,13 @@ def code_columns(values: list, specs: list, w: np.ndarray,
 
 def grow_tree_binned(columns, y, weight, family, *, bins: int | None = None,
                      coded: CodedColumns | None = None, min_split=20, min_leaf=7,
-                     max_depth=30, cp=0.01, risk="misclass", _alpha=None) -> Tree:
+                     max_depth=30, cp=0.01, risk="misclass", _alpha=None,
+                     count_rows=False) -> Tree:
     """:func:`~ubreg.fitters.udt.engine.grow_tree` on coded predictors.
 
     Parameters
     ----------
-    columns, y, weight, family, min_split, min_leaf, max_depth, cp, risk
+    columns, y, weight, family, min_split, min_leaf, max_depth, cp, risk, count_rows
         As :func:`~ubreg.fitters.udt.engine.grow_tree`; no missing predictor
         values.
     bins : int or None
@@ -105,6 +106,6 @@ def grow_tree_binned(columns, y, weight, family, *, bins: int | None = None,
 
     raw, info = grow_binned(coded, histograms, root, family, unit=unit, min_split=min_split,
                             min_leaf=min_leaf, max_depth=max_depth, cp=cp, risk=risk,
-                            alpha=_alpha)
+                            alpha=_alpha, count_rows=count_rows)
     controls = dict(min_split=min_split, min_leaf=min_leaf, max_depth=max_depth, cp=cp)
     return tree_from_raw(raw, info, family, controls, risk)

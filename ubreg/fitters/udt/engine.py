@@ -25,7 +25,7 @@ def _check_family(family):
 
 
 def grow_tree(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=30, cp=0.01,
-              risk="misclass", _alpha=None) -> Tree:
+              risk="misclass", _alpha=None, count_rows=False) -> Tree:
     """Grow a UDT tree (Algorithm 3) and prune it at ``cp`` as rpart does.
 
     A split of a leaf is scored by the drop of Σ_leaves w(S_k)(−φ(p_k))/b_φ
@@ -48,6 +48,10 @@ def grow_tree(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth
         Risk measure of the cp pruning and of the cp table: rpart's
         misclassification (default: rpart's tree) or the tree's surrogate
         (Theorem 4, the paper's risk).
+    count_rows : bool
+        ``min_split`` and ``min_leaf`` count rows of positive weight, as rpart does
+        (prior weights: a constant multiple of the weights grows the same tree);
+        otherwise, with weights not all 1, weight (frequency weights: counts).
 
     Returns
     -------
@@ -55,7 +59,8 @@ def grow_tree(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth
     """
     _check_family(family)
     raw, info = grow_raw(columns, y, weight, family, min_split=min_split, min_leaf=min_leaf,
-                         max_depth=max_depth, cp=cp, risk=risk, alpha=_alpha)
+                         max_depth=max_depth, cp=cp, risk=risk, alpha=_alpha,
+                         count_rows=count_rows)
     controls = dict(min_split=min_split, min_leaf=min_leaf, max_depth=max_depth, cp=cp)
     return tree_from_raw(raw, info, family, controls, risk)
 

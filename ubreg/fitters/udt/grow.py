@@ -23,14 +23,13 @@ Controls follow rpart (``rpart.control``):
   (rpart's complexity pruning, :mod:`ubreg.fitters.udt.prune`), with the risk being
   the surrogate (Theorem 4) or the misclassification (rpart) risk.
 
-``min_split`` and ``min_leaf`` count observations: with frequency weights, a
-row of weight w counts w times (rpart counts rows; this is the
-frequency-weight reading ubreg uses for every method), so a row of weight 3
-is the same as the row repeated three times and a zero weight the same as a
-removed row.  With non-integer weights, scale them so they sum to the number
-of observations.  Weight sums are compared with the counts up to a rounding
-tolerance (exact for integer weights); with unit weights the engine counts
-rows, as rpart does.
+``min_split`` and ``min_leaf`` count observations: rows of positive weight with
+unit or prior weights (``count_rows``), as rpart counts them, so a constant
+multiple of prior weights grows the same tree; with frequency weights a row of
+weight w counts w times, so a row of weight 3 is the same as the row repeated
+three times and a zero weight the same as a removed row.  Weight sums are
+compared with the counts up to a rounding tolerance (exact for integer
+weights).
 
 Missing values (NaN, code -1): the split search of a variable uses the rows
 where it is observed; the rows where it is missing then follow rpart's
@@ -292,7 +291,7 @@ def _relayout(lay, seg_len, ks, len_slot, keep):
 
 
 def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=30,
-             cp=0.01, risk="misclass", alpha=None):
+             cp=0.01, risk="misclass", alpha=None, count_rows=False):
     """Grow the tree before complexity pruning.
 
     Nodes whose risk is at most ``alpha`` (= cp × root risk unless given) are
@@ -304,7 +303,7 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
     min_split, min_leaf, max_depth, cp, risk = check_controls(min_split, min_leaf, max_depth,
                                                               cp, risk)
     grower = _Grower(values, specs, y, w, make_criterion(family), min_split, min_leaf,
-                     max_depth, risk)
+                     max_depth, risk, count_rows)
     del w                                   # unit weights: the grower keeps none
     grower.alpha = cp * grower.root_risk if alpha is None else alpha
     info = dict(alpha=grower.alpha, root_risk=grower.root_risk, n=n, specs=specs)
@@ -327,11 +326,14 @@ class _Grower:
     #: nodes of risk at most alpha are not split (set by :func:`grow_raw`)
     alpha: float
 
-    def __init__(self, values, specs, y, w, crit, min_split, min_leaf, max_depth, risk):
+    def __init__(self, values, specs, y, w, crit, min_split, min_leaf, max_depth, risk,
+                 count_rows=False):
         n = y.shape[0]
         self.values, self.specs, self.crit, self.risk = values, specs, crit, risk
         self.min_leaf, self.max_depth = min_leaf, max_depth
         self.unit = bool(np.all(w == 1.0))
+        #: min_split and min_leaf count rows of positive weight (unit and prior weights)
+        self.rows = self.unit or bool(count_rows)
         if self.unit:
             # unit weights: w·y is y, and w, its positive rows and their list take
             # no memory (the same values as the arrays)
@@ -353,10 +355,10 @@ class _Grower:
         a["wy"][self.root] = self.wy_row.sum()
         self.root_risk = float(node_risk(crit, a["wy"][0], a["weight"][0], risk))
         min_rows = max(min_split, 2 * min_leaf)
-        # min_split / min_leaf count observations: rows with unit weights, the
-        # sum of the frequency weights otherwise (less a rounding tolerance)
-        self.size_key = "npos" if self.unit else "weight"
-        self.min_size = min_rows if self.unit else weight_floor(min_rows, a["weight"][0])
+        # min_split / min_leaf count observations: rows with unit and prior weights,
+        # the sum of the frequency weights otherwise (less a rounding tolerance)
+        self.size_key = "npos" if self.rows else "weight"
+        self.min_size = min_rows if self.rows else weight_floor(min_rows, a["weight"][0])
         self.leaf_w = weight_floor(min_leaf, a["weight"][0])
         self.cat_blocks, self.n_cat = [], 0
         self.lmax = max([len(s.levels) for s in specs if s.kind == CATEGORICAL] or [1])
@@ -426,7 +428,7 @@ class _Grower:
         """Split the open nodes of one level; False when none splits."""
         a = self.store.a
         lay = make_layout(self.seg_len, a["wy"][self.seg_node], a["weight"][self.seg_node],
-                          self.crit, self.min_leaf, self.unit, self.leaf_w)
+                          self.crit, self.min_leaf, self.unit, self.leaf_w, self.rows)
         best = _best_splits(self.specs, self.values, self.orders, self.base, self.rowdata, lay,
                             self.crit, self.ws, self.has_nan, self.has_dups, self.lmax,
                             self.orders2, self.row_of)
@@ -505,7 +507,7 @@ class _Grower:
             sel = np.flatnonzero(rk == k)
             self.surrogates[int(numbers[k])] = find_surrogates(
                 self.specs, self.values, rows[sel], direction[sel], self.w[rows[sel]],
-                int(var_k[k]))
+                int(var_k[k]), count_rows=self.rows)
         left = left.copy()
         left[miss] = route_missing(self.surrogates, self.specs, self.values, rows[miss],
                                    numbers[rk[miss]], left[miss])

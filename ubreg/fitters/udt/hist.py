@@ -218,6 +218,7 @@ class _Level:
     min_leaf: int
     unit: bool
     leaf_w: float
+    rows: bool = False            # min_leaf counts rows (unit and prior weights)
 
 
 def _numeric_from_hist(H: np.ndarray, lo: np.ndarray, hi: np.ndarray, lay: _Level,
@@ -234,7 +235,7 @@ def _numeric_from_hist(H: np.ndarray, lo: np.ndarray, hi: np.ndarray, lay: _Leve
     with np.errstate(divide="ignore", invalid="ignore"):
         crit.gain(lwy.ravel(), lw.ravel(), rwy.ravel(), rw.ravel(), None, out=gain.reshape(-1),
                   tmp=np.empty(gain.size), tmp2=np.empty(gain.size))
-    if lay.unit:
+    if lay.rows:
         small = (lcnt < lay.min_leaf) | (rcnt < lay.min_leaf)
     else:
         small = np.minimum(lw, rw) < lay.leaf_w
@@ -304,9 +305,10 @@ class _BinnedGrower:
     """One tree grown level by level from histograms (see the module docstring)."""
 
     def __init__(self, coded, histograms, root, crit, unit, min_split, min_leaf, max_depth,
-                 risk):
+                 risk, count_rows=False):
         self.coded, self.histograms, self.crit = coded, histograms, crit
         self.unit, self.risk = unit, risk
+        self.rows = bool(unit or count_rows)
         self.min_leaf, self.max_depth = min_leaf, max_depth
         self.store = NodeStore()
         self.root = self.store.add(1)
@@ -316,8 +318,8 @@ class _BinnedGrower:
             a[key][0] = root[key]
         self.root_risk = float(node_risk(crit, a["wy"][0], a["weight"][0], risk))
         min_rows = max(min_split, 2 * min_leaf)
-        self.size_key = "npos" if unit else "weight"
-        self.min_size = min_rows if unit else weight_floor(min_rows, a["weight"][0])
+        self.size_key = "npos" if self.rows else "weight"
+        self.min_size = min_rows if self.rows else weight_floor(min_rows, a["weight"][0])
         self.leaf_w = weight_floor(min_leaf, a["weight"][0])
         self.cat_blocks: list = []
         self.n_cat = 0
@@ -353,7 +355,7 @@ class _BinnedGrower:
         twy, tw = a["wy"][ids], a["weight"][ids]
         return _Level(S=len(ids), tol=RTOL * crit.b * tw, parent=crit.node_term(twy, tw),
                       offset=crit.offset(twy, tw), min_leaf=self.min_leaf, unit=self.unit,
-                      leaf_w=float(self.leaf_w))
+                      leaf_w=float(self.leaf_w), rows=self.rows)
 
     def _level(self, open_ids):
         """Split the open nodes of one level; returns the next level's."""
@@ -431,7 +433,8 @@ class _BinnedGrower:
 
 
 def grow_binned(coded: CodedColumns, histograms, root: dict, family, *, unit: bool,
-                min_split=20, min_leaf=7, max_depth=30, cp=0.01, risk="misclass", alpha=None):
+                min_split=20, min_leaf=7, max_depth=30, cp=0.01, risk="misclass", alpha=None,
+                count_rows=False):
     """Grow the tree before complexity pruning from level histograms
     (:func:`ubreg.fitters.udt.grow.grow_raw` on sums).
 
@@ -453,7 +456,7 @@ def grow_binned(coded: CodedColumns, histograms, root: dict, family, *, unit: bo
     min_split, min_leaf, max_depth, cp, risk = check_controls(min_split, min_leaf, max_depth,
                                                               cp, risk)
     grower = _BinnedGrower(coded, histograms, root, make_criterion(family), bool(unit),
-                           min_split, min_leaf, max_depth, risk)
+                           min_split, min_leaf, max_depth, risk, count_rows)
     grower.alpha = cp * grower.root_risk if alpha is None else alpha
     info = dict(alpha=grower.alpha, root_risk=grower.root_risk, n=int(root["n"]),
                 specs=list(coded.specs))

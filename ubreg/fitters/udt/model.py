@@ -74,6 +74,18 @@ class Tree:
         #: risk measure of the cp pruning: "misclass" (rpart's) or "surrogate"
         self.risk = risk
 
+    def times_power_of_two(self, e: int) -> Tree:
+        """This tree with its node weights, and what is in their units (the weight of
+        y = 1, the splits' improvement, the complexity floor), multiplied by 2^e
+        (exactly): a tree grown on weights divided by 2^e, in the weights' own units."""
+        if e == 0:
+            return self
+        nodes = dict(self.nodes)
+        for key in ("weight", "wy", "improve"):
+            nodes[key] = np.ldexp(np.asarray(nodes[key], dtype=np.float64), e)
+        return Tree(nodes, self.specs, self.family, self.controls,
+                    float(np.ldexp(self.alpha, e)), self.risk)
+
     # ---- per-node quantities ----------------------------------------------
     @property
     def n_nodes(self):

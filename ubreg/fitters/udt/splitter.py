@@ -16,10 +16,11 @@ the segment offsets and the child weights are shared by all predictors; a
 predictor without repeated values is not even gathered (every cut lies
 between distinct values).
 
-``min_leaf`` bounds the size of each child: its row count with unit weights
-(the layout's ``cut_bad``, shared by all predictors), its weight -- the number
-of observations its rows represent -- with frequency weights (``leaf_w``,
-compared with the cumulative child weights each predictor already computes).
+``min_leaf`` bounds the size of each child: its rows (of positive weight) with unit or
+prior weights (the layout's ``rows``: ``cut_bad``, shared by all predictors; rpart counts
+rows, so a constant multiple of the weights grows the same tree), its weight -- the number
+of observations its rows represent -- with frequency weights (``leaf_w``, compared with
+the cumulative child weights each predictor already computes).
 
 Ties: within a predictor the first (smallest-threshold) cut whose gain is
 within ``tol`` of the segment's best wins; across predictors (in
@@ -60,15 +61,18 @@ class Layout:
     min_leaf, unit, leaf_w : the leaf bound, all weights 1, the smallest
         admissible child weight (non-unit weights: min_leaf less a rounding
         tolerance)
+    rows : whether min_leaf counts rows of positive weight (unit and prior weights)
+        rather than weight (frequency weights)
     """
 
-    def __init__(self, start, length, seg, twy, tw, crit, min_leaf, unit, leaf_w):
+    def __init__(self, start, length, seg, twy, tw, crit, min_leaf, unit, leaf_w, rows=None):
         self.start, self.length, self.seg = start, length, seg
         self.twy, self.tw, self.crit = twy, tw, crit
         self.offset = crit.offset(twy, tw)
         self.parent = crit.node_term(twy, tw)
         self.tol = RTOL * crit.b * tw
         self.min_leaf, self.unit, self.leaf_w = min_leaf, bool(unit), float(leaf_w)
+        self.rows = bool(unit) if rows is None else bool(rows) or bool(unit)
 
     @property
     def m(self):
@@ -99,8 +103,8 @@ class Layout:
 
     @cached_property
     def cut_bad(self) -> np.ndarray | None:
-        """(m,) the cut violates min_leaf or leaves the segment (unit weights only)."""
-        if not self.unit:
+        """(m,) the cut violates min_leaf or leaves the segment (when counting rows)."""
+        if not self.rows:
             return None
         return (self.nleft < self.min_leaf) | (self._nright < self.min_leaf)
 
@@ -139,7 +143,7 @@ def weight_floor(k, total):
     return k - min(1e-12 * max(float(total), float(k)), 0.5)
 
 
-def make_layout(length, twy, tw, crit, min_leaf, unit_weights, leaf_w=None):
+def make_layout(length, twy, tw, crit, min_leaf, unit_weights, leaf_w=None, rows=None):
     """Build the shared arrays of a level from the segment lengths and totals.
 
     ``leaf_w`` is the smallest admissible child weight when the weights are
@@ -154,7 +158,7 @@ def make_layout(length, twy, tw, crit, min_leaf, unit_weights, leaf_w=None):
     tw = np.asarray(tw, dtype=np.float64)
     if leaf_w is None:
         leaf_w = weight_floor(min_leaf, tw.sum())
-    return Layout(start, length, seg, twy, tw, crit, min_leaf, unit_weights, leaf_w)
+    return Layout(start, length, seg, twy, tw, crit, min_leaf, unit_weights, leaf_w, rows)
 
 
 @dataclass
@@ -335,7 +339,7 @@ def _inadmissible(x, order, unit, lay, has_nan, has_dups, lw, rw, n_obs, xs, inv
     (and < 0 past it, at the missing values), so no cut leaves the segment or
     its observed rows.  Returns a bool mask (``invalid``, or the layout's own)."""
     if not (has_nan or has_dups):
-        if unit:
+        if lay.rows:
             return lay.cut_bad
         np.minimum(lw, rw, out=tmp)
         return np.less(tmp, lay.leaf_w, out=invalid)
@@ -344,7 +348,7 @@ def _inadmissible(x, order, unit, lay, has_nan, has_dups, lw, rw, n_obs, xs, inv
     np.equal(xs[1:], xs[:-1], out=invalid[:-1])
     if lay.m:
         invalid[-1] = True
-    if not unit:
+    if not lay.rows:
         np.minimum(lw, rw, out=tmp)
         np.less(tmp, lay.leaf_w, out=hit)
         invalid |= hit
@@ -465,7 +469,7 @@ def categorical_from_sums(cnt, cw, cwy, lay, crit):
                   tmp=np.empty(gain.size), tmp2=np.empty(gain.size))
     k = np.arange(L - 1)[None, :]
     k_all = np.arange(L)[None, :]
-    if lay.unit:       # min_leaf rows (observed) each side
+    if lay.rows:       # min_leaf rows (observed) each side
         small = (lcnt < lay.min_leaf) | (tcnt - lcnt < lay.min_leaf)
     else:              # min_leaf observations: the children's (observed) weights
         small = (lw < lay.leaf_w) | (rw < lay.leaf_w)

@@ -24,8 +24,9 @@ for surrogate splits at that node, as rpart does with its default controls
   direction in the node); with none, the majority branch (the child with more
   observed weight; ties: left, where rpart would keep the row in the node).
 
-Observations are counted by weight (a row of frequency weight 2 counts as two,
-a row of weight 0 is absent), which with unit weights counts rows as rpart
+Observations are counted as rows of positive weight with unit and prior weights (rpart
+counts rows), and by weight with frequency weights (a row of frequency weight 2 counts as
+two, a row of weight 0 is absent), which with unit weights counts rows as rpart
 does.  Surrogates are found only at nodes where some training row misses the
 split variable: they route those rows; a fitted tree keeps them by node
 number (``Tree.surrogates``).
@@ -101,8 +102,9 @@ def split_missing(specs, values, rows, var):
     return miss
 
 
-def _numeric(x, d, w, two):
-    """Best cut of one numeric predictor: (agreement weight, threshold, low_left) or None."""
+def _numeric(x, d, w, two, count_rows=False):
+    """Best cut of one numeric predictor: (agreement weight, threshold, low_left) or None.
+    The two observations a side are rows with ``count_rows``, weight otherwise."""
     obs = ~np.isnan(x)
     x, d, w = x[obs], d[obs], w[obs]
     if x.shape[0] < 2:
@@ -113,8 +115,12 @@ def _numeric(x, d, w, two):
     wr = np.where(d[o] < 0, w[o], 0.0)
     l_tot, r_tot = wl.sum(), wr.sum()
     cl, cr = np.cumsum(wl)[:-1], np.cumsum(wr)[:-1]      # weight below the cut before i + 1
-    below = cl + cr
-    valid = (xs[1:] != xs[:-1]) & (below >= two) & (l_tot + r_tot - below >= two)
+    if count_rows:                                      # the rows have positive weight
+        below = np.arange(1, x.shape[0], dtype=np.float64)
+        total = float(x.shape[0])
+    else:
+        below, total = cl + cr, l_tot + r_tot
+    valid = (xs[1:] != xs[:-1]) & (below >= two) & (total - below >= two)
     to_right = (l_tot - cl) + cr                        # x < t goes right
     to_left = cl + (r_tot - cr)                         # x < t goes left
     best = np.where(valid, np.maximum(to_right, to_left), -np.inf)
@@ -124,8 +130,9 @@ def _numeric(x, d, w, two):
     return float(best[i]), float((xs[i] + xs[i + 1]) / 2.0), bool(to_left[i] > to_right[i])
 
 
-def _categorical(code, n_levels, d, w, two):
-    """Each level to its better side: (agreement weight, side) or None."""
+def _categorical(code, n_levels, d, w, two, count_rows=False):
+    """Each level to its better side: (agreement weight, side) or None.  The two
+    observations agreeing and disagreeing are rows with ``count_rows``, weight otherwise."""
     obs = code >= 0
     code, d, w = code[obs], d[obs], w[obs]
     lw = np.bincount(code, weights=np.where(d > 0, w, 0.0), minlength=n_levels)
@@ -136,12 +143,19 @@ def _categorical(code, n_levels, d, w, two):
     side = np.where(seen, np.where(right, 2, 1), 0).astype(np.int8)
     agree = float(np.where(right, rw, lw)[seen].sum())
     disagree = float(np.where(right, lw, rw)[seen].sum())
-    if not (disagree >= two and agree >= two):          # rpart 4.1's test (see the notes)
+    if count_rows:
+        ln = np.bincount(code, weights=(d > 0).astype(np.float64), minlength=n_levels)
+        rn = np.bincount(code, weights=(d < 0).astype(np.float64), minlength=n_levels)
+        n_agree = float(np.where(right, rn, ln)[seen].sum())
+        n_disagree = float(np.where(right, ln, rn)[seen].sum())
+    else:
+        n_agree, n_disagree = agree, disagree
+    if not (n_disagree >= two and n_agree >= two):      # rpart 4.1's test (see the notes)
         return None
     return agree, side
 
 
-def find_surrogates(specs, values, rows, direction, w, primary):
+def find_surrogates(specs, values, rows, direction, w, primary, count_rows=False):
     """The surrogate splits of one node, best first (see the module notes).
 
     Parameters
@@ -156,6 +170,8 @@ def find_surrogates(specs, values, rows, direction, w, primary):
         The rows' weights.
     primary : int
         The split's predictor.
+    count_rows : bool
+        Whether observations are rows (unit and prior weights) rather than weight.
 
     Returns
     -------
@@ -169,19 +185,19 @@ def find_surrogates(specs, values, rows, direction, w, primary):
     majority = max(t_left, t_right) / total if total > 0 else 1.0
     if majority >= 1.0:
         return ()
-    two = weight_floor(2, total)
+    two = 2.0 if count_rows else weight_floor(2, total)
     found = []
     for j, spec in enumerate(specs):
         if j == primary:
             continue
         x = values[j][rows]
         if spec.kind == CATEGORICAL:
-            best = _categorical(x, len(spec.levels), d, w, two)
+            best = _categorical(x, len(spec.levels), d, w, two, count_rows)
             if best is None:
                 continue
             weight, thr, low, side = best[0], np.nan, False, best[1]
         else:
-            best = _numeric(x, d, w, two)
+            best = _numeric(x, d, w, two, count_rows)
             if best is None:
                 continue
             (weight, thr, low), side = best, None

@@ -1,0 +1,43 @@
+"""Issue 27 §1, the scale of prior weights: multiplying every weight by a constant does not
+change a fit (R's glm, rpart and gbm are scale-free in prior weights).  Frequency weights are
+counts (weight 2 is the row twice), so their scale is part of their meaning."""
+import warnings
+
+import numpy as np
+import pytest
+
+import ubreg
+
+FORMULA = "diabetes ~ glucose + mass + age + pedigree"
+SCALES = [5e-324, 1e-100, 1e-8, 1e8, 1e100, 1e300]
+METHODS = [("uls", {}), ("uls", {"learner": "stumps"}), ("udt", {"xval": 0}),
+           ("uboost", {"mstop": 20})]
+
+
+@pytest.fixture(scope="module")
+def pima():
+    return ubreg.datasets.load_pima().dropna().reset_index(drop=True)
+
+
+def _predict(data, method, options, **weights):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = ubreg.fit(FORMULA, data, method=method, **options, **weights)
+    return np.asarray(m.predict(data), dtype=float)
+
+
+@pytest.mark.parametrize("method, options", METHODS)
+@pytest.mark.parametrize("scale", SCALES)
+def test_constant_prior_weights_are_no_weights(pima, method, options, scale):
+    ref = _predict(pima, method, options)
+    got = _predict(pima, method, options, weights=np.full(len(pima), scale))
+    np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("method, options", METHODS)
+@pytest.mark.parametrize("scale", [1e-100, 1e100])
+def test_scaled_prior_weights_give_the_same_fit(pima, method, options, scale):
+    w = np.random.default_rng(0).uniform(0.2, 3.0, len(pima))
+    ref = _predict(pima, method, options, weights=w)
+    got = _predict(pima, method, options, weights=w * scale)
+    np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)
