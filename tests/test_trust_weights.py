@@ -9,7 +9,7 @@ import pytest
 import ubreg
 
 FORMULA = "diabetes ~ glucose + mass + age + pedigree"
-SCALES = [5e-324, 1e-100, 1e-8, 1e8, 1e100, 1e300]
+SCALES = [5e-324, 1e-100, 1e-8, 1e8, 1e100, 1e300, 1e305]
 METHODS = [("uls", {}), ("uls", {"learner": "stumps"}), ("udt", {"xval": 0}),
            ("uboost", {"mstop": 20})]
 
@@ -41,3 +41,11 @@ def test_scaled_prior_weights_give_the_same_fit(pima, method, options, scale):
     ref = _predict(pima, method, options, weights=w)
     got = _predict(pima, method, options, weights=w * scale)
     np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)
+
+
+def test_weights_whose_sum_overflows_are_refused_by_name(pima):
+    # udt with every weight 1e308 raised IndexError
+    for method, options in METHODS:
+        with pytest.raises(ubreg.errors.DataError, match="weights add up to more than"):
+            ubreg.fit(FORMULA, pima, method=method, weights=np.full(len(pima), 1e308),
+                      **options)

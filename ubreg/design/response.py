@@ -215,4 +215,8 @@ def check_weights(weights, data: pd.DataFrame) -> np.ndarray | None:
     w = _finite_nonnegative_weights(w)
     if not (w > 0).any():
         raise DataError("weights are all zero")
+    if not np.isfinite(w.sum()):
+        raise DataError("the weights add up to more than the largest double (1.8e308); divide "
+                        "them by a constant (a fit does not depend on the scale of prior "
+                        "weights)")
     return w

@@ -13,6 +13,7 @@ from ..fitters.gnnb.fitter import leverage
 from ..fitters.gnnb.graph import NeighbourGraph, graph_neighbours
 from ..fitters.gnnb.neighbours import NeighbourIndex
 from ..fitters.gnnb.preprocess import Preprocessor
+from ..numerics import options as opt
 from ..numerics.limits import check_allocation, format_bytes
 from ..results.gnnb import BlockModel, GNNBResult
 from .spec import FitSpec, Method, model_frame
@@ -129,16 +130,15 @@ def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, st
         raise ValueError(f"epsilon must lie in (0, 1) (eq. 10), got {epsilon!r}")
     if chooser not in ("sequential", "largest"):
         raise ValueError(f"unknown chooser {chooser!r}; use 'sequential' or 'largest'")
+    k = opt.whole(k, "k", 1, 10 ** 9)
+    if T is not None:
+        T = opt.whole(T, "T", 1, opt.MAX_ROUNDS)
     mf = model_frame(spec, update, response="multiclass")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k must be a positive integer, got {k!r}")
     X_in, codes, row_index = _replicate_by_weights(mf, spec.weights is not None, update, int(k))
     m = X_in.shape[0]
     if k >= m:
         raise DataError(f"k = {k} but only {m} training rows: k must be smaller than the number "
                         f"of rows (an example is not its own neighbour)")
-    if T is not None and (isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1):
-        raise ValueError(f"T must be a positive integer, got {T!r}")
     # fit on the rows in a canonical order, so that the user's row order changes
     # neither the visiting order of the sequential chooser nor distance ties
     order = canonical_order(X_in, codes)
@@ -239,6 +239,9 @@ def _replicate_by_weights(mf, weighted: bool, update: str, k: int):
     """
     codes = mf.y.astype(np.int64)
     if not weighted:
+        check_allocation(float(mf.X.shape[0]) * _bytes_per_row(
+            mf.X.shape[1], len(mf.response.levels), min(k, mf.X.shape[0])),
+            f"method {update!r} with k = {k} on {mf.X.shape[0]} rows")
         return mf.X, codes, mf.index
     w = mf.weights
     if not np.all(w == np.round(w)):

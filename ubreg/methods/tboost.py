@@ -10,6 +10,7 @@ from ..fitters.tboost.boost import normalise_weights, tboost
 from ..fitters.tboost.learners import fit_stump, fit_tempered_tree, fit_udt_tree
 from ..fitters.tboost.loss import TemperedExponential
 from ..learners.base import OnColumns
+from ..numerics import options as opt
 from ..numerics.warnings import user_stacklevel
 from ..results.tboost import TBoostResult
 from .spec import FitSpec, Method, model_frame
@@ -136,16 +137,14 @@ def _resolve_t(family, family_given, t):
 
 
 def _check_options(rounds, learner, mu, depth, max_size):
-    if isinstance(rounds, bool) or int(rounds) != rounds or rounds < 1:
-        raise ValueError(f"rounds must be an integer >= 1, got {rounds!r}")
+    opt.whole(rounds, "rounds", 1, opt.MAX_ROUNDS)
     if learner not in LEARNERS:
         raise ValueError(f"learner must be one of {LEARNERS}, got {learner!r}")
     if mu not in ("closed", "exact"):
         raise ValueError(f"mu must be 'closed' or 'exact', got {mu!r}")
-    if depth is not None and (int(depth) != depth or depth < 1):
-        raise ValueError(f"depth must be an integer >= 1, got {depth!r}")
-    if int(max_size) != max_size or max_size < 3:
-        raise ValueError(f"max_size must be an integer >= 3 (one split), got {max_size!r}")
+    if depth is not None:
+        opt.whole(depth, "depth", 1, 62)
+    opt.whole(max_size, "max_size (3: one split)", 3, 10 ** 9)
 
 
 def _tree_learner(Xw, ystar, t, w, max_size, depth, max_candidates, seed):

@@ -18,6 +18,7 @@ from ..fitters.udt.binned import (
     refuse_missing,
 )
 from ..fitters.udt.columns import check_columns
+from ..numerics import options as opt
 from ..numerics.weights import far_exponent
 from ..results.tree import TreeResult, to_tree_columns
 from .spec import FitSpec, Method, raw_frame
@@ -61,6 +62,8 @@ def fit_udt(spec: FitSpec, *, min_split: int = 20, min_leaf: int = 7, max_depth:
         missing predictor values with ``bins`` (surrogate splits need the raw
         values).
     """
+    xval = opt.whole(xval, "xval", 0, 10 ** 6)
+    seed = opt.seed(seed)
     if prune not in (None, "1se", "min"):
         raise ValueError(f"prune must be '1se', 'min' or None, got {prune!r}")
     if isinstance(spec.family, list) or not getattr(spec.family, "is_permissible", False):

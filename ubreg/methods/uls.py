@@ -26,6 +26,7 @@ from ..fitters.uls import (
     working_transform,
 )
 from ..learners.binning import bin_design
+from ..numerics import options as opt
 from ..numerics.factor_matrix import is_factor_matrix, take_columns
 from ..numerics.separation import R_EPS, SEPARATION_SYMPTOM, detect_separation
 from ..numerics.warnings import warn
@@ -76,6 +77,9 @@ def fit_linear(spec: FitSpec, *, solver: str = "corrective", tol: float = 1e-10,
                          "learner='stumps', 'rules' or 'trees'")
     if on_separation not in ("warn", "raise"):
         raise ValueError(f"on_separation must be 'warn' or 'raise', got {on_separation!r}")
+    tol = opt.real(tol, "tol", 0.0, 1.0, open_low=True, open_high=True)
+    if maxiter is not None:           # 0 iterations returned zero coefficients
+        maxiter = opt.whole(maxiter, "maxiter", 1, opt.MAX_ROUNDS)
     # a factor's main effect kept as its codes: the design takes the memory of its
     # other columns only (ubreg.numerics.factor_matrix)
     mf = model_frame(spec, "uls", offset=True, proportions=True, factor_codes=True,
@@ -153,8 +157,8 @@ def _check_magnitudes(X, w: np.ndarray, names: list) -> None:
     (A factor's columns are rows of its contrast matrix: not checked.)"""
     if is_factor_matrix(X):
         X, names = X.dense, [names[j] for j in X.dense_cols]
-    with np.errstate(over="ignore", invalid="ignore"):
-        ss = np.einsum("ij,ij,i->j", X, X, w)
+    with np.errstate(over="ignore", invalid="ignore"):     # the weights as the fit reads them
+        ss = np.einsum("ij,ij,i->j", X, X, power_of_two_scaled(w))
     bad = ~np.isfinite(ss)
     if bad.any():
         cols = [names[j] for j in np.flatnonzero(bad)]

@@ -38,6 +38,7 @@ import numpy as np
 from ...learners.binning import bin_design
 from ...learners.linear import Componentwise
 from ...learners.trees import fit_newton_tree, root_histogram, tree_workspace
+from ...numerics import options as opt
 from ...numerics.progress import progress
 from .ulosses import Logistic, ULoss
 
@@ -69,10 +70,8 @@ def _column_terms(term_slices: dict, p: int) -> tuple[list, np.ndarray]:
 
 
 def check_options(mstop, nu, depth, learner, init):
-    if isinstance(mstop, bool) or not isinstance(mstop, (int, np.integer)) or mstop < 0:
-        raise ValueError(f"mstop must be an integer ≥ 0, got {mstop!r}")
-    if not (isinstance(nu, (int, float, np.floating)) and 0.0 < nu <= 1.0):
-        raise ValueError(f"nu must be in (0, 1], got {nu!r}")
+    opt.whole(mstop, "mstop", 0, opt.MAX_ROUNDS)
+    opt.real(nu, "nu", 0.0, 1.0, open_low=True)
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or not 1 <= depth <= 12:
         raise ValueError(f"depth must be an integer in [1, 12], got {depth!r}")
     if learner not in UBOOST_LEARNERS:

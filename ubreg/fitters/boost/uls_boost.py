@@ -30,6 +30,7 @@ import numpy as np
 from ...errors import ConvergenceWarning
 from ...families.base import Family
 from ...learners.binning import bin_design
+from ...numerics import options as opt
 from ...numerics.warnings import warn
 from ..uls import fit_uls, surrogate_risk
 from .leverage import MAX_DELTA, solve_leverage
@@ -59,8 +60,7 @@ class ULSBoostFit:
 
 
 def check_options(rounds, literals, depth, max_bins, strategy, bag):
-    if isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or rounds < 1:
-        raise ValueError(f"rounds must be an integer ≥ 1, got {rounds!r}")
+    opt.whole(rounds, "rounds", 1, opt.MAX_ROUNDS)
     if isinstance(literals, bool) or not isinstance(literals, (int, np.integer)) or literals < 1:
         raise ValueError(f"literals must be an integer ≥ 1, got {literals!r}")
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or not 1 <= depth <= 12:
