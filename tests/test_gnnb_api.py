@@ -138,7 +138,7 @@ def test_categorical_refused_when_asked(three):
 
 
 @pytest.mark.parametrize("opts,match", [
-    ({"k": 0}, "k must be a positive integer"),
+    ({"k": 0}, "k must be a whole number from 1"),
     ({"k": 10_000}, "k = 10000"),
     ({"epsilon": 0.0}, "epsilon"),
     ({"epsilon": 1.5}, "epsilon"),

@@ -350,6 +350,15 @@ def _sums(coded: _Coded) -> dict:
     return {"wsum": float(coded.w.sum()), "wy": float(coded.w @ y)}
 
 
+def _leaf_bounds(weight_kind, wsum, n_positive, e, min_child_weight, min_samples_leaf):
+    """The leaf bounds on the scaled weights (scale ``2**-e``).  Prior weights are relative:
+    the bounds count average rows, as the in-memory fit divides the weights by their mean
+    (ubreg.numerics.weights); frequency weights count rows."""
+    unit = float(np.ldexp(wsum, e)) / n_positive if weight_kind == "prior" else 1.0
+    return (float(np.ldexp(min_child_weight * unit, -e)),
+            float(np.ldexp(min_samples_leaf * unit, -e)))
+
+
 def fit_uboost_dask(spec, *, U="logistic", learner: str = "trees", depth: int = 3,
                     mstop: int = 100, nu: float = 0.1, max_bins: int = 255, init: str = "mean",
                     min_child_weight: float = 1e-3, min_samples_leaf: float = 1):
@@ -385,12 +394,8 @@ def fit_uboost_dask(spec, *, U="logistic", learner: str = "trees", depth: int = 
     del parts                                      # the designs leave worker memory
     sums = reduce_sums(coded, _sums)
     wsum = sums["wsum"]
-    # prior weights are relative: the leaf bounds count average rows (the in-memory fit
-    # divides the weights by their mean, ubreg.numerics.weights); frequency weights count
-    unit = float(np.ldexp(wsum, e)) / setup["n_positive"] if spec.weight_kind == "prior" \
-        else 1.0
-    bounds = (float(np.ldexp(min_child_weight * unit, -e)),
-              float(np.ldexp(min_samples_leaf * unit, -e)))
+    bounds = _leaf_bounds(spec.weight_kind, wsum, setup["n_positive"], e, min_child_weight,
+                          min_samples_leaf)
     F0 = float(np.log(sums["wy"] / wsum) - np.log1p(-sums["wy"] / wsum)) if init == "mean" \
         else 0.0
     states = list(dask.persist(*[delayed(_first_state)(c, F0, U, leaf_rows) for c in coded]))

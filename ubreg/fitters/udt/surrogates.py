@@ -115,9 +115,9 @@ def _numeric(x, d, w, two, count_rows=False):
     wr = np.where(d[o] < 0, w[o], 0.0)
     l_tot, r_tot = wl.sum(), wr.sum()
     cl, cr = np.cumsum(wl)[:-1], np.cumsum(wr)[:-1]      # weight below the cut before i + 1
-    if count_rows:                                      # the rows have positive weight
-        below = np.arange(1, x.shape[0], dtype=np.float64)
-        total = float(x.shape[0])
+    if count_rows:          # rows of positive weight that the primary split directs
+        directed = np.cumsum(d[o] != 0, dtype=np.float64)
+        below, total = directed[:-1], float(directed[-1])
     else:
         below, total = cl + cr, l_tot + r_tot
     valid = (xs[1:] != xs[:-1]) & (below >= two) & (total - below >= two)
