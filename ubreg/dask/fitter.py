@@ -25,6 +25,7 @@ from ..design import parse_partitioned
 from ..errors import ConvergenceWarning, DataError, ResponseError, SeparationWarning
 from ..fitters.uls import (
     EXTREME_MESSAGE,
+    UNIT_BAND,
     LinearFit,
     WorkingColumns,
     convergence_message,
@@ -284,6 +285,7 @@ def fit_linear_dask(spec: FitSpec, *, solver: str = "corrective", tol: float = 1
                  else None)
     setup = reduce_sums(parts.frames, _setup_sums, family, intercept is not None)
     _check_rows(setup, parts.parsed.response_name)
+    _check_units(setup["scatter"], parts.design.column_names)
     problem = _PartitionProblem(parts.frames, family, setup, intercept)
     run = newton(problem, problem.risk, wsum=problem.wsum, scale=problem.scale,
                  risk_scale=family.risk_scale, tol=tol,
@@ -327,6 +329,20 @@ def _check_options(spec, solver, on_separation, persist):
         raise ValueError(f"on_separation must be 'warn' or 'raise', got {on_separation!r}")
     if persist not in ("auto", True, False):
         raise ValueError(f"persist must be 'auto', True or False, got {persist!r}")
+
+
+def _check_units(scatter, names):
+    """Refuse a column outside the doubles' comfortable range, by name: in memory such a
+    column is fitted in a power-of-two unit (:func:`~ubreg.fitters.uls.unit_exponents`),
+    which the partition sums do not do yet."""
+    amax = np.maximum(np.abs(scatter.lo), np.abs(scatter.hi))
+    out = (amax > 0) & ((amax < 2.0 ** -UNIT_BAND) | (amax > 2.0 ** UNIT_BAND))
+    if out.any():
+        cols = [names[j] for j in np.flatnonzero(out)]
+        raise DataError(f"design column(s) {cols} hold values of magnitude "
+                        f"{float(amax[out][0]):.3g}, outside 2^±{UNIT_BAND}, which a Dask fit "
+                        "does not take; rescale them (a change of unit changes only their "
+                        "coefficients), or fit the data in memory, which rescales them itself")
 
 
 def _check_rows(setup, response_name):

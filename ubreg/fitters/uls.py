@@ -25,14 +25,22 @@ import numpy as np
 
 from ..families.base import Family
 from ..numerics.aliasing import AliasCheck, alias_check
-from ..numerics.factor_matrix import is_factor_matrix, matvec, rmatvec, take_columns, value
+from ..numerics.factor_matrix import (
+    is_factor_matrix,
+    matvec,
+    rmatvec,
+    scale_columns,
+    take_columns,
+    value,
+)
 from ..numerics.linalg import BLOCK_ROWS, blocked_products, column_absmax
 from ..numerics.newton import NewtonProblem, armijo_accept, newton
 from ..numerics.weights import power_of_two_scaled
 
 __all__ = ["LinearFit", "WorkingColumns", "fit_uls", "edges", "surrogate_risk", "working_shift",
            "working_design", "working_transform", "working_scale", "working_gram",
-           "convergence_message", "CENTRE_RATIO", "EXTREME_MESSAGE"]
+           "convergence_message", "unit_exponents", "CENTRE_RATIO", "UNIT_BAND",
+           "EXTREME_MESSAGE"]
 
 #: R's warning when some min(p̂, 1 − p̂) < 10ε (and no separation was confirmed)
 EXTREME_MESSAGE = "fitted probabilities numerically 0 or 1 occurred"
@@ -41,6 +49,11 @@ EXTREME_MESSAGE = "fitted probabilities numerically 0 or 1 occurred"
 #: standard deviations (a timestamp, a weight + 3e5) is fitted centred, x − m: the same
 #: model, and a stopping rule and covariance that keep their digits
 CENTRE_RATIO = 10.0
+
+#: a column whose largest |x| lies outside [2^−UNIT_BAND, 2^UNIT_BAND] is fitted in a unit
+#: that is a power of two (exact), so that neither its squares underflow (x·1e−200 read as
+#: aliased) nor its cross-products overflow: R's QR works on the columns as given
+UNIT_BAND = 64
 
 
 @dataclass
@@ -62,6 +75,9 @@ class LinearFit:
     #: :func:`working_shift`); ``None`` when the fit ran on the design columns themselves
     shift: np.ndarray | None = None
     intercept: int | None = None  # the intercept column, when there is one
+    #: per design column, e with the column fitted as x·2^−e (:func:`unit_exponents`);
+    #: ``None`` when every column is fitted in its own unit
+    unit: np.ndarray | None = None
 
 
 @dataclass
@@ -74,6 +90,18 @@ class WorkingColumns:
     aliased: np.ndarray
     shift: np.ndarray | None = None
     intercept: int | None = None
+    unit: np.ndarray | None = None
+
+
+def unit_exponents(X) -> np.ndarray | None:
+    """Per design column, the e with which it is fitted as x·2^−e: the exponent of its
+    largest |x| when that lies outside [2^−UNIT_BAND, 2^UNIT_BAND], else 0 (a column in
+    ordinary units is fitted as given, to the bit).  ``None`` when every e is 0."""
+    amax = column_absmax(X)
+    out = (amax > 0) & ((amax < 2.0 ** -UNIT_BAND) | (amax > 2.0 ** UNIT_BAND))
+    if not out.any():
+        return None
+    return np.where(out, np.frexp(amax)[1], 0).astype(np.int64)
 
 
 def convergence_message(fit: LinearFit, tol: float) -> str | None:
@@ -116,10 +144,12 @@ def working_scale(check: AliasCheck, shift) -> np.ndarray:
 
 
 def working_design(X, fit: LinearFit | WorkingColumns):
-    """The kept columns of X, shifted columns centred (a copy only when needed;
-    for a :class:`~ubreg.numerics.factor_matrix.FactorMatrix`, one that shares
-    its codes)."""
+    """The kept columns of X, in their working units (:func:`unit_exponents`), shifted
+    columns centred (a copy only when needed; for a
+    :class:`~ubreg.numerics.factor_matrix.FactorMatrix`, one that shares its codes)."""
     keep = ~fit.aliased
+    if fit.unit is not None:
+        X = scale_columns(X, fit.unit)
     return take_columns(X, keep, None if fit.shift is None else fit.shift[keep])
 
 
@@ -128,16 +158,20 @@ def working_transform(fit: LinearFit | WorkingColumns,
     """T with β = T β̃ over the kept columns (``None``: the identity).
 
     x̃_j = x_j − m_j = x_j − (m_j/c)·x_int for the intercept column x_int = c,
-    so β_int = β̃_int − Σ_j (m_j/c) β̃_j and every other β_j = β̃_j; a covariance
+    so β_int = β̃_int − Σ_j (m_j/c) β̃_j and every other β_j = β̃_j; a column fitted
+    in the unit 2^e (x_j·2^−e) has β_j = 2^−e β̃_j, a row of T scaled.  A covariance
     maps as T Ṽ Tᵀ.
     """
-    if fit.shift is None:
+    if fit.shift is None and fit.unit is None:
         return None
     keep = ~fit.aliased
     T = np.eye(int(keep.sum()))
-    row = int(np.sum(keep[:fit.intercept]))
-    T[row] -= fit.shift[keep] / intercept_value
-    T[row, row] = 1.0
+    if fit.shift is not None:
+        row = int(np.sum(keep[:fit.intercept]))
+        T[row] -= fit.shift[keep] / intercept_value
+        T[row, row] = 1.0
+    if fit.unit is not None:
+        T = np.ldexp(T, -fit.unit[keep][:, None])
     return T
 
 
@@ -207,7 +241,9 @@ def fit_uls(X: np.ndarray, y: np.ndarray, w: np.ndarray, family: Family, *,
     w = power_of_two_scaled(w)          # the fit is scale-free in w; its sums must be too
     n, p = X.shape
     offset = np.zeros(n) if offset is None else np.asarray(offset, dtype=np.float64)
-    shell = WorkingColumns(aliased=np.zeros(p, dtype=bool))
+    shell = WorkingColumns(aliased=np.zeros(p, dtype=bool), unit=unit_exponents(X))
+    if shell.unit is not None:          # and in a column's unit
+        X = scale_columns(X, shell.unit)
     gram = None
     if aliased is None:
         check = alias_check(X, w, intercept)
@@ -217,7 +253,7 @@ def fit_uls(X: np.ndarray, y: np.ndarray, w: np.ndarray, family: Family, *,
     else:
         shell.aliased = np.asarray(aliased, dtype=bool).copy()
     keep = ~shell.aliased
-    Xk = working_design(X, shell)
+    Xk = take_columns(X, keep, None if shell.shift is None else shell.shift[keep])   # X in units
     scale = _column_scale(Xk) if gram is None else working_scale(check, shell.shift)
     if solver == "corrective":
         run = _corrective(Xk, y, w, family, tol, 100 if maxiter is None else maxiter, offset,
@@ -228,6 +264,7 @@ def fit_uls(X: np.ndarray, y: np.ndarray, w: np.ndarray, family: Family, *,
     wsum = float(w.sum())
     final_edges = edges(family, Xk, y, eta, w, wsum, scale)
     # a shift is made only with an intercept (working_shift)
+    # T maps β̃ back to the columns as given (their units and shifts)
     T = working_transform(shell, value(X, 0, shell.intercept)
                           if shell.shift is not None and shell.intercept is not None else 1.0)
     coef = np.full(p, np.nan)
@@ -237,7 +274,8 @@ def fit_uls(X: np.ndarray, y: np.ndarray, w: np.ndarray, family: Family, *,
                      solver=solver, risk_path=np.asarray(risk_path),
                      edge_path=np.asarray(edge_path),
                      column_path=np.asarray(column_path, dtype=int),
-                     stalled=stalled, shift=shell.shift, intercept=shell.intercept)
+                     stalled=stalled, shift=shell.shift, intercept=shell.intercept,
+                     unit=shell.unit)
 
 
 def working_gram(check: AliasCheck, shift) -> np.ndarray:

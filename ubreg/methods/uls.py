@@ -27,7 +27,7 @@ from ..fitters.uls import (
 )
 from ..learners.binning import bin_design
 from ..numerics import options as opt
-from ..numerics.factor_matrix import is_factor_matrix, take_columns
+from ..numerics.factor_matrix import take_columns
 from ..numerics.separation import R_EPS, SEPARATION_SYMPTOM, detect_separation
 from ..numerics.warnings import warn
 from ..numerics.weights import power_of_two_scaled
@@ -84,7 +84,6 @@ def fit_linear(spec: FitSpec, *, solver: str = "corrective", tol: float = 1e-10,
     # other columns only (ubreg.numerics.factor_matrix)
     mf = model_frame(spec, "uls", offset=True, proportions=True, factor_codes=True,
                      square=True)
-    _check_magnitudes(mf.X, mf.weights, mf.design.column_names)
     family = spec.family
     if mf.response.kind == "proportion" and not family.is_permissible:
         raise ValueError(f"response {mf.response.name!r} holds proportions, whose loss is the "
@@ -148,24 +147,6 @@ def _null_eta(mf, family, offset, tol: float):
     ones = np.ones((len(mf.y), 1))
     return fit_uls(ones, mf.y, mf.weights, family, tol=tol, offset=offset,
                    aliased=np.zeros(1, dtype=bool)).eta
-
-
-def _check_magnitudes(X, w: np.ndarray, names: list) -> None:
-    """Refuse finite values too large for X'WX (|x| ~ 1e155 and beyond): its
-    diagonal overflows, and by Cauchy-Schwarz a finite diagonal keeps every
-    entry finite.  Otherwise the fitter fails deep inside linear algebra.
-    (A factor's columns are rows of its contrast matrix: not checked.)"""
-    if is_factor_matrix(X):
-        X, names = X.dense, [names[j] for j in X.dense_cols]
-    with np.errstate(over="ignore", invalid="ignore"):     # the weights as the fit reads them
-        ss = np.einsum("ij,ij,i->j", X, X, power_of_two_scaled(w))
-    bad = ~np.isfinite(ss)
-    if bad.any():
-        cols = [names[j] for j in np.flatnonzero(bad)]
-        big = float(np.max(np.abs(X[:, bad])))
-        raise DataError(f"design column(s) {cols} hold values too large for a linear fit "
-                        f"(|x| up to {big:.3g}: their weighted sum of squares overflows); "
-                        "rescale them")
 
 
 def _warn_like_glm(result: LinearResult, on_separation: str, tol: float):

@@ -233,3 +233,14 @@ def take_columns(X, keep: np.ndarray | None = None, shift: np.ndarray | None = N
             table = f.table[:, k] - full_shift[f.cols[k]]
             factors.append(FactorBlock(f.codes, np.ascontiguousarray(table), new_index[f.cols[k]]))
     return FactorMatrix(X.n, int(keep.sum()), dense, new_index[X.dense_cols[d_keep]], factors)
+
+
+def scale_columns(X, exponent: np.ndarray):
+    """X with column j multiplied by 2^−exponent[j] (exact: a power of two), as a new
+    array or a factor matrix sharing X's codes."""
+    e = np.asarray(exponent, dtype=np.int64)
+    if not isinstance(X, FactorMatrix):
+        return np.ldexp(np.asarray(X, dtype=np.float64), -e)
+    dense = np.ldexp(X.dense, -e[X.dense_cols])
+    factors = [FactorBlock(f.codes, np.ldexp(f.table, -e[f.cols]), f.cols) for f in X.factors]
+    return FactorMatrix(X.n, X.p, dense, X.dense_cols, factors)
