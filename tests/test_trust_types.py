@@ -98,3 +98,16 @@ def test_cross_validation_aligns_series_weights_too(data):
     b = ubreg.cv("y ~ x", data, weights=w.sample(frac=1.0, random_state=0), folds=3, seed=1,
                  refit=False)
     pd.testing.assert_frame_equal(a.folds, b.folds)
+
+
+@pytest.mark.parametrize("big", [1e300, 1e200])
+def test_a_huge_row_in_the_first_online_batch_is_refused_by_name(data, big):
+    """One row of 1e300 made Theorem 3's rate λ/((p−1)λ_p²) underflow to 0: the weights
+    stayed at zero for ever, silently."""
+    first = data.head(40).copy()
+    first.loc[first.index[0], "x"] = big
+    learner = ubreg.OnlineLearner("y ~ x", family="entropy")
+    with pytest.raises(DataError, match=r"lambda_p.*underflow|rate.*0"):
+        learner.partial_fit(first)
+    assert learner.design is None                   # nothing was learned
+    ubreg.OnlineLearner("y ~ x", family="entropy", eta=0.1).partial_fit(first)   # a way out

@@ -250,7 +250,13 @@ class OnlineLearner(Result):
         if not lp > 0:
             raise DataError("every row of the first batch has x = 0: lambda_p cannot be "
                             "estimated; pass lambda_p= or eta=")
-        st.update(lambda_=lam, lambda_p=lp, eta=qnorm.theorem3_eta(lam, self.p, lp),
+        eta = qnorm.theorem3_eta(lam, self.p, lp)
+        if not (np.isfinite(eta) and eta >= np.finfo(float).tiny):
+            raise DataError(f"Theorem 3's rate eta = lambda/((p-1) lambda_p^2) is {eta:.3g} with "
+                            f"lambda_p = {lp:.3g} ({lp_src}): it underflows (or overflows), so "
+                            "every step would be zero; rescale the predictors, or pass "
+                            "lambda_p= or eta=")
+        st.update(lambda_=lam, lambda_p=lp, eta=eta,
                   eta_source=(f"Theorem 3: eta = lambda/((p-1) lambda_p^2), lambda {lam_src}, "
                               f"lambda_p {lp_src}"))
         return st, X, frame.y, len(batch) - len(frame.y)
