@@ -8,6 +8,7 @@ from __future__ import annotations
 __all__ = [
     "UbregError", "FormulaError", "DataError", "ResponseError", "PredictionError",
     "OptionError", "ConvergenceWarning", "SeparationWarning", "PerfectFitWarning",
+    "interrupt_behind",
 ]
 
 
@@ -45,3 +46,21 @@ class SeparationWarning(UserWarning):
 
 class PerfectFitWarning(UserWarning):
     """The fit reproduces the response exactly."""
+
+
+def interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
+    """The KeyboardInterrupt at the root of a ``SystemError`` chain, or None.
+
+    A Ctrl-C that arrives while a compiled (numba) kernel runs is raised when the kernel
+    next calls into Python, and the dispatcher reports it as ``SystemError: ... returned
+    a result with an exception set``, the interrupt at the end of the chain of causes.
+    """
+    seen = 0
+    while isinstance(exc, SystemError) and seen < 32:
+        nxt = exc.__cause__ or exc.__context__
+        if isinstance(nxt, KeyboardInterrupt):
+            return nxt
+        if nxt is None:
+            return None
+        exc, seen = nxt, seen + 1
+    return None

@@ -16,7 +16,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from ..design import checked_trusted, is_dask_frame
-from ..errors import DataError, OptionError
+from ..errors import DataError, OptionError, interrupt_behind
 from ..families import Family, resolve_family
 from .registry import METHODS
 from .spec import FitSpec, Method
@@ -172,6 +172,10 @@ def _run(entry: Method, on_dask: bool, spec: FitSpec, options: dict, label: str,
         raise DataError(NOT_ON_DASK.format(name=entry.name, on_dask=_methods_on_dask()))
     try:
         return backend(spec, **options)
+    except SystemError as exc:          # Ctrl-C inside a compiled kernel
+        if interrupt_behind(exc) is not None:
+            raise KeyboardInterrupt from None
+        raise
     except TypeError as exc:
         # a method whose options could not be read from its signature: its
         # forwarding call refused the keyword

@@ -1,0 +1,85 @@
+"""Issue 27 §2: Ctrl-C during a fit is a KeyboardInterrupt, with the interpreter usable
+after.  A signal that arrives while a compiled kernel runs surfaced as numba's
+``SystemError: ... returned a result with an exception set`` (4 of 6 tries in uboost),
+the KeyboardInterrupt buried at the end of its chain of causes."""
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ubreg
+
+
+def _kernel_interrupted(*args, **kwargs):
+    try:
+        raise KeyboardInterrupt
+    except KeyboardInterrupt as exc:
+        raise SystemError("CPUDispatcher(<function grow_newton>) returned a result with "
+                          "an exception set") from exc
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(0)
+    d = pd.DataFrame({"x": rng.normal(size=300), "z": rng.normal(size=300)})
+    d["y"] = (d.x + rng.normal(size=300) > 0).astype(int)
+    return d
+
+
+def test_an_interrupted_kernel_is_a_keyboard_interrupt(data, monkeypatch):
+    import ubreg.learners._newton_grower as grower
+    monkeypatch.setattr(grower, "grow_newton", _kernel_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        ubreg.fit("y ~ x + z", data, method="uboost", mstop=5)
+
+
+def test_other_system_errors_are_not_rewritten(data, monkeypatch):
+    import ubreg.learners._newton_grower as grower
+
+    def broken(*args, **kwargs):
+        raise SystemError("a real one")
+    monkeypatch.setattr(grower, "grow_newton", broken)
+    with pytest.raises(SystemError, match="a real one"):
+        ubreg.fit("y ~ x + z", data, method="uboost", mstop=5)
+
+
+_SCRIPT = textwrap.dedent("""
+    import numpy as np, pandas as pd, ubreg
+    rng = np.random.default_rng(0)
+    n = 200_000
+    d = pd.DataFrame(rng.normal(size=(n, 10)), columns=[f"x{i}" for i in range(10)])
+    d["y"] = (d.x0 + rng.normal(size=n) > 0).astype(int)
+    ubreg.fit("y ~ .", d.head(2000), method="uboost", mstop=5)
+    print("ready", flush=True)
+    try:
+        ubreg.fit("y ~ .", d, method="uboost", mstop=100000)
+        print("finished", flush=True)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+    except BaseException as exc:
+        print("raised", type(exc).__name__, flush=True)
+    ubreg.fit("y ~ x0", d.head(500), method="uboost", mstop=3)
+    print("usable", flush=True)
+""")
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_a_uboost_fit(tmp_path):
+    script = tmp_path / "fit.py"
+    script.write_text(_SCRIPT)
+    for delay in (0.5, 0.9, 1.3):
+        proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        while line and "ready" not in line:
+            line = proc.stdout.readline()
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=120)
+        assert "interrupted" in out and "usable" in out, out
