@@ -338,7 +338,8 @@ class Result(abc.ABC):
         degrees of freedom, deviances and AIC for a linear fit; the call and the
         main numbers for the others (:mod:`ubreg.summary.printed`)."""
         from ..summary.printed import print_lines
-        return "\n".join(print_lines(self))
+        from ..summary.render import visible_text
+        return visible_text("\n".join(print_lines(self)))
 
 
 class BinaryResult(Result):

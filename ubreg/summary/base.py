@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .render import render_template, shown_names
+from .render import render_template, shown_call, shown_names, visible_text
 
 __all__ = ["Summary", "align_rows", "aligned_pairs", "sig_decimals"]
 
@@ -91,7 +91,7 @@ class Summary(abc.ABC):
     # ---- pieces the text forms share ----------------------------------------
     def call_lines(self) -> list[str]:
         """A blank line, ``Call:`` and the call."""
-        return ["", "Call:", str(self.result.call)]
+        return ["", "Call:", shown_call(self.result.call)]
 
     @staticmethod
     def note_lines(notes: Iterable[str]) -> list[str]:
@@ -100,7 +100,8 @@ class Summary(abc.ABC):
 
     # ---- renderings -----------------------------------------------------------
     def __str__(self) -> str:
-        return "\n".join(self.text_lines())
+        # whatever a line holds (a family's or a level's name), nothing in it is hidden
+        return visible_text("\n".join(self.text_lines()))
 
     def __repr__(self) -> str:
         return str(self)

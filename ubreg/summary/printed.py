@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .render import shown_call
 from .rformat import format_r, named_vector_lines, signif
 from .tree_listing import listing
 
@@ -24,7 +25,7 @@ def _r_number(x: float) -> str:
 
 
 def _head(result) -> list[str]:
-    return ["", f"Call:  {result.call}"]
+    return ["", f"Call:  {shown_call(result.call)}"]
 
 
 def _dropped(result) -> list[str]:

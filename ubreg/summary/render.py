@@ -34,20 +34,35 @@ import unicodedata
 from functools import lru_cache
 
 __all__ = ["environment", "render_template", "visible_text", "shown_names", "shown_name",
-           "NAME_LIMIT"]
+           "shown_call", "NAME_LIMIT"]
 
 #: longest name shown in full in tables and plots
 NAME_LIMIT = 40
 _HIDDEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+#: Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt) outside
+#: Cc/Cf: characters a renderer draws as nothing (U+034F, the Hangul fillers U+3164,
+#: U+115F, U+1160, U+FFA0, the variation selectors), and the blank-looking U+2800
+_IGNORABLE = ((0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F),
+              (0x2800, 0x2800), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFFA0, 0xFFA0),
+              (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF))
+
+
+def _hidden(ch: str) -> bool:
+    """Drawn as nothing, or as an ordinary space while it is not one."""
+    category = unicodedata.category(ch)
+    if category in _HIDDEN or (category == "Zs" and ch != " "):
+        return True
+    code = ord(ch)
+    return any(lo <= code <= hi for lo, hi in _IGNORABLE)
 
 
 def _visible(text: str, newlines: bool, html: bool) -> str:
     probe = text.replace("\n", "").replace("\t", "") if newlines else text
-    if probe.isprintable():          # fast path: nothing to escape (C speed)
+    if probe.isascii() and probe.isprintable():     # fast path: nothing to escape
         return text
     out = []
     for ch in text:
-        if (newlines and ch in "\n\t") or unicodedata.category(ch) not in _HIDDEN:
+        if (newlines and ch in "\n\t") or not _hidden(ch):
             out.append(ch)
         else:
             out.append(f"&lt;U+{ord(ch):04X}&gt;" if html else f"<U+{ord(ch):04X}>")
@@ -110,7 +125,7 @@ def shown_names(names, limit: int = NAME_LIMIT) -> list[str]:
     """
     if limit < 16:
         raise ValueError(f"limit must be at least 16 characters, got {limit}")
-    full = [visible_text(str(n), newlines=False) for n in names]
+    full = _apart(visible_text(str(n), newlines=False) for n in names)
     shown = [s if len(s) <= limit else _cut(s, limit) for s in full]
     owners: dict[str, set] = {}
     for f, s in zip(full, shown):
@@ -123,6 +138,32 @@ def shown_names(names, limit: int = NAME_LIMIT) -> list[str]:
         k = numbered.setdefault(s, {}).setdefault(f, len(numbered[s]))
         out.append(s if k == 0 else f"{s[:limit - len(str(k)) - 1]}~{k}")
     return out
+
+
+def _apart(names) -> list[str]:
+    """Names that look alike because they differ only in Unicode normalisation ("é" as
+    U+00E9 or as e + U+0301) with the combining marks of those not in NFC shown as
+    ``<U+XXXX>``."""
+    names = list(names)
+    if all(n.isascii() for n in names):
+        return names
+    forms: dict[str, set] = {}
+    for n in names:
+        forms.setdefault(unicodedata.normalize("NFC", n), set()).add(n)
+    return [n if len(forms[unicodedata.normalize("NFC", n)]) == 1
+            or unicodedata.normalize("NFC", n) == n
+            else "".join(f"<U+{ord(c):04X}>" if unicodedata.category(c).startswith("M") else c
+                         for c in n)
+            for n in names]
+
+
+def shown_call(call) -> str:
+    """A call or formula as text shows it: hidden characters escaped, each name longer
+    than :data:`NAME_LIMIT` shortened as :func:`shown_name` shortens it."""
+    import re
+    text = visible_text(str(call), newlines=False)
+    return re.sub(r"[^\s\"'`(),~+*:/^|=\-\[\]]{%d,}" % (NAME_LIMIT + 1),
+                  lambda m: shown_name(m.group(0)), text)
 
 
 def shown_name(name, limit: int = NAME_LIMIT) -> str:

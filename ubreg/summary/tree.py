@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .base import Summary
+from .base import Summary, align_rows
 from .rformat import format_r, matrix_lines
 from .tree_listing import listing
 
@@ -78,7 +78,7 @@ class TreeSummary(Summary):
         if len(imp):
             lines += ["", "Variable importance (surrogate-risk reduction):"]
             scaled = np.round(100 * imp / imp.sum()).astype(int)
-            lines.append(scaled.to_string())
+            lines += align_rows([[str(k), str(v)] for k, v in scaled.items()])
         lines += ["", f"    Null deviance: {f['null_deviance']:.5g}",
                   f"Residual deviance: {f['deviance']:.5g}  ({f['n_leaves']} leaves)"]
         if f["n_dropped"]:
