@@ -162,8 +162,8 @@ def shown_call(call) -> str:
     than :data:`NAME_LIMIT` shortened as :func:`shown_name` shortens it."""
     import re
     text = visible_text(str(call), newlines=False)
-    return re.sub(r"[^\s\"'`(),~+*:/^|=\-\[\]]{%d,}" % (NAME_LIMIT + 1),
-                  lambda m: shown_name(m.group(0)), text)
+    long_word = r"[^\s\"'`(),~+*:/^|=\-\[\]]{" + str(NAME_LIMIT + 1) + ",}"
+    return re.sub(long_word, lambda m: shown_name(m.group(0)), text)
 
 
 def shown_name(name, limit: int = NAME_LIMIT) -> str:
