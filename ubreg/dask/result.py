@@ -160,7 +160,7 @@ class DaskLinearResult(LinearResult):
         ``"HC0"``/``"robust"`` or ``"HC1"``: HC2 and HC3 need the rows' hat values,
         which a fit of a Dask frame does not hold); the deviance-residual quantiles
         are dask's approximate quantiles (exact min and max)."""
-        return DaskLinearSummary(self, cov=one_vcov(vcov, cov))
+        return DaskLinearSummary(self, cov=one_vcov(vcov, cov, self.default_vcov))
 
     def __getstate__(self) -> dict[str, Any]:
         return dict(self.__dict__)

@@ -151,7 +151,7 @@ class Comparison:
     :meth:`coefficients` and :meth:`statistics` hold the numbers.
     """
 
-    def __init__(self, models: dict, statistic: str = "se", cov: str = "model"):
+    def __init__(self, models: dict, statistic: str = "se", cov: str | None = None):
         if statistic not in ("se", "z"):
             raise ValueError(f"statistic must be 'se' or 'z', got {statistic!r}")
         self.statistic = statistic
@@ -171,7 +171,7 @@ class Comparison:
         for name, m in self.models.items():
             if not capabilities_of(m).has_coefficients:
                 continue
-            t = m.coef_table(cov=self.cov) if self.cov != "model" else m.coef_table()
+            t = m.coef_table() if self.cov is None else m.coef_table(cov=self.cov)
             tables[name] = t
             terms += [term for term in t.index if term not in terms]  # first-appearance order
         cols = pd.MultiIndex.from_product([self.names, ["estimate", "std_error", "z", "p"]],
@@ -254,7 +254,8 @@ class Comparison:
 
     def _note(self) -> str:
         second = "standard errors" if self.statistic == "se" else "z statistics"
-        cov = "model-based" if self.cov == "model" else self.cov
+        cov = {None: "each model's default: model-based for a likelihood family, robust HC0 "
+                     "otherwise", "model": "model-based"}.get(self.cov, self.cov)
         note = (f"Estimates with {second} ({cov} covariance) in parentheses; "
                 "* p < 0.05, ** p < 0.01, *** p < 0.001, . p < 0.1. "
                 "Metrics on the training rows (frequency-weighted).")
@@ -345,7 +346,7 @@ class Comparison:
 
 
 def compare(models: Any, names: Sequence[str] | None = None, statistic: str = "se",
-            cov: str = "model") -> Comparison:
+            cov: str | None = None) -> Comparison:
     """Compare fitted models side by side.
 
     Parameters
@@ -358,8 +359,10 @@ def compare(models: Any, names: Sequence[str] | None = None, statistic: str = "s
         Column names (default: the dict keys, or "(i) method · family").
     statistic : {"se", "z"}
         What the parentheses under each estimate hold.
-    cov : {"model", "robust"}
-        Covariance of the standard errors, for models with coefficients.
+    cov : {"model", "robust", "HC0", "HC1", "HC2", "HC3"}, optional
+        Covariance of the standard errors, for models with coefficients; by default
+        each model's own (``default_vcov``: model-based for ``entropy`` and
+        ``entropy2``, the robust HC0 sandwich for any other family).
 
     Returns
     -------

@@ -56,6 +56,10 @@ class Family(abc.ABC):
     #: log-likelihood in nats): deviance differences are then likelihood-ratio statistics
     #: with a χ² reference (docs/math.md §3); only ``entropy``
     likelihood_deviance: bool = False
+    #: True when the loss is a constant multiple of the Bernoulli negative log-likelihood
+    #: (``entropy``, and ``entropy2`` in bits): the model-based covariance is the inverse
+    #: Fisher information, R's default; any other family's default is the sandwich
+    binomial_likelihood: bool = False
     #: what the deviance of this family sums, for summaries
     divergence_formula: str = "2 Σ wᵢ ℓ(yᵢ, ηᵢ)"
     #: the range of the link (of ∇φ on (0, 1) for a permissible family): the values

@@ -96,6 +96,7 @@ class Entropy(PermissibleFamily):
     a = 0.0
     b = _LN2
     likelihood_deviance = True
+    binomial_likelihood = True
 
     def phi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         p = _as_float(p)

@@ -370,7 +370,7 @@ def cv_risk(obj, ax=None, se=None, label: str = "CV risk"):
 # ---------------------------------------------------------------------------
 # coefficients, trees
 # ---------------------------------------------------------------------------
-def coefficients(result, ax=None, level: float = 0.95, cov: str = "model",
+def coefficients(result, ax=None, level: float = 0.95, cov: str | None = None,
                  intercept: bool = False, scale: str = "sd"):
     """Estimates with Wald confidence intervals (results with ``has_coefficients``).
 
@@ -391,7 +391,8 @@ def coefficients(result, ax=None, level: float = 0.95, cov: str = "model",
             columns={"conf_low": "lower", "conf_high": "upper"})
         t = t.loc[[i for i in formula_order(result) if intercept or i != "(Intercept)"]]
         t = t[np.isfinite(t["estimate"].to_numpy(dtype=float))]
-        what = f"estimate with {int(level * 100)}% CI ({cov} covariance)"
+        kind = cov or getattr(result, "default_vcov", "model")
+        what = f"estimate with {int(level * 100)}% CI ({kind} covariance)"
     else:
         t = effects(result, scale=scale, level=level, intercept=intercept)
         what = f"per-SD change of the link, {int(level * 100)}% Wald CI"

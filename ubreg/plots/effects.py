@@ -9,7 +9,7 @@ family whose posterior is logistic, p = expit(cη) (``entropy``, ``entropy2``:
 :attr:`~ubreg.families.base.PermissibleFamily.posterior_form`), gives odds ratios
 exp(cβ).  Intervals are profile-likelihood ones where the result offers them
 (``confint(method="profile")`` of an ``entropy`` fit holding its design matrix),
-else Wald (model covariance), and say which.
+else Wald (the default covariance, ``default_vcov``), and say which.
 """
 from __future__ import annotations
 
@@ -88,7 +88,8 @@ def term_scales(result) -> pd.Series:
 
 def _intervals(result, level: float, interval: str) -> tuple[pd.DataFrame, str]:
     """(lower, upper) of every coefficient and how they were computed: profile where
-    asked for and available, else Wald with the model covariance."""
+    asked for and available, else Wald with the result's default covariance
+    (``default_vcov``)."""
     table = result.coef_table(level=level)
     wald = table[["conf_low", "conf_high"]].set_axis(["lower", "upper"], axis=1)
     if interval == "wald":

@@ -132,19 +132,28 @@ class LinearResult(BinaryResult):
         return self.fit_info.edge_path
 
     # ---- covariances ------------------------------------------------------
-    def vcov(self, kind: str = "model") -> pd.DataFrame:
+    @property
+    def default_vcov(self) -> str:
+        """The covariance of ``bse``, ``summary()`` and every Wald tool unless one is asked
+        for: ``"model"`` (R's) for a likelihood family (``entropy``, ``entropy2``), the
+        robust sandwich HC0 (``"robust"``) for any other, whose model-based covariance
+        undercovers when the data do not follow the family's model."""
+        return "model" if self.family.binomial_likelihood else "robust"
+
+    def vcov(self, kind: str | None = None) -> pd.DataFrame:
         """Covariance of β̂ (docs/math.md §3).
 
         Parameters
         ----------
-        kind : {"model", "HC0", "HC1", "HC2", "HC3", "robust"}
+        kind : {"model", "HC0", "HC1", "HC2", "HC3", "robust"}, optional
+            By default :attr:`default_vcov`.
             ``"model"``: A⁻¹B_model A⁻¹, glm's ``vcov`` for ``entropy``.  The others
             are ``sandwich::vcovHC(type = kind)``: HC0 (``"robust"`` is its alias)
             A⁻¹B_robust A⁻¹; HC1 = HC0 · n/(n − k) (n = :attr:`nobs`, k the rank);
             HC2 and HC3 divide each row's meat by 1 − hᵢ and (1 − hᵢ)², hᵢ the hat
             values of the weighted fit (:meth:`hat_values`).
         """
-        key = self._vcov_key(kind)
+        key = self._vcov_key(self.default_vcov if kind is None else kind)
         if key not in self._cov:
             self._cov[key] = self._computed_cov(key)
         names = self.coef.index
@@ -205,7 +214,7 @@ class LinearResult(BinaryResult):
         h = _hat_values(X, self.y, self.weights, self.eta, self.family)
         return self._padded(pd.Series(h, index=self.index, name="hat"))
 
-    def _wald(self, cov: str = "model", level: float = 0.95) -> dict[str, np.ndarray]:
+    def _wald(self, cov: str | None = None, level: float = 0.95) -> dict[str, np.ndarray]:
         return wald_table(self.coef.to_numpy(), self.vcov(cov).to_numpy(), level)
 
     @property
@@ -221,9 +230,9 @@ class LinearResult(BinaryResult):
         return pd.Series(self._wald()["p"], index=self.coef.index, name="p")
 
     # ---- intervals and tables ----------------------------------------------
-    def conf_int(self, level: float = 0.95, cov: str = "model") -> pd.DataFrame:
+    def conf_int(self, level: float = 0.95, cov: str | None = None) -> pd.DataFrame:
         """Wald confidence intervals β̂ ± z_{(1+level)/2}·se (R's ``confint.default``),
-        with the covariance ``cov`` (:meth:`vcov`)."""
+        with the covariance ``cov`` (:meth:`vcov`; by default :attr:`default_vcov`)."""
         _check_level(level)
         t = self._wald(cov, level)
         lo, hi = _interval_names(level)
@@ -280,7 +289,7 @@ class LinearResult(BinaryResult):
         """Tidy coefficient table: estimate, std_error, z, p, conf_low, conf_high
         (Wald, with the covariance ``vcov`` of :meth:`vcov`; ``cov`` is its older
         name)."""
-        t = self._wald(one_vcov(vcov, cov), level)
+        t = self._wald(one_vcov(vcov, cov, self.default_vcov), level)
         return pd.DataFrame({"estimate": self.coef.to_numpy(), "std_error": t["se"], "z": t["z"],
                              "p": t["p"], "conf_low": t["lower"], "conf_high": t["upper"]},
                             index=pd.Index(self.coef.index, name="term"))
@@ -305,18 +314,20 @@ class LinearResult(BinaryResult):
 
     def predict(self, newdata: pd.DataFrame | None = None, type: str = "response", *,
                 se_fit: bool = False, interval: str | None = None, level: float = 0.95,
-                **kwargs: Any) -> pd.Series | pd.DataFrame:
+                vcov: str | None = None) -> pd.Series | pd.DataFrame:
         """Predictions on the link, response or class scale (:meth:`BinaryResult.predict`).
 
         With ``se_fit=True`` or ``interval="confidence"`` a DataFrame indexed like
         ``newdata`` (the training rows when it is None), R's ``predict.glm(se.fit =
-        TRUE)``: ``fit``, ``se_fit`` (√(xᵀVx) with V the model covariance on the link
-        scale; times |dp̂/dη| = 1/φ''(p̂) on the response scale, the delta method) and,
+        TRUE)``: ``fit``, ``se_fit`` (√(xᵀVx) with V the covariance ``vcov`` of
+        :meth:`vcov`, by default :attr:`default_vcov`, on the link scale; times
+        |dp̂/dη| = 1/φ''(p̂) on the response scale, the delta method) and,
         with ``interval``, ``lower`` and ``upper``: η ± z_{(1+level)/2}·se on the link
         scale, mapped through the posterior for ``type="response"``.
         """
+        kind = self._vcov_key(self.default_vcov if vcov is None else vcov)
         if not se_fit and interval is None:
-            return super().predict(newdata, type, **kwargs)
+            return super().predict(newdata, type)
         check_predict_type(type)
         if type == "class":
             raise ValueError("se_fit and interval apply to type='link' or 'response', "
@@ -331,7 +342,7 @@ class LinearResult(BinaryResult):
         else:
             newdata = as_frame(newdata, "newdata")
             (X, eta_ok, na), index = self._rows_for(newdata), newdata.index
-        return _se_frame(self, X, eta_ok, na, index, type, se_fit, interval, level)
+        return _se_frame(self, X, eta_ok, na, index, type, se_fit, interval, level, kind)
 
     # ---- residuals, padded as R's na.exclude --------------------------------
     @property
@@ -389,15 +400,16 @@ class LinearResult(BinaryResult):
         standard errors of the covariance ``vcov`` (:meth:`vcov`; ``cov`` is its
         older name); the header names it."""
         from ..summary.linear import LinearSummary
-        return LinearSummary(self, cov=one_vcov(vcov, cov))
+        return LinearSummary(self, cov=one_vcov(vcov, cov, self.default_vcov))
 
 
-def one_vcov(vcov: str | None, cov: str | None) -> str:
-    """The covariance asked for by ``vcov`` or its older name ``cov`` (not both)."""
+def one_vcov(vcov: str | None, cov: str | None, default: str = "model") -> str:
+    """The covariance asked for by ``vcov`` or its older name ``cov`` (not both), else
+    ``default`` (a result's :attr:`LinearResult.default_vcov`)."""
     if vcov is not None and cov is not None and vcov != cov:
         raise TypeError(f"give vcov or cov (its older name), not both: vcov={vcov!r}, "
                         f"cov={cov!r}")
-    kind = vcov if vcov is not None else cov if cov is not None else "model"
+    kind = vcov if vcov is not None else cov if cov is not None else default
     LinearResult._vcov_key(kind)
     return kind
 
@@ -438,10 +450,11 @@ def _positions(full: pd.Index, part: pd.Index) -> np.ndarray:
 def _se_frame(result: LinearResult, X: np.ndarray | FactorMatrix, eta_ok: np.ndarray,
               na: np.ndarray,
               index: pd.Index, type: str, se_fit: bool, interval: str | None,
-              level: float) -> pd.DataFrame:
-    """``predict.glm(se.fit = TRUE)``'s fit and se, and the confidence limits."""
+              level: float, kind: str) -> pd.DataFrame:
+    """``predict.glm(se.fit = TRUE)``'s fit and se, and the confidence limits, with the
+    covariance ``kind``."""
     keep = ~result.fit_info.aliased
-    V = result._cov["model"][np.ix_(keep, keep)]
+    V = result.vcov(kind).to_numpy()[np.ix_(keep, keep)]
     quad = np.empty(X.shape[0])
     for start, stop, rows in row_blocks(take_columns(X, keep)):
         quad[start:stop] = np.einsum("ij,jk,ik->i", rows, V, rows)

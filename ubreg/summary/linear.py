@@ -102,7 +102,7 @@ class LinearSummary(Summary):
 
     def covariance(self) -> str:
         """Which covariance the standard errors come from, as the summary says it."""
-        if self.cov == "model" and self.result.family.name == "entropy":
+        if self.cov == "model" and self.result.family.binomial_likelihood:
             return "model-based (inverse Fisher information, as glm)"
         return covariance_label(self.cov)
 

@@ -1,0 +1,78 @@
+"""Issue 27 §3, inference stated as it is.
+
+* The default covariance of a family whose loss is not a likelihood is the robust
+  sandwich (HC0): under misspecification the model-based one undercovers and does not
+  improve with n; ``entropy`` (and ``entropy2``, the same likelihood in bits) keep R's
+  model-based default.  tests/test_inference_calibration.py checks the coverage of both.
+* ``predict(se_fit=True)`` takes ``vcov=`` and refuses keywords it does not know.
+"""
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ubreg
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(5)
+    n = 300
+    d = pd.DataFrame({"x": rng.normal(size=n), "z": rng.normal(size=n)})
+    d["y"] = (0.9 * d.x + rng.logistic(size=n) > 0).astype(int)
+    return d
+
+
+def _fit(data, family):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ubreg.fit("y ~ x + z", data, family=family)
+
+
+NON_LIKELIHOOD = ["matsushita", "gini", ubreg.Permissible("logcosh", zeta=-4),
+                  ubreg.Permissible("tempered", t=-1.0)]
+
+
+@pytest.mark.parametrize("family", NON_LIKELIHOOD)
+def test_a_non_likelihood_family_defaults_to_the_sandwich(data, family):
+    m = _fit(data, family)
+    hc0 = m.vcov("HC0")
+    np.testing.assert_allclose(m.vcov().to_numpy(), hc0.to_numpy())
+    np.testing.assert_allclose(m.bse, np.sqrt(np.diag(hc0)))
+    np.testing.assert_allclose(m.coef_table()["std_error"], np.sqrt(np.diag(hc0)))
+    assert "robust sandwich HC0" in str(m.summary())
+    model = m.summary(vcov="model")
+    np.testing.assert_allclose(model.frame()["Std. Error"],
+                               np.sqrt(np.diag(m.vcov("model")))[[0, 1, 2]])
+
+
+@pytest.mark.parametrize("family", ["entropy", "entropy2"])
+def test_likelihood_families_keep_the_model_based_default(data, family):
+    m = _fit(data, family)
+    np.testing.assert_allclose(m.vcov().to_numpy(), m.vcov("model").to_numpy())
+    assert "robust" not in str(m.summary()).split("Coefficients")[0]
+
+
+@pytest.mark.parametrize("family", ["entropy", "matsushita"])
+def test_predict_se_fit_takes_vcov(data, family):
+    m = _fit(data, family)
+    new = data.head(5)
+    X = np.column_stack([np.ones(5), new.x, new.z])
+    for kind in ["model", "HC0", "HC3"]:
+        V = m.vcov(kind).to_numpy()
+        got = m.predict(new, type="link", se_fit=True, vcov=kind)["se_fit"].to_numpy()
+        np.testing.assert_allclose(got, np.sqrt(np.einsum("ij,jk,ik->i", X, V, X)), rtol=1e-10)
+    default = m.predict(new, type="link", se_fit=True)["se_fit"].to_numpy()
+    V = m.vcov().to_numpy()
+    np.testing.assert_allclose(default, np.sqrt(np.einsum("ij,jk,ik->i", X, V, X)), rtol=1e-10)
+
+
+def test_predict_refuses_unknown_keywords(data):
+    m = _fit(data, "entropy")
+    with pytest.raises(TypeError, match="se_fti"):
+        m.predict(data, se_fti=True)
+    with pytest.raises(TypeError, match="vcv"):
+        m.predict(data, se_fit=True, vcv="HC0")
+    with pytest.raises(ValueError, match="vcov"):
+        m.predict(data, se_fit=True, vcov="HC9")
