@@ -76,3 +76,23 @@ def test_predict_refuses_unknown_keywords(data):
         m.predict(data, se_fit=True, vcv="HC0")
     with pytest.raises(ValueError, match="vcov"):
         m.predict(data, se_fit=True, vcov="HC9")
+
+
+@pytest.mark.parametrize("family", NON_LIKELIHOOD)
+def test_aic_only_where_the_loss_is_a_likelihood(data, family):
+    """AIC ranked families by a log-likelihood only entropy maximises (ΔAIC infinite for
+    gini and logcosh in most fits); like R's quasi families, the others have none."""
+    m = _fit(data, family)
+    assert np.isnan(m.aic) and np.isnan(m.bic)
+    assert "AIC: NA" in repr(m)
+    comparison = ubreg.compare([_fit(data, "entropy"), m])
+    row = comparison.frame().loc["AIC"]
+    assert row.iloc[0] != "" and row.iloc[1] == ""
+    assert "not a likelihood" in str(comparison)
+    assert "†" not in comparison.frame().loc["Parameters"].iloc[1]
+
+
+def test_entropy2_has_entropys_aic(data):
+    a, b = _fit(data, "entropy"), _fit(data, "entropy2")
+    assert b.aic == pytest.approx(a.aic, rel=1e-10)
+    assert b.bic == pytest.approx(a.bic, rel=1e-10)

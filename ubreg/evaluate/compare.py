@@ -25,7 +25,7 @@ marked with † and a footnote says why.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -60,7 +60,9 @@ def format_number(v: float | None, digits: int = 4) -> str:
 def has_information_criteria(model: object) -> bool:
     """Whether AIC and BIC are meaningful for ``model``: a linear fit, i.e. a
     result that declares ``has_likelihood`` (see the module notes)."""
-    return capabilities_of(model).has_likelihood
+    # a result that declares has_likelihood is a linear fit, which has a family
+    return (capabilities_of(model).has_likelihood
+            and bool(cast(Any, model).family.binomial_likelihood))
 
 
 def fit_statistics(model: Any) -> dict[str, float]:
@@ -235,7 +237,7 @@ class Comparison:
             if key in ("nobs", "n_dropped"):
                 cells = [f"{v:g}" if np.isfinite(v) else "" for v in vals]
             elif key == "df_model":
-                cells = [(f"{v:g}" + ("" if self._ic[n] else "†")) if np.isfinite(v) else ""
+                cells = [(f"{v:g}" + ("" if self._linear(n) else "†")) if np.isfinite(v) else ""
                          for n, v in zip(self.names, vals)]
             else:
                 cells = [f"{v:.2f}" if np.isfinite(v) else ("" if np.isnan(v) else
@@ -252,6 +254,10 @@ class Comparison:
                                                for a, b in zip(m, se)]))
         return rows
 
+    def _linear(self, name: str) -> bool:
+        """A fit with a parameter count (``has_likelihood``), whatever its family."""
+        return capabilities_of(self.models[name]).has_likelihood
+
     def _note(self) -> str:
         second = "standard errors" if self.statistic == "se" else "z statistics"
         cov = {None: "each model's default: model-based for a likelihood family, robust HC0 "
@@ -259,7 +265,14 @@ class Comparison:
         note = (f"Estimates with {second} ({cov} covariance) in parentheses; "
                 "* p < 0.05, ** p < 0.01, *** p < 0.001, . p < 0.1. "
                 "Metrics on the training rows (frequency-weighted).")
-        others = sorted({method_label(self.models[n]) for n in self.names if not self._ic[n]})
+        quasi = sorted({model_label(self.models[n]).split(" · ", 1)[1] for n in self.names
+                        if self._linear(n) and not self._ic[n]})
+        if quasi:
+            note += (f" No AIC or BIC for {', '.join(quasi)}: the loss is not a likelihood (as "
+                     "for R's quasi families); compare families by cross-validated log loss "
+                     "or Brier score.")
+        others = sorted({method_label(self.models[n]) for n in self.names
+                         if not self._linear(n)})
         if others:
             note += (" † Not degrees of freedom: the count the method reports (leaves, leaves "
                      "of the base trees, rounds) for a structure chosen adaptively; AIC and "

@@ -391,7 +391,7 @@ def coefficients(result, ax=None, level: float = 0.95, cov: str | None = None,
             columns={"conf_low": "lower", "conf_high": "upper"})
         t = t.loc[[i for i in formula_order(result) if intercept or i != "(Intercept)"]]
         t = t[np.isfinite(t["estimate"].to_numpy(dtype=float))]
-        kind = cov or getattr(result, "default_vcov", "model")
+        kind = cov or result.default_vcov           # has_coefficients: a linear fit
         what = f"estimate with {int(level * 100)}% CI ({kind} covariance)"
     else:
         t = effects(result, scale=scale, level=level, intercept=intercept)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..evaluate.compare import has_information_criteria
 from ..evaluate.cv import paired_differences, same_folds
 from ..evaluate.metrics import METRIC_NAMES, metrics_of, observed_and_posterior
 from ..results.base import capabilities_of
@@ -102,7 +103,7 @@ def _unpaired(section: Section, cvs: dict) -> None:
 def _likelihood_table(models: dict) -> Table | None:
     """Log-likelihood and AIC of the fits with a likelihood, grouped by their rows; a
     ΔAIC only within a group of the same rows."""
-    fits = {n: m for n, m in models.items() if capabilities_of(m).has_likelihood}
+    fits = {n: m for n, m in models.items() if has_information_criteria(m)}
     if len(fits) < 2:
         return None
     groups: list[tuple[pd.Index, list]] = []
@@ -125,11 +126,12 @@ def _likelihood_table(models: dict) -> Table | None:
     return Table("comparison-aic", "Log-likelihood and AIC of the fits with a likelihood; "
                  "ΔAIC within a group of fits to the same rows.",
                  ["Model", "Rows group", "n", "Log-likelihood", "AIC", "ΔAIC"], rows,
-                 notes=["The Bernoulli log-likelihood of each fit's posteriors; only entropy "
-                        "maximises it, so for the other families the AIC is a comparison of "
-                        "fitted posteriors, not of maximised likelihoods. Trees, boosting and "
-                        "nearest-neighbour rules choose their structure adaptively and have "
-                        "no AIC; their count of leaves or rounds is not degrees of freedom."])
+                 notes=["Only fits whose loss is the binomial likelihood (entropy, entropy2) "
+                        "have an AIC; the other families maximise no likelihood (as R's quasi "
+                        "families) and are compared by their cross-validated log loss and "
+                        "Brier score. Trees, boosting and nearest-neighbour rules choose their "
+                        "structure adaptively and have no AIC either; their count of leaves "
+                        "or rounds is not degrees of freedom."])
 
 
 def _training_table(models: dict) -> Table:

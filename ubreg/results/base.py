@@ -457,16 +457,26 @@ class BinaryResult(Result):
                                 self.trials)
 
     @property
+    def _has_aic(self) -> bool:
+        """A likelihood's fit: declared (``has_likelihood``) and a family whose loss is the
+        Bernoulli likelihood (``entropy``, ``entropy2``); as R's quasi families, any other
+        family's fit maximises no likelihood, so it has no AIC."""
+        return (type(self).capabilities.has_likelihood
+                and bool(getattr(self.family, "binomial_likelihood", False)))
+
+    @property
     def aic(self) -> float:
-        if not type(self).capabilities.has_likelihood:
+        if not self._has_aic:
             return float("nan")
         return -2.0 * self.loglik + 2.0 * self.df_model
 
-    aic.__doc__ = f"−2 logLik + 2 × parameters (R's ``AIC``); {NO_LIKELIHOOD}"
+    aic.__doc__ = (f"−2 logLik + 2 × parameters (R's ``AIC``) for ``entropy`` and ``entropy2``; "
+                   "NaN for another family (its loss is not a likelihood: compare families "
+                   f"by cross-validated log loss or Brier score) and {NO_LIKELIHOOD}")
 
     @property
     def bic(self) -> float:
-        if not type(self).capabilities.has_likelihood:
+        if not self._has_aic:
             return float("nan")
         n = self.nobs if self.weight_kind == "freq" else float(self.n_rows)
         return -2.0 * self.loglik + np.log(n) * self.df_model

@@ -253,8 +253,18 @@ def _deviance_lines(f: dict) -> list[str]:
     return ([f"    Null risk: {null:.{sig_decimals(null)}f}   "
              f"({formula} at the weighted mean of y)",
              f"Residual risk: {dev:.{sig_decimals(dev)}f}   ({formula} at the fit)"] + dropped
-            + [f"AIC: {aic:.{sig_decimals(aic)}f}   (Bernoulli log-likelihood of p̂, which "
-               "this family does not maximise)", f["risk_note"]])
+            + [_aic_line(aic), f["risk_note"]])
+
+
+#: the summary's word on AIC of a family whose loss is not a likelihood
+NO_AIC = ("AIC: NA   (the loss is not a likelihood, as for R's quasi families; compare "
+          "families by cross-validated log loss or Brier score, ubreg.cv)")
+
+
+def _aic_line(aic: float) -> str:
+    if not np.isfinite(aic):
+        return NO_AIC
+    return f"AIC: {aic:.{sig_decimals(aic)}f}   (the binomial likelihood, in nats)"
 
 
 def standard_error_notes(result, table) -> list[str]:

@@ -55,10 +55,12 @@ def glm_lines(result) -> list[str]:
     lines += _dropped(result)
     null, resid = ("Deviance", "Deviance") if likelihood else ("Risk", "Risk")
     lines.append(f"Null {null}:\t    {_r_number(result.null_deviance)} ")
-    lines.append(f"Residual {resid}: {_r_number(result.deviance)} \tAIC: {_r_number(result.aic)}")
+    aic = _r_number(result.aic) if np.isfinite(result.aic) else "NA"
+    lines.append(f"Residual {resid}: {_r_number(result.deviance)} \tAIC: {aic}")
     if not likelihood:
-        lines.append("(risks 2 Σ w D_φ(y‖p̂), not a binomial deviance; AIC from the Bernoulli "
-                     "log-likelihood of p̂)")
+        lines.append("(risks 2 Σ w D_φ(y‖p̂), not a binomial deviance; "
+                     + ("AIC of the binomial likelihood)" if np.isfinite(result.aic) else
+                        "no AIC: the loss is not a likelihood)"))
     return lines
 
 
