@@ -96,3 +96,29 @@ def test_entropy2_has_entropys_aic(data):
     a, b = _fit(data, "entropy"), _fit(data, "entropy2")
     assert b.aic == pytest.approx(a.aic, rel=1e-10)
     assert b.bic == pytest.approx(a.bic, rel=1e-10)
+
+
+@pytest.mark.parametrize("scale", [0.1, 10.0, 1e6])
+def test_calibration_intervals_do_not_depend_on_the_scale_of_prior_weights(data, scale):
+    """Constant prior weights 0.1 / 1 / 10 gave Wilson widths 0.66 / 0.30 / 0.09 for one
+    and the same fit: the weights were read as counts.  Prior weights count as their
+    effective sample size (Σw)²/Σw² per bin, which is scale-free."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from ubreg.plots import calibration
+    m1 = ubreg.fit("y ~ x + z", data)
+    ms = ubreg.fit("y ~ x + z", data, weights=np.full(len(data), scale))
+    bars = [calibration(m).containers[0] for m in (m1, ms)]
+    segs = [np.array([s for s in b[2][0].get_segments()]) for b in bars]
+    np.testing.assert_allclose(segs[1], segs[0], rtol=1e-9, atol=1e-12)
+
+
+def test_frequency_weights_still_count_rows(data):
+    """A frequency weight of 2 is the row twice: the interval narrows by √2 or so."""
+    from ubreg.plots.diagnostics import calibration_table
+    y, p = data.y.to_numpy(float), np.full(len(data), 0.5)
+    one = calibration_table(y, p, np.ones(len(y)), bins=1)
+    two = calibration_table(y, p, np.full(len(y), 2.0), bins=1)
+    assert (two["upper"] - two["lower"])[0] < 0.75 * (one["upper"] - one["lower"])[0]
+    prior = calibration_table(y, p, np.full(len(y), 2.0), bins=1, counts="effective")
+    np.testing.assert_allclose(prior["upper"], one["upper"])

@@ -59,7 +59,7 @@ def wilson_interval(successes, n, level: float = 0.95):
 
 
 def calibration_table(y, p, weights=None, bins: int = 10, strategy: str = "uniform",
-                      level: float = 0.95):
+                      level: float = 0.95, counts: str = "frequency"):
     """Binned reliability data: mean posterior, observed rate and Wilson CI per bin.
 
     Parameters
@@ -67,7 +67,11 @@ def calibration_table(y, p, weights=None, bins: int = 10, strategy: str = "unifo
     y, p : arrays
         0/1 outcomes and posteriors P(y = 1) (clipped to [0, 1] for binning).
     weights : array, optional
-        Frequency weights.
+        Row weights.
+    counts : {"frequency", "effective"}
+        What a bin's Wilson interval counts: the sum of the weights (frequency weights,
+        a weight of 2 being the row twice), or Kish's effective size (Σw)²/Σw² (prior
+        weights, so that multiplying every weight by a constant changes nothing).
     bins : int
         Number of bins.
     strategy : {"uniform", "quantile"}
@@ -98,7 +102,13 @@ def calibration_table(y, p, weights=None, bins: int = 10, strategy: str = "unifo
     pos = np.bincount(which, weights=w * y, minlength=nb)
     psum = np.bincount(which, weights=w * p, minlength=nb)
     keep = count > 0
-    lo, hi = wilson_interval(pos[keep], count[keep], level)
+    if counts == "effective":
+        n = count[keep] ** 2 / np.bincount(which, weights=w * w, minlength=nb)[keep]
+        lo, hi = wilson_interval(pos[keep] / count[keep] * n, n, level)
+    elif counts == "frequency":
+        lo, hi = wilson_interval(pos[keep], count[keep], level)
+    else:
+        raise ValueError(f"counts must be 'frequency' or 'effective', got {counts!r}")
     return {"mean_predicted": psum[keep] / count[keep], "observed": pos[keep] / count[keep],
             "lower": lo, "upper": hi, "count": count[keep], "edges": edges}
 
@@ -129,7 +139,10 @@ def calibration(result, ax=None, bins: int = 10, strategy: str = "uniform",
         weights on the training rows and ones on ``newdata``; an array with
         one value per row (of the training rows the model used, or of
         ``newdata``), or a column of ``newdata``; ``False`` for ones.  They
-        weight the bin means and are the counts of the Wilson intervals.
+        weight the bin means; given, they are the counts of the Wilson intervals,
+        while the model's own prior weights count as their effective size
+        (Σw)²/Σw² per bin (:func:`calibration_table`), which does not depend on
+        their scale.
 
     Returns
     -------
@@ -137,6 +150,8 @@ def calibration(result, ax=None, bins: int = 10, strategy: str = "uniform",
     """
     ax = _axes(ax)
     y, p, w, labels = observed_and_posterior(result, newdata, weights=weights)
+    counts = ("effective" if weights is None and newdata is None and isinstance(result, Result)
+              and result.weight_kind == "prior" else "frequency")
     series: list[tuple[str | None, np.ndarray, np.ndarray]]
     if labels is None:
         series = [(None, y, p)]
@@ -146,7 +161,8 @@ def calibration(result, ax=None, bins: int = 10, strategy: str = "uniform",
                   for c, shown in zip(chosen, shown_names(chosen))]
     ax.plot([0, 1], [0, 1], ls="--", color="0.6", lw=1, label="perfect calibration")
     for label, yy, pp in series:
-        t = calibration_table(yy, pp, w, bins=bins, strategy=strategy, level=level)
+        t = calibration_table(yy, pp, w, bins=bins, strategy=strategy, level=level,
+                              counts=counts)
         err = np.maximum(np.vstack([t["observed"] - t["lower"], t["upper"] - t["observed"]]), 0)
         name = "model" if label is None else f"class {label} vs rest"
         ax.errorbar(t["mean_predicted"], t["observed"], yerr=err, marker="o", ms=4, capsize=2,
