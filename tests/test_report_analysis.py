@@ -223,12 +223,21 @@ def test_paired_differences_are_fold_by_fold(equal):
     table = pd.DataFrame({n: c.folds["log_loss"].to_numpy() for n, c in equal.items()})
     best = table.mean().idxmin()
     assert d["best"].sum() == 1 and d.loc[best, "best"]
+    # the verdict: scipy's paired t tests of every pair, Holm-adjusted by statsmodels
+    from scipy.stats import ttest_rel
+    from statsmodels.stats.multitest import multipletests
+    names = list(equal)
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+    raw = [ttest_rel(table[a], table[b]).pvalue for a, b in pairs]
+    holm = dict(zip(pairs, multipletests(raw, method="holm")[1]))
     for name in equal:
         diff = table[name] - table[best]
         assert d.loc[name, "diff"] == pytest.approx(diff.mean())
         assert d.loc[name, "diff_se"] == pytest.approx(diff.std(ddof=1) / np.sqrt(5))
-        assert d.loc[name, "within_noise"] == (abs(diff.mean()) <= 2 * diff.std(ddof=1)
-                                               / np.sqrt(5))
+        if name != best:
+            q = holm.get((name, best), holm.get((best, name)))
+            assert d.loc[name, "p_adjusted"] == pytest.approx(q)
+            assert d.loc[name, "within_noise"] == (q >= 0.05)
     auc = paired_differences(equal, "auc")
     assert auc.loc[auc["best"]].index[0] == pd.Series(
         {n: c.mean["auc"] for n, c in equal.items()}).idxmax()      # larger is better

@@ -3,8 +3,10 @@
 Models are compared on equal footing only: cross-validations on the same rows with
 the same folds (:func:`ubreg.evaluate.cv.cv_models`) give each model's mean held-out
 log loss, Brier score, AUC and error rate, and its difference to the best model
-paired fold by fold, with the standard error of that difference; a difference
-within two standard errors is reported as within noise.  Cross-validations on
+paired fold by fold, with the standard error of that difference; a model is within
+noise of the best unless a paired t test on the folds rejects at familywise level
+:data:`~ubreg.evaluate.cv.NOISE_LEVEL`, Holm-adjusted over every pair of models
+(:func:`~ubreg.evaluate.cv.fold_differences`).  Cross-validations on
 different rows or folds are listed, flagged, and not paired.  Log-likelihoods and
 AICs are compared only among fits with a likelihood (``has_likelihood``) to the
 same rows.
@@ -15,16 +17,13 @@ import numpy as np
 import pandas as pd
 
 from ..evaluate.compare import has_information_criteria
-from ..evaluate.cv import paired_differences, same_folds
+from ..evaluate.cv import NOISE_LEVEL, paired_differences, same_folds
 from ..evaluate.metrics import METRIC_NAMES, metrics_of, observed_and_posterior
 from ..results.base import capabilities_of
 from .blocks import Row, Section, Table, fixed_pm, fmt, fmt_count
 from .figures import section_figure
 
-__all__ = ["comparison_section", "calibration_section", "NOISE_SE"]
-
-#: a difference within this many standard errors of zero is "within noise"
-NOISE_SE = 2.0
+__all__ = ["comparison_section", "calibration_section"]
 
 
 def _footing(cvs: dict) -> str:
@@ -38,14 +37,14 @@ def _footing(cvs: dict) -> str:
     return "unpaired"
 
 
-def _verdict(row, noise: float = NOISE_SE) -> str:
+def _verdict(row) -> str:
     if row["best"]:
         return "best"
-    return "within noise" if abs(row["diff"]) <= noise * row["diff_se"] else "worse"
+    return "within noise" if row["within_noise"] else "worse"
 
 
 def _paired_table(cvs: dict) -> tuple[Table, dict]:
-    diffs = {k: paired_differences(cvs, k, NOISE_SE) for k in ("log_loss", "brier")}
+    diffs = {k: paired_differences(cvs, k, NOISE_LEVEL) for k in ("log_loss", "brier")}
     first = next(iter(cvs.values()))
     rows = []
     for name, cv in cvs.items():
@@ -63,8 +62,11 @@ def _paired_table(cvs: dict) -> tuple[Table, dict]:
                   rows,
                   notes=[f"Mean ± standard error over the {k} folds. Δ: the model's score minus "
                          "the best model's, fold by fold, averaged, ± the standard error of "
-                         "those paired differences; 'within noise' when under "
-                         f"{NOISE_SE:g} standard errors (the verdict is by log loss). Fold "
+                         "those paired differences. Verdict (by log loss): 'worse' when a "
+                         f"paired t test on the {k} folds ({k - 1} degrees of freedom) "
+                         f"rejects equality with the best at familywise level {NOISE_LEVEL:g}, "
+                         "Holm-adjusted over every pair of models (the best is chosen on the "
+                         "same folds); 'within noise' otherwise. Fold "
                          "standard errors treat the folds as independent; their training "
                          "parts overlap, so they understate the uncertainty somewhat. Error "
                          "rates are in each model's section."])
