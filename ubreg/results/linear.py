@@ -255,8 +255,11 @@ class LinearResult(BinaryResult):
             constrained refits), so the two agree to about 1e-4 relative and
             ubreg's is the more exact.  ``"wald"`` (the default and only choice
             for every other family, whose deviance is not a likelihood ratio,
-            docs/math.md §3): β̂ ± z·se with the model covariance, R's
-            ``confint.default``.
+            docs/math.md §3): β̂ ± z·se with the default covariance
+            (:attr:`default_vcov`), R's ``confint.default``.
+
+        Profile intervals are computed once per level (a result does not change) and
+        then returned as copies.
         """
         _check_level(level)
         profile_ok = bool(self.family.likelihood_deviance)
@@ -270,6 +273,13 @@ class LinearResult(BinaryResult):
                              f"family {self.family.describe()} is a surrogate risk, whose "
                              "differences are not likelihood ratios (docs/math.md §3); use "
                              "method='wald'")
+        cache = self.__dict__.setdefault("_profiles", {})
+        if level not in cache:
+            cache[level] = self._profile(level)
+        return cache[level].copy()
+
+    def _profile(self, level: float) -> pd.DataFrame:
+        """The profile-likelihood intervals at ``level`` (:meth:`confint`)."""
         keep = ~self.fit_info.aliased
         X = take_columns(self._training_matrix("confint(method='profile')"), keep)
         if self.profiler is None:
