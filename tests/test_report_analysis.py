@@ -153,7 +153,10 @@ def test_odds_ratios_of_entropy2_and_the_other_families(frame):
     m2 = ubreg.fit("y ~ x1 + g", frame, family="entropy2")
     t = plots.effects(m2, scale="raw", interval="profile", odds_ratios=True)
     np.testing.assert_allclose(t["estimate"], 2.0 ** m2.coef[t.index])
-    assert t["interval"].iloc[0].startswith("Wald")          # no profile: labelled Wald
+    assert t["interval"].iloc[0] == "profile likelihood"     # the binomial likelihood, too
+    e = plots.effects(ubreg.fit("y ~ x1 + g", frame), scale="raw", interval="profile",
+                      odds_ratios=True)
+    np.testing.assert_allclose(t[["lower", "upper"]], e[["lower", "upper"]], rtol=1e-6)
     mats = ubreg.fit("y ~ x1 + g", frame, family="matsushita")
     with pytest.raises(ValueError, match="no odds ratios"):
         plots.effects(mats, odds_ratios=True)

@@ -156,3 +156,40 @@ def test_the_noise_rule_finds_a_worse_model():
     d = fold_differences(table, lower_is_better=True)
     assert not d.loc["m2", "within_noise"] and d.loc["m2", "p_adjusted"] < 0.05
     assert list(d.columns[:4]) == ["mean", "se", "diff", "diff_se"]
+
+
+@pytest.fixture(scope="module")
+def pair(data):
+    d = data.assign(g=np.where(data.x > 0.3, "a", "b"))
+    return _fit_formula("y ~ x + z + g", d, "entropy"), _fit_formula("y ~ x + z + g", d,
+                                                                       "entropy2")
+
+
+def _fit_formula(formula, data, family):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ubreg.fit(formula, data, family=family)
+
+
+def test_entropy2_tables_are_on_the_likelihood_scale(pair):
+    """entropy2 is the binomial likelihood in bits: anova printed a deviance in bits
+    beside a p-value from nats, and drop1/add1/anova(m) gave no test at all."""
+    e, e2 = pair
+    for table in (lambda m: ubreg.anova(m).frame(), lambda m: ubreg.drop1(m, test="Chisq")
+                  .frame()):
+        a, b = table(e), table(e2)
+        assert list(a.columns) == list(b.columns)
+        np.testing.assert_allclose(b.to_numpy(float), a.to_numpy(float), rtol=1e-7)
+    small = e2.update("~ . - z")
+    two = ubreg.anova(small, e2)
+    ref = ubreg.anova(e.update("~ . - z"), e)
+    np.testing.assert_allclose(two.frame().to_numpy(float), ref.frame().to_numpy(float),
+                               rtol=1e-7)
+    assert "in nats" in str(two)
+    assert "in nats" in str(ubreg.anova(e2))
+
+
+def test_entropy2_profile_intervals_are_entropys_in_its_units(pair):
+    e, e2 = pair
+    np.testing.assert_allclose(e2.confint().to_numpy() * np.log(2), e.confint().to_numpy(),
+                               rtol=1e-6)

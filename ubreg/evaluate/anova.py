@@ -23,7 +23,7 @@ from scipy import stats
 from ..results.base import capabilities_of
 from ..summary.linear import format_pvalue
 from ..summary.render import render_template
-from .deviance_table import DevianceTable, check_test
+from .deviance_table import DevianceTable, check_test, deviance_of, is_likelihood
 from .sequential import sequential_anova
 
 if TYPE_CHECKING:
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 
 __all__ = ["anova", "AnovaResult", "NotNestedError"]
 
-_LIKELIHOOD_FAMILIES = ("entropy", "entropy2")   # surrogate optimum = logistic MLE
 
 
 class NotNestedError(ValueError):
@@ -113,8 +112,8 @@ class AnovaResult:
         self.models = (m0, m1)
         self.family = m0.family
         self.added = [t for t in m1.coef.index if t not in set(m0.coef.index)]
-        self.likelihood_ratio = self.family.name in _LIKELIHOOD_FAMILIES
-        dev0, dev1 = m0.deviance, m1.deviance
+        self.likelihood_ratio = is_likelihood(m0)
+        dev0, dev1 = deviance_of(m0), deviance_of(m1)           # entropy2: in nats
         self.df = float(m1.df_model - m0.df_model)
         self.deviance_difference = float(dev0 - dev1)
         if self.likelihood_ratio:
@@ -134,7 +133,9 @@ class AnovaResult:
     @property
     def statistic_label(self) -> str:
         if self.likelihood_ratio:
-            return "likelihood-ratio χ² (deviance difference of maximum-likelihood fits)"
+            return ("likelihood-ratio χ² (deviance difference of maximum-likelihood fits"
+                    + ("" if self.family.likelihood_scale == 1.0 else
+                       f"; {self.family.describe()}'s deviances × ln 2, in nats") + ")")
         return (f"deviance difference of {self.family.describe()} fits: a difference of "
                 "surrogate risks, not a likelihood ratio, so no χ² p-value is given")
 

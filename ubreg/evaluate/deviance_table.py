@@ -5,10 +5,12 @@ names (NA as NaN) and the heading R prints above it.  Whether a table may carry
 AIC, a likelihood-ratio statistic and χ² p-values is decided once, by
 :func:`is_likelihood`: the fit must declare a likelihood (its ``df_model``
 counts parameters, ``Capabilities.has_likelihood``) and its family's deviance
-must be the binomial deviance (``Family.likelihood_deviance``: only
-``entropy``; docs/math.md §3).  For every other family a deviance difference
-is a difference of surrogate risks: the tables give it, without AIC or test,
-and say so.
+must be a multiple of the binomial deviance (``Family.binomial_likelihood``:
+``entropy``, and ``entropy2`` whose deviance is the binomial one in bits; the
+tables show its deviances × ln 2, in nats, the likelihood-ratio scale:
+:func:`deviance_of`; docs/math.md §3).  For every other family a deviance
+difference is a difference of surrogate risks: the tables give it, without AIC
+or test, and say so.
 """
 from __future__ import annotations
 
@@ -28,7 +30,8 @@ if TYPE_CHECKING:
     from ..results.linear import LinearResult
 
 __all__ = ["DevianceTable", "is_likelihood", "check_test", "chisq_pvalues", "RISK_NOTE_TABLE",
-           "aic_shift", "extract_aic", "r_edf"]
+           "aic_shift", "extract_aic", "r_edf", "deviance_of", "null_deviance_of",
+           "likelihood_notes"]
 
 #: the note of a table whose deviances are not likelihood-ratio deviances
 RISK_NOTE_TABLE = ("The {family} family's deviance 2 Σ wᵢ D_φ(yᵢ‖p̂ᵢ) is not a "
@@ -42,7 +45,33 @@ _TESTS = ("Chisq", "LRT", None, "none")
 def is_likelihood(model: Any) -> bool:
     """True when ``model``'s deviance differences are likelihood-ratio statistics and
     its AIC a likelihood AIC (see the module notes)."""
-    return bool(capabilities_of(model).has_likelihood and model.family.likelihood_deviance)
+    return bool(capabilities_of(model).has_likelihood and model.family.binomial_likelihood)
+
+
+def _scale(model: Any) -> float:
+    return float(model.family.likelihood_scale) if is_likelihood(model) else 1.0
+
+
+def deviance_of(model: Any) -> float:
+    """The deviance as the tables show it: on the likelihood-ratio scale (nats) for a
+    likelihood fit (``entropy2``'s bits × ln 2), the family's own otherwise."""
+    return float(model.deviance) * _scale(model)
+
+
+def null_deviance_of(model: Any) -> float:
+    """The null deviance as :func:`deviance_of` shows a deviance."""
+    return float(model.null_deviance) * _scale(model)
+
+
+def likelihood_notes(model: Any) -> list[str]:
+    """The notes of a table: why no test (not a likelihood), or the scale of entropy2's."""
+    if not is_likelihood(model):
+        return [RISK_NOTE_TABLE.format(family=model.family.describe())]
+    if _scale(model) != 1.0:
+        return [f"The {model.family.describe()} family's deviance is the binomial deviance "
+                f"divided by ln 2 (bits); the table shows it × {_scale(model):.6g}, in nats, "
+                "the scale of the likelihood-ratio statistics and of AIC."]
+    return []
 
 
 def check_test(test: str | None) -> bool:
@@ -76,8 +105,9 @@ def extract_aic(model: LinearResult, k: float = 2.0) -> float:
 
 
 def aic_shift(model: LinearResult, k: float) -> float:
-    """What R adds to ``deviance + k × parameters`` to give ``extractAIC(fit, k = k)``."""
-    return extract_aic(model, k) - model.deviance - k * model.df_model
+    """What R adds to ``deviance + k × parameters`` to give ``extractAIC(fit, k = k)`` (the
+    deviance as :func:`deviance_of` shows it)."""
+    return extract_aic(model, k) - deviance_of(model) - k * model.df_model
 
 
 def _cell(column: str, value: float) -> str:

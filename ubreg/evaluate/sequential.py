@@ -13,11 +13,13 @@ import numpy as np
 import pandas as pd
 
 from .deviance_table import (
-    RISK_NOTE_TABLE,
     DevianceTable,
     check_test,
     chisq_pvalues,
+    deviance_of,
     is_likelihood,
+    likelihood_notes,
+    null_deviance_of,
 )
 from .update import check_refittable, refit_on_rows, rows_mask, terms_of
 
@@ -49,14 +51,14 @@ def sequential_anova(model: LinearResult, test: str | None = "Chisq") -> Devianc
     check_refittable(model, "anova")
     terms = terms_of(model)
     mask = rows_mask(model)
-    dfs, devs = [model.df_null], [model.null_deviance]
+    dfs, devs = [model.df_null], [null_deviance_of(model)]
     for i in range(1, len(terms.labels)):
         sub = refit_on_rows(model, terms.formula(terms.labels[:i]), mask)
         dfs.append(sub.df_resid)
-        devs.append(sub.deviance)
+        devs.append(deviance_of(sub))
     if terms.labels:
         dfs.append(model.df_resid)
-        devs.append(model.deviance)
+        devs.append(deviance_of(model))
     resid_df, resid_dev = np.asarray(dfs, float), np.asarray(devs, float)
     df = np.r_[np.nan, -np.diff(resid_df)]
     dev = np.r_[np.nan, np.maximum(0.0, -np.diff(resid_dev))]
@@ -68,5 +70,5 @@ def sequential_anova(model: LinearResult, test: str | None = "Chisq") -> Devianc
     heading = ["Analysis of Deviance Table", "", f"Family: {model.family.describe()}", "",
                f"Response: {model.response.name}", "",
                "Terms added sequentially (first to last)"]
-    notes = [] if likelihood else [RISK_NOTE_TABLE.format(family=model.family.describe())]
+    notes = likelihood_notes(model)
     return DevianceTable(table, heading, notes)

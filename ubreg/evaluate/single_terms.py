@@ -28,12 +28,13 @@ from ..design.update import ModelTerms, add_scope, drop_scope, model_terms, upda
 from ..errors import FormulaError
 from ..numerics.warnings import warn
 from .deviance_table import (
-    RISK_NOTE_TABLE,
     DevianceTable,
     aic_shift,
     check_test,
     chisq_pvalues,
+    deviance_of,
     is_likelihood,
+    likelihood_notes,
 )
 from .update import check_refittable, data_of, refit_on_rows, rows_mask, terms_of
 
@@ -134,13 +135,13 @@ def single_term_table(model: LinearResult, base: LinearResult, labels: Sequence[
     """The table of :func:`drop1` or :func:`add1` from the fits of :func:`single_term_fits`."""
     want_test = check_test(test)
     dfs = np.array([base.df_model] + [f.df_model for f in fits], float)
-    dev = np.array([base.deviance] + [f.deviance for f in fits], float)
+    dev = np.array([deviance_of(base)] + [deviance_of(f) for f in fits], float)
     change = dfs[0] - dfs if direction == "drop" else dfs - dfs[0]
     change[0] = np.nan
     table = pd.DataFrame({"Df": change, "Deviance": dev}, index=["<none>", *labels])
     likelihood = is_likelihood(model)
     if likelihood:
-        anchor = model.deviance + k * model.df_model + aic_shift(model, k)
+        anchor = deviance_of(model) + k * model.df_model + aic_shift(model, k)
         table["AIC"] = dev + k * dfs + (anchor - dev[0] - k * dfs[0])
         if want_test:
             lrt = np.maximum(0.0, dev - dev[0] if direction == "drop" else dev[0] - dev)
@@ -149,7 +150,7 @@ def single_term_table(model: LinearResult, base: LinearResult, labels: Sequence[
             table["Pr(>Chi)"] = chisq_pvalues(lrt, change)
     what = "deletions" if direction == "drop" else "additions"
     heading = [f"Single term {what}", "", "Model:", terms_of(model).formula()]
-    notes = [] if likelihood else [RISK_NOTE_TABLE.format(family=model.family.describe())]
+    notes = likelihood_notes(model)
     return DevianceTable(table, heading, notes)
 
 

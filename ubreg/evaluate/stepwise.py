@@ -27,7 +27,7 @@ import pandas as pd
 
 from ..design.update import ModelTerms, add_scope, drop_scope, model_terms, update_formula
 from ..numerics.folds import stratified_folds
-from .deviance_table import DevianceTable, extract_aic, is_likelihood, r_edf
+from .deviance_table import DevianceTable, deviance_of, extract_aic, is_likelihood, r_edf
 from .single_terms import single_term_fits, single_term_table
 from .update import check_refittable, data_of, refit_on_rows, terms_of
 
@@ -149,7 +149,7 @@ def _changed(terms: ModelTerms, change: str) -> str:
 
 
 def _path_row(fit: LinearResult, change: str, value: float) -> dict:
-    return {"Step": change, "deviance": fit.deviance, "df": fit.nobs - r_edf(fit),
+    return {"Step": change, "deviance": deviance_of(fit), "df": fit.nobs - r_edf(fit),
             "value": value}
 
 

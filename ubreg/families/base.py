@@ -60,6 +60,9 @@ class Family(abc.ABC):
     #: (``entropy``, and ``entropy2`` in bits): the model-based covariance is the inverse
     #: Fisher information, R's default; any other family's default is the sandwich
     binomial_likelihood: bool = False
+    #: with ``binomial_likelihood``, the factor that turns this family's deviance into the
+    #: binomial deviance in nats, the likelihood-ratio scale (1; ln 2 for ``entropy2``)
+    likelihood_scale: float = 1.0
     #: what the deviance of this family sums, for summaries
     divergence_formula: str = "2 Σ wᵢ ℓ(yᵢ, ηᵢ)"
     #: the range of the link (of ∇φ on (0, 1) for a permissible family): the values

@@ -149,6 +149,7 @@ class Entropy2(Entropy):
     #: in bits: the deviance is the binomial deviance divided by ln 2, so its differences
     #: are likelihood-ratio statistics only once multiplied by ln 2
     likelihood_deviance = False
+    likelihood_scale = _LN2
 
     def phi(self, p: ArrayOrFloat) -> ArrayOrFloat:
         return super().phi(p) / _LN2

@@ -90,7 +90,9 @@ def profile_intervals(X, y, w, offset, family: Family, coef, se, dev: float,
             continue
 
         def z_of(b, j=j, beta=beta):
-            gain = _constrained_deviance(X, y, w, offset, family, j, b) - dev
+            # the family's deviance on the likelihood scale (entropy2: bits × ln 2)
+            gain = (_constrained_deviance(X, y, w, offset, family, j, b) - dev) \
+                * family.likelihood_scale
             return np.sign(b - beta) * np.sqrt(max(gain, 0.0))
 
         lower[j] = _one_end(z_of, beta, -q * s, -q)

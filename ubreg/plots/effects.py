@@ -96,7 +96,7 @@ def _intervals(result, level: float, interval: str) -> tuple[pd.DataFrame, str]:
         return wald, "Wald"
     if interval != "profile":
         raise ValueError(f"interval must be 'profile' or 'wald', got {interval!r}")
-    if not (isinstance(result, LinearResult) and result.family.likelihood_deviance):
+    if not (isinstance(result, LinearResult) and result.family.binomial_likelihood):
         return wald, "Wald (no profile likelihood for this family)"
     try:
         ci = result.confint(level=level, method="profile")

@@ -262,7 +262,7 @@ class LinearResult(BinaryResult):
         then returned as copies.
         """
         _check_level(level)
-        profile_ok = bool(self.family.likelihood_deviance)
+        profile_ok = bool(self.family.binomial_likelihood)
         method = ("profile" if profile_ok else "wald") if method is None else method
         if method == "wald":
             return self.conf_int(level)
