@@ -47,9 +47,10 @@ def Permissible(name: str, **params: Any) -> PermissibleFamily:
         One of ``gini``, ``entropy`` (natural log), ``entropy2`` (base 2),
         ``matsushita``, ``mu`` (parameter ``mu``), ``power`` (parameter ``v``),
         ``logcosh`` (parameter ``zeta`` < 0), ``tempered`` (parameter ``t`` < 2,
-        the tempered loss of paper 004: t = 0 is 4 × gini, t = 1 is
-        2 × matsushita; without ``t`` the family takes t = 0.5, t-AdaBoost's
-        default); aliases ``logistic`` and ``binomial`` (entropy: R's
+        the tempered loss of paper 004: its φ is 4 × gini's at t = 0 and
+        2 × matsushita's at t = 1 (the same trees; a linear fit differs where
+        gini's linear probability model leaves [0, 1]); without ``t`` the family
+        takes t = 0.5, t-AdaBoost's default); aliases ``logistic`` and ``binomial`` (entropy: R's
         ``family = binomial``), ``brier`` and ``squared`` (gini).
     **params
         The family's parameters.

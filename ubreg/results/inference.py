@@ -5,7 +5,9 @@ docs/math.md §3.  With η = xᵀβ and p̂ = ∇φ⁻¹(η), per observation th
 
 - A = Σ wᵢ xᵢxᵢᵀ ℓ''ᵢ (the Hessian),
 - B_model = Σ wᵢ E[ℓ'ᵢ²] xᵢxᵢᵀ = Σ wᵢ p̂ᵢ(1 − p̂ᵢ) xᵢxᵢᵀ (correct posterior),
-- B_robust = Σ wᵢ ℓ'ᵢ² xᵢxᵢᵀ = Σ wᵢ (yᵢ − p̂ᵢ)² xᵢxᵢᵀ (HC0),
+- B_robust = Σ mᵢ ℓ'ᵢ² xᵢxᵢᵀ = Σ mᵢ (yᵢ − p̂ᵢ)² xᵢxᵢᵀ (HC0), mᵢ = wᵢ² for prior weights
+  (each row one observation whose score is wᵢℓ'ᵢxᵢ, R's ``sandwich``) and wᵢ for
+  frequency weights (wᵢ copies of the row; :func:`meat_weights`),
 - V = A⁻¹ B A⁻¹.  For ``entropy`` B_model = A, so V_model = A⁻¹, glm's vcov.
 - HC1–HC3 (``sandwich::vcovHC``) rescale the HC0 meat by n/(n − k) or, row by
   row, by 1/(1 − hᵢ) and 1/(1 − hᵢ)², hᵢ = wᵢ ℓ''ᵢ xᵢᵀA⁻¹xᵢ the hat values of
