@@ -8,7 +8,7 @@ from __future__ import annotations
 __all__ = [
     "UbregError", "FormulaError", "DataError", "ResponseError", "PredictionError",
     "OptionError", "ConvergenceWarning", "SeparationWarning", "PerfectFitWarning",
-    "interrupt_behind",
+    "InferenceWarning", "interrupt_behind",
 ]
 
 
@@ -46,6 +46,11 @@ class SeparationWarning(UserWarning):
 
 class PerfectFitWarning(UserWarning):
     """The fit reproduces the response exactly."""
+
+
+class InferenceWarning(UserWarning):
+    """The fit is fine but its Wald inference may not hold its level (a Hessian carried
+    by a few rows)."""
 
 
 def interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:

@@ -154,6 +154,10 @@ class DaskLinearResult(LinearResult):
         meta = class_series(self.response.levels, [], pd.RangeIndex(0))
         return self._training("eta").map_partitions(_classes, self.response, meta=meta)
 
+    def concentration_note(self) -> str | None:
+        """None: the rows' curvature stays on the workers (the in-memory fit measures it)."""
+        return None
+
     def summary(self, vcov: str | None = None, *,
                 cov: str | None = None) -> DaskLinearSummary:
         """R ``summary.glm``-style summary with the covariance ``vcov`` (``"model"``,

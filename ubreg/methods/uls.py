@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ConvergenceWarning, DataError, SeparationWarning
+from ..errors import ConvergenceWarning, DataError, InferenceWarning, SeparationWarning
 from ..fitters.boost.adaptive import fit_fstar
 from ..fitters.boost.leverage import MAX_DELTA
 from ..fitters.boost.uls_boost import boost_uls, check_options
@@ -33,7 +33,7 @@ from ..numerics.warnings import warn
 from ..numerics.weights import power_of_two_scaled
 from ..results.boost import ULSBoostResult
 from ..results.inference import sandwich
-from ..results.linear import LinearResult
+from ..results.linear import LinearResult, concentration_message
 from .spec import FitSpec, Method, method_options, model_frame, option_defaults
 
 __all__ = ["fit_uls_method", "fit_linear", "fit_boosted", "LEARNERS", "METHOD"]
@@ -171,6 +171,9 @@ def _warn_like_glm(result: LinearResult, on_separation: str, tol: float):
     message = convergence_message(result.fit_info, tol)
     if message is not None:
         warn(message, ConvergenceWarning)
+    concentrated = concentration_message(result)
+    if concentrated is not None:
+        warn(concentrated, InferenceWarning)
 
 
 # ---------------------------------------------------------------------------

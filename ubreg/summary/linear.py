@@ -134,6 +134,9 @@ class LinearSummary(Summary):
             notes.append(saturated_note(n_sat))
         if not r.fit_info.converged:
             notes.append(convergence_note(r))
+        concentrated = r.concentration_note()
+        if concentrated is not None:
+            notes.append(concentrated[0].upper() + concentrated[1:] + ".")
         return notes + standard_error_notes(r, self.table)
 
     def facts(self) -> dict:
