@@ -49,3 +49,20 @@ def test_weights_whose_sum_overflows_are_refused_by_name(pima):
         with pytest.raises(ubreg.errors.DataError, match="weights add up to more than"):
             ubreg.fit(FORMULA, pima, method=method, weights=np.full(len(pima), 1e308),
                       **options)
+
+
+@pytest.mark.parametrize("name", ["ULSClassifier", "UDTClassifier", "UBoostClassifier"])
+@pytest.mark.parametrize("scale", [5e-324, 1e-100, 1e100])
+def test_scikit_learn_sample_weight_is_scale_free(name, scale):
+    """sample_weight × 1e-100 gave UDT a root-only tree and U-Boost a constant: they were
+    read as frequency weights (1e-100 of an observation).  As scikit-learn's trees count
+    rows for their size limits, they are now R's prior weights."""
+    pytest.importorskip("sklearn")
+    import ubreg.sklearn as sk
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] + rng.normal(size=300) > 0).astype(int)
+    cls = getattr(sk, name)
+    ref = cls().fit(X, y).predict_proba(X)
+    got = cls().fit(X, y, sample_weight=np.full(300, scale)).predict_proba(X)
+    np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)

@@ -9,8 +9,10 @@
 columns of ``X`` (``x0``, ``x1``, … or the DataFrame's own names), writes the
 formula ``y ~ x0 + x1 + …`` and calls :func:`ubreg.fit` with the method and the
 estimator's parameters as options; the fitted ubreg result is ``model_``, with its
-``summary()``.  ``sample_weight`` are frequency weights (``freq_weights=``: a row
-of weight 2 counts twice, as scikit-learn means them).
+``summary()``.  ``sample_weight`` are R's prior weights (``weights=``): a fit does not
+depend on their scale, and size limits (``min_split``, ``min_leaf``) count rows, as
+scikit-learn's trees count samples; GNNB and UNN, whose Algorithm 1 has no example
+weights, take integer ones as frequency weights (``freq_weights=``: a row repeated).
 
 ULS, UDT, U-Boost and t-AdaBoost classify two classes (``classes_[1]`` is the
 positive class, as in R); GNNB and UNN any number.  This module imports
@@ -38,6 +40,9 @@ class _UbregClassifier(ClassifierMixin, BaseEstimator):
     _method = ""
     _binary = True
     _family_param = True
+    #: sample_weight as frequency weights (a row repeated; GNNB's Algorithm 1 has no example
+    #: weights) rather than R's prior weights (scale-free, rows counted as rows)
+    _weights_repeat_rows = False
     #: scikit-learn estimator checks this estimator fails, with the reason (none)
     expected_failed_checks: dict = {}
 
@@ -69,8 +74,9 @@ class _UbregClassifier(ClassifierMixin, BaseEstimator):
         if weights is not None and weights.shape != (len(y),):
             raise ValueError(f"sample_weight has shape {weights.shape}, expected ({len(y)},)")
         family = self.family if self._family_param else None
+        kind = "freq_weights" if self._weights_repeat_rows else "weights"
         self.model_ = ubreg_fit(self._formula(X.shape[1]), data, family=family,
-                                method=self._method, freq_weights=weights, **self._options())
+                                method=self._method, **{kind: weights}, **self._options())
         return self
 
     def _scores(self, X, type: str):
@@ -195,6 +201,7 @@ class GNNBClassifier(_UbregClassifier):
 
     _method = "gnnb"
     _binary = False
+    _weights_repeat_rows = True
 
     def __init__(self, family="entropy", k=10, epsilon=0.5, chooser="sequential",
                  standardize=True):
