@@ -66,3 +66,16 @@ def test_scikit_learn_sample_weight_is_scale_free(name, scale):
     ref = cls().fit(X, y).predict_proba(X)
     got = cls().fit(X, y, sample_weight=np.full(300, scale)).predict_proba(X)
     np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("method, options", [("uls", {}), ("udt", {"xval": 0}),
+                                             ("uboost", {"mstop": 10})])
+@pytest.mark.parametrize("scale", [1e-100])
+def test_constant_prior_weights_on_dask_are_no_weights(pima, method, options, scale):
+    dd = pytest.importorskip("dask.dataframe")
+    data = pima.assign(w=1.0)
+    ref = ubreg.fit(FORMULA, dd.from_pandas(data, npartitions=2), method=method, **options)
+    got = ubreg.fit(FORMULA, dd.from_pandas(data.assign(w=scale), npartitions=2),
+                    method=method, weights="w", **options)
+    np.testing.assert_allclose(np.asarray(got.predict(pima), float),
+                               np.asarray(ref.predict(pima), float), rtol=1e-9, atol=1e-12)
