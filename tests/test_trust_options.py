@@ -1,6 +1,8 @@
 """Issue 27 §2, unbounded work and raw errors from options: counts of rounds are bounded
 (a documented maximum, and the memory cap), and a bad value is refused at the call, naming
 the option and the range it takes."""
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -43,3 +45,64 @@ def test_gnnb_neighbours_are_bounded_by_the_memory_cap():
     d = pd.DataFrame({"y": rng.integers(0, 2, n), "x": rng.normal(size=n)})
     with pytest.raises(DataError, match="k = 40000 on 50000 rows would need about"):
         ubreg.fit("y ~ x", d, method="gnnb", k=40_000)
+
+
+def _option_cases():
+    from ubreg.methods.registry import METHODS
+    for name, method in METHODS.items():
+        variants = [{}] + ([{"learner": x} for x in ("stumps", "rules", "trees")]
+                           if name == "uls" else [])
+        for base in variants:
+            _, names = method.accepted(base)
+            for option in names or []:
+                if option not in base:
+                    yield name, base, option
+
+
+BAD_VALUES = ["x", -1, -0.5, 1e30, float("inf"), float("-inf"), float("nan"), [1]]
+
+
+@pytest.mark.slow
+def test_every_option_of_every_method_is_refused_by_name_or_accepted():
+    """Of 900 (option, bad value) pairs over every method, 52 ended in a TypeError, an
+    OverflowError or a numpy message that did not name the option (tol='x', seed=-1,
+    max_bins=inf, max_candidates=-1, min_split=[1]); and corrective, select, inner_folds,
+    seed (uls's weak learners), standardize and trace took anything.  Now each value is
+    accepted (a fit, finite) or refused with a ValueError or TypeError naming the option."""
+    import signal
+    data = ubreg.datasets.load_pima().dropna().reset_index(drop=True).head(120)
+    unnamed = []
+
+    def too_long(*_):
+        raise TimeoutError
+
+    old = signal.signal(signal.SIGALRM, too_long)
+    try:
+        for name, base, option in _option_cases():
+            for value in BAD_VALUES:
+                signal.alarm(30)
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        ubreg.fit("diabetes ~ glucose + mass", data, method=name, **base,
+                                  **{option: value})
+                except (ValueError, TypeError) as exc:
+                    if option not in str(exc):
+                        unnamed.append((name, base, option, value, str(exc)[:80]))
+                except Exception as exc:            # noqa: BLE001 - the test's point
+                    unnamed.append((name, base, option, value, repr(exc)[:80]))
+                finally:
+                    signal.alarm(0)
+    finally:
+        signal.signal(signal.SIGALRM, old)
+    assert unnamed == []
+
+
+@pytest.mark.parametrize("method, option, value", [
+    ("gnnb", "standardize", "False"), ("gnnb", "trace", 1), ("tboost", "t", True),
+    ("uls", "corrective", "yes")])
+def test_flags_take_bools_only(method, option, value):
+    data = ubreg.datasets.load_pima().dropna().reset_index(drop=True).head(120)
+    extra = {"learner": "stumps"} if option == "corrective" else {}
+    with pytest.raises(ValueError, match=option):
+        ubreg.fit("diabetes ~ glucose + mass", data, method=method, **extra, **{option: value})

@@ -74,9 +74,10 @@ class _UbregClassifier(ClassifierMixin, BaseEstimator):
         if weights is not None and weights.shape != (len(y),):
             raise ValueError(f"sample_weight has shape {weights.shape}, expected ({len(y)},)")
         family = self.family if self._family_param else None
-        kind = "freq_weights" if self._weights_repeat_rows else "weights"
+        prior, freq = (None, weights) if self._weights_repeat_rows else (weights, None)
         self.model_ = ubreg_fit(self._formula(X.shape[1]), data, family=family,
-                                method=self._method, **{kind: weights}, **self._options())
+                                method=self._method, weights=prior, freq_weights=freq,
+                                **self._options())
         return self
 
     def _scores(self, X, type: str):

@@ -302,7 +302,8 @@ class _Rounds:
         return tree
 
 
-def _check(spec, U, learner, depth, mstop, nu, init, min_child_weight, min_samples_leaf):
+def _check(spec, U, learner, depth, mstop, nu, init, min_child_weight, min_samples_leaf,
+           max_bins):
     """The in-memory method's checks, and what a Dask frame does not offer."""
     if isinstance(spec.family, list):
         raise ValueError("method 'uboost' takes its loss from U=, not a bag of families")
@@ -312,7 +313,7 @@ def _check(spec, U, learner, depth, mstop, nu, init, min_child_weight, min_sampl
                       "instead (e.g. U=\"logistic\", \"exponential\")", UserWarning,
                       stacklevel=user_stacklevel())
     check_options(mstop, nu, depth, learner, init)
-    check_leaf_options(min_child_weight, min_samples_leaf)
+    check_leaf_options(min_child_weight, min_samples_leaf, max_bins)
     if learner == "linear":
         raise ValueError("learner='linear' on a Dask frame: the componentwise linear "
                          "base-learner is not available out of core (each iteration would need "
@@ -375,7 +376,8 @@ def fit_uboost_dask(spec, *, U="logistic", learner: str = "trees", depth: int = 
 
     from .boost_result import DaskUBoostResult
 
-    _check(spec, U, learner, depth, mstop, nu, init, min_child_weight, min_samples_leaf)
+    _check(spec, U, learner, depth, mstop, nu, init, min_child_weight, min_samples_leaf,
+           max_bins)
     U = resolve_U(U)
     parts = prepare_partitions(spec, persist="auto")
     pieces = gather(parts.frames, _setup, int(max_bins))

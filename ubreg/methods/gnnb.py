@@ -110,8 +110,8 @@ def fit_unn(spec: FitSpec, *, k: int = 10, T: int | None = None, blocks: int = 1
     if given:
         raise ValueError(f"method 'unn' solves δ exactly: epsilon/chooser do not apply "
                          f"(got {', '.join(given)}); use method='gnnb' for them")
-    if not (np.isfinite(delta_max) and delta_max > 0):
-        raise ValueError(f"delta_max must be a positive number, got {delta_max!r}")
+    delta_max = opt.real(delta_max, "delta_max", 0.0, np.inf, open_low=True)
+    tol = opt.real(tol, "tol", 0.0, 1.0, open_low=True, open_high=True)
     return _fit(spec, "unn", k=k, epsilon=0.5, T=T, chooser="sequential", blocks=blocks,
                 norm=norm, standardize=standardize, categorical=categorical, trace=trace,
                 delta_max=float(delta_max), tol=float(tol), graph=neighbour_graph)
@@ -131,6 +131,7 @@ def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, st
     if chooser not in ("sequential", "largest"):
         raise ValueError(f"unknown chooser {chooser!r}; use 'sequential' or 'largest'")
     k = opt.whole(k, "k", 1, 10 ** 9)
+    standardize, trace = opt.flag(standardize, "standardize"), opt.flag(trace, "trace")
     if T is not None:
         T = opt.whole(T, "T", 1, opt.MAX_ROUNDS)
     mf = model_frame(spec, update, response="multiclass")

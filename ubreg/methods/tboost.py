@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 
+from ..errors import OptionError
 from ..families.tempered import Tempered
 from ..fitters.tboost.boost import normalise_weights, tboost
 from ..fitters.tboost.learners import fit_stump, fit_tempered_tree, fit_udt_tree
@@ -80,6 +81,9 @@ def fit_tboost(spec: FitSpec, *, t=None, rounds: int = 20, learner: str = "trees
     """
     t = _resolve_t(spec.family, spec.family_given, t)
     _check_options(rounds, learner, mu, depth, max_size)
+    max_candidates = opt.whole(max_candidates, "max_candidates", 1, 2 ** 31 - 1)
+    max_bins = opt.whole(max_bins, "max_bins", 2, 65535)
+    seed = opt.seed(seed)
     mf = model_frame(spec, "tboost")
     # scale-free (docs/tempered.md §2.1): the learners and the loop see the same
     # normalised weights; weights all equal are the unweighted data
@@ -127,6 +131,8 @@ def _resolve_t(family, family_given, t):
         t = family.t if isinstance(family, Tempered) else DEFAULT_T
     elif isinstance(family, Tempered) and family.t != float(t):
         raise ValueError(f"t={t!r} disagrees with the family's t={family.t!r}")
+    if isinstance(t, (bool, np.bool_)):
+        raise OptionError(f"t must be a number < 2, got {t!r}")
     try:
         t = float(t)
     except (TypeError, ValueError):

@@ -26,7 +26,7 @@ def fit_uboost_method(spec: FitSpec, *, U="logistic", learner: str = "trees", de
                       "instead (e.g. U=\"logistic\", \"exponential\")", UserWarning,
                       stacklevel=user_stacklevel())
     check_options(mstop, nu, depth, learner, init)
-    check_leaf_options(min_child_weight, min_samples_leaf)
+    check_leaf_options(min_child_weight, min_samples_leaf, max_bins)
     U = resolve_U(U)
     mf = model_frame(spec, "uboost")
     options = dict(learner=learner, depth=int(depth), mstop=int(mstop), nu=float(nu),

@@ -9,6 +9,7 @@ partition (:mod:`ubreg.dask`).
 from __future__ import annotations
 
 import inspect
+import math
 from typing import Any
 
 import numpy as np
@@ -42,7 +43,7 @@ __all__ = ["fit_uls_method", "fit_linear", "fit_boosted", "LEARNERS", "METHOD"]
 def fit_uls_method(spec: FitSpec, *, learner: str = "linear", **options):
     """ULS (paper 000 Algorithm 1): over the design columns (``learner="linear"``)
     or over the weak learners of :data:`LEARNERS`."""
-    if learner not in LEARNERS:
+    if not isinstance(learner, str) or learner not in LEARNERS:
         raise ValueError(f"unknown learner {learner!r} for method 'uls'; available: "
                          f"{sorted(LEARNERS)}")
     return LEARNERS[learner](spec, **options)
@@ -188,8 +189,13 @@ def fit_boosted(spec: FitSpec, learner: str, *, rounds: int = 100, corrective: b
     docs/math.md §4, §6): see :mod:`ubreg.fitters.boost.uls_boost`."""
     bag = spec.family if isinstance(spec.family, list) else None
     check_options(rounds, literals, depth, max_bins, strategy, bag)
-    if not 0 < tol < 1:
-        raise ValueError(f"tol must be in (0, 1), got {tol!r}")
+    tol = opt.real(tol, "tol", 0.0, 1.0, open_low=True, open_high=True)
+    max_delta = opt.real(max_delta, "max_delta", 0.0, math.inf, open_low=True)
+    min_leaf = opt.real(min_leaf, "min_leaf", 0.0, math.inf)
+    corrective = opt.flag(corrective, "corrective")
+    select = opt.choice(select, "select", ("train", "cv"))
+    inner_folds = opt.whole(inner_folds, "inner_folds", 2, 1000)
+    seed = opt.seed(seed)
     mf = model_frame(spec, "uls")
     w = power_of_two_scaled(mf.weights)          # scale-free in w, and so are its sums
     binned = bin_design(mf.X, max_bins, weights=w)

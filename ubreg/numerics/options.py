@@ -11,9 +11,11 @@ from __future__ import annotations
 import math
 import numbers
 
+import numpy as np
+
 from ..errors import OptionError
 
-__all__ = ["MAX_ROUNDS", "MAX_SEED", "whole", "real", "seed"]
+__all__ = ["MAX_ROUNDS", "MAX_SEED", "whole", "real", "seed", "flag", "choice"]
 
 #: the most rounds or iterations any method takes
 MAX_ROUNDS = 1_000_000
@@ -51,3 +53,18 @@ def seed(value, name: str = "seed"):
     if value is None:
         return None
     return whole(value, name, 0, MAX_SEED)
+
+
+def flag(value, name: str) -> bool:
+    """``value`` as a bool: True or False only (not 0, 1 or "False")."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise OptionError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def choice(value, name: str, choices: tuple):
+    """``value``, one of ``choices``."""
+    if not isinstance(value, str) or value not in choices:
+        raise OptionError(f"{name} must be one of {', '.join(map(repr, choices))}, "
+                          f"got {value!r}")
+    return value

@@ -31,6 +31,7 @@ pickle.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -81,11 +82,10 @@ def check_options(mstop, nu, depth, learner, init):
         raise ValueError(f"init must be 'mean' or 'zero', got {init!r}")
 
 
-def check_leaf_options(min_child_weight, min_samples_leaf):
-    if not min_child_weight >= 0:
-        raise ValueError(f"min_child_weight must be ≥ 0, got {min_child_weight!r}")
-    if not min_samples_leaf >= 0:
-        raise ValueError(f"min_samples_leaf must be ≥ 0, got {min_samples_leaf!r}")
+def check_leaf_options(min_child_weight, min_samples_leaf, max_bins=255):
+    opt.real(min_child_weight, "min_child_weight", 0.0, math.inf)
+    opt.real(min_samples_leaf, "min_samples_leaf", 0.0, math.inf)
+    opt.whole(max_bins, "max_bins", 2, 65535)
 
 
 def _unit_weights(w, min_child_weight, min_samples_leaf):

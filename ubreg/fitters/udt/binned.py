@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...learners.binning import column_cuts
+from ...numerics import options as opt
 from .columns import CATEGORICAL, check_columns, check_response
 from .engine import _check_family, tree_from_raw
 from .hist import CodedColumns, code_ranges, encode, grow_binned, level_histograms
@@ -23,9 +24,7 @@ def check_bins(bins) -> int | None:
     """``bins``: None (exact) or an integer in [2, 65535]."""
     if bins is None:
         return None
-    if isinstance(bins, bool) or not float(bins).is_integer() or not 2 <= int(bins) <= 65535:
-        raise ValueError(f"bins must be None (exact) or an integer in [2, 65535], got {bins!r}")
-    return int(bins)
+    return opt.whole(bins, "bins (None: exact)", 2, 65535)
 
 
 def missing_names(values: list, specs: list) -> list:

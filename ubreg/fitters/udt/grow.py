@@ -55,10 +55,12 @@ or lose its speed; :mod:`ubreg.learners.trees` gives the reasons in full.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from ...numerics import options as opt
 from .columns import CATEGORICAL, check_columns, check_response
 from .criterion import make_criterion, misclass_risk
 from .fused import fused_candidates, fused_kind
@@ -136,20 +138,11 @@ def check_controls(min_split, min_leaf, max_depth, cp, risk):
     """Validate the rpart-style controls; return them normalised."""
     if max_depth is None:
         max_depth = MAX_DEPTH
-    for name, val in (("min_split", min_split), ("min_leaf", min_leaf), ("max_depth", max_depth)):
-        if isinstance(val, bool) or not float(val).is_integer():
-            raise ValueError(f"{name} must be an integer, got {val!r}")
-    min_split, min_leaf, max_depth = int(min_split), int(min_leaf), int(max_depth)
-    if min_leaf < 1:
-        raise ValueError(f"min_leaf must be at least 1, got {min_leaf}")
-    if min_split < 1:
-        raise ValueError(f"min_split must be at least 1, got {min_split}")
-    if not 0 <= max_depth <= MAX_DEPTH:
-        raise ValueError(f"max_depth must lie in 0..{MAX_DEPTH} (rpart node numbers must fit "
-                         f"in 64 bits), got {max_depth}")
-    cp = float(cp)
-    if not cp >= 0:
-        raise ValueError(f"cp must be non-negative, got {cp}")
+    min_split = opt.whole(min_split, "min_split", 1, 2 ** 62)
+    min_leaf = opt.whole(min_leaf, "min_leaf", 1, 2 ** 62)
+    # rpart node numbers must fit in 64 bits
+    max_depth = opt.whole(max_depth, "max_depth", 0, MAX_DEPTH)
+    cp = opt.real(cp, "cp", 0.0, math.inf)
     if risk not in ("surrogate", "misclass"):
         raise ValueError(f"risk must be 'surrogate' or 'misclass', got {risk!r}")
     return min_split, min_leaf, max_depth, cp, risk
