@@ -33,14 +33,12 @@ import pandas as pd
 from _results import record
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "letter_recognition.csv"
 
 
 def load(n: int | None) -> pd.DataFrame:
-    if not DATA.exists():
-        sys.exit(f"bench_gnnb: {DATA} not found; it ships in the shared data folder "
-                 f"(../shared/data relative to the repository root)")
-    df = pd.read_csv(DATA)
+    """Letter recognition (bundled: ubreg.datasets, mlbench ``LetterRecognition``, GPL-2)."""
+    from ubreg.datasets import load as load_bundled
+    df = load_bundled("letter_recognition")
     if n is not None and n < len(df):
         df = df.sample(n=n, random_state=0).reset_index(drop=True)
     return df

@@ -14,7 +14,7 @@ investigation tables (``--investigate``) and a Findings paragraph written from t
     python reports/gnnb_replication.py --max-rows 3000    # subsample big data sets (stratified)
     python reports/gnnb_replication.py --datasets glass ionosphere --k 5 10
 
-Data are read from ../shared/data relative to the repository root.
+Data are the bundled copies of ``ubreg.datasets`` (sources and licences in its README).
 """
 from __future__ import annotations
 
@@ -27,27 +27,23 @@ import numpy as np
 import pandas as pd
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-DATA_DIR = ROOT.parent / "shared" / "data"
 OUT = ROOT / "reports" / "gnnb_replication.md"
 
-#: file, response column
+#: report name → (ubreg.datasets name, response column)
 DATASETS = {
-    "ionosphere": ("ionosphere.csv", "Class"),
-    "pima_indians_diabetes2": ("pima_indians_diabetes2.csv", "diabetes"),
-    "glass": ("glass.csv", "Type"),
-    "satellite": ("satellite.csv", "classes"),
-    "letter_recognition": ("letter_recognition.csv", "lettr"),
+    "ionosphere": ("ionosphere", "Class"),
+    "pima_indians_diabetes2": ("pima", "diabetes"),
+    "glass": ("glass", "Type"),
+    "satellite": ("satellite", "classes"),
+    "letter_recognition": ("letter_recognition", "lettr"),
 }
 METHODS = ("GNNB", "k-NN", "UNN")
 
 
 def load(name: str, max_rows: int | None, seed: int) -> tuple[pd.DataFrame, str, int]:
-    fname, response = DATASETS[name]
-    path = DATA_DIR / fname
-    if not path.exists():
-        sys.exit(f"gnnb_replication: {path} not found; the data sets live in ../shared/data "
-                 f"relative to the repository root ({ROOT})")
-    df = pd.read_csv(path)
+    import ubreg
+    bundled, response = DATASETS[name]
+    df = ubreg.datasets.load(bundled)
     n_na = int(df.isna().any(axis=1).sum())
     df = df.dropna().reset_index(drop=True)          # pima: drop the NA rows
     df[response] = df[response].astype(str)

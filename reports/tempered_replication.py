@@ -37,13 +37,11 @@ from sklearn.model_selection import StratifiedKFold
 import ubreg
 from ubreg.errors import DataError
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-if not DATA.exists():
-    DATA = Path("/work/shared/data")
+#: report name → (ubreg.datasets name, response column)
 DATASETS = {
-    "ionosphere": ("ionosphere.csv", "Class"),
-    "breast_cancer": ("breast_cancer.csv", "Class"),
-    "pima_indians_diabetes2": ("pima_indians_diabetes2.csv", "diabetes"),
+    "ionosphere": ("ionosphere", "Class"),
+    "breast_cancer": ("breast_cancer", "Class"),
+    "pima_indians_diabetes2": ("pima", "diabetes"),
 }
 TS = [0.0, 0.25, 0.5, 0.75, 1.0, 1.1, 1.25, 1.5]
 NOISES = [0.0, 0.1]
@@ -52,8 +50,8 @@ VERDICTS: dict = {}
 
 
 def load(name):
-    file, response = DATASETS[name]
-    data = pd.read_csv(DATA / file).dropna().reset_index(drop=True)
+    bundled, response = DATASETS[name]
+    data = ubreg.datasets.load(bundled).dropna().reset_index(drop=True)
     predictors = [c for c in data.columns if c != response and data[c].nunique() > 1]
     frame = data[predictors].astype(float)
     levels = sorted(data[response].unique())

@@ -33,7 +33,7 @@ the new tables).
     python reports/uls_flavours.py --large               # adds satellite (6435 rows)
     python reports/uls_flavours.py --smoke               # tiny, for CI
 
-Domains: binary data sets of ../shared/data (pima, ionosphere, breast cancer,
+Domains: binary data sets bundled in ``ubreg.datasets`` (pima, ionosphere, breast cancer,
 mtcars ``am``, glass as window vs non-window) and scikit-learn's bundled
 Wisconsin diagnostic breast-cancer data.  Rows with NA are dropped.
 """
@@ -52,7 +52,6 @@ import pandas as pd
 from scipy import stats
 
 HERE = Path(__file__).resolve().parent
-DATA = HERE.parent.parent / "shared" / "data"
 OUT = HERE / "uls_flavours.md"
 
 FLAVOURS = ["AdaBoost", "gini", "mu", "matsushita", "entropy", "power",
@@ -84,20 +83,21 @@ def _q(name: str) -> str:
 
 def load_domains(large: bool = False) -> dict[str, tuple[pd.DataFrame, str]]:
     """name -> (data frame with a 0/1 column ``y``, formula)."""
+    from ubreg.datasets import load
     out = {}
-    pima = pd.read_csv(DATA / "pima_indians_diabetes2.csv").dropna()
+    pima = load("pima").dropna()
     pima["y"] = (pima.pop("diabetes") == "pos").astype(int)
     out["pima"] = pima
-    ion = pd.read_csv(DATA / "ionosphere.csv").drop(columns=["v2"])
+    ion = load("ionosphere").drop(columns=["v2"])
     ion["y"] = (ion.pop("Class") == "good").astype(int)
     out["ionosphere"] = ion
-    bc = pd.read_csv(DATA / "breast_cancer.csv").dropna()
+    bc = load("breast_cancer").dropna()
     bc["y"] = (bc.pop("Class") == "malignant").astype(int)
     out["breast_cancer"] = bc
-    mt = pd.read_csv(DATA / "mtcars.csv").drop(columns=["model"])
+    mt = load("mtcars").drop(columns=["model"])
     mt["y"] = mt.pop("am").astype(int)
     out["mtcars_am"] = mt
-    gl = pd.read_csv(DATA / "glass.csv")
+    gl = load("glass")
     gl["y"] = gl.pop("Type").isin([1, 2, 3]).astype(int)     # window vs non-window glass
     out["glass_window"] = gl
     from sklearn.datasets import load_breast_cancer
@@ -106,7 +106,7 @@ def load_domains(large: bool = False) -> dict[str, tuple[pd.DataFrame, str]]:
     wd["y"] = wd.pop("target").astype(int)
     out["wdbc_sklearn"] = wd
     if large:
-        sat = pd.read_csv(DATA / "satellite.csv")
+        sat = load("satellite")
         sat["y"] = sat.pop("classes").isin(["grey soil", "damp grey soil",
                                             "very damp grey soil"]).astype(int)
         out["satellite_grey"] = sat

@@ -252,7 +252,7 @@ def independent_adaboost(X, ystar, rounds):
 
 
 def ionosphere(cols=8):
-    data = pd.read_csv("/work/shared/data/ionosphere.csv")
+    data = ubreg.datasets.load("ionosphere")
     names = [f"v{j}" for j in range(3, 3 + cols)]          # v2 is constant
     df = data[names].round(2)                               # < 255 distinct values: every cut
     df["y"] = data["Class"]

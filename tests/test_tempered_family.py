@@ -289,7 +289,7 @@ def _tree_signature(result):
 def test_udt_trees_identical(t, other):
     """The UDT criterion Σ w(−φ(p))/b_φ of tempered t = 0 (t = 1) is Gini's
     (Matsushita's): same splits, same leaf posteriors."""
-    data = pd.read_csv("/work/shared/data/pima_indians_diabetes2.csv").dropna()
+    data = ubreg.datasets.load_pima().dropna()
     formula = "diabetes ~ glucose + mass + age + pressure"
     if "diabetes" not in data.columns:
         pytest.skip("pima columns differ")
