@@ -4,6 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.ubreg-installed
+DEMO_STAMP := $(VENV)/.ubreg-demo-installed
 DOCS_STAMP := $(VENV)/.ubreg-docs-installed
 
 .PHONY: demo test test-fast lint bench bench-smoke reports-html docs clean
@@ -21,7 +22,14 @@ $(DOCS_STAMP): setup.cfg setup.py
 	$(BIN)/python -m pip install --quiet -e '.[docs]'
 	touch $(DOCS_STAMP)
 
-demo: $(STAMP)
+# the demo needs ubreg and its dependencies only (no test or lint extras)
+$(DEMO_STAMP): setup.cfg setup.py
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
 	$(BIN)/ubreg demo
 
 test: $(STAMP)

@@ -37,6 +37,8 @@ def test_demo_writes_both_reports_and_prints_their_paths(demo):
     assert code == 0
     html, pdf = out_dir / "report.html", out_dir / "report.pdf"
     assert f"HTML report: {html.resolve()}" in out and f"PDF report:  {pdf.resolve()}" in out
+    # where the reports are comes first, before the summaries (issue 28 §5)
+    assert out.index("HTML report:") < out.index("== uls · entropy")
     assert pdf.read_bytes().startswith(b"%PDF")
     text = html.read_text(encoding="utf-8")
     assert "ubreg demo --out" in text                      # the command that produced it

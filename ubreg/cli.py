@@ -109,6 +109,7 @@ def _demo(args) -> int:
     html, pdf = report(models, [out / "report.html", out / "report.pdf"],
                        title="ubreg demo: Pima Indians diabetes", call=call,
                        cv_risk=DEMO_CV_RISK_FOLDS, training_data=data)
+    print(f"\nHTML report: {html.resolve()}\nPDF report:  {pdf.resolve()}")
     stats = compare(models).statistics()
     # the R-style summaries of the linear fits (one per family; the report has them all)
     for label, _, _, _, opts in DEMO_SPECS:
@@ -126,10 +127,11 @@ def _demo(args) -> int:
         aic = f"{s['aic']:.1f}" if pd.notna(s["aic"]) else ""
         print(f"{name:<{width}}  {aic:>8}  {cv_err:>15}  {cv_auc:>15}")
     if stats.loc["aic"].isna().any():
-        print("(AIC only for the linear fits: see the note under the comparison table.)")
+        print("(AIC only for the linear fits of a likelihood, entropy and entropy2: see the "
+              "note under the comparison table.)")
     for note in notes:
         print(f"note: {note}")
-    print(f"\nHTML report: {html.resolve()}\nPDF report:  {pdf.resolve()}")
+    print(f"\nThe reports: {html.resolve()} and {pdf.resolve()}")
     return 0
 
 
