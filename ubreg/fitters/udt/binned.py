@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...errors import OptionError
 from ...learners.binning import column_cuts
 from ...numerics import options as opt
 from .columns import CATEGORICAL, check_columns, check_response
@@ -24,7 +25,11 @@ def check_bins(bins) -> int | None:
     """``bins``: None (exact) or an integer in [2, 65535]."""
     if bins is None:
         return None
-    return opt.whole(bins, "bins (None: exact)", 2, 65535)
+    try:
+        return opt.whole(bins, "bins", 2, 65535)
+    except ValueError:
+        raise OptionError(f"bins must be None (exact) or a whole number from 2 to 65535, "
+                          f"got {bins!r}") from None
 
 
 def missing_names(values: list, specs: list) -> list:
