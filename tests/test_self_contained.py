@@ -1,8 +1,7 @@
 """The project runs with nothing beside it (issue 28 §5): no test, report, benchmark,
-vignette or package module reads the reference data outside the repository
-(the reference folder beside the repository) or any absolute path; the data sets they use
-ship in ``ubreg.datasets``
-with their provenance and licences."""
+vignette or package module reads the reference folder beside the repository or any
+absolute path; the data sets they use ship in ``ubreg.datasets`` with their provenance
+and licences."""
 import hashlib
 import re
 from pathlib import Path
