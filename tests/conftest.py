@@ -4,8 +4,13 @@ Every method variant (``ubreg.METHODS`` and each method's ``quick`` settings) an
 family (``ubreg.families.FAMILIES``) is read from the package itself, so a method or a
 family added there is tested by the shared matrices (bad input, invariances, weights,
 formula safety, fuzzing) without editing them.  A test asks for ``every_method`` (a
-method label such as ``"uls-stumps"``) or ``every_family`` (a family name) and is run
+method label such as ``"uls-stumps"``), ``every_multiclass_method`` (those of them that fit
+more than two classes) or ``every_family`` (a family name) and is run
 once per entry; :func:`method_case` gives a label's method, options and traits.
+
+``pima`` is the Pima Indians diabetes data as ``ubreg.datasets.load_pima()`` gives them
+(with their missing values), loaded once for the session; a test never modifies it (no
+fit modifies its data).
 
 ``client`` is the Dask cluster of the cluster tests (``tests/test_dask*.py``): a
 ``distributed.Client`` on a LocalCluster of two worker processes, one per test
@@ -56,6 +61,9 @@ def method_case(label: str) -> MethodCase:
 def pytest_generate_tests(metafunc):
     if "every_method" in metafunc.fixturenames:
         metafunc.parametrize("every_method", sorted(METHOD_CASES))
+    if "every_multiclass_method" in metafunc.fixturenames:
+        metafunc.parametrize("every_multiclass_method",
+                             sorted(k for k, c in METHOD_CASES.items() if c.multiclass))
     if "every_family" in metafunc.fixturenames:
         metafunc.parametrize("every_family", FAMILY_NAMES)
 
@@ -80,3 +88,9 @@ def client():
     yield c
     c.close()
     cluster.close()
+
+
+@pytest.fixture(scope="session")
+def pima():
+    """The Pima data, with their missing values (``ubreg.datasets.load_pima()``)."""
+    return ubreg.datasets.load_pima()

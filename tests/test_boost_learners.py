@@ -190,7 +190,7 @@ def test_every_hypothesis_gives_features_and_output_by_one_protocol(X):
         T = hyp.transform(X)
         assert T.shape == (X.shape[0], hyp.n_features) and T.dtype == np.float64
         assert len(hyp.describe(names)) == hyp.n_features
-        assert set(hyp.columns) <= {0, 1, 3} and hash(hyp.key()) is not None
+        assert set(hyp.columns) <= {0, 1, 3} and hyp.key() in {hyp.key(): hyp}   # a dict key
         # the learner's training values are the hypothesis read on the training rows
         np.testing.assert_allclose(values.reshape(X.shape[0], -1),
                                    T if values.ndim == 2 else hyp.predict(X)[:, None],

@@ -10,11 +10,6 @@ from ubreg.numerics.folds import fold_assignment
 FORMULA = "diabetes ~ glucose + mass + age"
 
 
-@pytest.fixture(scope="module")
-def pima():
-    return ubreg.datasets.load_pima()
-
-
 def test_reproducible_with_a_seed_and_data_untouched(pima):
     before = pima.copy()
     a = ubreg.cv(FORMULA, pima, folds=5, seed=11, refit=False)

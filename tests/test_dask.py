@@ -388,9 +388,10 @@ def test_cv_on_the_cluster_is_identical(client, frame):
 
 def test_candidate_models_on_the_cluster(client, frame):
     data = frame.dropna()
-    fits = ubreg.dask.fit_models({"entropy": {"formula": "y ~ x1 + g"},
-                                  "gini": {"formula": "y ~ x1 + g", "family": "gini"}},
-                                 data, scheduler=client)
+    from ubreg.evaluate.parallel import fit_models
+    fits = fit_models({"entropy": {"formula": "y ~ x1 + g"},
+                       "gini": {"formula": "y ~ x1 + g", "family": "gini"}},
+                      data, scheduler=client)
     for name, fam in (("entropy", "entropy"), ("gini", "gini")):
         mem = ubreg.fit("y ~ x1 + g", data, family=fam)
         pd.testing.assert_series_equal(fits[name].coef, mem.coef)

@@ -6,6 +6,7 @@ import pytest
 
 import ubreg
 from ubreg.dask import INSTALL_HINT, is_dask_frame, require_dask
+from ubreg.evaluate.parallel import fit_models
 
 
 def test_missing_dask_gives_the_install_hint(monkeypatch):
@@ -13,7 +14,7 @@ def test_missing_dask_gives_the_install_hint(monkeypatch):
     with pytest.raises(ImportError, match=r"pip install 'ubreg\[dask\]'"):
         require_dask()
     with pytest.raises(ImportError, match="ubreg\\[dask\\]"):
-        ubreg.dask.fit_models({"a": {"formula": "y ~ x"}}, None, scheduler="threads")
+        fit_models({"a": {"formula": "y ~ x"}}, None, scheduler="threads")
     assert "ubreg[dask]" in INSTALL_HINT
 
 
@@ -24,21 +25,14 @@ def test_pandas_data_never_reach_the_dask_path():
 
 
 def test_the_registry_declares_the_dask_backends():
-    """``uls``, ``udt`` and ``uboost`` have a Dask backend, named (not imported) by the registry;
-    the Dask-only options are those of the backend the in-memory fit lacks (udt's
-    and uboost's backends take exactly the in-memory options)."""
-    from ubreg.dask.fitter import fit_linear_dask
-    from ubreg.methods.spec import method_options
-    from ubreg.methods.uls import fit_linear
+    """``uls``, ``udt`` and ``uboost`` have a Dask backend: a function of the method
+    that imports ``ubreg.dask`` only when a Dask frame arrives (tests/test_schema.py
+    checks that the backends take the schema's options)."""
     assert {n for n, m in ubreg.METHODS.items() if m.dask} == {"uls", "udt", "uboost"}
-    uls = ubreg.METHODS["uls"]
-    assert uls.dask_backend().__module__ == "ubreg.dask"
-    extra = [o for o in method_options(fit_linear_dask) if o not in method_options(fit_linear)]
-    assert list(uls.dask_options) == extra == ["persist"]
-    for name in ("udt", "uboost"):
-        method = ubreg.METHODS[name]
-        assert method_options(method.dask_backend()) == method_options(method.fit)
-        assert method.dask_options == ()
+    for name in ("uls", "udt", "uboost"):
+        assert ubreg.METHODS[name].dask_backend().__module__ == f"ubreg.methods.{name}"
+    assert ubreg.METHODS["uls"].schema_for({}).names(on_dask=True) == [
+        "learner", "solver", "tol", "maxiter", "on_separation", "persist"]
 
 
 @pytest.mark.slow

@@ -54,7 +54,7 @@ def test_tempered_default_t_is_the_code_default_in_readme_and_docstrings():
     assert _default_t(family_row) == {default}
     [tboost_row] = _readme_rows('`"tboost"`')
     assert _default_t(tboost_row) == {default}
-    doc = " ".join(tmethod.fit_tboost.__doc__.split())
+    doc = " ".join(tmethod.OPTIONS["t"].help.split())
     assert "else 0.5" in doc
     import ubreg.families as families
     for text in (Tempered.__doc__, families.Permissible.__doc__ or "", families.__doc__ or ""):
@@ -65,8 +65,9 @@ def test_tempered_default_t_is_the_code_default_in_readme_and_docstrings():
 
 def test_tboost_thresholds_are_documented_as_within_node_midpoints():
     """§3.3 trees cut at the midpoint of two consecutive distinct values of the rows
-    in the node (not of the whole column): said in fit_tboost and in the README row."""
-    doc = " ".join(tmethod.fit_tboost.__doc__.split())
+    in the node (not of the whole column): said in tboost's option table (its
+    schema) and in the README row."""
+    doc = " ".join(tmethod.OPTIONS["learner"].help.split())
     assert "midpoint" in doc and "in the node" in doc
     [tboost_row] = _readme_rows('`"tboost"`')
     assert "midpoints" in tboost_row and "node" in tboost_row

@@ -19,11 +19,6 @@ from ubreg.errors import (
 FAMILY_NAMES = ["gini", "entropy", "entropy2", "matsushita", "mu", "power", "logcosh"]
 
 
-@pytest.fixture(scope="module")
-def pima():
-    return ubreg.datasets.load_pima()
-
-
 @pytest.fixture
 def toy():
     rng = np.random.default_rng(0)
@@ -425,28 +420,41 @@ def test_unknown_uls_option_lists_the_options_of_the_chosen_learner(toy):
     with pytest.raises(OptionError, match=r"method 'uls' with learner='stumps' has no option "
                                           r"'maxiter', 'on_separation'; it accepts: .*rounds"):
         ubreg.fit("y ~ x1", toy, learner="stumps", maxiter=1, on_separation="raise")
-    with pytest.raises(ValueError, match="unknown learner 'nope'"):
+    with pytest.raises(ValueError, match="learner must be one of 'linear', 'stumps', 'rules', "
+                                         "'trees', got 'nope'"):
         ubreg.fit("y ~ x1", toy, learner="nope")
 
 
-def test_options_of_a_forwarding_method_are_checked_when_it_calls(toy, monkeypatch):
+def test_options_of_a_forwarding_method_are_checked_by_its_schema(toy, monkeypatch):
+    """A method of one's own declares its options by its signature or, when it forwards
+    **options, by a schema; an undeclared forwarding method is refused at the call."""
     from ubreg.errors import OptionError
     from ubreg.methods.registry import METHODS
+    from ubreg.methods.schema import Option, Schema
     from ubreg.methods.spec import Method
 
-    def inner(spec, *, depth=1):
+    def inner(spec, *, depth):
         return depth
 
-    def forwarding(spec, **options):          # declares nothing: checked at the call
+    def forwarding(spec, **options):
         return inner(spec, **options)
 
     def broken(spec, *, depth=1):             # a TypeError of its own is not relabelled
         return inner(spec, depth=depth, colour="red")
 
-    monkeypatch.setitem(METHODS, "fwd", Method("fwd", fit=forwarding, result=int))
+    schema = Schema((Option("depth", "whole", 1, "the depth", low=1, high=9),), label="'fwd'")
+    monkeypatch.setitem(METHODS, "fwd", Method("fwd", fit=forwarding, result=int,
+                                                schema=schema))
+    monkeypatch.setitem(METHODS, "open", Method("open", fit=forwarding, result=int))
     monkeypatch.setitem(METHODS, "broken", Method("broken", fit=broken, result=int))
     assert ubreg.fit("y ~ x1", toy, method="fwd", depth=3) == 3
-    with pytest.raises(OptionError, match=r"^method 'fwd' has no option 'maxiter'$"):
+    assert ubreg.fit("y ~ x1", toy, method="fwd") == 1
+    with pytest.raises(OptionError, match=r"^method 'fwd' has no option 'maxiter'; it accepts: "
+                                          r"depth$"):
         ubreg.fit("y ~ x1", toy, method="fwd", maxiter=1)
+    with pytest.raises(OptionError, match=r"^depth must be a whole number from 1 to 9"):
+        ubreg.fit("y ~ x1", toy, method="fwd", depth=0)
+    with pytest.raises(TypeError, match="method 'open' forwards \\*\\*options without"):
+        ubreg.fit("y ~ x1", toy, method="open", depth=3)
     with pytest.raises(TypeError, match="colour"):
         ubreg.fit("y ~ x1", toy, method="broken")

@@ -248,10 +248,8 @@ def test_one_predict_for_every_method(every_method, pima):
     assert isinstance(train.dtype, pd.CategoricalDtype) and len(train) == len(m.predict())
 
 
-def test_one_predict_for_every_multiclass_method(every_method, pima):
-    case = method_case(every_method)
-    if not case.multiclass:
-        pytest.skip(f"{every_method} fits two classes")
+def test_one_predict_for_every_multiclass_method(every_multiclass_method, pima):
+    every_method = every_multiclass_method
     data = pima.assign(band=pd.cut(pima["age"], [0, 25, 40, 100],
                                    labels=["young", "middle", "old"]).astype(str))
     m = _fit(every_method, data, "band ~ glucose + mass + pregnant")

@@ -9,11 +9,6 @@ FORMULA = "diabetes ~ pregnant + glucose + pressure + mass + pedigree + age"
 
 
 @pytest.fixture(scope="module")
-def pima():
-    return ubreg.datasets.load_pima()
-
-
-@pytest.fixture(scope="module")
 def full_tree(pima):
     return ubreg.fit(FORMULA, pima, method="udt", family="entropy")
 

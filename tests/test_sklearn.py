@@ -20,8 +20,8 @@ from ubreg.sklearn import (  # noqa: E402
 )
 
 ESTIMATORS = [ULSClassifier(), ULSClassifier(learner="stumps", rounds=10), UDTClassifier(),
-              UBoostClassifier(mstop=10), TBoostClassifier(rounds=5), GNNBClassifier(k=3),
-              UNNClassifier(k=3)]
+              UBoostClassifier(mstop=10), TBoostClassifier(rounds=5), GNNBClassifier(),
+              UNNClassifier()]
 
 
 def _expected_failures(estimator):

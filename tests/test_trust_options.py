@@ -53,8 +53,7 @@ def _option_cases():
         variants = [{}] + ([{"learner": x} for x in ("stumps", "rules", "trees")]
                            if name == "uls" else [])
         for base in variants:
-            _, names = method.accepted(base)
-            for option in names or []:
+            for option in method.schema_for(base).names(on_dask=False, public=True):
                 if option not in base:
                     yield name, base, option
 

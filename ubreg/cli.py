@@ -150,7 +150,7 @@ def _fit(args) -> int:
         key, value = parse_option(item)
         if key in options:
             raise UbregError(f"--option {key} is given twice")
-        options[key], raw[key] = value, item.partition("=")[2].strip().strip("'\"")
+        options[key], raw[key] = value, item.partition("=")[2]
     if "trusted" in options:
         raise UbregError("--option trusted: the command line does not widen what a formula "
                          "may call (trusted=True, for formulas you write yourself in Python, "
@@ -158,7 +158,7 @@ def _fit(args) -> int:
     for key in _FIT_ARGUMENTS:
         if key in options:
             raise UbregError(f"--option {key}=...: use the argument for {key}, not --option")
-    _strict_booleans(args.method, options, raw)
+    _typed_options(args.method, options, raw)
     if args.solver:
         if options.get("solver", args.solver) != args.solver:
             raise UbregError(f"--solver {args.solver} and --option solver={options['solver']} "
@@ -176,28 +176,22 @@ def _fit(args) -> int:
 
 #: arguments of ubreg.fit that have their own command-line argument
 _FIT_ARGUMENTS = ("family", "method", "data", "formula", "weights", "freq_weights")
-_BOOLEANS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
 
 
-def _method_defaults(method: str, options: dict) -> dict:
-    """Default values of the options of ``method`` (for ``uls``, of the chosen learner)."""
+def _typed_options(method: str, options: dict, raw: dict) -> None:
+    """Read each option the method declares from its text by the option's kind
+    (:meth:`ubreg.methods.schema.Option.parse`: a yes/no option takes
+    true/false/yes/no/1/0, a number a number, ...), the option named in every error;
+    others keep :func:`parse_option`'s reading (``ubreg.fit`` refuses them by name)."""
     from .methods.registry import METHODS
 
     entry = METHODS.get(method)
-    return {} if entry is None else entry.option_defaults(options)
-
-
-def _strict_booleans(method: str, options: dict, raw: dict) -> None:
-    """Read the options whose default is a bool from their text, strictly:
-    true/false/yes/no/1/0 (any case), anything else is an error naming the option."""
-    defaults = _method_defaults(method, options)
+    if entry is None:
+        return
+    schema = entry.schema_for(options)
     for key in options:
-        if isinstance(defaults.get(key), bool):
-            word = raw[key].lower()
-            if word not in _BOOLEANS:
-                raise UbregError(f"--option {key}={raw[key]}: {key} is a yes/no option; give one "
-                                 "of true/false/yes/no/1/0")
-            options[key] = _BOOLEANS[word]
+        if key in schema and schema[key].kind != "value":
+            options[key] = schema[key].parse(raw[key])
 
 
 _INT = re.compile(r"[+-]?\d+")

@@ -1,24 +1,31 @@
-"""scikit-learn estimators over ubreg's fitters.
+"""scikit-learn estimators over ubreg's methods, generated from their option schemas.
 
 ``ULSClassifier``, ``UDTClassifier``, ``UBoostClassifier``, ``TBoostClassifier``,
 ``GNNBClassifier`` and ``UNNClassifier`` follow scikit-learn's estimator contract
 (``fit(X, y, sample_weight=None)``, ``predict``, ``predict_proba``,
 ``decision_function``, ``classes_``, ``n_features_in_``, ``feature_names_in_``,
 ``get_params``/``set_params``, ``clone``, ``score``), so they work in ``Pipeline``,
-``GridSearchCV`` and ``cross_val_score``.  Each is a thin wrapper: it names the
-columns of ``X`` (``x0``, ``x1``, … or the DataFrame's own names), writes the
-formula ``y ~ x0 + x1 + …`` and calls :func:`ubreg.fit` with the method and the
-estimator's parameters as options; the fitted ubreg result is ``model_``, with its
-``summary()``.  ``sample_weight`` are R's prior weights (``weights=``): a fit does not
-depend on their scale, and size limits (``min_split``, ``min_leaf``) count rows, as
-scikit-learn's trees count samples; GNNB and UNN, whose Algorithm 1 has no example
-weights, take integer ones as frequency weights (``freq_weights=``: a row repeated).
+``GridSearchCV`` and ``cross_val_score``.  Their parameters are ``family`` (where the
+method takes one) and every option of the method's schema
+(:mod:`ubreg.methods.schema`), with the same names and defaults as
+:func:`ubreg.fit`'s options.  Each is a thin wrapper: it names the columns of ``X``
+(a DataFrame's own names, as R names them, else ``x0``, ``x1``, …), writes the formula
+``y ~ x0 + x1 + …`` and calls :func:`ubreg.fit`; the fitted ubreg result is
+``model_``, with its ``summary()``.  ``sample_weight`` are R's prior weights
+(``weights=``): a fit does not depend on their scale, and size limits (``min_split``,
+``min_leaf``) count rows, as scikit-learn's trees count samples; GNNB and UNN, whose
+Algorithm 1 has no example weights, take integer ones as frequency weights
+(``freq_weights=``: a row repeated).
 
-ULS, UDT, U-Boost and t-AdaBoost classify two classes (``classes_[1]`` is the
-positive class, as in R); GNNB and UNN any number.  This module imports
-scikit-learn, which ``import ubreg`` does not (``pip install scikit-learn``).
+ULS, UDT, U-Boost and t-AdaBoost classify two classes (``classes_[1]`` is the positive
+class, as in R); GNNB and UNN any number.  This module imports scikit-learn, which
+``import ubreg`` does not (``pip install scikit-learn``).
 """
 from __future__ import annotations
+
+import inspect
+import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -27,11 +34,26 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .methods.fit import fit as ubreg_fit
+from .methods.registry import METHODS
+from .methods.schema import Option, Schema
+from .methods.uls import BOOSTED_OPTIONS
 
 __all__ = ["ULSClassifier", "UDTClassifier", "UBoostClassifier", "TBoostClassifier",
-           "GNNBClassifier", "UNNClassifier"]
+           "GNNBClassifier", "UNNClassifier", "estimator_parameters"]
 
 _RESPONSE = ".ubreg_y"
+
+
+_SYNTACTIC = re.compile(r"(?:[A-Za-z]|\.(?![0-9]))[A-Za-z0-9._]*|\.")
+_RESERVED = {"if", "else", "repeat", "while", "function", "for", "in", "next", "break",
+             "TRUE", "FALSE", "NULL", "Inf", "NaN", "NA", "NA_integer_", "NA_real_",
+             "NA_complex_", "NA_character_"}
+
+
+def _r_name(name: str) -> str:
+    """A DataFrame column as an R formula names it: as it is when it is a syntactic
+    name, else between backticks (R's rule, as ``make.names`` would not)."""
+    return name if _SYNTACTIC.fullmatch(name) and name not in _RESERVED else f"`{name}`"
 
 
 class _UbregClassifier(ClassifierMixin, BaseEstimator):
@@ -47,15 +69,26 @@ class _UbregClassifier(ClassifierMixin, BaseEstimator):
     expected_failed_checks: dict = {}
 
     def _options(self) -> dict:
-        """The ubreg.fit options of this estimator: its parameters but ``family``."""
-        return {k: v for k, v in self.get_params(deep=False).items() if k != "family"}
+        """The ubreg.fit options of this estimator: its parameters (but ``family``) that
+        the method's schema takes given the others (uls's learner)."""
+        params = {k: v for k, v in self.get_params(deep=False).items() if k != "family"}
+        names = METHODS[self._method].schema_for(params).names(on_dask=False, public=True)
+        return {k: v for k, v in params.items() if k in names}
+
+    def _names(self, n_features: int) -> list[str]:
+        """The columns' names: a DataFrame's own (scikit-learn's ``feature_names_in_``),
+        when none holds a backtick, else ``x0``, ``x1``, …"""
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None and all("`" not in n and "\n" not in n and n != _RESPONSE
+                                     for n in names):
+            return [str(n) for n in names]
+        return [f"x{j}" for j in range(n_features)]
 
     def _frame(self, X) -> pd.DataFrame:
-        names = [f"x{j}" for j in range(X.shape[1])]
-        return pd.DataFrame(np.asarray(X, dtype=np.float64), columns=names)
+        return pd.DataFrame(np.asarray(X, dtype=np.float64), columns=self._names(X.shape[1]))
 
     def _formula(self, n_features: int) -> str:
-        return f"{_RESPONSE} ~ " + " + ".join(f"x{j}" for j in range(n_features))
+        return f"{_RESPONSE} ~ " + " + ".join(map(_r_name, self._names(n_features)))
 
     def fit(self, X, y, sample_weight=None):
         """Fit on ``X`` (n_samples, n_features) and labels ``y``."""
@@ -73,11 +106,19 @@ class _UbregClassifier(ClassifierMixin, BaseEstimator):
         weights = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         if weights is not None and weights.shape != (len(y),):
             raise ValueError(f"sample_weight has shape {weights.shape}, expected ({len(y)},)")
+        if weights is not None and self._weights_repeat_rows \
+                and not np.all(weights == np.round(weights)):
+            raise ValueError(f"{type(self).__name__} takes integer sample weights (each row "
+                             "repeated by its weight: Algorithm 1 has no example weights)")
         family = self.family if self._family_param else None
         prior, freq = (None, weights) if self._weights_repeat_rows else (weights, None)
+        options = self._options()
+        if self._weights_repeat_rows:
+            rows = len(y) if weights is None else int(weights.sum())
+            options["k"] = self.k_ = _neighbours(options["k"], rows, type(self).__name__)
         self.model_ = ubreg_fit(self._formula(X.shape[1]), data, family=family,
                                 method=self._method, weights=prior, freq_weights=freq,
-                                **self._options())
+                                **options)
         return self
 
     def _scores(self, X, type: str):
@@ -114,119 +155,94 @@ class _UbregClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
 
-class ULSClassifier(_UbregClassifier):
-    """ULS over the columns of X (paper 000 Algorithm 1): with ``family="entropy"``,
-    logistic regression without penalty.  ``learner="stumps"|"rules"|"trees"`` boosts
-    weak learners instead (``rounds``).  See :func:`ubreg.fit` for the options."""
-
-    _method = "uls"
-
-    def __init__(self, family="entropy", learner="linear", solver="corrective", tol=1e-10,
-                 maxiter=None, rounds=100):
-        self.family = family
-        self.learner = learner
-        self.solver = solver
-        self.tol = tol
-        self.maxiter = maxiter
-        self.rounds = rounds
-
-    def _options(self) -> dict:
-        if self.learner == "linear":
-            return {"learner": "linear", "solver": self.solver, "tol": self.tol,
-                    "maxiter": self.maxiter}
-        return {"learner": self.learner, "rounds": self.rounds}
+def _neighbours(k, rows: int, name: str):
+    """The k of a fit on ``rows`` training rows: k itself when it is smaller, else
+    ``rows − 1`` (every other row a neighbour) with a warning, as scikit-learn's
+    ``LocalOutlierFactor`` does; ``ubreg.fit`` itself refuses k ≥ rows."""
+    if isinstance(k, (int, np.integer)) and not isinstance(k, bool) and 1 <= rows - 1 < k + 1:
+        warnings.warn(f"{name}: k = {k} but only {rows} training rows; k = {rows - 1} is used "
+                      "(every other row a neighbour)", UserWarning, stacklevel=3)
+        return rows - 1
+    return k
 
 
-class UDTClassifier(_UbregClassifier):
-    """A UDT tree (paper 000 Algorithm 3) with rpart's controls: ``family="gini"`` is
-    CART, ``"entropy"`` C4.5, ``"matsushita"`` Kearns–Mansour."""
+def _init(parameters: list[tuple[str, object]]):
+    """An ``__init__`` taking ``parameters`` (name, default) as keywords, as scikit-learn
+    reads them (its signature lists them; the values are stored unchanged)."""
+    def __init__(self, **params):
+        unknown = [k for k in params if k not in dict(parameters)]
+        if unknown:
+            raise TypeError(f"{type(self).__name__} got unexpected parameters {unknown}")
+        for name, default in parameters:
+            setattr(self, name, params.get(name, default))
 
-    _method = "udt"
-
-    def __init__(self, family="gini", min_split=20, min_leaf=7, max_depth=30, cp=0.01,
-                 xval=0, seed=0):
-        self.family = family
-        self.min_split = min_split
-        self.min_leaf = min_leaf
-        self.max_depth = max_depth
-        self.cp = cp
-        self.xval = xval
-        self.seed = seed
-
-
-class UBoostClassifier(_UbregClassifier):
-    """U-Boost (paper 003 §4.4): Newton boosting of ``learner`` under the loss ``U``."""
-
-    _method = "uboost"
-    _family_param = False
-
-    def __init__(self, U="logistic", learner="trees", depth=3, mstop=100, nu=0.1,
-                 max_bins=255):
-        self.U = U
-        self.learner = learner
-        self.depth = depth
-        self.mstop = mstop
-        self.nu = nu
-        self.max_bins = max_bins
+    self_param = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    __init__.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [self_param, *(inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d)
+                       for n, d in parameters)])
+    return __init__
 
 
-class TBoostClassifier(_UbregClassifier):
-    """t-AdaBoost (paper 004): boosting with tempered weights, temperature ``t``.
+def estimator_parameters(schemas: list[Schema], family: str | None) -> list[Option]:
+    """The options an estimator takes: each public in-memory option of ``schemas`` once
+    (the first declaration of a name shared by two of them)."""
+    out: dict[str, Option] = {}
+    for schema in schemas:
+        for option in schema:
+            if option.public and option.where != "dask" and option.name not in out:
+                out[option.name] = option
+    return list(out.values())
 
-    On perfectly separated training data no round can be taken (the tempered
-    weights vanish after the first update, docs/tempered.md §2.5) and ``fit``
-    raises :class:`~ubreg.errors.DataError`; scikit-learn's checks that fit such
-    data are listed in :attr:`expected_failed_checks`.
-    """
 
-    _method = "tboost"
-    _family_param = False
-    #: scikit-learn estimator checks this estimator fails, with the reason
-    expected_failed_checks = {name: (
+def _estimator(name: str, method: str, summary: str, schemas: list[Schema],
+               family: str | None, **attributes) -> type:
+    """A :class:`_UbregClassifier` for ``method``: ``family`` (its default, or None for a
+    method whose loss is an option) and every option of ``schemas``."""
+    options = estimator_parameters(schemas, family)
+    parameters = ([("family", family)] if family is not None else []) + [
+        (o.name, o.default) for o in options]
+    lines = [summary, "", "Parameters", "----------"]
+    if family is not None:
+        lines += ["family : str or Family, default " + repr(family),
+                  "    The loss (any permissible family; :func:`ubreg.fit`'s ``family=``)."]
+    for o in options:
+        lines += [f"{o.name} : {o.type_text()}, default {o.default!r}", f"    {o.help}"]
+    return type(name, (_UbregClassifier,), {
+        "__init__": _init(parameters), "__doc__": "\n".join(lines), "__module__": __name__,
+        "_method": method, "_family_param": family is not None, **attributes})
+
+
+def _options_of(method: str) -> list[Schema]:
+    return [METHODS[method].schema_for({})]
+
+
+ULSClassifier = _estimator(
+    "ULSClassifier", "uls", "ULS over the columns of X (paper 000 Algorithm 1): with "
+    "``family=\"entropy\"``, logistic regression without penalty; "
+    "``learner=\"stumps\"|\"rules\"|\"trees\"`` boosts weak learners instead.",
+    [METHODS["uls"].schema_for({}), BOOSTED_OPTIONS], "entropy")
+UDTClassifier = _estimator(
+    "UDTClassifier", "udt", "A UDT tree (paper 000 Algorithm 3) with rpart's controls: "
+    "``family=\"gini\"`` is CART, ``\"entropy\"`` C4.5, ``\"matsushita\"`` "
+    "Kearns–Mansour.", _options_of("udt"), "gini")
+UBoostClassifier = _estimator(
+    "UBoostClassifier", "uboost", "U-Boost (paper 003 §4.4): Newton boosting of ``learner`` "
+    "under the loss ``U``.", _options_of("uboost"), None)
+TBoostClassifier = _estimator(
+    "TBoostClassifier", "tboost", "t-AdaBoost (paper 004): boosting with tempered weights, "
+    "temperature ``t``.  On perfectly separated training data no round can be taken (the "
+    "tempered weights vanish after the first update, docs/tempered.md §2.5) and ``fit`` "
+    "raises :class:`~ubreg.errors.DataError`; scikit-learn's checks that fit such data are "
+    "listed in ``expected_failed_checks``.", _options_of("tboost"), None,
+    expected_failed_checks={check: (
         "t-AdaBoost cannot take a round on perfectly separated training data: the tempered "
-        "weights vanish after the first update (docs/tempered.md §2.5)") for name in (
+        "weights vanish after the first update (docs/tempered.md §2.5)") for check in (
         "check_sample_weight_equivalence_on_dense_data", "check_pipeline_consistency",
-        "check_estimators_pickle", "check_classifiers_classes", "check_fit2d_1feature")}
-
-    def __init__(self, t=0.5, rounds=20, learner="trees", max_size=5, seed=0):
-        self.t = t
-        self.rounds = rounds
-        self.learner = learner
-        self.max_size = max_size
-        self.seed = seed
-
-
-class GNNBClassifier(_UbregClassifier):
-    """Gentle nearest-neighbour boosting (paper 002, Algorithm 1), any number of
-    classes (one-vs-rest)."""
-
-    _method = "gnnb"
-    _binary = False
-    _weights_repeat_rows = True
-
-    def __init__(self, family="entropy", k=10, epsilon=0.5, chooser="sequential",
-                 standardize=True):
-        self.family = family
-        self.k = k
-        self.epsilon = epsilon
-        self.chooser = chooser
-        self.standardize = standardize
-
-    def fit(self, X, y, sample_weight=None):
-        if sample_weight is not None:
-            weights = np.asarray(sample_weight, dtype=np.float64)
-            if not np.all(weights == np.round(weights)):
-                raise ValueError("GNNB takes integer sample weights (each row repeated by "
-                                 "its weight: Algorithm 1 has no example weights)")
-        return super().fit(X, y, sample_weight)
-
-
-class UNNClassifier(GNNBClassifier):
-    """UNN (the exact-step baseline of paper 002), any number of classes."""
-
-    _method = "unn"
-
-    def __init__(self, family="entropy", k=10, standardize=True):
-        self.family = family
-        self.k = k
-        self.standardize = standardize
+        "check_estimators_pickle", "check_classifiers_classes", "check_fit2d_1feature")})
+GNNBClassifier = _estimator(
+    "GNNBClassifier", "gnnb", "Gentle nearest-neighbour boosting (paper 002, Algorithm 1), "
+    "any number of classes (one-vs-rest).", _options_of("gnnb"), "entropy", _binary=False,
+    _weights_repeat_rows=True)
+UNNClassifier = _estimator(
+    "UNNClassifier", "unn", "UNN (the exact-step baseline of paper 002), any number of "
+    "classes.", _options_of("unn"), "entropy", _binary=False, _weights_repeat_rows=True)

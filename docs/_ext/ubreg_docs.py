@@ -16,6 +16,8 @@
   those two pages, such ``_`` and ``*`` are escaped (outside code), and so are the
   absolute-value bars inside table cells (``|ζ|``, which GFM takes for a cell
   border), so the formulas show as written; the files are not changed.
+* ``{ubreg-options}`` with a method's name inserts its option table, made from the
+  method's schema (``Schema.markdown``), so the table is what ``ubreg.fit`` checks.
 * ``{ubreg-help}`` with the words of a command line (``fit``) inserts the
   output of ``python -m ubreg <words> --help``, run at build time.
 """
@@ -155,10 +157,35 @@ class UbregHelp(Directive):
         return [block]
 
 
+class UbregOptions(Directive):
+    """The option table of a method, from its schema (:mod:`ubreg.methods.schema`):
+    ``{ubreg-options} udt``; ``uls linear`` (the linear fit's options) or ``uls stumps``
+    (the learner and the weak learners' options)."""
+    required_arguments = 1
+    optional_arguments = 1
+    has_content = False
+
+    def run(self):
+        from docutils.statemachine import StringList
+
+        from ubreg.methods.registry import METHODS
+        name, *learner = self.arguments
+        if name not in METHODS:
+            raise self.error(f"no method {name!r}")
+        given = {"learner": learner[0]} if learner else {}
+        exclude = ("learner",) if learner == ["linear"] else ()
+        text = METHODS[name].schema_for(given).markdown(exclude=exclude)
+        node = nodes.container()
+        self.state.nested_parse(StringList(text.splitlines(), source="ubreg-options"),
+                                self.content_offset, node)
+        return node.children
+
+
 def setup(app):
     app.connect("builder-inited", render_vignettes)
     app.connect("build-finished", copy_reports)
     app.connect("doctree-read", section_anchors)
     app.connect("source-read", escape_formulas)
     app.add_directive("ubreg-help", UbregHelp)
+    app.add_directive("ubreg-options", UbregOptions)
     return {"version": "1", "parallel_read_safe": False, "parallel_write_safe": True}

@@ -7,17 +7,19 @@ and the coefficient update happens on the client.  Standard errors, deviances,
 n and the dropped-row count come out of the same sums, so the result equals
 the in-memory fit (docs/math.md §3-4).  See ``docs/dask.md``.
 
-How ``ubreg.fit`` reaches this package: the method ``uls`` declares
-:func:`fit_dask` as its Dask backend (``Method.dask`` in
-:mod:`ubreg.methods.uls`), which :func:`ubreg.fit` imports when, and only when,
-the data is a Dask frame; a method without a Dask backend refuses one with a
-clear message.  Dask itself is an optional extra (``pip install 'ubreg[dask]'``).
+How ``ubreg.fit`` reaches this package: each method with a Dask backend declares it
+(``Method.dask``: ``uls``'s :func:`ubreg.methods.uls.fit_uls_on_dask`, ...), a
+function that imports the backend here when, and only when, the data is a Dask frame;
+a method without a Dask backend refuses one with a clear message.  This package sits
+below :mod:`ubreg.methods`: it imports no method, and the independent in-memory fits
+spread over a scheduler (folds, candidate models) are :mod:`ubreg.evaluate.parallel`.
+Dask itself is an optional extra (``pip install 'ubreg[dask]'``).
 """
 from __future__ import annotations
 
 from ..design import is_dask_frame
 
-__all__ = ["fit_dask", "is_dask_frame", "require_dask", "INSTALL_HINT", "fit_folds", "fit_models"]
+__all__ = ["is_dask_frame", "require_dask", "INSTALL_HINT"]
 
 INSTALL_HINT = ("ubreg's Dask support needs the optional extra: pip install 'ubreg[dask]' "
                 "(dask[dataframe,distributed] and pyarrow)")
@@ -30,35 +32,3 @@ def require_dask():
         import dask.dataframe  # noqa: F401
     except ImportError as exc:
         raise ImportError(INSTALL_HINT) from exc
-
-
-def fit_dask(spec, **options):
-    """Method ``uls`` on a dask frame (see :func:`ubreg.dask.fitter.fit_linear_dask`)."""
-    require_dask()
-    from .fitter import fit_linear_dask
-    learner = options.pop("learner", "linear")
-    if learner != "linear":
-        raise ValueError(f"learner={learner!r} needs the data in memory; a dask DataFrame is "
-                         "fitted with learner='linear' (call .compute() for small data)")
-    return fit_linear_dask(spec, **options)
-
-
-def fit_folds(scheduler, fit, formula, frame, train_positions, weights, fit_kw):
-    """Fit one model per training part on a Dask cluster (used by ``ubreg.cv``).
-
-    See :func:`ubreg.dask.parallel.fit_folds`.
-    """
-    require_dask()
-    from .parallel import fit_folds as _fit_folds
-    return _fit_folds(scheduler, fit, formula, frame, train_positions, weights, fit_kw)
-
-
-def fit_models(candidates: dict, data, scheduler) -> dict:
-    """Fit candidate models (name → ``ubreg.fit`` keywords) of in-memory
-    ``data`` on a Dask scheduler, for :func:`ubreg.compare`.
-
-    See :func:`ubreg.dask.parallel.fit_models`.
-    """
-    require_dask()
-    from .parallel import fit_models as _fit_models
-    return _fit_models(candidates, data, scheduler)

@@ -20,7 +20,7 @@ import pandas as pd
 from ..design import build_partition_frame, is_dask_frame
 from ..results.base import Capabilities, check_predict_type
 from ..results.boost import UBoostResult
-from .predict import _Payload
+from ..results.dask_predict import Payload as _Payload
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -54,7 +54,7 @@ def _training_partition(part: pd.DataFrame, payload: _Payload, what: str) -> pd.
         rows = copy.copy(model)
         rows.y, rows.weights, rows.eta, rows.index = mf["y"], mf["w"], F, mf["index"]
         return UBoostResult.residuals(rows, what[10:])
-    return model._on_scale(F, np.zeros(len(F), dtype=bool), mf["index"], what)
+    return model.on_scale(F, np.zeros(len(F), dtype=bool), mf["index"], what)
 
 
 def _predict_partition(part: pd.DataFrame, payload: _Payload, type: str) -> pd.Series:
@@ -79,7 +79,7 @@ class DaskUBoostResult(UBoostResult):
         self.weights = self._training("weights")        # type: ignore[assignment]
         self.eta = self._training("link")               # type: ignore[assignment]
 
-    def _light(self) -> UBoostResult:
+    def shipped(self) -> UBoostResult:
         light = copy.copy(self)
         light.__dict__.update(y=None, weights=None, eta=None, _partitioned=None, _data=None)
         return light
@@ -87,7 +87,7 @@ class DaskUBoostResult(UBoostResult):
     def _training(self, what: str) -> dd.Series:
         parts = copy.copy(self._partitioned)
         parts.data = None
-        payload = _Payload(model=self._light(), partitioned=parts)
+        payload = _Payload(model=self.shipped(), partitioned=parts)
         return self._partitioned.data.map_partitions(_training_partition, payload, what,
                                                      meta=_meta(self, what))
 
@@ -140,9 +140,9 @@ class DaskUBoostResult(UBoostResult):
         if newdata is None:
             return self._training(type)
         if is_dask_frame(newdata):
-            return newdata.map_partitions(_predict_partition, _Payload(model=self._light()),
+            return newdata.map_partitions(_predict_partition, _Payload(model=self.shipped()),
                                           type, meta=_meta(self, type))
-        return UBoostResult.predict(self._light(), newdata, type)
+        return UBoostResult.predict(self.shipped(), newdata, type)
 
     def residuals(self, type: str = "deviance") -> dd.Series:
         """As :meth:`UBoostResult.residuals`, a lazy dask Series over the training rows."""

@@ -19,6 +19,8 @@ in-memory fitter runs, :func:`ubreg.numerics.newton.newton`, driven here by
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..design import parse_partitioned
@@ -34,7 +36,6 @@ from ..fitters.uls import (
     working_shift,
     working_transform,
 )
-from ..methods.fit import FitSpec
 from ..numerics.aliasing import (
     AliasCheck,
     Scatter,
@@ -51,6 +52,9 @@ from ..results.inference import bernoulli_loglik, covariances, meat_weights
 from .frame import prepare_partitions
 from .packed import BLOCK_ROWS
 from .reduce import reduce_sums
+
+if TYPE_CHECKING:
+    from ..methods.spec import FitSpec
 
 __all__ = ["fit_linear_dask"]
 
@@ -242,34 +246,15 @@ def _final_sums(part, beta, family, eta0: float, shift=None, weight_kind="prior"
 # ---------------------------------------------------------------------------
 # the client side
 # ---------------------------------------------------------------------------
-def fit_linear_dask(spec: FitSpec, *, solver: str = "corrective", tol: float = 1e-10,
-                    maxiter: int | None = None, on_separation: str = "warn",
-                    persist="auto"):
-    """ULS over the design columns of a dask DataFrame (``ubreg.fit`` routes here).
+def fit_linear_dask(spec: FitSpec, *, solver: str, tol: float, maxiter: int | None,
+                    on_separation: str, persist):
+    """ULS over the design columns of a dask DataFrame (``ubreg.fit`` routes here), with
+    the options :data:`ubreg.methods.uls.LINEAR_OPTIONS`, checked by :func:`ubreg.fit`
+    for a Dask frame (``solver="corrective"`` only; ``persist`` applies here only).
 
-    Parameters
-    ----------
-    spec : FitSpec
-        ``spec.data`` is a ``dask.dataframe.DataFrame``; ``spec.weights`` is
-        ``None`` or the name of one of its columns.
-    solver : {"corrective"}
-        Only the totally corrective (Newton) solver: one pass per iteration.
-        The coordinate solver would need a pass per column update.
-    tol, maxiter
-        As for the in-memory method.
-    on_separation : {"warn", "raise"}
-        What to do when fitted probabilities are numerically 0 or 1 (some
-        min(p̂, 1 − p̂) < 1e-8, the symptom of separation, Lemma 8).  The
-        linear program that confirms separation needs all rows at once and is
-        not run on a dask frame: ``"warn"`` warns (``SeparationWarning``),
-        ``"raise"`` raises :class:`~ubreg.errors.DataError` on the symptom
-        alone (in memory it raises only when the program confirms it).
-    persist : {"auto", True, False}, default "auto"
-        Keep each partition's design in (cluster) memory for the Newton
-        passes (packed losslessly, :mod:`ubreg.dask.packed`), or rebuild it
-        from the source at every pass (``False``: memory bounded by a few
-        partitions, time a multiple).  ``"auto"`` persists when the design
-        fits comfortably: see :func:`ubreg.dask.frame.should_persist`.
+    ``on_separation="raise"`` raises :class:`~ubreg.errors.DataError` on the symptom
+    alone (some min(p̂, 1 − p̂) < 1e-8): the linear program that confirms separation
+    needs all rows at once.  ``persist``: see :func:`ubreg.dask.frame.should_persist`.
 
     Returns
     -------
@@ -277,9 +262,9 @@ def fit_linear_dask(spec: FitSpec, *, solver: str = "corrective", tol: float = 1
     """
     from .result import DaskLinearResult
 
-    _check_options(spec, solver, on_separation, persist)
+    _check_family(spec)
     family = spec.family
-    assert not isinstance(family, list)     # refused by _check_options
+    assert not isinstance(family, list)     # refused by _check_family
     parts = prepare_partitions(spec, persist=persist)
     intercept = (parts.design.column_names.index("(Intercept)") if parts.design.has_intercept
                  else None)
@@ -296,9 +281,8 @@ def fit_linear_dask(spec: FitSpec, *, solver: str = "corrective", tol: float = 1
     result = DaskLinearResult(fit=fit, covariance=covariance, separation=None,
                               stats=_stats(setup, final, problem.passes, parts),
                               partitioned=parts, formula=spec.formula, family=family,
-                              design=parts.design, response=parts.response, call=spec.call,
-                              na_factors=list(setup["na_counts"].items()),
-                              weight_kind=spec.weight_kind)
+                              design=parts.design, response=parts.response, **spec.recorded(),
+                              na_factors=list(setup["na_counts"].items()))
     _warn(result, family, tol, on_separation)
     return result
 
@@ -317,18 +301,11 @@ def _check_r_options(spec) -> None:
                          "first (ddf[ddf.age > 30]), which Dask does lazily")
 
 
-def _check_options(spec, solver, on_separation, persist):
+def _check_family(spec):
     _check_r_options(spec)
     if isinstance(spec.family, list):
         raise ValueError("a bag of families (family=[...]) needs weak learners, which need the "
                          "data in memory")
-    if solver != "corrective":
-        raise ValueError(f"solver={solver!r} is not available on a dask DataFrame: only "
-                         "solver='corrective' (one pass over the partitions per Newton step)")
-    if on_separation not in ("warn", "raise"):
-        raise ValueError(f"on_separation must be 'warn' or 'raise', got {on_separation!r}")
-    if persist not in ("auto", True, False):
-        raise ValueError(f"persist must be 'auto', True or False, got {persist!r}")
 
 
 def _check_units(scatter, names):

@@ -6,7 +6,7 @@ dropped-row count, deviance, null deviance and log-likelihood are stored
 numbers; the per-row quantities (``y``, ``weights``, ``eta``,
 ``fitted_values``, ``residuals``) are lazy dask Series over the complete
 training rows; ``predict`` of a dask frame is a lazy dask Series (as for every
-result: :func:`ubreg.dask.predict.predict_frame`), of a pandas frame the
+result: :func:`ubreg.results.dask_predict.predict_frame`), of a pandas frame the
 in-memory prediction.
 """
 from __future__ import annotations
@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..results.base import check_predict_type, class_series
+from ..results.dask_predict import training_lazy
 from ..results.linear import LinearResult, one_vcov
 from ..summary.linear import (
     LinearSummary,
@@ -26,7 +27,6 @@ from ..summary.linear import (
     saturated_note,
     standard_error_notes,
 )
-from .predict import training_lazy
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -117,7 +117,7 @@ class DaskLinearResult(LinearResult):
             raise ValueError(f"type must be 'deviance', 'pearson' or 'response', got {type!r}")
         return self._training(type).rename(f"{type} residual")
 
-    def _light(self) -> LinearResult:
+    def shipped(self) -> LinearResult:
         """A copy without the training frame, shipped to the workers."""
         light = copy.copy(self)
         light.__dict__.update(y=None, weights=None, eta=None, _partitioned=None)
@@ -130,7 +130,7 @@ class DaskLinearResult(LinearResult):
 
         ``newdata`` a dask DataFrame: a lazy dask Series aligned with its index
         (NaN, or NA for ``class``, where a model variable is NA), as for every
-        result (:func:`ubreg.dask.predict.predict_frame`); ``se_fit`` and
+        result (:func:`ubreg.results.dask_predict.predict_frame`); ``se_fit`` and
         ``interval`` as :meth:`LinearResult.predict` (a lazy DataFrame).  ``None``:
         the complete training rows only, as in memory, lazily; ``se_fit`` and
         ``interval`` need ``newdata`` (the training design is not held).  A pandas
@@ -142,7 +142,7 @@ class DaskLinearResult(LinearResult):
                                  "frame: the training design is not held; give the rows, "
                                  "predict(ddf, se_fit=True)")
             return self._training_predict(type)
-        return LinearResult.predict(self._light(), newdata, type, se_fit=se_fit,
+        return LinearResult.predict(self.shipped(), newdata, type, se_fit=se_fit,
                                     interval=interval, level=level, **kwargs)
 
     def _training_predict(self, type: str) -> dd.Series:
@@ -174,7 +174,7 @@ class DaskLinearResult(LinearResult):
 
 
 def _classes(eta: pd.Series, response: Response) -> pd.Series:
-    # as Result._on_scale: the response label of η ≥ 0, category dtype with the levels
+    # as Result.on_scale: the response label of η ≥ 0, category dtype with the levels
     levels = list(response.levels)
     positive = levels.index(response.positive)
     codes = np.where(eta.to_numpy() >= 0, positive, 1 - positive)

@@ -19,9 +19,9 @@ import pandas as pd
 
 from ..design import build_partition_raw, is_dask_frame
 from ..results.base import check_predict_type
+from ..results.dask_predict import Payload as _Payload
 from ..results.inference import bernoulli_loglik
 from ..results.tree import TreeResult, to_tree_columns
-from .predict import _Payload
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -98,7 +98,7 @@ class DaskTreeResult(TreeResult):
         self.eta = self._training("link")               # type: ignore[assignment]
         self.training_leaf = self._training("leaf")     # type: ignore[assignment]
 
-    def _light(self) -> TreeResult:
+    def shipped(self) -> TreeResult:
         """A copy without the lazy series and the frame, shipped to the workers."""
         light = copy.copy(self)
         light.__dict__.update(y=None, weights=None, eta=None, training_leaf=None, _source=None,
@@ -107,7 +107,7 @@ class DaskTreeResult(TreeResult):
 
     def _training(self, what: str) -> dd.Series:
         source = self._source
-        payload = _Payload(model=self._light(), source=copy.copy(source))
+        payload = _Payload(model=self.shipped(), source=copy.copy(source))
         payload.items["source"].data = None
         return source.data.map_partitions(_training_partition, payload, what,
                                           meta=_meta(self, what))
@@ -153,9 +153,9 @@ class DaskTreeResult(TreeResult):
         if newdata is None:
             return self._training(type)
         if is_dask_frame(newdata):
-            return newdata.map_partitions(_predict_partition, _Payload(model=self._light()),
+            return newdata.map_partitions(_predict_partition, _Payload(model=self.shipped()),
                                           type, meta=_meta(self, type))
-        return TreeResult.predict(self._light(), newdata, type)
+        return TreeResult.predict(self.shipped(), newdata, type)
 
     def residuals(self, type: str = "deviance") -> dd.Series:
         """As :meth:`TreeResult.residuals`, a lazy dask Series over the training rows."""

@@ -32,17 +32,14 @@ by rounding only), so the predictions agree to rounding
 """
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ..errors import DataError
-from ..fitters.boost.uboost import UBoostFit, check_leaf_options, check_options
-from ..fitters.boost.ulosses import resolve_U
+from ..fitters.boost.uboost import UBoostFit
+from ..fitters.boost.ulosses import check_loss_arguments, resolve_U
 from ..learners.binning import BinnedDesign
 from ..learners.trees import Tree, min_gain_threshold, newton_split_search
 from ..numerics.scratch import scratch
-from ..numerics.warnings import user_stacklevel
 from ..results.inference import bernoulli_loglik
 from .fitter import _check_r_options
 from .frame import _workers_memory, prepare_partitions
@@ -302,25 +299,6 @@ class _Rounds:
         return tree
 
 
-def _check(spec, U, learner, depth, mstop, nu, init, min_child_weight, min_samples_leaf,
-           max_bins):
-    """The in-memory method's checks, and what a Dask frame does not offer."""
-    if isinstance(spec.family, list):
-        raise ValueError("method 'uboost' takes its loss from U=, not a bag of families")
-    if spec.family_given:
-        warnings.warn(f"method 'uboost' takes its loss from U=, not family=: "
-                      f"family={spec.family!r} is ignored (the loss is U={U!r}); pass U= "
-                      "instead (e.g. U=\"logistic\", \"exponential\")", UserWarning,
-                      stacklevel=user_stacklevel())
-    check_options(mstop, nu, depth, learner, init)
-    check_leaf_options(min_child_weight, min_samples_leaf, max_bins)
-    if learner == "linear":
-        raise ValueError("learner='linear' on a Dask frame: the componentwise linear "
-                         "base-learner is not available out of core (each iteration would need "
-                         "a pass per term); use learner='trees' or 'stumps', or fit in memory")
-    _check_r_options(spec)
-
-
 def _terms(term_slices: dict, p: int) -> tuple[np.ndarray, int]:
     """The term of each design column (boost_u's importance by term)."""
     col_term = np.zeros(p, dtype=np.int64)
@@ -360,12 +338,13 @@ def _leaf_bounds(weight_kind, wsum, n_positive, e, min_child_weight, min_samples
             float(np.ldexp(min_samples_leaf * unit, -e)))
 
 
-def fit_uboost_dask(spec, *, U="logistic", learner: str = "trees", depth: int = 3,
-                    mstop: int = 100, nu: float = 0.1, max_bins: int = 255, init: str = "mean",
-                    min_child_weight: float = 1e-3, min_samples_leaf: float = 1):
+def fit_uboost_dask(spec, *, U, learner: str, depth: int, mstop: int, nu: float,
+                    max_bins: int, init: str, min_child_weight: float,
+                    min_samples_leaf: float):
     """U-Boost with trees or stumps on a dask DataFrame (``ubreg.fit`` routes here;
-    see the module docstring).  Options as :func:`ubreg.methods.uboost.fit_uboost_method`;
-    ``learner="linear"`` is refused.
+    see the module docstring).  The options are
+    :data:`ubreg.methods.uboost.OPTIONS`, checked by :func:`ubreg.fit` for a Dask
+    frame (no ``learner="linear"``).
 
     Returns
     -------
@@ -376,8 +355,8 @@ def fit_uboost_dask(spec, *, U="logistic", learner: str = "trees", depth: int = 
 
     from .boost_result import DaskUBoostResult
 
-    _check(spec, U, learner, depth, mstop, nu, init, min_child_weight, min_samples_leaf,
-           max_bins)
+    check_loss_arguments(spec.family, spec.family_given, U)
+    _check_r_options(spec)
     U = resolve_U(U)
     parts = prepare_partitions(spec, persist="auto")
     pieces = gather(parts.frames, _setup, int(max_bins))
@@ -437,5 +416,4 @@ def fit_uboost_dask(spec, *, U="logistic", learner: str = "trees", depth: int = 
     return DaskUBoostResult(fit=fit, U=U, options=options, stats=stats,
                             partitioned=parts_light, formula=spec.formula,
                             design=parts_light.design, response=parts_light.response,
-                            call=spec.call, na_factors=list(setup["na_counts"].items()),
-                            weight_kind=spec.weight_kind)
+                            **spec.recorded(), na_factors=list(setup["na_counts"].items()))

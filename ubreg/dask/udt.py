@@ -36,7 +36,7 @@ import numpy as np
 
 from ..design import build_partition_raw, learn_raw_design
 from ..errors import DataError, ResponseError
-from ..fitters.udt.binned import check_bins, refuse_missing
+from ..fitters.udt.binned import refuse_missing
 from ..fitters.udt.columns import CATEGORICAL
 from ..fitters.udt.engine import tree_from_raw
 from ..fitters.udt.hist import (
@@ -157,20 +157,11 @@ class _Source:
     weights: str | None
 
 
-def _check_options(spec, xval, prune) -> None:
+def _check_family(spec) -> None:
     _check_r_options(spec)
     if isinstance(spec.family, list) or not getattr(spec.family, "is_permissible", False):
         raise ValueError("method 'udt' needs one permissible family (the split criterion), "
                          f"got {spec.family!r}")
-    if int(xval) != 0:
-        raise ValueError(f"xval={xval!r} on a Dask frame: the cross-validated cp table "
-                         "(rpart's xerror) is not computed out of core (it grows one tree "
-                         "per fold on rows assigned to folds by position); fit with xval=0 "
-                         "(the default on Dask frames), or cross-validate in memory")
-    if prune is not None:
-        raise ValueError(f"prune={prune!r} on a Dask frame: choosing the cp by the "
-                         "cross-validated cp table needs xval > 0, which a Dask frame does not "
-                         "support; prune the result at a cp of your choice with m.prune(cp)")
 
 
 def _check_rows(stats: dict, response_name: str, method: str = "udt") -> None:
@@ -205,25 +196,14 @@ def _coding(raws: list, specs: list, bins: int | None) -> CodedColumns:
     return CodedColumns(list(specs), edges, exact, lo, list(lo))
 
 
-def fit_udt_dask(spec, *, min_split: int = 20, min_leaf: int = 7, max_depth: int = 30,
-                 cp: float = 0.01, risk: str = "misclass", xval: int = 0, seed: int = 0,
-                 prune: str | None = None, bins: int | None = None):
+def fit_udt_dask(spec, *, min_split: int, min_leaf: int, max_depth: int, cp: float,
+                 risk: str, xval: int, seed: int | None, prune: None, bins: int | None):
     """UDT on a dask DataFrame (``ubreg.fit`` routes here; see the module docstring).
 
-    Parameters
-    ----------
-    spec : FitSpec
-    min_split, min_leaf, max_depth, cp, risk, seed
-        As :func:`ubreg.methods.udt.fit_udt`.
-    xval : int
-        Only 0 (the default here): the cross-validated cp table is not
-        computed on a Dask frame.
-    prune : None
-        Only None (choosing a cp needs the cross-validated table).
-    bins : int or None
-        Quantile bins per numeric predictor (the cuts of the in-memory
-        ``bins``); None: exact, refused for a predictor of more than
-        :data:`~ubreg.fitters.udt.hist.MAX_EXACT_CODES` distinct values.
+    The options are :data:`ubreg.methods.udt.OPTIONS`, checked by :func:`ubreg.fit`
+    for a Dask frame (``xval`` 0, ``prune`` None).  ``bins=None`` (exact) is refused
+    for a predictor of more than :data:`~ubreg.fitters.udt.hist.MAX_EXACT_CODES`
+    distinct values.
 
     Returns
     -------
@@ -234,8 +214,7 @@ def fit_udt_dask(spec, *, min_split: int = 20, min_leaf: int = 7, max_depth: int
 
     from .tree_result import DaskTreeResult
 
-    _check_options(spec, xval, prune)
-    bins = check_bins(bins)
+    _check_family(spec)
     lv = read_levels(spec)
     design = learn_raw_design(lv.parsed, lambda: (p.compute() for p in lv.parts),
                               lv.label_levels)
@@ -275,4 +254,4 @@ def fit_udt_dask(spec, *, min_split: int = 20, min_leaf: int = 7, max_depth: int
     return DaskTreeResult(tree=tree, cptable=tree.cptable, xval=0, seed=seed, na_counts={},
                           stats=stats, source=source, formula=spec.formula,
                           family=spec.family, design=design, response=lv.response,
-                          call=spec.call, weight_kind=spec.weight_kind)
+                          **spec.recorded())

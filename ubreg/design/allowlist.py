@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import FormulaError
 from .contrasts import ContrastSpec
 from .deparse import deparse
-from .rfunctions import CONSTANTS, CONTRAST_NAMES, FUNCTIONS, RFunction, bind
+from .rfunctions import CONSTANTS, CONTRAST_NAMES, FUNCTIONS, RFunction, bind, numpy_function
 from .rsyntax import Binary, Call, Chain, Const, Name, Num, Paren, Str, Unary
 
 __all__ = ["Checker", "MAX_EXPONENT", "NotConstant", "numpy_function", "checked_trusted",
@@ -79,15 +79,6 @@ def checked_trusted(trusted: object) -> bool:
     if not isinstance(trusted, bool):
         raise TypeError(f"trusted must be True or False, got {trusted!r}")
     return trusted
-
-
-def numpy_function(name: str):
-    """For ``trusted=True``: the numpy function ``np.<name>`` names (a public
-    callable of numpy's top-level namespace), or None."""
-    if not name.startswith("np.") or "." in name[3:] or name[3:].startswith("_"):
-        return None
-    fn = getattr(np, name[3:], None)
-    return fn if callable(fn) and not isinstance(fn, type) else None
 
 
 class Checker:

@@ -6,9 +6,9 @@ import pickle
 
 import numpy as np
 import patsy
-from patsy import NAAction, PatsyError
+from patsy import PatsyError
 
-from ..errors import DataError, FormulaError, PredictionError, UbregError
+from ..errors import FormulaError, PredictionError, UbregError
 from .checks import (
     _as_categoricals,
     _check_finite,
@@ -21,33 +21,11 @@ from .checks import (
 )
 from .coding import INTERCEPT, check_design_size
 from .coerce import check_time_zones, normalise_columns
+from .na import RecordingNAAction
 from .namespace import _dumps_design_info
+from .sliced import build_in_slices, row_wise
 
 __all__ = ['Design']
-
-
-class _RecordingNAAction(NAAction):
-    """patsy's NA handler that remembers which rows had NA, and where."""
-
-    def __init__(self, on_NA="drop"):
-        super().__init__(on_NA="drop", NA_types=["None", "NaN"])
-        self.mode = "fail" if on_NA in ("fail", "raise") else "omit"
-        self.mask = None
-        self.na_factors = []
-
-    def handle_NA(self, values, is_NAs, origins):
-        n = len(is_NAs[0]) if is_NAs else 0
-        mask = np.zeros(n, dtype=bool)
-        for is_na, origin in zip(is_NAs, origins):
-            if np.any(is_na):
-                name = origin.code[origin.start:origin.end] if origin is not None else "?"
-                self.na_factors.append((name, int(np.sum(is_na))))
-            mask |= is_na
-        self.mask = mask
-        if self.mode == "fail" and mask.any():
-            detail = ", ".join(f"{name!r} ({k} rows)" for name, k in self.na_factors)
-            raise DataError(f"missing values (NA) in {detail} and na_action='fail'")
-        return super().handle_NA(values, is_NAs, origins)
 
 
 def variables_of(design_info) -> list[str]:
@@ -134,9 +112,8 @@ class Design:
         """(design matrix of ``data``'s complete rows, the NA bookkeeping); ``data``
         already checked and its label columns coded.  Every failure is an error
         naming the formula (a PredictionError for new data)."""
-        from .sliced import build_in_slices, row_wise  # sliced builds on this module
 
-        na = _RecordingNAAction(na_action)
+        na = RecordingNAAction(na_action)
         what = "newdata" if predicting else "data"
         try:
             data_in = patsy_input(data, self.variables())

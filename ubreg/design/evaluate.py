@@ -14,13 +14,13 @@ is evaluated through its transform in ``transforms``, keyed by its call node;
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import FormulaError
-from .allowlist import Checker, numpy_function
 from .deparse import deparse
-from .rfunctions import CONSTANTS, FUNCTIONS, RFunction, bind
+from .rfunctions import CONSTANTS, FUNCTIONS, RFunction, bind, numpy_function
 from .rsyntax import Binary, Call, Chain, Const, Name, Num, Paren, Str, Unary
 from .values import (
     Factor,
@@ -33,6 +33,9 @@ from .values import (
     member,
     negate,
 )
+
+if TYPE_CHECKING:
+    from .allowlist import Checker
 
 __all__ = ["Environment", "evaluate", "learn", "stateful_calls"]
 
@@ -68,9 +71,9 @@ class Environment:
         raise FormulaError(f"unknown function {name!r}")
 
 
-def evaluate(node, env: Environment, transforms: Mapping, checker: Checker | None = None):
-    """The value of the checked expression ``node`` (see :mod:`~ubreg.design.values`)."""
-    checker = checker or Checker(frozenset(env.data), trusted=env.trusted)
+def evaluate(node, env: Environment, transforms: Mapping, checker: Checker):
+    """The value of the expression ``node``, which ``checker`` has checked (see
+    :mod:`~ubreg.design.values`)."""
     return _Evaluation(env, transforms, checker).value(node)
 
 

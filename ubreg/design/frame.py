@@ -23,7 +23,8 @@ from .checks import (
     patsy_input,
 )
 from .coding import check_design_size, design_info, estimate_columns
-from .design import Design, _RecordingNAAction
+from .design import Design
+from .na import RecordingNAAction
 from .offset import OffsetSpec
 from .prepare import Prepared, prepare
 from .response import (
@@ -118,7 +119,7 @@ def _design_matrix(design: Design, frame: pd.DataFrame, na_action: str,
         if row_wise(info, data_in):
             X, _ = build_in_slices(info, data_in, len(frame), na_action, factor_codes)
         else:
-            na = _RecordingNAAction("drop")
+            na = RecordingNAAction("drop")
             (X,) = patsy.build_design_matrices([info], data_in, NA_action=na,
                                                return_type="matrix")
     except PatsyError as exc:

@@ -9,40 +9,19 @@ from ..errors import FormulaError
 from .allowlist import Checker
 from .deparse import deparse
 from .evaluate import Environment, evaluate, learn
-from .rformula import Formula, canonical, lhs_names, parse_cached, read_formula
-from .rsyntax import Binary, Call, Chain, Name, Paren, Unary
+from .rformula import (
+    Formula,
+    _columns_read,
+    canonical,
+    lhs_names,
+    parse_cached,
+    read_formula,
+)
+from .rsyntax import Binary, Call, Chain, Name, Unary, has_dot, replace_dot
 from .values import Factor, Logical
 
 __all__ = ['expand_dot', 'parse_formula', 'response_values', 'formula_variables',
            'replace_dot', 'has_dot']
-
-
-def replace_dot(node, replacement, parent: str = "+"):
-    """``node`` with every formula-level ``.`` replaced by ``replacement`` (a ``.``
-    inside a function's call is left alone: it is not R's dot there), in parentheses
-    unless it is a term of a sum, as R's ``ExpandDots`` writes it."""
-    if isinstance(node, Name) and node.is_dot:
-        if parent != "+" and isinstance(replacement, Chain):
-            return Paren(replacement)
-        return replacement
-    if isinstance(node, Paren):
-        return Paren(replace_dot(node.inner, replacement))
-    if isinstance(node, Unary):
-        return Unary(node.op, replace_dot(node.operand, replacement, node.op))
-    if isinstance(node, Binary):
-        return Binary(node.op, replace_dot(node.left, replacement, node.op),
-                      replace_dot(node.right, replacement, node.op))
-    if isinstance(node, Chain):
-        parents = (node.ops[0], *node.ops)
-        return Chain(node.ops, tuple(replace_dot(o, replacement, p)
-                                     for o, p in zip(node.operands, parents)))
-    return node
-
-
-def has_dot(node) -> bool:
-    """Whether a formula's side has a ``.`` term."""
-    marker = Name("\0dot")
-    return replace_dot(node, marker) != node
 
 
 def column_name(name: str) -> Name:
@@ -128,7 +107,6 @@ def evaluate_series(node, data: pd.DataFrame, trusted: bool, label: str) -> pd.S
 
 
 def _reads(node, columns) -> list[str]:
-    from .rformula import _columns_read
     known = set(map(str, columns))
     return [c for c in _columns_read(node) if c in known]
 

@@ -41,6 +41,7 @@ from .rsyntax import (
     Paren,
     Str,
     Unary,
+    has_dot,
     parse_formula_text,
 )
 
@@ -397,7 +398,6 @@ def formula_terms(text: str) -> Formula:
     what R's ``terms.formula`` gives of a formula alone, for ``update`` and scopes."""
     tree = canonical(parse_cached(text))
     lhs, rhs = (None, tree.operand) if isinstance(tree, Unary) else (tree.left, tree.right)
-    from .parse import has_dot
     if has_dot(rhs):
         raise FormulaError(f"formula {text!r}: '.' stands for the data's columns; expand it "
                            "before reading the terms")

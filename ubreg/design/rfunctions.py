@@ -26,7 +26,8 @@ from ..errors import FormulaError
 from .rtransforms import Basis, FactorLevels, Scale, TensorBasis
 from .values import Factor, Logical, as_logical, as_numbers
 
-__all__ = ["Param", "RFunction", "FUNCTIONS", "CONSTANTS", "bind", "CONTRAST_NAMES"]
+__all__ = ["Param", "RFunction", "FUNCTIONS", "CONSTANTS", "bind", "CONTRAST_NAMES",
+           "numpy_function"]
 
 
 @dataclass(frozen=True)
@@ -407,3 +408,12 @@ def bind(fn: RFunction, args: tuple, where: str) -> dict:
         if p.required and p.name not in bound:
             raise FormulaError(f"{where}: {fn.name}() needs its argument {p.name!r}")
     return bound
+
+
+def numpy_function(name: str):
+    """For ``trusted=True``: the numpy function ``np.<name>`` names (a public
+    callable of numpy's top-level namespace), or None."""
+    if not name.startswith("np.") or "." in name[3:] or name[3:].startswith("_"):
+        return None
+    fn = getattr(np, name[3:], None)
+    return fn if callable(fn) and not isinstance(fn, type) else None

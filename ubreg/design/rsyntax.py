@@ -26,7 +26,7 @@ from ..errors import FormulaError
 
 __all__ = ["Num", "Const", "Str", "Name", "Arg", "Call", "Unary", "Binary", "Chain", "Paren",
            "Node", "parse_formula_text", "parse_expression", "MAX_DEPTH", "is_syntactic",
-           "RESERVED"]
+           "RESERVED", "replace_dot", "has_dot"]
 
 #: deepest nesting of parentheses, calls and unary operators a formula may have
 MAX_DEPTH = 100
@@ -527,3 +527,31 @@ def parse_expression(text: str, what: str = "expression") -> Node:
     if isinstance(node, (Binary, Unary)) and node.op == "~":
         raise FormulaError(f"{what} {text!r} is a formula; give an expression")
     return node
+
+
+def replace_dot(node, replacement, parent: str = "+"):
+    """``node`` with every formula-level ``.`` replaced by ``replacement`` (a ``.``
+    inside a function's call is left alone: it is not R's dot there), in parentheses
+    unless it is a term of a sum, as R's ``ExpandDots`` writes it."""
+    if isinstance(node, Name) and node.is_dot:
+        if parent != "+" and isinstance(replacement, Chain):
+            return Paren(replacement)
+        return replacement
+    if isinstance(node, Paren):
+        return Paren(replace_dot(node.inner, replacement))
+    if isinstance(node, Unary):
+        return Unary(node.op, replace_dot(node.operand, replacement, node.op))
+    if isinstance(node, Binary):
+        return Binary(node.op, replace_dot(node.left, replacement, node.op),
+                      replace_dot(node.right, replacement, node.op))
+    if isinstance(node, Chain):
+        parents = (node.ops[0], *node.ops)
+        return Chain(node.ops, tuple(replace_dot(o, replacement, p)
+                                     for o, p in zip(node.operands, parents)))
+    return node
+
+
+def has_dot(node) -> bool:
+    """Whether a formula's side has a ``.`` term."""
+    marker = Name("\0dot")
+    return replace_dot(node, marker) != node

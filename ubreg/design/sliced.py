@@ -26,7 +26,7 @@ import patsy
 from patsy.build import _build_subterm, _eval_factor
 
 from ..numerics.factor_matrix import FactorBlock, FactorMatrix
-from .design import _RecordingNAAction
+from .na import RecordingNAAction
 
 __all__ = ["SLICE_ROWS", "row_wise", "build_in_slices"]
 
@@ -45,8 +45,8 @@ def row_wise(design_info, data_in) -> bool:
     return True
 
 
-class _SlicedNAAction(_RecordingNAAction):
-    """:class:`_RecordingNAAction` over several calls: the rows' NA mask in
+class _SlicedNAAction(RecordingNAAction):
+    """:class:`RecordingNAAction` over several calls: the rows' NA mask in
     slice order, and NA counts per factor summed over the slices, in the factors'
     order (as one call over all rows would list them)."""
 

@@ -39,7 +39,7 @@ from ..errors import DataError
 from ..numerics.folds import check_folds
 from ..numerics.progress import progress
 from ..numerics.warnings import record_warnings, reissue_warnings
-from .cv import CVResult, Seed, _call_string, _result, formula_variables_in
+from .cv_result import CVResult, Seed, cv_call_string, formula_variables_in, scored_result
 from .metrics import classification_metrics, observed_classes
 
 if TYPE_CHECKING:
@@ -193,8 +193,8 @@ def cv_dask(formula: str, data: dd.DataFrame, *, fam: Family | list[Family],
     """:func:`ubreg.cv` of a Dask frame (module notes); the arguments as :func:`ubreg.cv`
     resolves them (``fit_kw``: what every fold's ``ubreg.fit`` receives besides the
     formula, the data and the weights)."""
-    from ..dask.predict import Payload
     from ..methods.fit import fit
+    from ..results.dask_predict import Payload
     method = fit_kw["method"]
     _check(data, method, weights, scheduler, fold)
     names = formula_variables_in(formula, data)
@@ -210,17 +210,17 @@ def cv_dask(formula: str, data: dd.DataFrame, *, fam: Family | list[Family],
             models.append(fit(formula, data[(folds_of >= 0) & (folds_of != k)],
                               weights=weights, **fit_kw))
         reissue_warnings(caught, f"fold {k + 1}")
-    payload = Payload(models=[m._light() for m in models], weights=weights, names=names,
+    payload = Payload(models=[m.shipped() for m in models], weights=weights, names=names,
                       key=key, column=column)
     meta = pd.DataFrame({"fold": np.array([], dtype=np.int64), "p": np.array([]),
                          "y": np.array([]), "w": np.array([])}, index=data._meta.index[:0])
     scored = data.map_partitions(_score_partition, payload, meta=meta).compute()
     weight_arg: dict[str, Any] = {"weights" if kind == "prior" else "freq_weights": weights}
     full = fit(formula, data, **weight_arg, **fit_kw) if refit else None
-    out = _result(_score_table(scored, folds), scored.index, scored["fold"].to_numpy(),
+    out = scored_result(_score_table(scored, folds), scored.index, scored["fold"].to_numpy(),
                   scored["w"].to_numpy(), full, formula=formula, method=method, family=fam,
                   seed=seed, stratified=False,
-                  call=_call_string(formula, fam, method, folds, False, seed, fit_options))
+                  call=cv_call_string(formula, fam, method, folds, False, seed, fit_options))
     out.rows_note = ("a Dask frame: each row's fold drawn from a hash of its index and values "
                      "with the seed (fold sizes balanced in expectation, not stratified)"
                      if column is None else f"a Dask frame: folds from column {column!r}")

@@ -70,10 +70,11 @@ def check_refittable(model: object, what: str) -> None:
 
 def data_of(model: Result) -> pd.DataFrame:
     """The data ``model`` was fitted on (kept by reference by ``ubreg.fit``)."""
-    if model._data is None:
+    data = None if model.provenance is None else model.provenance.data
+    if data is None:
         raise ValueError("the data this model was fitted on are not kept in a pickle; refit "
                          "it first (m = m.update(data=...))")
-    return model._data
+    return data
 
 
 def terms_of(model: Result) -> ModelTerms:

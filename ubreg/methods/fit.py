@@ -8,15 +8,13 @@ in-memory fitter, or its Dask backend for a Dask frame
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import pandas as pd
 from numpy.typing import ArrayLike
 
 from ..design import checked_trusted, is_dask_frame
-from ..errors import DataError, OptionError, interrupt_behind
+from ..errors import DataError, interrupt_behind
 from ..families import Family, resolve_family
 from .registry import METHODS
 from .spec import FitSpec, Method
@@ -41,18 +39,6 @@ def _methods_on_dask() -> str:
     """The registered methods with a Dask backend, as a message names them."""
     names = [f"method={name!r}" for name, m in METHODS.items() if m.dask is not None]
     return ", ".join(names) or "no method"
-
-def _unknown_options(label: str, unknown: Iterable[str],
-                     accepted: Sequence[str] | None = None) -> OptionError:
-    names = ", ".join(map(repr, unknown))
-    msg = f"method {label} has no option {names}"
-    if accepted is not None:
-        msg += f"; it accepts: {', '.join(accepted) if accepted else '(no options)'}"
-    return OptionError(msg)
-
-
-_UNEXPECTED = re.compile(r"got an unexpected keyword argument '(\w+)'")
-
 
 def _literal(value: object) -> str:
     return json.dumps(value) if isinstance(value, str) else repr(value)
@@ -148,25 +134,26 @@ def fit(formula: str, data: pd.DataFrame | dd.DataFrame, family: FamilyArgument 
         raise ValueError(f"unknown method {method!r}; available: {sorted(METHODS)}")
     entry = METHODS[method]
     on_dask = is_dask_frame(data)
-    label, accepted = _accepted_options(entry, options, on_dask, data)
+    checked = entry.resolve(options, on_dask=on_dask, type_name=_type_name(data))
     call = _call_string(formula, families, method, weights, options, family_given, weight_kind)
-    spec = FitSpec(formula=formula, data=data, family=families, weights=weights,
-                   na_action=na_action, positive=positive, call=call,
-                   trusted=checked_trusted(trusted), family_given=family_given,
-                   weight_kind=weight_kind, offset=offset, subset=subset)
-    result = _with_weight_kind(_run(entry, on_dask, spec, options, label, accepted),
-                               weight_kind)
-    _record_call(result, data, dict(
+    # what R keeps in a fit's call: the arguments (for update, drop1, step), the data by
+    # reference, and fit itself, which Result.update calls (results import no method)
+    arguments = dict(
         formula=formula, family=families if family_given else None, method=method,
         weights=weights if weight_kind == "prior" else None,
         freq_weights=weights if weight_kind == "freq" else None, na_action=na_action,
-        positive=positive, subset=subset, offset=offset, trusted=trusted, **options))
-    return result
+        positive=positive, subset=subset, offset=offset, trusted=trusted, **options)
+    spec = FitSpec(formula=formula, data=data, family=families, weights=weights,
+                   na_action=na_action, positive=positive, call=call,
+                   trusted=checked_trusted(trusted), family_given=family_given,
+                   weight_kind=weight_kind, offset=offset, subset=subset,
+                   arguments=arguments, refit=fit)
+    return _run(entry, on_dask, spec, checked)
 
 
-def _run(entry: Method, on_dask: bool, spec: FitSpec, options: dict, label: str,
-         accepted: Sequence[str] | None) -> Result:
-    """The method's in-memory fitter, or its Dask backend for a Dask frame."""
+def _run(entry: Method, on_dask: bool, spec: FitSpec, options: dict) -> Result:
+    """The method's in-memory fitter, or its Dask backend for a Dask frame, with every
+    option checked (:meth:`Method.resolve`)."""
     backend = entry.dask_backend() if on_dask else entry.fit
     if backend is None:
         raise DataError(NOT_ON_DASK.format(name=entry.name, on_dask=_methods_on_dask()))
@@ -176,47 +163,11 @@ def _run(entry: Method, on_dask: bool, spec: FitSpec, options: dict, label: str,
         if interrupt_behind(exc) is not None:
             raise KeyboardInterrupt from None
         raise
-    except TypeError as exc:
-        # a method whose options could not be read from its signature: its
-        # forwarding call refused the keyword
-        match = _UNEXPECTED.search(str(exc)) if accepted is None else None
-        if match and match.group(1) in options:
-            raise _unknown_options(label, [match.group(1)]) from None
-        raise
-
-
-def _record_call(result: Result, data: Any, arguments: dict) -> None:
-    """Keep on the result what R keeps in a fit's call: the arguments (for
-    ``update``, ``drop1``, ``step``) and the data they were evaluated on (by
-    reference, not copied; left out when the result is pickled), and ``fit`` itself,
-    which ``Result.update`` calls (results do not import the methods)."""
-    if hasattr(result, "__dict__"):
-        result.fit_arguments = arguments
-        result._data = data
-        result._refit = fit
 
 
 def _type_name(data: object) -> str:
     kind = type(data)
     return f"{kind.__module__.split('.')[0]}.{kind.__qualname__}"
-
-
-def _accepted_options(entry: Method, options: dict, on_dask: bool,
-                      data: object) -> tuple[str, list[str] | None]:
-    """Check ``options`` against what the method takes (its Dask-only options only
-    with a Dask frame); returns (label, accepted names or None)."""
-    label, accepted = entry.accepted(options)
-    dask_only = [k for k in options if k in entry.dask_options
-                 and (accepted is None or k not in accepted)]
-    if dask_only and not on_dask:
-        raise OptionError(f"method {label} option {', '.join(map(repr, dask_only))} applies "
-                          f"to dask DataFrames only; the data is a {_type_name(data)}")
-    if accepted is not None:
-        accepted = [*accepted, *dask_only]
-        unknown = [k for k in options if k not in accepted]
-        if unknown:
-            raise _unknown_options(label, unknown, accepted)
-    return label, accepted
 
 
 def _resolve_families(family: FamilyArgument) -> Family | list[Family]:
@@ -227,13 +178,3 @@ def _resolve_families(family: FamilyArgument) -> Family | list[Family]:
     if not bag:
         raise ValueError("family is an empty list")
     return bag
-
-
-def _with_weight_kind(result: Result, weight_kind: str) -> Result:
-    """Record on the result what its weights mean (every method's result: nobs, df and
-    the likelihood follow it, :class:`~ubreg.results.base.Result`)."""
-    if hasattr(result, "__dict__") and getattr(result, "weight_kind", None) != weight_kind:
-        result.weight_kind = weight_kind
-        for key in ("loglik",):                     # lazily computed from the weights
-            result.__dict__.pop(key, None)
-    return result

@@ -1,6 +1,7 @@
 """Methods ``gnnb`` and ``unn``: formula and data in, :class:`GNNBResult` out."""
 from __future__ import annotations
 
+import math
 import time
 from typing import cast
 
@@ -16,52 +17,70 @@ from ..fitters.gnnb.preprocess import Preprocessor
 from ..numerics import options as opt
 from ..numerics.limits import check_allocation, format_bytes
 from ..results.gnnb import BlockModel, GNNBResult
+from .schema import Option, Schema
 from .spec import FitSpec, Method, model_frame
 
-__all__ = ["fit_gnnb", "fit_unn", "cv_neighbour_graph"]
+__all__ = ["fit_gnnb", "fit_unn", "cv_neighbour_graph", "GNNB_OPTIONS", "UNN_OPTIONS"]
 
 
-def fit_gnnb(spec: FitSpec, *, k: int = 10, epsilon: float = 0.5, T: int | None = None,
-             chooser: str = "sequential", blocks: int = 1, norm: str = "l2",
-             standardize: bool = True, categorical: str = "onehot",
-             trace: bool = False, neighbour_graph: NeighbourGraph | None = None) -> GNNBResult:
-    """Gentle nearest-neighbour boosting (paper 002, Algorithm 1; docs/math.md §8).
+def _graph(value):
+    if value is not None and not isinstance(value, NeighbourGraph):
+        raise ValueError(f"neighbour_graph must be a NeighbourGraph (from "
+                         f"ubreg.methods.gnnb.cv_neighbour_graph), got {type(value).__name__}")
+    return value
 
-    Parameters
-    ----------
-    k : int
-        Neighbours (1 ≤ k < number of training rows); an example is not its
-        own neighbour in training.
-    epsilon : float in (0, 1)
-        Step size of eq. (10): δ_j = 2(1 − ε) η(c, j)/(H* n_j).
-    T : int, optional
-        Boosting steps per class; default m (each example leveraged once in
-        turn, cycling when T > m).  "In turn" follows a canonical order that
-        depends on the rows' contents only (:func:`canonical_order`), not on
-        the order of the rows in ``data``: shuffling the rows gives the same fit.
-    chooser : {"sequential", "largest"}
-        Examples in turn, or GNNB* (largest |δ_j| per class, Section 4.4).
-    blocks : int
-        Divide-and-conquer (Section 6.4): split the predictor columns into
-        this many contiguous blocks, normalise each block per row (``norm``),
-        fit one GNNB per block and average the posteriors.  The indicator
-        columns of a factor stay together in one block; with ``blocks > 1``
-        the summary's ℓ(T, c) is summed over the blocks.
-    norm : {"l2", "l1"}
-        Block normalisation (only with ``blocks > 1``).
-    standardize : bool
-        Centre and scale numeric predictors with the training moments.
-    categorical : {"onehot", "refuse"}
-        Categorical predictors as 0/1 indicators of every level, or an error.
-    trace : bool
-        Keep the per-step surrogate risk (for diagnostics and tests).
-    neighbour_graph : NeighbourGraph, optional
-        Neighbour lists of a superset of the rows (:func:`cv_neighbour_graph`;
-        :func:`ubreg.cv` passes one to its folds): candidates for the searches of
-        the fit and of its predictions on rows of that superset, checked by a
-        bound, so the neighbours are exactly those found without it
-        (:mod:`ubreg.fitters.gnnb.graph`).  Used with ``blocks=1`` and no
-        weights; rows not in the graph are searched as usual.
+
+_SHARED = (
+    Option("k", "whole", 10, "Neighbours (1 ≤ k < number of training rows); an example is "
+           "not its own neighbour in training.", low=1, high=10 ** 9),
+    Option("T", "whole", None, "Boosting steps per class; None: m, the number of training "
+           "rows (each example leveraged once in turn, cycling when T > m).  \"In turn\" is "
+           "a canonical order that depends on the rows' contents only, so shuffling the rows "
+           "gives the same fit.", low=1, high=opt.MAX_ROUNDS, none=True),
+    Option("blocks", "whole", 1, "Divide-and-conquer (Section 6.4): split the predictor "
+           "columns into this many contiguous blocks, normalise each block per row "
+           "(`norm`), fit one model per block and average the posteriors.  The indicator "
+           "columns of a factor stay together.", low=1,
+           high=10 ** 6),
+    Option("norm", "choice", "l2", "Block normalisation (only with `blocks` > 1).",
+           choices=("l2", "l1")),
+    Option("standardize", "flag", True, "Centre and scale numeric predictors with the "
+           "training moments."),
+    Option("categorical", "choice", "onehot", "Categorical predictors as 0/1 indicators of "
+           "every level, or an error.", choices=("onehot", "refuse")),
+    Option("trace", "flag", False, "Keep the per-step surrogate risk (for diagnostics)."),
+    Option("neighbour_graph", "value", None, "Neighbour lists of a superset of the rows, "
+           "passed by ubreg.cv to its folds.", check=_graph, public=False),
+)
+
+#: gnnb's options
+GNNB_OPTIONS = Schema((
+    _SHARED[0],
+    Option("epsilon", "real", 0.5, "Step size of eq. (10): δ_j = 2(1 − ε) η(c, j)/(H* n_j).",
+           low=0.0, high=1.0, open_low=True, open_high=True),
+    _SHARED[1],
+    Option("chooser", "choice", "sequential", "Examples in turn, or GNNB* (largest |δ_j| "
+           "per class, Section 4.4).", choices=("sequential", "largest")),
+    *_SHARED[2:],
+), label="'gnnb'")
+
+#: unn's options
+UNN_OPTIONS = Schema((
+    *_SHARED[:6],
+    Option("delta_max", "real", 10.0, "Cap on |δ_j|: a zero-edge root beyond ±`delta_max` "
+           "(at infinity when every inverse neighbour agrees) is capped and counted "
+           "(`n_capped`).", low=0.0, high=math.inf, open_low=True),
+    Option("tol", "real", 1e-12, "Tolerance of the zero-edge root.", low=0.0, high=1.0,
+           open_low=True, open_high=True),
+    *_SHARED[6:],
+), label="'unn'")
+
+
+def fit_gnnb(spec: FitSpec, *, k: int, epsilon: float, T: int | None, chooser: str,
+             blocks: int, norm: str, standardize: bool, categorical: str, trace: bool,
+             neighbour_graph: NeighbourGraph | None) -> GNNBResult:
+    """Gentle nearest-neighbour boosting (paper 002, Algorithm 1; docs/math.md §8),
+    with the options :data:`GNNB_OPTIONS`.
 
     Notes
     -----
@@ -83,35 +102,13 @@ def fit_gnnb(spec: FitSpec, *, k: int = 10, epsilon: float = 0.5, T: int | None 
                 graph=neighbour_graph)
 
 
-def fit_unn(spec: FitSpec, *, k: int = 10, T: int | None = None, blocks: int = 1,
-            norm: str = "l2", standardize: bool = True, categorical: str = "onehot",
-            delta_max: float = 10.0, tol: float = 1e-12, trace: bool = False,
-            epsilon=None, chooser=None,
-            neighbour_graph: NeighbourGraph | None = None) -> GNNBResult:
+def fit_unn(spec: FitSpec, *, k: int, T: int | None, blocks: int, norm: str,
+            standardize: bool, categorical: str, delta_max: float, tol: float, trace: bool,
+            neighbour_graph: NeighbourGraph | None) -> GNNBResult:
     """UNN baseline: the GNNB loop (sequential chooser) with δ_j solved exactly
     from the zero-edge condition (paper 000 eq. 70) on j's inverse
-    neighbourhood, to ``tol``.
-
-    Parameters
-    ----------
-    delta_max : float
-        Cap on |δ_j|.  When the zero-edge root lies beyond ±``delta_max`` —
-        in particular when every inverse neighbour of j agrees with j on
-        class c, so that the edge never reaches zero and the root is at
-        infinity — the step is capped at ±``delta_max`` and counted; the
-        count is ``result.n_capped`` and is shown in ``summary()``.
-    epsilon, chooser
-        Not options of UNN (δ is exact, examples are visited in turn): passing
-        either raises a ``ValueError``.
-
-    Other options as for ``gnnb``.
-    """
-    given = [name for name, v in (("epsilon", epsilon), ("chooser", chooser)) if v is not None]
-    if given:
-        raise ValueError(f"method 'unn' solves δ exactly: epsilon/chooser do not apply "
-                         f"(got {', '.join(given)}); use method='gnnb' for them")
-    delta_max = opt.real(delta_max, "delta_max", 0.0, np.inf, open_low=True)
-    tol = opt.real(tol, "tol", 0.0, 1.0, open_low=True, open_high=True)
+    neighbourhood, to ``tol``, with the options :data:`UNN_OPTIONS` (no ``epsilon``
+    or ``chooser``: δ is exact, examples are visited in turn)."""
     return _fit(spec, "unn", k=k, epsilon=0.5, T=T, chooser="sequential", blocks=blocks,
                 norm=norm, standardize=standardize, categorical=categorical, trace=trace,
                 delta_max=float(delta_max), tol=float(tol), graph=neighbour_graph)
@@ -126,14 +123,6 @@ def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, st
             f"method {update!r} needs one permissible family (φ), got {family!r}")
     if spec.positive is not None:
         raise ValueError(f"method {update!r} is multiclass: 'positive' does not apply")
-    if not (isinstance(epsilon, (int, float, np.floating)) and 0.0 < epsilon < 1.0):
-        raise ValueError(f"epsilon must lie in (0, 1) (eq. 10), got {epsilon!r}")
-    if chooser not in ("sequential", "largest"):
-        raise ValueError(f"unknown chooser {chooser!r}; use 'sequential' or 'largest'")
-    k = opt.whole(k, "k", 1, 10 ** 9)
-    standardize, trace = opt.flag(standardize, "standardize"), opt.flag(trace, "trace")
-    if T is not None:
-        T = opt.whole(T, "T", 1, opt.MAX_ROUNDS)
     mf = model_frame(spec, update, response="multiclass")
     X_in, codes, row_index = _replicate_by_weights(mf, spec.weights is not None, update, int(k))
     m = X_in.shape[0]
@@ -164,7 +153,7 @@ def _fit(spec: FitSpec, update: str, *, k, epsilon, T, chooser, blocks, norm, st
                                  fit=_in_input_order(fit, order)))
     seconds = time.perf_counter() - t0
     return GNNBResult(
-        method=update, formula=spec.formula, call=spec.call, design=mf.design,
+        method=update, formula=spec.formula, **spec.recorded(), design=mf.design,
         family=cast(PermissibleFamily, family),       # is_permissible, checked above
         response=mf.response, preprocessor=pre, blocks=models, codes=codes, Y=Y, k=int(k),
         epsilon=float(epsilon), T=int(T if T is not None else m), chooser=chooser,
@@ -179,9 +168,6 @@ def _graph_link(graph: NeighbourGraph, pre: Preprocessor, labels: pd.Index, X: n
                 usable: bool) -> tuple[NeighbourGraph, np.ndarray] | None:
     """(graph, graph row of each training point) when the graph holds the training
     rows with the same values (and ``usable``: one block, no weights), else None."""
-    if not isinstance(graph, NeighbourGraph):
-        raise ValueError(f"neighbour_graph must be a NeighbourGraph (from "
-                         f"ubreg.methods.gnnb.cv_neighbour_graph), got {type(graph).__name__}")
     if not usable:
         return None
     rows = graph.rows_of(labels, pre.raw(X), pre.column_names)
@@ -313,7 +299,7 @@ def _in_input_order(fit, order: np.ndarray):
     return fit
 
 
-GNNB = Method("gnnb", fit=fit_gnnb, result=GNNBResult, quick={"": {"k": 3}}, multiclass=True,
-              cv_options=cv_neighbour_graph)
-UNN = Method("unn", fit=fit_unn, result=GNNBResult, quick={"": {"k": 3}}, multiclass=True,
-             cv_options=cv_neighbour_graph)
+GNNB = Method("gnnb", fit=fit_gnnb, result=GNNBResult, schema=GNNB_OPTIONS, quick={"": {"k": 3}},
+              multiclass=True, cv_options=cv_neighbour_graph)
+UNN = Method("unn", fit=fit_unn, result=GNNBResult, schema=UNN_OPTIONS, quick={"": {"k": 3}},
+             multiclass=True, cv_options=cv_neighbour_graph)

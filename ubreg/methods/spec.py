@@ -2,20 +2,21 @@
 
 A method module (``methods/uls.py``, ``methods/udt.py``, ...) builds one
 :class:`Method` naming its in-memory fitter, its options, its result class and
-its Dask backend (a ``"module:function"`` reference, imported only when a Dask
+its Dask backend (a function that imports :mod:`ubreg.dask`'s backend when a Dask
 frame arrives, so that ``import ubreg`` never loads Dask).
 :mod:`ubreg.methods.registry` lists them all.
 """
 from __future__ import annotations
 
-import importlib
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..families.base import Family
+from ..results.base import Provenance
+from .schema import Option, Schema
 
-__all__ = ["FitSpec", "Method", "method_options", "model_frame", "raw_frame"]
+__all__ = ["FitSpec", "Method", "model_frame", "raw_frame", "signature_schema"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,17 @@ class FitSpec:
     #: R's ``offset=`` (a column name, an expression or an array) and ``subset=``
     offset: object = None
     subset: object = None
+    #: the arguments :func:`ubreg.fit` was given and the function that refits them,
+    #: which the result keeps (:class:`~ubreg.results.base.Provenance`)
+    arguments: dict | None = None
+    refit: Callable | None = None
+
+    def recorded(self) -> dict:
+        """What every result is built with from the call: ``call``, ``weight_kind``
+        and its :class:`~ubreg.results.base.Provenance`."""
+        provenance = None if self.arguments is None or self.refit is None else \
+            Provenance(self.arguments, self.data, self.refit)
+        return {"call": self.call, "weight_kind": self.weight_kind, "provenance": provenance}
 
 
 def model_frame(spec: FitSpec, method: str, *, offset: bool = False,
@@ -72,29 +84,21 @@ def raw_frame(spec: FitSpec, method: str):
                            trusted=spec.trusted, subset=spec.subset)
 
 
-def method_options(func) -> list[str] | None:
-    """The options a method function ``(spec, **options)`` accepts, from its signature.
-
-    ``None`` when the function forwards ``**options`` without declaring them
-    (a forwarding function can declare them by ``__signature__``).
-    """
-    try:
-        sig = inspect.signature(func)
-    except (TypeError, ValueError):
-        return None
-    params = list(sig.parameters.values())[1:]          # after spec
+def signature_schema(func, label: str) -> Schema:
+    """The schema of a method declared without one (a user's :func:`register`): the
+    keyword parameters of ``(spec, **options)``, their values taken as given."""
+    params = list(inspect.signature(func).parameters.values())[1:]          # after spec
     if any(p.kind is p.VAR_KEYWORD for p in params):
-        return None
-    return [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        raise TypeError(f"method {label} forwards **options without declaring them: give "
+                        "its Method a schema= (ubreg.methods.schema.Schema)")
+    return Schema(tuple(
+        Option(p.name, "value", None if p.default is p.empty else p.default, "",
+               check=_as_given)
+        for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)), label=label)
 
 
-def option_defaults(func) -> dict:
-    """Default values of a method function's options, from its signature."""
-    try:
-        params = inspect.signature(func).parameters.values()
-    except (TypeError, ValueError):
-        return {}
-    return {p.name: p.default for p in params if p.default is not p.empty}
+def _as_given(value):
+    return value
 
 
 @dataclass(frozen=True)
@@ -109,18 +113,14 @@ class Method:
         ``(spec: FitSpec, **options) -> Result`` for data in memory.
     result : type
         The class of what ``fit`` returns.
-    options : callable, optional
-        ``options -> (label, accepted names or None)``: the options the method
-        accepts given those passed (``uls`` answers per learner).  By default the
-        keyword parameters of ``fit``.
-    defaults : callable, optional
-        ``options -> {name: default}`` (the command line reads yes/no options
-        from it).  By default the defaults of ``fit``'s signature.
-    dask : str, optional
-        ``"module:function"`` of the Dask backend, ``(spec, **options) -> Result``.
-        ``None``: the method needs its data in memory.
-    dask_options : tuple of str
-        Options only the Dask backend takes.
+    schema : Schema or callable, optional
+        The method's options (:mod:`ubreg.methods.schema`), or ``options ->
+        Schema`` when they depend on one of them (``uls``'s ``learner``).  By
+        default the keyword parameters of ``fit``, taken as given.
+    dask : callable, optional
+        The Dask backend, ``(spec, **options) -> Result``, with the options the
+        schema declares for Dask frames.  ``None``: the method needs its data in
+        memory.
     quick : dict
         Small, fast settings by variant (``""`` the method itself, else a label
         such as ``"stumps"``): options for examples and for the package's tests,
@@ -139,30 +139,25 @@ class Method:
     name: str
     fit: Callable
     result: type
-    options: Callable | None = None
-    defaults: Callable | None = None
-    dask: str | None = None
-    dask_options: tuple = field(default_factory=tuple)
+    schema: Schema | Callable | None = None
+    dask: Callable | None = None
     quick: dict = field(default_factory=lambda: {"": {}})
     multiclass: bool = False
     keeps_missing: bool = False
     cv_options: Callable | None = None
 
-    def accepted(self, options: dict) -> tuple[str, list | None]:
-        """(label for messages, names of the options accepted, or None if unknown)."""
-        if self.options is not None:
-            return self.options(options)
-        return repr(self.name), method_options(self.fit)
+    def schema_for(self, options: dict) -> Schema:
+        """The options the method takes, given those passed."""
+        if isinstance(self.schema, Schema):
+            return self.schema
+        if self.schema is not None:
+            return self.schema(options)
+        return signature_schema(self.fit, repr(self.name))
 
-    def option_defaults(self, options: dict) -> dict:
-        """Default values of the options, given the options passed."""
-        if self.defaults is not None:
-            return self.defaults(options)
-        return option_defaults(self.fit)
+    def resolve(self, options: dict, *, on_dask: bool = False, type_name: str = "") -> dict:
+        """Every option of the method, checked (:meth:`Schema.resolve`)."""
+        return self.schema_for(options).resolve(options, on_dask=on_dask, type_name=type_name)
 
     def dask_backend(self) -> Callable | None:
-        """The Dask backend, imported now (``None`` if the method has none)."""
-        if self.dask is None:
-            return None
-        module, _, name = self.dask.partition(":")
-        return getattr(importlib.import_module(module), name)
+        """The Dask backend (``None`` if the method has none)."""
+        return self.dask

@@ -1,6 +1,7 @@
 """``ubreg.fit(..., method="tboost")``: t-AdaBoost (docs/tempered.md §2)."""
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -14,9 +15,10 @@ from ..learners.base import OnColumns
 from ..numerics import options as opt
 from ..numerics.warnings import user_stacklevel
 from ..results.tboost import TBoostResult
+from .schema import Option, Schema
 from .spec import FitSpec, Method, model_frame
 
-__all__ = ["fit_tboost"]
+__all__ = ["fit_tboost", "OPTIONS", "METHOD"]
 
 LEARNERS = ("trees", "udt", "stumps")
 #: depth of the shared trees of learner="udt" when depth= is not given
@@ -25,50 +27,44 @@ DEFAULT_UDT_DEPTH = 2
 DEFAULT_T = 0.5
 
 
-def fit_tboost(spec: FitSpec, *, t=None, rounds: int = 20, learner: str = "trees",
-               mu: str = "closed", max_size: int = 5, depth=None, max_candidates: int = 2000,
-               max_bins: int = 255, seed=0) -> TBoostResult:
-    """t-AdaBoost with stumps or §3.3 trees (docs/tempered.md §2, §3.3).
+#: tboost's options
+OPTIONS = Schema((
+    Option("t", "real", None, "Temperature, t < 2 (t ∈ [0, 1] is the range of the "
+           "convergence theorem; t > 1 is allowed as in the authors' code).  None: the t of "
+           "`family=Permissible(\"tempered\", t=...)`, else 0.5.  Other families are ignored, "
+           "with a warning.", low=-math.inf, high=2.0,
+           open_low=True, open_high=True, none=True),
+    Option("rounds", "whole", 20, "J, the number of weak hypotheses.", low=1,
+           high=opt.MAX_ROUNDS),
+    Option("learner", "choice", "trees", "`\"trees\"`: the authors' §3.3 tree "
+           "(docs/tempered.md §3.3): Σq statistics, the L_t split score, admissible splits, "
+           "leaves η_t(p), grown by the most populated leaf up to `max_size` nodes, with at "
+           "most `max_candidates` random candidate thresholds per node, at within-node "
+           "midpoints (between consecutive distinct values of the rows in the node, as the "
+           "authors' code).  `\"udt\"`: the shallow binned trees shared with `uls` and "
+           "`uboost`, grown level-wise to `depth` (default 2) with the statistics, criterion "
+           "and leaves of the §3.3 tree.  `\"stumps\"`: AdaBoost's ±1 stumps.",
+           choices=LEARNERS),
+    Option("mu", "choice", "closed", "μ_j by the closed form of docs/tempered.md §2.2(a) or "
+           "the exact projection §2.2(b), a one-dimensional root to 1e−10.",
+           choices=("closed", "exact")),
+    Option("max_size", "whole", 5, "Tree size in nodes (internal + leaves, 3: one split), "
+           "§3.3.", low=3, high=10 ** 9),
+    Option("depth", "whole", None, "`\"trees\"`: grow to this depth instead of `max_size`; "
+           "`\"udt\"`: the tree depth (None: 2).", low=1, high=62, none=True),
+    Option("max_candidates", "whole", 2000, "Candidate splits drawn per node (§3.3).", low=1,
+           high=2 ** 31 - 1),
+    Option("max_bins", "whole", 255, "`\"udt\"` and `\"stumps\"`: at most this many bins "
+           "per column.", low=2, high=65535),
+    Option("seed", "seed", 0, "Seed of the candidate draw (`\"trees\"`)."),
+), label="'tboost'")
 
-    Parameters
-    ----------
-    t : float
-        Temperature, t < 2 (t ∈ [0, 1] is the range of the convergence
-        theorem; t > 1 is allowed as in the authors' code).  If omitted, the
-        t of ``family=Permissible("tempered", t=...)``, else 0.5.  (Other
-        families are ignored, with a warning: the loss is the tempered
-        exponential loss.)
-    rounds : int, default 20
-        J, the number of weak hypotheses (≥ 1).
-    learner : {"trees", "udt", "stumps"}
-        ``"trees"`` (default): the authors' §3.3 tree (Σq statistics, L_t split
-        score, admissible splits, leaves η_t(p), grown by the most populated
-        leaf up to ``max_size`` nodes, at most ``max_candidates`` random
-        candidate thresholds per node).  Its thresholds are within-node
-        midpoints, as in the authors' code: the midpoint of two consecutive
-        distinct values of a column among the training rows in the node (not
-        among all rows of the column, as the binned cuts of ``"udt"`` and
-        ``"stumps"``); ``x <= threshold`` goes left.  ``"udt"``: the shallow
-        trees shared with ``method="uls"``/``"uboost"`` (ubreg.learners.trees,
-        ``max_bins`` binned cuts per column, level-wise to ``depth``, default
-        2) with the statistics, criterion, admissibility and η_t leaves of the
-        §3.3 tree (:func:`ubreg.fitters.tboost.learners.fit_udt_tree`).
-        ``"stumps"``: AdaBoost's ±1 stumps (``max_bins`` cuts per column).
-    mu : {"closed", "exact"}
-        μ_j by the closed form §2.2(a) (default) or the exact projection
-        §2.2(b), a 1-D root to 1e−10.
-    max_size : int, default 5
-        Tree size in nodes (internal + leaves), §3.3.
-    depth : int, optional
-        ``"trees"``: grow to this depth instead of ``max_size``; ``"udt"``:
-        the tree depth (default 2).
-    max_candidates : int, default 2000
-        Candidate splits drawn per node (§3.3).
-    max_bins : int, default 255
-        ``"udt"`` and ``"stumps"``: at most this many bins per column (every
-        midpoint when a column has fewer distinct values).
-    seed : int
-        Seed of the candidate draw (``"trees"``).
+
+def fit_tboost(spec: FitSpec, *, t: float | None, rounds: int, learner: str, mu: str,
+               max_size: int, depth: int | None, max_candidates: int, max_bins: int,
+               seed) -> TBoostResult:
+    """t-AdaBoost with stumps or §3.3 trees (docs/tempered.md §2, §3.3), with the
+    options :data:`OPTIONS`.
 
     Notes
     -----
@@ -80,10 +76,6 @@ def fit_tboost(spec: FitSpec, *, t=None, rounds: int = 20, learner: str = "trees
     on that scale.
     """
     t = _resolve_t(spec.family, spec.family_given, t)
-    _check_options(rounds, learner, mu, depth, max_size)
-    max_candidates = opt.whole(max_candidates, "max_candidates", 1, 2 ** 31 - 1)
-    max_bins = opt.whole(max_bins, "max_bins", 2, 65535)
-    seed = opt.seed(seed)
     mf = model_frame(spec, "tboost")
     # scale-free (docs/tempered.md §2.1): the learners and the loop see the same
     # normalised weights; weights all equal are the unweighted data
@@ -112,7 +104,7 @@ def _result(spec, mf, fit, options):
                         formula=spec.formula, family=TemperedExponential(fit.t),
                         design=mf.design, response=mf.response, y=mf.y, weights=mf.weights,
                         eta=eta, index=mf.index, n_input=mf.n_input, dropped=mf.dropped,
-                        call=spec.call, na_factors=mf.na_factors)
+                        **spec.recorded(), na_factors=mf.na_factors)
 
 
 def _resolve_t(family, family_given, t):
@@ -140,17 +132,6 @@ def _resolve_t(family, family_given, t):
     if not (np.isfinite(t) and t < 2):
         raise ValueError(f"t must be a finite number < 2, got t={t!r}")
     return t
-
-
-def _check_options(rounds, learner, mu, depth, max_size):
-    opt.whole(rounds, "rounds", 1, opt.MAX_ROUNDS)
-    if learner not in LEARNERS:
-        raise ValueError(f"learner must be one of {LEARNERS}, got {learner!r}")
-    if mu not in ("closed", "exact"):
-        raise ValueError(f"mu must be 'closed' or 'exact', got {mu!r}")
-    if depth is not None:
-        opt.whole(depth, "depth", 1, 62)
-    opt.whole(max_size, "max_size (3: one split)", 3, 10 ** 9)
 
 
 def _tree_learner(Xw, ystar, t, w, max_size, depth, max_candidates, seed):
@@ -188,4 +169,5 @@ def _on_columns(weak, cols):
     return on_columns
 
 
-METHOD = Method("tboost", fit=fit_tboost, result=TBoostResult, quick={"": {"rounds": 3}})
+METHOD = Method("tboost", fit=fit_tboost, result=TBoostResult, schema=OPTIONS,
+                quick={"": {"rounds": 3}})

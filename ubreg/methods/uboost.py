@@ -1,37 +1,72 @@
 """Method ``uboost``: U-Boost (paper 003 §4.4), Newton boosting with weak learners."""
 from __future__ import annotations
 
-import warnings
+import math
 
-from ..fitters.boost.uboost import boost_u, check_leaf_options, check_options
-from ..fitters.boost.ulosses import resolve_U
-from ..numerics.warnings import user_stacklevel
+from ..fitters.boost.uboost import boost_u
+from ..fitters.boost.ulosses import check_loss_arguments, resolve_U
+from ..numerics import options as opt
 from ..numerics.weights import relative_weights
 from ..results.boost import UBoostResult
+from .schema import OnDask, Option, Schema
 from .spec import FitSpec, Method, model_frame
 
-__all__ = ["fit_uboost_method", "METHOD"]
+__all__ = ["fit_uboost_method", "OPTIONS", "METHOD"]
 
 
-def fit_uboost_method(spec: FitSpec, *, U="logistic", learner: str = "trees", depth: int = 3,
-                      mstop: int = 100, nu: float = 0.1, max_bins: int = 255,
-                      init: str = "mean", min_child_weight: float = 1e-3,
-                      min_samples_leaf: float = 1):
-    """U-Boost (paper 003 §4.4), Newton form.  See :mod:`ubreg.fitters.boost.uboost`."""
-    if isinstance(spec.family, list):
-        raise ValueError("method 'uboost' takes its loss from U=, not a bag of families")
-    if spec.family_given:
-        warnings.warn(f"method 'uboost' takes its loss from U=, not family=: "
-                      f"family={spec.family!r} is ignored (the loss is U={U!r}); pass U= "
-                      "instead (e.g. U=\"logistic\", \"exponential\")", UserWarning,
-                      stacklevel=user_stacklevel())
-    check_options(mstop, nu, depth, learner, init)
-    check_leaf_options(min_child_weight, min_samples_leaf, max_bins)
+def _loss(U):
+    """U checked (:func:`resolve_U`), kept as given (the call shows it so)."""
+    resolve_U(U)
+    return U
+
+
+#: uboost's options
+OPTIONS = Schema((
+    Option("U", "value", "logistic", "The loss: `\"logistic\"` ln(1 + e^−z) (LogitBoost), "
+           "`\"exponential\"` e^(−z/2) (Gentle AdaBoost), `\"squared\"` ½(1 + e^z)^−2 (the "
+           "squared error of expit(F)), `ubreg.U_alpha(alpha)` between them (α = 1 logistic, "
+           "α = 0 exponential), or a user's `ubreg.U_custom(d1, d2)` from U' and U'' (eq. 4.3 "
+           "is checked).  `family=` is ignored, with a warning: the loss is U.", check=_loss),
+    Option("learner", "choice", "trees", "Newton regression trees of depth `depth` on binned "
+           "design columns, stumps, or one componentwise linear base-learner per formula "
+           "term (a term with several columns, e.g. a factor, is fitted jointly), which "
+           "gives a sparse coefficient path.", choices=("trees", "stumps", "linear"),
+           dask=OnDask(allowed=("trees", "stumps"), why=(
+               "the componentwise linear base-learner is not available out of core (each "
+               "iteration would need a pass per term); use learner='trees' or 'stumps', or "
+               "fit in memory"))),
+    Option("depth", "whole", 3, "The depth of the trees.", low=1, high=12),
+    Option("mstop", "whole", 100, "The number of iterations (mboost's name).", low=0,
+           high=opt.MAX_ROUNDS),
+    Option("nu", "real", 0.1, "The step length (shrinkage).", low=0.0, high=1.0,
+           open_low=True),
+    Option("max_bins", "whole", 255, "Trees split on binned design columns: at most this "
+           "many quantile bins per column, exact below that many distinct values.", low=2,
+           high=65535),
+    Option("init", "choice", "mean", "F starts at the log-odds of the weighted mean of y "
+           "(the constant minimiser of the risk for every U), or at 0 as AdaBoost and "
+           "LogitBoost do.", choices=("mean", "zero")),
+    Option("min_child_weight", "real", 1e-3, "The least curvature Σu of a tree's leaf.  With "
+           "prior weights (`weights=`) the weights count relative to their mean, so the "
+           "bound counts average rows and a constant multiple of the weights is the same "
+           "fit; with frequency weights (`freq_weights=`) it is in the weights' own units.",
+           low=0.0, high=math.inf),
+    Option("min_samples_leaf", "real", 1.0, "The least weight of a tree's leaf, counted as "
+           "`min_child_weight` is.", low=0.0, high=math.inf),
+), label="'uboost'")
+
+
+def fit_uboost_method(spec: FitSpec, *, U, learner: str, depth: int, mstop: int, nu: float,
+                      max_bins: int, init: str, min_child_weight: float,
+                      min_samples_leaf: float):
+    """U-Boost (paper 003 §4.4), Newton form, with the options :data:`OPTIONS`.  See
+    :mod:`ubreg.fitters.boost.uboost`."""
+    check_loss_arguments(spec.family, spec.family_given, U)
     U = resolve_U(U)
     mf = model_frame(spec, "uboost")
-    options = dict(learner=learner, depth=int(depth), mstop=int(mstop), nu=float(nu),
-                   max_bins=int(max_bins), init=init, min_child_weight=float(min_child_weight),
-                   min_samples_leaf=float(min_samples_leaf))
+    options = dict(learner=learner, depth=depth, mstop=mstop, nu=nu, max_bins=max_bins,
+                   init=init, min_child_weight=min_child_weight,
+                   min_samples_leaf=min_samples_leaf)
     # prior weights are relative (min_child_weight counts average rows); frequency weights
     # are counts (ubreg.numerics.weights)
     w = relative_weights(mf.weights)[0] if spec.weight_kind == "prior" else mf.weights
@@ -40,8 +75,15 @@ def fit_uboost_method(spec: FitSpec, *, U="logistic", learner: str = "trees", de
     return UBoostResult(fit=fit, U=U, options=options, X=mf.X, formula=spec.formula,
                         design=mf.design, response=mf.response, y=mf.y, weights=mf.weights,
                         eta=fit.eta, index=mf.index, n_input=mf.n_input, dropped=mf.dropped,
-                        call=spec.call, na_factors=mf.na_factors)
+                        **spec.recorded(), na_factors=mf.na_factors)
 
 
-METHOD = Method("uboost", fit=fit_uboost_method, result=UBoostResult, quick={"": {"mstop": 5}},
-                dask="ubreg.dask.uboost:fit_uboost_dask")
+def fit_uboost_on_dask(spec: FitSpec, **options):
+    """The Dask backend (:func:`ubreg.dask.uboost.fit_uboost_dask`), imported when a Dask
+    frame arrives."""
+    from ..dask.uboost import fit_uboost_dask
+    return fit_uboost_dask(spec, **options)
+
+
+METHOD = Method("uboost", fit=fit_uboost_method, result=UBoostResult, schema=OPTIONS,
+                quick={"": {"mstop": 5}}, dask=fit_uboost_on_dask)

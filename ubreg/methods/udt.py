@@ -6,66 +6,74 @@ Controls keep rpart's meaning and defaults.
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
 from ..fitters.udt import cp_table_cv, grow_tree
 from ..fitters.udt.binned import (
-    check_bins,
     code_columns,
     grow_tree_binned,
     missing_names,
     refuse_missing,
 )
 from ..fitters.udt.columns import check_columns
-from ..numerics import options as opt
+from ..fitters.udt.grow import MAX_DEPTH
 from ..numerics.weights import far_exponent
 from ..results.tree import TreeResult, to_tree_columns
+from .schema import OnDask, Option, Schema
 from .spec import FitSpec, Method, raw_frame
 
-__all__ = ["fit_udt", "prune_cp"]
+__all__ = ["fit_udt", "prune_cp", "OPTIONS", "METHOD"]
 
 
-def fit_udt(spec: FitSpec, *, min_split: int = 20, min_leaf: int = 7, max_depth: int = 30,
-            cp: float = 0.01, risk: str = "misclass", xval: int = 10,
-            seed: int = 0, prune: str | None = None, bins: int | None = None) -> TreeResult:
-    """Grow a UDT tree and its cross-validated cp table.
+#: udt's options (rpart's controls, with rpart's defaults)
+OPTIONS = Schema((
+    Option("min_split", "whole", 20, "rpart's `minsplit`: the least number of observations "
+           "in a node for a split to be tried.", low=1, high=2 ** 62),
+    Option("min_leaf", "whole", 7, "rpart's `minbucket`: the least number of observations "
+           "in a leaf.", low=1, high=2 ** 62),
+    Option("max_depth", "whole", 30, "rpart's `maxdepth`.", low=0, high=MAX_DEPTH),
+    Option("cp", "real", 0.01, "rpart's complexity parameter: a split must improve the risk "
+           "by at least `cp` times the root's risk.", low=0.0, high=math.inf),
+    Option("risk", "choice", "misclass", "The risk of cost-complexity pruning and of the cp "
+           "table: rpart's misclassification rate (with rpart's controls the tree is then "
+           "rpart's, `rpart(method = \"class\")`, for every criterion) or the tree's "
+           "surrogate risk (Theorem 4, the paper's), which keeps subtrees that lower the "
+           "surrogate but not the misclassification.", choices=("misclass", "surrogate")),
+    Option("xval", "whole", 10, "Folds of the cross-validation of the cp table, as rpart's "
+           "`xval` (0: none).", low=0, high=10 ** 6,
+           dask=OnDask(allowed=(0,), default=0, has_default=True, why=(
+               "the cross-validated cp table (rpart's xerror) is not computed out of core "
+               "(it grows one tree per fold on rows assigned to folds by position); xval=0 "
+               "is the default there: fit with xval=0, or cross-validate in memory"))),
+    Option("seed", "seed", 0, "Seed of the fold assignment."),
+    Option("prune", "choice", None, "Return the tree pruned at the cp the cross-validated cp "
+           "table chooses (the 1-SE rule, or the least cross-validated error; needs `xval` "
+           "> 0).  None keeps the full tree, as rpart.", choices=("1se", "min"), none=True,
+           dask=OnDask(allowed=(None,), why=(
+               "choosing the cp by the cross-validated cp table needs xval > 0, which a Dask "
+               "frame does not support; prune the result at a cp of your choice with "
+               "m.prune(cp)"))),
+    Option("bins", "whole", None, "None grows rpart's exact tree.  An integer k cuts each "
+           "numeric predictor into at most k quantile bins (the cuts of uboost's `max_bins`) "
+           "and grows the tree from histograms of the bins, splitting between bins at the "
+           "midpoint of the values on either side; with k at least a predictor's number of "
+           "distinct values the tree is the exact one.  The same `bins` on a Dask frame "
+           "grows the same tree.  Refused with missing predictor values (surrogate splits "
+           "need the raw values).", low=2, high=65535, none=True),
+), label="'udt'")
 
-    Parameters
-    ----------
-    min_split, min_leaf, max_depth, cp
-        rpart's ``minsplit``, ``minbucket``, ``maxdepth``, ``cp``.
-    risk : {"misclass", "surrogate"}
-        Risk measure of cost-complexity pruning and of the cp table: rpart's
-        misclassification (default: with rpart's controls the tree is
-        rpart's, ``rpart(method = "class")``, every criterion) or the tree's
-        surrogate risk (Theorem 4, the paper's), which keeps subtrees that
-        lower the surrogate but not the misclassification.
-    xval : int
-        Folds of the cross-validation of the cp table (0: none), as rpart's
-        ``xval``.
-    seed : int
-        Seed of the fold assignment.
-    prune : {"1se", "min"} or None
-        Return the tree pruned at the cp the cross-validated cp table chooses
-        (:func:`prune_cp`: the 1-SE rule, or the least xerror; needs ``xval`` > 0).
-        None (default) keeps the full tree, as rpart; the full tree of a fit is
-        pruned later by ``m.prune(prune_cp(m, "1se"))``.
-    bins : int or None
-        None (default): exact, rpart's search over every distinct value.  An
-        integer k: each numeric predictor is cut into at most k quantile bins
-        (bin_design's cuts, :func:`ubreg.learners.binning.column_cuts`) and the
-        tree grows from histograms of the bins, splitting between bins at the
-        midpoint of their extreme values (:mod:`ubreg.fitters.udt.hist`); a
-        predictor with at most k distinct values keeps rpart's splits.  A fit
-        of a Dask frame with the same ``bins`` grows the same tree.  No
-        missing predictor values with ``bins`` (surrogate splits need the raw
-        values).
+
+def fit_udt(spec: FitSpec, *, min_split: int, min_leaf: int, max_depth: int, cp: float,
+            risk: str, xval: int, seed: int | None, prune: str | None,
+            bins: int | None) -> TreeResult:
+    """Grow a UDT tree (paper 000 Algorithm 3) and its cross-validated cp table.
+
+    The options are :data:`OPTIONS`, checked by :func:`ubreg.fit`.  ``prune``
+    returns the tree pruned at :func:`prune_cp`'s cp; ``bins`` grows from
+    histograms of quantile bins (:mod:`ubreg.fitters.udt.hist`).
     """
-    xval = opt.whole(xval, "xval", 0, 10 ** 6)
-    seed = opt.seed(seed)
-    if prune not in (None, "1se", "min"):
-        raise ValueError(f"prune must be '1se', 'min' or None, got {prune!r}")
     if isinstance(spec.family, list) or not getattr(spec.family, "is_permissible", False):
         raise ValueError("method 'udt' needs one permissible family (the split criterion), "
                          f"got {spec.family!r}")
@@ -79,9 +87,8 @@ def fit_udt(spec: FitSpec, *, min_split: int = 20, min_leaf: int = 7, max_depth:
     # their sums would lose their precision to underflow or overflow
     e = far_exponent(float(rf.weights.max(initial=0.0)))
     w = np.ldexp(rf.weights, -e) if e else rf.weights
-    grow = _binned_grower(columns, w, check_bins(bins)) if bins is not None else None
+    grow = _binned_grower(columns, w, bins) if bins is not None else None
     tree = (grow or grow_tree)(columns, rf.y, w, spec.family, **controls).times_power_of_two(e)
-    xval = int(xval)
     if xval > 0 and len(rf.y) >= max(xval, 2):
         cptable = cp_table_cv(columns, rf.y, w, spec.family, folds=xval, seed=seed,
                               grow=grow, **controls)
@@ -90,10 +97,8 @@ def fit_udt(spec: FitSpec, *, min_split: int = 20, min_leaf: int = 7, max_depth:
     result = TreeResult(tree=tree, cptable=cptable, xval=xval, seed=seed,
                         na_counts=rf.na_counts, formula=spec.formula, family=spec.family,
                         design=rf.design, response=rf.response, y=rf.y, weights=rf.weights,
-                        eta=np.zeros(len(rf.y)), index=rf.index, n_input=rf.n_input,
-                        dropped=rf.dropped, call=spec.call, weight_kind=spec.weight_kind)
-    result.training_leaf = tree.apply(columns)
-    result.eta = result._by_leaf(result.training_leaf, "link")
+                        training_leaf=tree.apply(columns), index=rf.index, n_input=rf.n_input,
+                        dropped=rf.dropped, **spec.recorded())
     return result if prune is None else result.prune(prune_cp(result, prune))
 
 
@@ -122,5 +127,12 @@ def prune_cp(result: TreeResult, rule: str = "1se") -> float:
     return float(table["CP"].iloc[int(np.nanargmin(table["xerror"].to_numpy(dtype=float)))])
 
 
-METHOD = Method("udt", fit=fit_udt, result=TreeResult, quick={"": {"xval": 0}}, keeps_missing=True,
-                dask="ubreg.dask.udt:fit_udt_dask")
+def fit_udt_on_dask(spec: FitSpec, **options) -> TreeResult:
+    """The Dask backend (:func:`ubreg.dask.udt.fit_udt_dask`), imported when a Dask frame
+    arrives."""
+    from ..dask.udt import fit_udt_dask
+    return fit_udt_dask(spec, **options)
+
+
+METHOD = Method("udt", fit=fit_udt, result=TreeResult, schema=OPTIONS, quick={"": {"xval": 0}},
+                keeps_missing=True, dask=fit_udt_on_dask)

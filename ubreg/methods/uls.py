@@ -8,7 +8,6 @@ partition (:mod:`ubreg.dask`).
 """
 from __future__ import annotations
 
-import inspect
 import math
 from typing import Any
 
@@ -17,7 +16,7 @@ import numpy as np
 from ..errors import ConvergenceWarning, DataError, InferenceWarning, SeparationWarning
 from ..fitters.boost.adaptive import fit_fstar
 from ..fitters.boost.leverage import MAX_DELTA
-from ..fitters.boost.uls_boost import boost_uls, check_options
+from ..fitters.boost.uls_boost import STRATEGIES, boost_uls, check_strategy
 from ..fitters.profile import profile_intervals
 from ..fitters.uls import (
     EXTREME_MESSAGE,
@@ -35,52 +34,106 @@ from ..numerics.weights import power_of_two_scaled
 from ..results.boost import ULSBoostResult
 from ..results.inference import sandwich
 from ..results.linear import LinearResult, concentration_message
-from .spec import FitSpec, Method, method_options, model_frame, option_defaults
+from .schema import OnDask, Option, Schema
+from .spec import FitSpec, Method, model_frame
 
-__all__ = ["fit_uls_method", "fit_linear", "fit_boosted", "LEARNERS", "METHOD"]
-
-
-def fit_uls_method(spec: FitSpec, *, learner: str = "linear", **options):
-    """ULS (paper 000 Algorithm 1): over the design columns (``learner="linear"``)
-    or over the weak learners of :data:`LEARNERS`."""
-    if not isinstance(learner, str) or learner not in LEARNERS:
-        raise ValueError(f"unknown learner {learner!r} for method 'uls'; available: "
-                         f"{sorted(LEARNERS)}")
-    return LEARNERS[learner](spec, **options)
+__all__ = ["fit_uls_method", "fit_linear", "fit_boosted", "uls_schema", "LINEAR_OPTIONS",
+           "BOOSTED_OPTIONS", "METHOD"]
 
 
-def _learner_of(options: dict):
-    learner = options.get("learner", "linear")
-    return LEARNERS.get(learner) if isinstance(learner, str) else None
+#: the options of ``learner="linear"`` (ULS over the design columns)
+LINEAR_OPTIONS = Schema((
+    Option("solver", "choice", "corrective", "`\"corrective\"` updates every coefficient "
+           "at each iteration by safeguarded Newton steps (the totally corrective ULS, Newton "
+           "on the whole risk); `\"coordinate\"` is classic boosting: the column of largest "
+           "|edge| under the current weights, with eq. (70) solved in one dimension to "
+           "1e-10.  Both reach the same optimum.", choices=("corrective", "coordinate"),
+           dask=OnDask(allowed=("corrective",), why=(
+               "only solver='corrective' (one pass over the partitions per Newton step): "
+               "the coordinate solver would need a pass per column update"))),
+    Option("tol", "real", 1e-10, "Stop when the largest |normalised edge| is at most `tol`.",
+           low=0.0, high=1.0, open_low=True, open_high=True),
+    Option("maxiter", "whole", None, "Iteration limit (None: 100 for `\"corrective\"`, "
+           "100 000 for `\"coordinate\"`); a fit that stops before converging warns "
+           "(`ConvergenceWarning`) and its summary says so.", low=1, high=opt.MAX_ROUNDS,
+           none=True),
+    Option("on_separation", "choice", "warn", "Separation (Lemma 8: a column whose margins "
+           "all share a sign, the optimum at infinity) is detected by a linear program when "
+           "fitted probabilities approach 0 or 1.  A `SeparationWarning` names the "
+           "separating terms, the fit is finite and flagged (`m.separation`, "
+           "`converged=False`); `\"raise\"` makes it an error.  On a Dask frame the "
+           "program, which needs all rows at once, is not run and `\"raise\"` raises on "
+           "the symptom alone.", choices=("warn", "raise")),
+    Option("persist", "choice", "auto", "Keep each partition's design in (cluster) memory "
+           "for the Newton passes, or rebuild it from the source at every pass (False: "
+           "memory bounded by a few partitions, time a multiple); `\"auto\"` persists when "
+           "the design fits comfortably.", choices=("auto", True, False), where="dask"),
+), label="'uls'")
+
+#: the options of learner="stumps", "rules" and "trees" (ULS boosting weak learners)
+BOOSTED_OPTIONS = Schema((
+    Option("rounds", "whole", 100, "The number of weak hypotheses.", low=1,
+           high=opt.MAX_ROUNDS),
+    Option("corrective", "flag", False, "Totally corrective: after each round, re-solve "
+           "every coefficient (a Newton solve of eq. 70 on all features so far) instead of "
+           "the new hypothesis' only."),
+    Option("strategy", "choice", None, "With a bag of families (`family=[...]`): how the "
+           "loss is chosen as it boosts (paper 000 §7; see *A bag of families*).",
+           choices=STRATEGIES, none=True),
+    Option("literals", "whole", 2, "`learner=\"rules\"`: the most literals of a rule.",
+           low=1, high=10 ** 6),
+    Option("depth", "whole", 2, "`learner=\"trees\"`: the depth of the trees.", low=1,
+           high=12),
+    Option("max_bins", "whole", 255, "Thresholds are searched on binned columns: exactly "
+           "when a column has at most `max_bins` distinct values, on quantile bins "
+           "otherwise.  Raise it for an exhaustive search.", low=2, high=65535),
+    Option("tol", "real", 1e-10, "The tolerance of eq. (70).", low=0.0, high=1.0,
+           open_low=True, open_high=True),
+    Option("max_delta", "real", MAX_DELTA, "The cap on a leveraging coefficient.", low=0.0,
+           high=math.inf, open_low=True),
+    Option("min_leaf", "real", 1.0, "The least weight of a tree's leaf.", low=0.0,
+           high=math.inf),
+    Option("select", "choice", "train", "`strategy=\"F*\"`: keep the family of least "
+           "empirical risk (the paper's rule) or of least inner-cross-validated error.",
+           choices=("train", "cv")),
+    Option("inner_folds", "whole", 5, "`select=\"cv\"`: the folds of the inner "
+           "cross-validation.", low=2, high=1000),
+    Option("seed", "seed", None, "`select=\"cv\"`: the seed of the inner folds."),
+), label="'uls'")
+
+_LEARNER = Option("learner", "choice", "linear", "`\"linear\"`: a linear separator over "
+                  "the design columns with glm-grade inference; `\"stumps\"`: ±1 stumps; "
+                  "`\"rules\"`: monomial rules \"if a conjunction of ≤ `literals` literals "
+                  "then ±1 else ∓1\"; `\"trees\"`: shallow trees of depth `depth`.",
+                  choices=("linear", "stumps", "rules", "trees"),
+                  dask=OnDask(allowed=("linear",), why=(
+                      "only learner='linear' (a weak learner needs the data in memory; "
+                      "call .compute() for small data)")))
 
 
-def _uls_options(options: dict) -> tuple[str, list | None]:
-    """What :func:`ubreg.fit` checks options against: the chosen learner's options."""
-    func = _learner_of(options)
-    if func is None:
-        return "'uls'", None                 # fit_uls_method names the unknown learner
-    learner = options.get("learner", "linear")
+def uls_schema(options: dict) -> Schema:
+    """The options of ``uls`` with the learner ``options`` choose (``learner`` first)."""
+    learner = _LEARNER.validate(options.get("learner", "linear"))
+    own = LINEAR_OPTIONS if learner == "linear" else BOOSTED_OPTIONS
     label = "'uls'" if learner == "linear" else f"'uls' with learner={learner!r}"
-    names = method_options(func)
-    return label, None if names is None else ["learner", *names]
+    return Schema((_LEARNER, *own.options), label=label)
 
 
-def _uls_defaults(options: dict) -> dict:
-    func = _learner_of(options)
-    return {"learner": "linear", **(option_defaults(func) if func is not None else {})}
+def fit_uls_method(spec: FitSpec, *, learner: str, **options):
+    """ULS (paper 000 Algorithm 1): over the design columns (``learner="linear"``)
+    or over weak learners, with the options of :func:`uls_schema`."""
+    if learner == "linear":
+        return fit_linear(spec, **options)
+    return fit_boosted(spec, learner, **options)
 
 
-def fit_linear(spec: FitSpec, *, solver: str = "corrective", tol: float = 1e-10,
-               maxiter: int | None = None, on_separation: str = "warn") -> LinearResult:
-    """ULS over the design columns (paper 000 Algorithm 1, docs/math.md §4)."""
+def fit_linear(spec: FitSpec, *, solver: str, tol: float, maxiter: int | None,
+               on_separation: str) -> LinearResult:
+    """ULS over the design columns (paper 000 Algorithm 1, docs/math.md §4), with the
+    options :data:`LINEAR_OPTIONS`."""
     if isinstance(spec.family, list):
         raise ValueError("a bag of families (family=[...]) needs weak learners: "
                          "learner='stumps', 'rules' or 'trees'")
-    if on_separation not in ("warn", "raise"):
-        raise ValueError(f"on_separation must be 'warn' or 'raise', got {on_separation!r}")
-    tol = opt.real(tol, "tol", 0.0, 1.0, open_low=True, open_high=True)
-    if maxiter is not None:           # 0 iterations returned zero coefficients
-        maxiter = opt.whole(maxiter, "maxiter", 1, opt.MAX_ROUNDS)
     # a factor's main effect kept as its codes: the design takes the memory of its
     # other columns only (ubreg.numerics.factor_matrix)
     mf = model_frame(spec, "uls", offset=True, proportions=True, factor_codes=True,
@@ -104,8 +157,8 @@ def fit_linear(spec: FitSpec, *, solver: str = "corrective", tol: float = 1e-10,
                           formula=spec.formula, family=family, design=mf.design,
                           response=mf.response, y=mf.y, weights=mf.weights, eta=result_fit.eta,
                           index=mf.index, n_input=mf.n_input, dropped=mf.dropped,
-                          call=spec.call, na_factors=mf.na_factors,
-                          weight_kind=spec.weight_kind, model_matrix=mf.X, offset=offset,
+                          na_factors=mf.na_factors, **spec.recorded(), model_matrix=mf.X,
+                          offset=offset,
                           null_eta=_null_eta(mf, family, offset, tol),
                           na_action=mf.na_action, input_index=mf.input_index,
                           profiler=profile_intervals, trials=mf.trials)
@@ -180,22 +233,14 @@ def _warn_like_glm(result: LinearResult, on_separation: str, tol: float):
 # ---------------------------------------------------------------------------
 # learner="stumps"|"rules"|"trees": boosting weak learners
 # ---------------------------------------------------------------------------
-def fit_boosted(spec: FitSpec, learner: str, *, rounds: int = 100, corrective: bool = False,
-               strategy: str | None = None, literals: int = 2, depth: int = 2,
-               max_bins: int = 255, tol: float = 1e-10, max_delta: float = MAX_DELTA,
-               min_leaf: float = 1.0, select: str = "train", inner_folds: int = 5,
-               seed=None):
+def fit_boosted(spec: FitSpec, learner: str, *, rounds: int, corrective: bool,
+                strategy: str | None, literals: int, depth: int, max_bins: int, tol: float,
+                max_delta: float, min_leaf: float, select: str, inner_folds: int, seed):
     """ULS with weak learner ``learner`` (paper 000 Algorithm 1 and Section 7;
-    docs/math.md §4, §6): see :mod:`ubreg.fitters.boost.uls_boost`."""
+    docs/math.md §4, §6) with the options :data:`BOOSTED_OPTIONS`: see
+    :mod:`ubreg.fitters.boost.uls_boost`."""
     bag = spec.family if isinstance(spec.family, list) else None
-    check_options(rounds, literals, depth, max_bins, strategy, bag)
-    tol = opt.real(tol, "tol", 0.0, 1.0, open_low=True, open_high=True)
-    max_delta = opt.real(max_delta, "max_delta", 0.0, math.inf, open_low=True)
-    min_leaf = opt.real(min_leaf, "min_leaf", 0.0, math.inf)
-    corrective = opt.flag(corrective, "corrective")
-    select = opt.choice(select, "select", ("train", "cv"))
-    inner_folds = opt.whole(inner_folds, "inner_folds", 2, 1000)
-    seed = opt.seed(seed)
+    check_strategy(strategy, bag)
     mf = model_frame(spec, "uls")
     w = power_of_two_scaled(mf.weights)          # scale-free in w, and so are its sums
     binned = bin_design(mf.X, max_bins, weights=w)
@@ -213,28 +258,20 @@ def fit_boosted(spec: FitSpec, learner: str, *, rounds: int = 100, corrective: b
     return ULSBoostResult(fit=fit, learner=learner, options=options, formula=spec.formula,
                           family=fit.family, design=mf.design, response=mf.response, y=mf.y,
                           weights=mf.weights, eta=fit.eta, index=mf.index, n_input=mf.n_input,
-                          dropped=mf.dropped, call=spec.call, na_factors=mf.na_factors)
+                          dropped=mf.dropped, **spec.recorded(), na_factors=mf.na_factors)
 
 
-def _boosted(name: str):
-    def method(spec: FitSpec, **options):
-        return fit_boosted(spec, name, **options)
-    method.__name__ = f"fit_uls_{name}"
-    method.__doc__ = f"ULS with weak learner {name!r} (:func:`fit_boosted`)."
-    # the options ubreg.fit checks against: fit_boosted's, without spec and learner
-    params = list(inspect.signature(fit_boosted).parameters.values())
-    # inspect.signature reads __signature__, which typeshed does not declare on functions
-    method.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [params[0], *params[2:]])
-    return method
+def fit_uls_on_dask(spec: FitSpec, *, learner: str, **options):
+    """The Dask backend (:func:`ubreg.dask.fitter.fit_linear_dask`; the schema allows
+    only ``learner="linear"`` there), imported when a Dask frame arrives."""
+    from ..dask import require_dask
+    require_dask()
+    from ..dask.fitter import fit_linear_dask
+    return fit_linear_dask(spec, **options)
 
 
-#: the learners of method "uls": the design columns, or weak learners
-LEARNERS = {"linear": fit_linear, "stumps": _boosted("stumps"), "rules": _boosted("rules"),
-            "trees": _boosted("trees")}
-
-METHOD = Method("uls", fit=fit_uls_method, result=LinearResult, options=_uls_options,
-                defaults=_uls_defaults, dask="ubreg.dask:fit_dask", dask_options=("persist",),
+METHOD = Method("uls", fit=fit_uls_method, result=LinearResult, schema=uls_schema,
+                dask=fit_uls_on_dask,
                 quick={"": {}, "stumps": {"learner": "stumps", "rounds": 5},
                        "rules": {"learner": "rules", "rounds": 3, "literals": 2},
                        "trees": {"learner": "trees", "rounds": 3, "depth": 2}})

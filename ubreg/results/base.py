@@ -29,9 +29,8 @@ from __future__ import annotations
 
 import abc
 import functools
-import importlib
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -49,9 +48,8 @@ from .inference import bernoulli_loglik, deviance, null_eta
 if TYPE_CHECKING:
     from ..summary.base import Summary
 
-__all__ = ["Result", "BinaryResult", "Capabilities", "UNDECLARED", "capabilities_of",
-           "PREDICT_TYPES", "check_predict_type", "class_series", "NO_LIKELIHOOD",
-           "DASK_PREDICT"]
+__all__ = ["Result", "Provenance", "BinaryResult", "Capabilities", "UNDECLARED", "capabilities_of",
+           "PREDICT_TYPES", "check_predict_type", "class_series", "NO_LIKELIHOOD"]
 
 #: the scales of ``predict(newdata, type=...)`` every result offers
 PREDICT_TYPES = ("response", "link", "class")
@@ -71,14 +69,10 @@ def class_series(levels: Sequence, codes: ArrayLike, index: pd.Index) -> pd.Seri
     return pd.Series(cat, index=index, name="class")
 
 
-#: where ``predict`` hands a Dask frame (``"module:function"``, imported only when one
-#: arrives, as a method names its Dask backend in :class:`ubreg.methods.spec.Method`):
-#: results sit below :mod:`ubreg.dask` and do not import it, nor dask
-DASK_PREDICT = "ubreg.dask.predict:predict_frame"
-
-
 def dask_dispatching(predict: Callable[..., Any]) -> Callable[..., Any]:
-    """``predict`` that hands a Dask ``newdata`` to :data:`DASK_PREDICT`.
+    """``predict`` that hands a Dask ``newdata`` to
+    :func:`ubreg.results.dask_predict.predict_frame` (imported when one arrives; it
+    imports dask only then).
 
     :class:`Result` applies it to the ``predict`` of every subclass, so every
     result predicts a ``dask.dataframe.DataFrame`` lazily, partition by
@@ -93,10 +87,9 @@ def dask_dispatching(predict: Callable[..., Any]) -> Callable[..., Any]:
         newdata = args[0] if args else kwargs.get("newdata")
         if newdata is None or not is_dask_frame(newdata):
             return predict(self, *args, **kwargs)
-        module, _, name = DASK_PREDICT.partition(":")
-        lazy = getattr(importlib.import_module(module), name)
+        from .dask_predict import predict_frame
         kwargs.pop("newdata", None)
-        return lazy(self, newdata, *args[1:], **kwargs)
+        return predict_frame(self, newdata, *args[1:], **kwargs)
 
     dispatch.dask_dispatching = True        # type: ignore[attr-defined]
     return dispatch
@@ -200,6 +193,19 @@ def capabilities_of(model: object) -> Capabilities:
     return type(model).capabilities if isinstance(model, Result) else UNDECLARED
 
 
+@dataclass(frozen=True)
+class Provenance:
+    """How a result was made, as R's fit keeps its ``call``: the arguments
+    :func:`ubreg.fit` was given, the data (by reference, not copied; left out of a
+    pickle) and the function that refits them (``ubreg.fit`` itself, handed down so that
+    results import no method).  :meth:`Result.update`, ``drop1``, ``add1`` and ``step``
+    refit from it."""
+
+    arguments: dict
+    data: Any
+    refit: Callable[..., Result]
+
+
 class Result(abc.ABC):
     """A fitted ubreg model: the base of every result.
 
@@ -227,13 +233,16 @@ class Result(abc.ABC):
     call: str = ""
     #: cached values dropped from pickles (recomputed after loading)
     _unpickled: ClassVar[tuple] = ()
-    #: what ``ubreg.fit`` was given (None for a model not made by it), the data (by
-    #: reference; not pickled) and the function that refits (for :meth:`update`)
-    fit_arguments: dict | None = None
-    _data: Any = None
-    _refit: Callable[..., Result] | None = None
-    #: what the weights mean, "prior" or "freq" (:func:`ubreg.fit` sets it)
+    #: how the model was made (:class:`Provenance`; None for a model not made by
+    #: :func:`ubreg.fit`)
+    provenance: Provenance | None = None
+    #: what the weights mean, "prior" or "freq"
     weight_kind: str
+
+    @property
+    def fit_arguments(self) -> dict | None:
+        """What :func:`ubreg.fit` was given (None for a model not made by it)."""
+        return None if self.provenance is None else self.provenance.arguments
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -251,7 +260,7 @@ class Result(abc.ABC):
         (or DataFrame), the in-memory ``predict`` of each partition, with the
         same options."""
 
-    def _light(self) -> Result:
+    def shipped(self) -> Result:
         """The result as shipped to the workers that predict a Dask frame's
         partitions: itself; a result fitted on a Dask frame leaves out its lazy
         per-row series and its training frame."""
@@ -289,29 +298,31 @@ class Result(abc.ABC):
         -------
         Result
         """
-        if self.fit_arguments is None or self._refit is None:
+        if self.provenance is None:
             raise TypeError(f"this {type(self).__name__} was not made by ubreg.fit: there is "
                             "no call to update")
         data = changes.pop("data", None)
         if data is None:
-            data = self._data
+            data = self.provenance.data
         if data is None:
             raise ValueError("the data this model was fitted on are not kept in a pickle "
                              "(nor after copying): give them, update(..., data=...)")
-        arguments = dict(self.fit_arguments)
+        arguments = dict(self.provenance.arguments)
         for kind, other in (("weights", "freq_weights"), ("freq_weights", "weights")):
             if changes.get(kind) is not None:
                 arguments[other] = None          # one kind of weights replaces the other
         arguments.update(changes)
         if formula is not None:
             arguments["formula"] = update_formula(arguments["formula"], formula, data.columns)
-        return self._refit(data=data, **arguments)
+        return self.provenance.refit(data=data, **arguments)
 
     # ---- pickling ---------------------------------------------------------
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        for key in (*self._unpickled, "_data"):     # the data are the user's, not the model's
+        for key in self._unpickled:
             state.pop(key, None)
+        if self.provenance is not None:     # the data are the user's, not the model's
+            state["provenance"] = replace(self.provenance, data=None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -370,7 +381,7 @@ class BinaryResult(Result):
     def __init__(self, *, formula: str, family: Family, design: Design, response: Response,
                  y: np.ndarray, weights: np.ndarray, eta: np.ndarray, index: pd.Index,
                  n_input: int, dropped: pd.Index, call: str, na_factors: Iterable[str] = (),
-                 weight_kind: str = "prior") -> None:
+                 weight_kind: str = "prior", provenance: Provenance | None = None) -> None:
         self.formula = formula
         self.family = family
         self.design = design
@@ -386,6 +397,7 @@ class BinaryResult(Result):
         if weight_kind not in ("prior", "freq"):
             raise ValueError(f"weight_kind must be 'prior' or 'freq', got {weight_kind!r}")
         self.weight_kind = weight_kind
+        self.provenance = provenance
         self.ubreg_version = __version__
 
     # ---- what each method provides --------------------------------------
@@ -521,9 +533,9 @@ class BinaryResult(Result):
             index = newdata.index
             eta = np.full(len(newdata), np.nan)
             eta[~na] = eta_ok
-        return self._on_scale(eta, na, index, type)
+        return self.on_scale(eta, na, index, type)
 
-    def _on_scale(self, eta: np.ndarray, na: np.ndarray, index: pd.Index,
+    def on_scale(self, eta: np.ndarray, na: np.ndarray, index: pd.Index,
                   type: str) -> pd.Series:
         if type == "link":
             return pd.Series(eta, index=index, name="link")

@@ -138,7 +138,7 @@ class ULSBoostResult(BinaryResult):
             p[~na] = family.posterior(eta[~na])
             return p
         if type == "class":
-            return self._on_scale(eta, na, index, type).to_numpy()
+            return self.on_scale(eta, na, index, type).to_numpy()
         return eta
 
     # ---- tables ---------------------------------------------------------------
@@ -295,7 +295,7 @@ class UBoostResult(BinaryResult):
         for m in range(S.shape[1]):
             eta = np.full(len(newdata), np.nan)
             eta[~na] = S[:, m]
-            cols[m] = self._on_scale(eta, na, newdata.index, type).to_numpy()
+            cols[m] = self.on_scale(eta, na, newdata.index, type).to_numpy()
         return pd.DataFrame(cols, index=newdata.index).rename_axis(columns="mstop")
 
     def with_mstop(self, mstop: int) -> UBoostResult:

@@ -36,7 +36,7 @@ from ..families import PermissibleFamily
 from ..fitters.gnnb.fitter import LeverageFit, lemma3_optimal_risk, surrogate_risk
 from ..fitters.gnnb.graph import NeighbourGraph, graph_neighbours
 from ..fitters.gnnb.neighbours import NeighbourIndex
-from .base import Capabilities, Result, check_predict_type, class_series
+from .base import Capabilities, Provenance, Result, check_predict_type, class_series
 
 if TYPE_CHECKING:
     from ..design import Design, Response
@@ -100,8 +100,11 @@ class GNNBResult(Result):
                  dropped: pd.Index, na_factors: Iterable[str] = (),
                  fit_seconds: float = float("nan"), order: np.ndarray | None = None,
                  weighted_rows: int | None = None, positive_rows: int | None = None,
-                 graph_link: tuple[NeighbourGraph, np.ndarray] | None = None) -> None:
+                 graph_link: tuple[NeighbourGraph, np.ndarray] | None = None,
+                 weight_kind: str = "prior", provenance: Provenance | None = None) -> None:
         self.method = method
+        self.weight_kind = weight_kind
+        self.provenance = provenance
         self.formula = formula
         self.family = family
         self.call = call

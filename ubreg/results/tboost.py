@@ -118,12 +118,12 @@ class TBoostResult(BinaryResult):
         check_predict_type(type)
         if newdata is None:
             eta = self.eta_clipped if clipped else self.eta
-            return self._on_scale(eta, np.zeros(len(eta), dtype=bool), self.index, type)
+            return self.on_scale(eta, np.zeros(len(eta), dtype=bool), self.index, type)
         newdata = as_frame(newdata, "newdata")
         eta_ok, na = self._link_for(newdata, clipped=clipped)
         eta = np.full(len(newdata), np.nan)
         eta[~na] = eta_ok
-        return self._on_scale(eta, na, newdata.index, type)
+        return self.on_scale(eta, na, newdata.index, type)
 
     # ---- margins (§4) -------------------------------------------------------------
     def margins(self, clipped: bool = False) -> pd.Series:

@@ -54,14 +54,22 @@ class TreeResult(BinaryResult):
     #: the leaf (rpart node number) of each training row, set by the method after the fit
     training_leaf: np.ndarray
 
-    def __init__(self, *, tree: Tree, cptable: pd.DataFrame, xval: int, seed: int,
-                 na_counts: dict, **kwargs: Any) -> None:
+    def __init__(self, *, tree: Tree, cptable: pd.DataFrame, xval: int, seed: int | None,
+                 na_counts: dict, training_leaf: np.ndarray | None = None,
+                 **kwargs: Any) -> None:
+        """``training_leaf``: the leaf of each training row; η of the training rows is
+        the link of their leaf's posterior (``eta`` is not given then)."""
+        if training_leaf is not None:
+            kwargs["eta"] = None                # made below, from the leaves
         super().__init__(**kwargs)
         self.tree = tree
         self.cptable = cptable
         self.xval = xval
         self.seed = seed
         self.na_counts = dict(na_counts)
+        if training_leaf is not None:
+            self.training_leaf = training_leaf
+            self.eta = self._by_leaf(training_leaf, "link")
 
     # ---- the tree ---------------------------------------------------------
     @property

@@ -31,7 +31,6 @@ pickle.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,11 +38,10 @@ import numpy as np
 from ...learners.binning import bin_design
 from ...learners.linear import Componentwise
 from ...learners.trees import fit_newton_tree, root_histogram, tree_workspace
-from ...numerics import options as opt
 from ...numerics.progress import progress
 from .ulosses import Logistic, ULoss
 
-__all__ = ["UBOOST_LEARNERS", "UBoostFit", "boost_u", "check_options", "check_leaf_options"]
+__all__ = ["UBOOST_LEARNERS", "UBoostFit", "boost_u"]
 
 UBOOST_LEARNERS = ("stumps", "trees", "linear")
 #: what ubreg.fit gives a method when no family= is passed
@@ -68,24 +66,6 @@ def _column_terms(term_slices: dict, p: int) -> tuple[list, np.ndarray]:
     for t, sl in enumerate(term_slices.values()):
         col_term[sl] = t
     return names, col_term
-
-
-def check_options(mstop, nu, depth, learner, init):
-    opt.whole(mstop, "mstop", 0, opt.MAX_ROUNDS)
-    opt.real(nu, "nu", 0.0, 1.0, open_low=True)
-    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or not 1 <= depth <= 12:
-        raise ValueError(f"depth must be an integer in [1, 12], got {depth!r}")
-    if learner not in UBOOST_LEARNERS:
-        raise ValueError(f"learner must be one of {UBOOST_LEARNERS} for method 'uboost', "
-                         f"got {learner!r}")
-    if init not in ("mean", "zero"):
-        raise ValueError(f"init must be 'mean' or 'zero', got {init!r}")
-
-
-def check_leaf_options(min_child_weight, min_samples_leaf, max_bins=255):
-    opt.real(min_child_weight, "min_child_weight", 0.0, math.inf)
-    opt.real(min_samples_leaf, "min_samples_leaf", 0.0, math.inf)
-    opt.whole(max_bins, "max_bins", 2, 65535)
 
 
 def _unit_weights(w, min_child_weight, min_samples_leaf):

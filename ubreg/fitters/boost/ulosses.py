@@ -24,6 +24,7 @@ exponents capped).
 from __future__ import annotations
 
 import abc
+import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -32,10 +33,13 @@ from numpy.typing import ArrayLike
 from scipy.integrate import cumulative_trapezoid
 from scipy.special import expit
 
+from ...numerics.warnings import user_stacklevel
+
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["ExponentialU", "Logistic", "Squared", "ULoss", "U_alpha", "U_custom", "resolve_U"]
+__all__ = ["ExponentialU", "Logistic", "Squared", "ULoss", "U_alpha", "U_custom", "resolve_U",
+           "check_loss_arguments"]
 
 _EXP_CAP = 700.0
 #: a function of U_custom (U', U'' or U): an array of margins in, values out
@@ -308,3 +312,15 @@ def resolve_U(U: ULoss | str | tuple | list) -> ULoss:
         return U_custom(*U)
     raise TypeError(f"U must be a name, U_alpha(alpha), U_custom(d1, d2) or a pair (U', U''), "
                     f"got {type(U).__name__}")
+
+
+def check_loss_arguments(family: object, family_given: bool, U: object) -> None:
+    """U-Boost's loss is U: a bag of families is refused, and a family named is ignored,
+    with a warning (in memory and on Dask frames)."""
+    if isinstance(family, list):
+        raise ValueError("method 'uboost' takes its loss from U=, not a bag of families")
+    if family_given:
+        warnings.warn(f"method 'uboost' takes its loss from U=, not family=: "
+                      f"family={family!r} is ignored (the loss is U={U!r}); pass U= "
+                      "instead (e.g. U=\"logistic\", \"exponential\")", UserWarning,
+                      stacklevel=user_stacklevel())

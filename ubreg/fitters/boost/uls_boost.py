@@ -30,7 +30,6 @@ import numpy as np
 from ...errors import ConvergenceWarning
 from ...families.base import Family
 from ...learners.binning import bin_design
-from ...numerics import options as opt
 from ...numerics.warnings import warn
 from ..uls import fit_uls, surrogate_risk
 from .leverage import MAX_DELTA, solve_leverage
@@ -59,14 +58,8 @@ class ULSBoostFit:
     candidates: dict = field(default_factory=dict)   # F*: risk of each family
 
 
-def check_options(rounds, literals, depth, max_bins, strategy, bag):
-    opt.whole(rounds, "rounds", 1, opt.MAX_ROUNDS)
-    if isinstance(literals, bool) or not isinstance(literals, (int, np.integer)) or literals < 1:
-        raise ValueError(f"literals must be an integer ≥ 1, got {literals!r}")
-    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or not 1 <= depth <= 12:
-        raise ValueError(f"depth must be an integer in [1, 12], got {depth!r}")
-    if not isinstance(max_bins, (int, np.integer)) or not 2 <= max_bins <= 65535:
-        raise ValueError(f"max_bins must be an integer in [2, 65535], got {max_bins!r}")
+def check_strategy(strategy, bag):
+    """A strategy needs a bag of families, and a bag a strategy (paper 000 §7)."""
     if bag and strategy not in STRATEGIES:
         raise ValueError(f"a bag of families (family=[...]) needs strategy= one of {STRATEGIES}, "
                          f"got {strategy!r}")

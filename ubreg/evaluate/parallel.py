@@ -13,6 +13,7 @@ threads).
 """
 from __future__ import annotations
 
+from ..dask import require_dask
 from ..numerics.warnings import record_warnings, reissue_warnings
 
 __all__ = ["fit_folds", "fit_models", "run_tasks"]
@@ -52,6 +53,7 @@ def run_tasks(scheduler, data, tasks: list, labels=None) -> list:
     -------
     list of fitted results, in the order of ``tasks``.
     """
+    require_dask()
     if _is_client(scheduler):
         [remote] = scheduler.scatter([data], broadcast=True)
         futures = [scheduler.submit(_fit_recording, remote, *task, pure=False) for task in tasks]
@@ -102,9 +104,10 @@ def fit_models(candidates: dict, data, scheduler) -> dict:
 
     Examples
     --------
-    >>> fits = ubreg.dask.fit_models({"a": {"formula": "y ~ x"},            # doctest: +SKIP
-    ...                               "b": {"formula": "y ~ x", "family": "gini"}},
-    ...                              data, scheduler=client)
+    >>> from ubreg.evaluate.parallel import fit_models
+    >>> fits = fit_models({"a": {"formula": "y ~ x"},                       # doctest: +SKIP
+    ...                    "b": {"formula": "y ~ x", "family": "gini"}},
+    ...                   data, scheduler=client)
     >>> ubreg.compare(fits)                                                 # doctest: +SKIP
     """
     tasks = []

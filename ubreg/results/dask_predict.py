@@ -98,7 +98,7 @@ def predict_frame(model: Result, ddf: dd.DataFrame, *args: Any,
     Parameters
     ----------
     model : Result
-        A fitted result (shipped to the workers as ``model._light()``).
+        A fitted result (shipped to the workers as ``model.shipped()``).
     ddf : dask.dataframe.DataFrame
         The rows to predict.
     *args, **options
@@ -111,7 +111,7 @@ def predict_frame(model: Result, ddf: dd.DataFrame, *args: Any,
         per-class posteriors or ``se_fit=True``), one partition per partition
         of ``ddf``.
     """
-    light = model._light()
+    light = model.shipped()
     meta = light.predict(_meta_frame(ddf._meta), *args, **options)
     if not isinstance(meta, (pd.Series, pd.DataFrame)):
         raise PredictionError(f"{type(model).__name__}.predict gives a "
@@ -147,7 +147,7 @@ def _training_partition(part: pd.DataFrame, payload: Payload, what: str) -> pd.S
     return pd.Series(np.asarray(out, dtype=np.float64), index=mf["index"], name=what)
 
 
-def training_lazy(partitioned, beta, family, what: str):
+def training_lazy(partitioned: Any, beta: np.ndarray, family: Any, what: str) -> Any:
     """A per-row quantity of the complete training rows, as a lazy dask Series.
 
     ``what`` is one of :data:`TRAINING_QUANTITIES`; the residuals follow
