@@ -7,6 +7,7 @@ from a later one: formula → design → fitter → result → evaluate → pres
 from __future__ import annotations
 
 import ast
+import functools
 import pathlib
 import re
 import subprocess
@@ -58,6 +59,12 @@ def _modules() -> dict[str, pathlib.Path]:
 MODULES = _modules()
 
 
+@functools.cache
+def _parsed(path: pathlib.Path) -> ast.Module:
+    """A module's syntax tree, parsed once for all the tests of this file."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def _is_type_checking(node) -> bool:
     return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
 
@@ -65,7 +72,7 @@ def _is_type_checking(node) -> bool:
 def _imports(module: str, path: pathlib.Path, top_level_only: bool) -> set[str]:
     """ubreg modules that ``module`` imports (``from x import y`` counts y if it is a
     module); imports under ``if TYPE_CHECKING:`` never run and are left out."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _parsed(path)
     package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
     found = set()
 
@@ -171,7 +178,7 @@ def test_no_private_names_across_folders():
     wrong = []
     for module, path in MODULES.items():
         package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_parsed(path)):
             if not isinstance(node, ast.ImportFrom):
                 continue
             base = package[:len(package) - node.level + 1] if node.level else []
@@ -194,7 +201,7 @@ def _private_attributes() -> tuple[dict[str, set[str]], list[tuple[str, str, int
     reads = []
     for module, path in MODULES.items():
         folder = module.split(".")[1] if "." in module else "__init__"
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_parsed(path)):
             name = None
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 name = node.name
@@ -228,10 +235,9 @@ def test_no_private_attributes_read_across_folders():
 def test_modules_and_functions_stay_small():
     long_modules, long_functions = [], []
     for module, path in MODULES.items():
-        text = path.read_text(encoding="utf-8")
-        if len(text.splitlines()) > 600:
+        if len(path.read_text(encoding="utf-8").splitlines()) > 600:
             long_modules.append(module)
-        for node in ast.walk(ast.parse(text)):
+        for node in ast.walk(_parsed(path)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 length = node.end_lineno - node.lineno + 1
                 if length > 80:

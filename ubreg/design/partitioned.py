@@ -22,10 +22,9 @@ from .design import Design
 from .parse import expand_dot, formula_variables, parse_formula, response_values
 from .response import (
     Response,
-    _finite_nonnegative_weights,
     code_response,
-    code_response_as,
     is_na,
+    kept_response_and_weights,
 )
 from .rfactor import learn_variables
 from .rformula import Formula, term_variables
@@ -176,12 +175,7 @@ def build_partition_frame(parsed: PartitionedFormula, design: Design, response: 
     rhs_na = na.mask if na.mask is not None else np.zeros(len(kept), dtype=bool)
     keep = ~y_na
     keep[np.flatnonzero(keep)[rhs_na]] = False
-    yk = yvals[keep] if isinstance(yvals, pd.Series) else np.asarray(yvals)[keep]
-    y = code_response_as(yk, response)
-    if weights is None:
-        w = np.ones(len(y))
-    else:
-        w = _finite_nonnegative_weights(np.asarray(frame[weights]))[keep]
+    y, w = kept_response_and_weights(yvals, keep, response, frame, weights)
     counts = {}
     if y_na.any():
         counts[parsed.response_name] = int(y_na.sum())

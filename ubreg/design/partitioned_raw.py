@@ -5,14 +5,13 @@ memory.
 """
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from .coerce import normalise_columns
 from .parse import formula_variables, response_values
 from .partitioned import PartitionedFormula, learn_partitioned_variables
 from .raw import RawDesign, raw_design_of, refuse_interactions
-from .response import Response, _finite_nonnegative_weights, code_response_as, is_na
+from .response import Response, is_na, kept_response_and_weights
 
 __all__ = ["learn_raw_design", "build_partition_raw"]
 
@@ -44,11 +43,6 @@ def build_partition_raw(parsed: PartitionedFormula, design: RawDesign, response:
     kept = frame if not y_na.any() else frame.loc[~y_na]
     columns = design.columns(kept)
     keep = ~y_na
-    yk = yvals[keep] if isinstance(yvals, pd.Series) else np.asarray(yvals)[keep]
-    y = code_response_as(yk, response)
-    if weights is None:
-        w = np.ones(len(y))
-    else:
-        w = _finite_nonnegative_weights(np.asarray(frame[weights]))[keep]
+    y, w = kept_response_and_weights(yvals, keep, response, frame, weights)
     return {"columns": columns, "y": y, "w": w, "index": frame.index[keep],
             "n_input": len(frame), "n_dropped": int(y_na.sum())}

@@ -11,7 +11,8 @@ import pandas as pd
 from ..errors import DataError, ResponseError
 
 __all__ = ['Response', 'is_na', 'check_response_finite', 'code_response',
-           'code_response_multiclass', 'code_response_as', 'check_weights']
+           'code_response_multiclass', 'code_response_as', 'check_weights',
+           'kept_response_and_weights']
 
 
 @dataclass
@@ -220,3 +221,14 @@ def check_weights(weights, data: pd.DataFrame) -> np.ndarray | None:
                         "them by a constant (a fit does not depend on the scale of prior "
                         "weights)")
     return w
+
+
+def kept_response_and_weights(yvals, keep: np.ndarray, response: Response, frame,
+                              weights: str | None) -> tuple[np.ndarray, np.ndarray]:
+    """The coded response and the weights (checked; ones without a weights column) of
+    the rows ``keep`` of a partition."""
+    yk = yvals[keep] if isinstance(yvals, pd.Series) else np.asarray(yvals)[keep]
+    y = code_response_as(yk, response)
+    if weights is None:
+        return y, np.ones(len(y))
+    return y, _finite_nonnegative_weights(np.asarray(frame[weights]))[keep]

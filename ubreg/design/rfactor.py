@@ -27,7 +27,7 @@ from .allowlist import Checker
 from .evaluate import Environment, evaluate, learn
 from .rformula import Variable
 from .rsyntax import Name
-from .values import Factor, Logical
+from .values import Factor, Logical, level_key
 
 __all__ = ["RFactor", "LearnedVariable", "learn_variables", "na_of", "as_design_values"]
 
@@ -110,20 +110,12 @@ def _as_factor(value) -> Factor:
     return Factor(codes, [False, True])
 
 
-def _key(value):
-    if isinstance(value, (bool, np.bool_)):
-        return ("b", bool(value))
-    if isinstance(value, (int, float, np.integer, np.floating)):
-        return ("n", float(value))
-    return ("s", str(value))
-
-
 def _codes_among(factor: Factor, levels: list) -> np.ndarray:
     """``factor``'s codes re-expressed among ``levels`` (−1 where NA or not a level)."""
     if list(factor.levels) == list(levels):
         return factor.codes
-    position = {_key(v): i for i, v in enumerate(levels)}
-    lookup = np.asarray([position.get(_key(v), -1) for v in factor.levels] + [-1],
+    position = {level_key(v): i for i, v in enumerate(levels)}
+    lookup = np.asarray([position.get(level_key(v), -1) for v in factor.levels] + [-1],
                         dtype=np.int64)
     return lookup[factor.codes]
 
@@ -230,7 +222,7 @@ def _observe(lv: LearnedVariable, value, complete: np.ndarray, seen: dict) -> No
         used = np.unique(factor.codes[complete & (factor.codes >= 0)])
         for code in used:
             level = factor.levels[code]
-            seen.setdefault(_key(level), (level, factor.labels[code]))
+            seen.setdefault(level_key(level), (level, factor.labels[code]))
         return
     arr = np.asarray(value)
     lv.num_columns = 1 if arr.ndim == 1 else arr.shape[1]
@@ -238,8 +230,8 @@ def _observe(lv: LearnedVariable, value, complete: np.ndarray, seen: dict) -> No
 
 def _finish_levels(lv: LearnedVariable, seen_levels: dict) -> None:
     """The levels seen on complete rows, in the factor's own level order."""
-    order = {_key(v): i for i, v in enumerate(lv.state.get("all_levels", []))}
-    seen = sorted(seen_levels.values(), key=lambda item: order.get(_key(item[0]), len(order)))
+    order = {level_key(v): i for i, v in enumerate(lv.state.get("all_levels", []))}
+    seen = sorted(seen_levels.values(), key=lambda item: order.get(level_key(item[0]), len(order)))
     if not seen:
         raise DataError(f"factor {lv.variable.label!r} has no level on the rows used")
     lv.state["levels"] = [v for v, _ in seen]

@@ -27,7 +27,7 @@ from .contrasts import ContrastSpec
 from .deparse import r_level
 from .splines import NaturalSpline, PolyBasis
 from .transforms import BSSkipMissing, CCSkipMissing, CRSkipMissing
-from .values import Factor, as_factor, as_numbers
+from .values import Factor, as_factor, as_numbers, level_key
 
 __all__ = ["FactorLevels", "Scale", "Basis", "TensorBasis"]
 
@@ -114,18 +114,10 @@ def _codes(factor: Factor, levels: list) -> np.ndarray:
     """The codes of ``factor``'s values among ``levels`` (−1: NA or not a level)."""
     position: dict = {}
     for i, level in enumerate(levels):
-        position.setdefault(_key(level), i)
-    lookup = np.asarray([position.get(_key(v), -1) for v in factor.levels] + [-1],
+        position.setdefault(level_key(level), i)
+    lookup = np.asarray([position.get(level_key(v), -1) for v in factor.levels] + [-1],
                         dtype=np.int64)
     return lookup[factor.codes]
-
-
-def _key(value):
-    if isinstance(value, (bool, np.bool_)):
-        return ("b", bool(value))
-    if isinstance(value, (int, float, np.integer, np.floating)):
-        return ("n", float(value))
-    return ("s", str(value))
 
 
 class Scale:

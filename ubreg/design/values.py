@@ -19,7 +19,7 @@ from ..errors import FormulaError
 from .deparse import r_level
 
 __all__ = ["Logical", "Factor", "as_numbers", "as_logical", "as_factor", "arithmetic",
-           "compare", "logical_op", "negate", "member", "column_value", "rows_of"]
+           "compare", "logical_op", "negate", "member", "column_value", "rows_of", "level_key"]
 
 
 @dataclass
@@ -299,3 +299,14 @@ def as_factor(value, where: str) -> Factor:
         out[~na] = codes
         return Factor(out, levels.tolist())
     raise FormulaError(f"{where}: {_what(value)} cannot be made a factor")
+
+
+def level_key(value):
+    """A level's identity across types: ``True``, ``1`` and ``1.0`` are different
+    levels, ``1`` and ``1.0`` the same (R's factor levels compare as text, numbers as
+    numbers)."""
+    if isinstance(value, (bool, np.bool_)):
+        return ("b", bool(value))
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return ("n", float(value))
+    return ("s", str(value))

@@ -168,6 +168,40 @@ class _Best:
     rw: np.ndarray
     side: np.ndarray | None
 
+    @classmethod
+    def empty(cls, S: int) -> _Best:
+        """No split yet for ``S`` segments."""
+        return cls(improve=np.full(S, -np.inf), var=np.full(S, -1, dtype=np.intp),
+                   n_tied=np.zeros(S, dtype=np.int64), threshold=np.full(S, np.nan),
+                   low_left=np.ones(S, dtype=bool), lw=np.zeros(S), rw=np.zeros(S),
+                   side=None)
+
+    def consider(self, j: int, c, tol, categorical: bool) -> None:
+        """Take predictor ``j``'s candidates ``c`` where they beat the best by more than
+        ``tol`` (an earlier predictor wins ties, as rpart); count the ties."""
+        fin = np.isfinite(c.improve)
+        better = fin & (c.improve > self.improve + tol)
+        with np.errstate(invalid="ignore"):        # −inf − (−inf) where neither splits
+            tie = fin & np.isfinite(self.improve) & ~better & \
+                (np.abs(c.improve - self.improve) <= tol)
+        self.n_tied = np.where(better, c.n_tied,
+                               np.where(tie, self.n_tied + c.n_tied, self.n_tied))
+        if not better.any():
+            return
+        self.improve = np.where(better, c.improve, self.improve)
+        self.var[better] = j
+        self.lw[better] = c.lw[better]
+        self.rw[better] = c.rw[better]
+        self.low_left[better] = c.low_left[better]
+        if categorical:
+            assert self.side is not None and c.side is not None
+            self.side[better] = 0
+            self.side[better, : c.side.shape[1]] = c.side[better]
+            self.threshold[better] = np.nan
+        else:
+            assert c.threshold is not None
+            self.threshold[better] = c.threshold[better]
+
 
 def _batch_candidates(batch, values, orders2, row_of, rowdata, lay, crit, has_dups):
     """Candidates of the predictors ``batch`` (numeric, no missing values,
@@ -210,10 +244,7 @@ def _best_splits(specs, values, orders, base, rowdata, lay, crit, ws, has_nan, h
         if batch:
             batched = _batch_candidates(batch, values, orders2, row_of, rowdata, lay, crit,
                                         has_dups)
-    best = _Best(improve=np.full(S, -np.inf), var=np.full(S, -1, dtype=np.intp),
-                 n_tied=np.zeros(S, dtype=np.int64), threshold=np.full(S, np.nan),
-                 low_left=np.ones(S, dtype=bool), lw=np.zeros(S), rw=np.zeros(S),
-                 side=None)
+    best = _Best.empty(S)
     wy_base = w_base = None
     for j, spec in enumerate(specs):
         if spec.kind == CATEGORICAL:
@@ -226,27 +257,7 @@ def _best_splits(specs, values, orders, base, rowdata, lay, crit, ws, has_nan, h
         else:
             c = numeric_best(values[j], orders[j], rowdata, lay, crit, ws, has_nan[j],
                              has_dups[j])
-        fin = np.isfinite(c.improve)
-        better = fin & (c.improve > best.improve + lay.tol)
-        with np.errstate(invalid="ignore"):        # −inf − (−inf) where neither splits
-            tie = fin & np.isfinite(best.improve) & ~better & \
-                (np.abs(c.improve - best.improve) <= lay.tol)
-        best.n_tied = np.where(better, c.n_tied,
-                               np.where(tie, best.n_tied + c.n_tied, best.n_tied))
-        if not better.any():
-            continue
-        best.improve = np.where(better, c.improve, best.improve)
-        best.var[better] = j
-        best.lw[better] = c.lw[better]
-        best.rw[better] = c.rw[better]
-        best.low_left[better] = c.low_left[better]
-        if spec.kind == CATEGORICAL:
-            assert best.side is not None    # allocated at the first categorical predictor
-            best.side[better] = 0
-            best.side[better, : c.side.shape[1]] = c.side[better]
-            best.threshold[better] = np.nan
-        else:
-            best.threshold[better] = c.threshold[better]
+        best.consider(j, c, lay.tol, spec.kind == CATEGORICAL)
     return best
 
 

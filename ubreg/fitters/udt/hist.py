@@ -264,9 +264,7 @@ def _best_from_hist(H: np.ndarray, coded: CodedColumns, lay: _Level, crit, lmax:
     """The best split of every node over all predictors; a later predictor must
     be better by more than the tie tolerance (:func:`ubreg.fitters.udt.grow._best_splits`)."""
     S = lay.S
-    best = _Best(improve=np.full(S, -np.inf), var=np.full(S, -1, dtype=np.intp),
-                 n_tied=np.zeros(S, dtype=np.int64), threshold=np.full(S, np.nan),
-                 low_left=np.ones(S, dtype=bool), lw=np.zeros(S), rw=np.zeros(S), side=None)
+    best = _Best.empty(S)
     off = coded.offsets
     for j, spec in enumerate(coded.specs):
         Hj = H[:, off[j]:off[j + 1]]
@@ -276,28 +274,7 @@ def _best_from_hist(H: np.ndarray, coded: CodedColumns, lay: _Level, crit, lmax:
             c = categorical_from_sums(Hj[..., 1], Hj[..., 2], Hj[..., 3], lay, crit)
         else:
             c = _numeric_from_hist(Hj, coded.lo[j], coded.hi[j], lay, crit)
-        fin = np.isfinite(c.improve)
-        better = fin & (c.improve > best.improve + lay.tol)
-        with np.errstate(invalid="ignore"):
-            tie = fin & np.isfinite(best.improve) & ~better & \
-                (np.abs(c.improve - best.improve) <= lay.tol)
-        best.n_tied = np.where(better, c.n_tied,
-                               np.where(tie, best.n_tied + c.n_tied, best.n_tied))
-        if not better.any():
-            continue
-        best.improve = np.where(better, c.improve, best.improve)
-        best.var[better] = j
-        best.lw[better] = c.lw[better]
-        best.rw[better] = c.rw[better]
-        best.low_left[better] = c.low_left[better]
-        if spec.kind == CATEGORICAL:
-            assert best.side is not None and c.side is not None
-            best.side[better] = 0
-            best.side[better, : c.side.shape[1]] = c.side[better]
-            best.threshold[better] = np.nan
-        else:
-            assert c.threshold is not None
-            best.threshold[better] = c.threshold[better]
+        best.consider(j, c, lay.tol, spec.kind == CATEGORICAL)
     return best
 
 
