@@ -206,10 +206,16 @@ def _estimator(name: str, method: str, summary: str, schemas: list[Schema],
         lines += ["family : str or Family, default " + repr(family),
                   "    The loss (any permissible family; :func:`ubreg.fit`'s ``family=``)."]
     for o in options:
-        lines += [f"{o.name} : {o.type_text()}, default {o.default!r}", f"    {o.help}"]
+        lines += [f"{o.name} : {o.type_text()}, default {o.default!r}", f"    {_rst(o.help)}"]
     return type(name, (_UbregClassifier,), {
         "__init__": _init(parameters), "__doc__": "\n".join(lines), "__module__": __name__,
         "_method": method, "_family_param": family is not None, **attributes})
+
+
+def _rst(text: str) -> str:
+    """Help text as reStructuredText reads it literally (``|δ|`` is no substitution,
+    ``GNNB*`` no emphasis)."""
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*")
 
 
 def _options_of(method: str) -> list[Schema]:
