@@ -355,3 +355,20 @@ def test_import_loads_neither_jinja2_nor_matplotlib():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120, check=True).stdout.split()
     assert out == ["[]", "True"]
+
+
+def test_a_new_result_prints_by_its_class_not_by_its_capability_flags(pima):
+    """A result class of one's own that declares a capability another result has
+    (a cross-validated risk path, as U-Boost) prints by its own class's form, not by a
+    form chosen from the flag (which read U-Boost's attributes and raised)."""
+    import copy
+    from dataclasses import replace
+
+    m = ubreg.fit("diabetes ~ glucose + mass", pima, learner="stumps", rounds=5)
+
+    class PathResult(type(m)):
+        capabilities = replace(type(m).capabilities, has_cv_path=True)
+
+    new = copy.copy(m)
+    new.__class__ = PathResult
+    assert repr(new) == repr(m)

@@ -348,9 +348,14 @@ class Result(abc.ABC):
         """What R's ``print`` shows of a fit: ``print.glm``'s call, coefficients,
         degrees of freedom, deviances and AIC for a linear fit; the call and the
         main numbers for the others (:mod:`ubreg.summary.printed`)."""
-        from ..summary.printed import print_lines
         from ..summary.render import visible_text
-        return visible_text("\n".join(print_lines(self)))
+        return visible_text("\n".join(self.print_lines()))
+
+    def print_lines(self) -> list[str]:
+        """The lines of ``print(m)``: the call and the main numbers (each result class
+        gives its own, :mod:`ubreg.summary.printed`)."""
+        from ..summary.printed import framed, generic_lines
+        return framed(self, generic_lines(self))
 
 
 class BinaryResult(Result):

@@ -170,6 +170,11 @@ class ULSBoostResult(BinaryResult):
     def training_error(self) -> float:
         return float(weighted_mean(self.weights, (self.eta >= 0) != (self.y == 1)))
 
+    def print_lines(self) -> list[str]:
+        """The lines of ``print(m)`` (the learner, rounds and risk)."""
+        from ..summary.printed import framed, ulsboost_lines
+        return framed(self, ulsboost_lines(self))
+
     def summary(self, top: int = 10) -> ULSBoostSummary:
         """Rounds, training risk, deviance and the top features."""
         from ..summary.boost import ULSBoostSummary
@@ -320,6 +325,11 @@ class UBoostResult(BinaryResult):
     @property
     def training_error(self) -> float:
         return float(weighted_mean(self.weights, (self.eta >= 0) != (self.y == 1)))
+
+    def print_lines(self) -> list[str]:
+        """The lines of ``print(m)`` (U-Boost's loss, rounds and risk)."""
+        from ..summary.printed import framed, uboost_lines
+        return framed(self, uboost_lines(self))
 
     def summary(self, top: int = 10) -> UBoostSummary:
         """Iterations, U-risk, deviance, variable importance and selection frequencies."""

@@ -338,6 +338,11 @@ class GNNBResult(Result):
         cls = self._scales(self._training_links())[2]
         return float(np.mean(cls == self.codes))
 
+    def print_lines(self) -> list[str]:
+        """The lines of ``print(m)`` (k, T, the classes and the training accuracy)."""
+        from ..summary.printed import framed, gnnb_lines
+        return framed(self, gnnb_lines(self))
+
     def summary(self) -> GNNBSummary:
         from ..summary.gnnb import GNNBSummary
         return GNNBSummary(self)

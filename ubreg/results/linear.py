@@ -425,6 +425,11 @@ class LinearResult(BinaryResult):
     def is_linear_probability_model(self) -> bool:
         return getattr(self.family, "extends_past_domain", False)
 
+    def print_lines(self) -> list[str]:
+        """The lines of ``print(m)`` (R's ``print.glm``)."""
+        from ..summary.printed import glm_lines
+        return glm_lines(self)
+
     def summary(self, vcov: str | None = None, *, cov: str | None = None) -> LinearSummary:
         """R ``summary.glm``-style summary (text, HTML and DataFrame forms), with the
         standard errors of the covariance ``vcov`` (:meth:`vcov`; ``cov`` is its

@@ -148,6 +148,11 @@ class TBoostResult(BinaryResult):
         return pd.Series(loss, index=pd.RangeIndex(len(loss), name="round"),
                          name="tempered exponential loss")
 
+    def print_lines(self) -> list[str]:
+        """The lines of ``print(m)`` (t, the rounds and the training error)."""
+        from ..summary.printed import framed, tboost_lines
+        return framed(self, tboost_lines(self))
+
     def summary(self) -> TBoostSummary:
         """Rounds, temperature, clipping, training errors and the per-round table."""
         from ..summary.tboost import TBoostSummary

@@ -193,6 +193,11 @@ class TreeResult(BinaryResult):
             raise ValueError("the cp table has no cross-validation (fit with xval > 0)")
         return one_se_cp(self.cptable)
 
+    def print_lines(self) -> list[str]:
+        """The lines of ``print(m)`` (R's ``print.rpart``)."""
+        from ..summary.printed import tree_lines
+        return tree_lines(self)
+
     def summary(self) -> TreeSummary:
         from ..summary.tree import TreeSummary
         return TreeSummary(self)

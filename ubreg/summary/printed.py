@@ -4,9 +4,9 @@ A linear fit prints as ``print.glm``: the call, the coefficients (R's
 ``format(coef, digits = 4)``, laid out as ``print.default`` lays out a named
 vector), the degrees of freedom, the null and residual deviance and AIC
 (``signif(·, 4)``).  A tree prints as ``print.rpart`` (the node listing); the
-other results print the call and their main numbers.  The form is chosen from
-the result's declared capabilities (:class:`~ubreg.results.base.Capabilities`),
-as every presentation is; ``str(m)`` and ``repr(m)`` give it.
+other results print the call and their main numbers.  Each result class chooses
+its form (``Result.print_lines``: a new result prints the generic form until it
+says otherwise); ``str(m)`` and ``repr(m)`` give it.
 """
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from .render import shown_call
 from .rformat import format_r, named_vector_lines, signif
 from .tree_listing import listing
 
-__all__ = ["print_lines", "glm_lines", "tree_lines"]
+__all__ = ["framed", "glm_lines", "tree_lines", "uboost_lines", "ulsboost_lines", "tboost_lines",
+           "gnnb_lines", "generic_lines"]
 
 
 def _r_number(x: float) -> str:
@@ -81,7 +82,7 @@ def _risk_line(r, label: str, start: str) -> str:
             f"training error: {r.training_error:.4g}")
 
 
-def _uboost_lines(r) -> list[str]:
+def uboost_lines(r) -> list[str]:
     learner = {"stumps": "regression stumps", "linear": "componentwise linear",
                "trees": f"regression trees of depth <= {r.options.get('depth')}"}[r.learner]
     return [f"U-Boost (paper 003): U = {r.U!r}; {learner}",
@@ -89,7 +90,7 @@ def _uboost_lines(r) -> list[str]:
             _risk_line(r, "Training U-risk", "m = 0")]
 
 
-def _ulsboost_lines(r) -> list[str]:
+def ulsboost_lines(r) -> list[str]:
     learner = {"stumps": "decision stumps", "rules": "monomial rules",
                "trees": "UDT trees (leaves as features)"}[r.learner]
     kind = "totally corrective" if r.options.get("corrective") else "classic"
@@ -98,7 +99,7 @@ def _ulsboost_lines(r) -> list[str]:
             _risk_line(r, "Training surrogate risk", "H = 0")]
 
 
-def _tboost_lines(r) -> list[str]:
+def tboost_lines(r) -> list[str]:
     ystar = 2.0 * r.y - 1.0
     err = float(np.sum(r.weights * (ystar * r.eta <= 0)) / np.sum(r.weights))
     learner = f"{r.learner} {r.options.get('learner_desc', '')}".strip()
@@ -108,7 +109,7 @@ def _tboost_lines(r) -> list[str]:
             f"Training error: {err:.4g}"]
 
 
-def _gnnb_lines(r) -> list[str]:
+def gnnb_lines(r) -> list[str]:
     name = {"unn": "UNN", "gnnb": "GNNB"}.get(r.method, r.method)
     return [f"{name} (paper 002): family: {r.family.describe()};  k = {r.k}, T = {r.T}, "
             f"{len(r.classes)} classes ({', '.join(map(str, r.classes[:6]))}"
@@ -116,26 +117,12 @@ def _gnnb_lines(r) -> list[str]:
             f"n = {r.nobs:g};  training accuracy: {r.training_accuracy:.4g}"]
 
 
-def _generic_lines(r) -> list[str]:
+def generic_lines(r) -> list[str]:
     family = r.family.describe() if hasattr(r.family, "describe") else str(r.family)
     return [f"Method: {r.method};  family: {family};  n = {r.nobs:g}"]
 
 
-def print_lines(result) -> list[str]:
-    """The lines of ``print(result)``, by what the result declares."""
-    caps = type(result).capabilities
-    if caps.has_coefficients and caps.has_likelihood:
-        return glm_lines(result)
-    if caps.is_tree:
-        return tree_lines(result)
-    if caps.has_t_margins:
-        body = _tboost_lines(result)
-    elif caps.has_cv_path:
-        body = _uboost_lines(result)
-    elif caps.is_multiclass:
-        body = _gnnb_lines(result)
-    elif caps.has_edge_path:
-        body = _ulsboost_lines(result)
-    else:
-        body = _generic_lines(result)
+def framed(result, body: list[str]) -> list[str]:
+    """``print(m)`` of a result other than a linear fit or a tree: the call, ``body``
+    (its main numbers) and the rows dropped."""
     return _head(result) + [""] + body + _dropped(result)
