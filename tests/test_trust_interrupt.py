@@ -1,7 +1,12 @@
 """Issue 27 §2: Ctrl-C during a fit is a KeyboardInterrupt, with the interpreter usable
 after.  A signal that arrives while a compiled kernel runs surfaced as numba's
 ``SystemError: ... returned a result with an exception set`` (4 of 6 tries in uboost),
-the KeyboardInterrupt buried at the end of its chain of causes."""
+the KeyboardInterrupt buried at the end of its chain of causes.
+
+Not covered: a signal that lands while numba compiles a kernel (the first fit of a
+fresh install, before its cache is written); once in a fresh-clone run the process then
+neither stopped nor finished within 120 s.  The subprocess test therefore warms every
+kernel first."""
 import signal
 import subprocess
 import sys
@@ -54,7 +59,9 @@ _SCRIPT = textwrap.dedent("""
     n = 200_000
     d = pd.DataFrame(rng.normal(size=(n, 10)), columns=[f"x{i}" for i in range(10)])
     d["y"] = (d.x0 + rng.normal(size=n) > 0).astype(int)
-    ubreg.fit("y ~ .", d.head(2000), method="uboost", mstop=5)
+    # every kernel the long fit runs is compiled (or loaded from the cache) first: a signal
+    # that lands while numba compiles is another case (see the note in the module docstring)
+    ubreg.fit("y ~ .", d, method="uboost", mstop=2)
     print("ready", flush=True)
     try:
         ubreg.fit("y ~ .", d, method="uboost", mstop=100000)
