@@ -75,18 +75,30 @@ _SCRIPT = textwrap.dedent("""
 """)
 
 
+def _user_sigint():
+    """In the child, before Python starts: SIGINT as in a user's terminal session (its
+    default action, unblocked), whatever the test process inherited or changed; Python
+    leaves an ignored SIGINT ignored, and the child inherits the parent's disposition."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 @pytest.mark.slow
 def test_ctrl_c_during_a_uboost_fit(tmp_path):
     script = tmp_path / "fit.py"
     script.write_text(_SCRIPT)
     for delay in (0.5, 0.9, 1.3):
         proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True)
+                                stderr=subprocess.STDOUT, text=True, preexec_fn=_user_sigint)
         assert proc.stdout is not None
         line = proc.stdout.readline()
         while line and "ready" not in line:
             line = proc.stdout.readline()
         time.sleep(delay)
         proc.send_signal(signal.SIGINT)
-        out, _ = proc.communicate(timeout=120)
+        try:
+            out, _ = proc.communicate(timeout=120)
+        finally:
+            proc.kill()             # never leave a fit of 10⁵ rounds running after the test
+            proc.wait()
         assert "interrupted" in out and "usable" in out, out
