@@ -30,7 +30,8 @@ def _graph(value):
     return value
 
 
-_SHARED = (
+#: the options gnnb and unn share, by name
+_SHARED = {o.name: o for o in (
     Option("k", "whole", 10, "Neighbours (1 ≤ k < number of training rows); an example is "
            "not its own neighbour in training.", low=1, high=10 ** 9),
     Option("T", "whole", None, "Boosting steps per class; None: m, the number of training "
@@ -51,28 +52,30 @@ _SHARED = (
     Option("trace", "flag", False, "Keep the per-step surrogate risk (for diagnostics)."),
     Option("neighbour_graph", "value", None, "Neighbour lists of a superset of the rows, "
            "passed by ubreg.cv to its folds.", check=_graph, public=False),
-)
+)}
+_BLOCKS = ("blocks", "norm", "standardize", "categorical")
+_LAST = ("trace", "neighbour_graph")
 
 #: gnnb's options
 GNNB_OPTIONS = Schema((
-    _SHARED[0],
+    _SHARED["k"],
     Option("epsilon", "real", 0.5, "Step size of eq. (10): δ_j = 2(1 − ε) η(c, j)/(H* n_j).",
            low=0.0, high=1.0, open_low=True, open_high=True),
-    _SHARED[1],
+    _SHARED["T"],
     Option("chooser", "choice", "sequential", "Examples in turn, or GNNB* (largest |δ_j| "
            "per class, Section 4.4).", choices=("sequential", "largest")),
-    *_SHARED[2:],
+    *(_SHARED[n] for n in (*_BLOCKS, *_LAST)),
 ), label="'gnnb'")
 
 #: unn's options
 UNN_OPTIONS = Schema((
-    *_SHARED[:6],
+    *(_SHARED[n] for n in ("k", "T", *_BLOCKS)),
     Option("delta_max", "real", 10.0, "Cap on |δ_j|: a zero-edge root beyond ±`delta_max` "
            "(at infinity when every inverse neighbour agrees) is capped and counted "
            "(`n_capped`).", low=0.0, high=math.inf, open_low=True),
     Option("tol", "real", 1e-12, "Tolerance of the zero-edge root.", low=0.0, high=1.0,
            open_low=True, open_high=True),
-    *_SHARED[6:],
+    *(_SHARED[n] for n in _LAST),
 ), label="'unn'")
 
 
