@@ -9,6 +9,9 @@ import pytest
 
 import ubreg
 
+#: t-AdaBoost's loss, the family of method="tboost"
+TE = ubreg.TemperedExponential
+
 FORMULA = "y ~ x1 + x2 + g"
 
 
@@ -67,7 +70,7 @@ def test_uboost_leaf_bounds_count_average_rows_of_prior_weights(frame):
                                             (1.0, "stumps", "closed")])
 def test_tboost_weights_scale_free(frame, t, learner, mu, factor):
     data, w = frame
-    opts = dict(method="tboost", t=t, learner=learner, mu=mu, rounds=4)
+    opts = dict(method="tboost", family=TE(t), learner=learner, mu=mu, rounds=4)
     a, b = _fit(data, w, **opts), _fit(data, w * factor, **opts)
     np.testing.assert_allclose(_link(b, data), _link(a, data), rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(b.rounds_table["Z"], a.rounds_table["Z"], rtol=1e-9)
@@ -76,8 +79,9 @@ def test_tboost_weights_scale_free(frame, t, learner, mu, factor):
 def test_tboost_equal_weights_are_the_unweighted_fit(frame):
     """Weights all equal (to any value) are the unweighted data, bit for bit."""
     data, _ = frame
-    a = ubreg.fit(FORMULA, data, method="tboost", t=0.5, rounds=4)
-    b = ubreg.fit(FORMULA, data, method="tboost", t=0.5, rounds=4, weights=np.full(len(data), 3.0))
+    a = ubreg.fit(FORMULA, data, method="tboost", family=TE(0.5), rounds=4)
+    b = ubreg.fit(FORMULA, data, method="tboost", family=TE(0.5), rounds=4,
+                  weights=np.full(len(data), 3.0))
     np.testing.assert_array_equal(_link(b, data), _link(a, data))
 
 

@@ -63,6 +63,22 @@ def test_fit_with_report(tmp_path, capsys):
     assert "ubreg fit" in report.read_text(encoding="utf-8")
 
 
+def test_fit_without_family_takes_the_methods_own_loss(tmp_path, capsys):
+    """No --family: each method's default loss (tboost's tempered exponential loss, once
+    refused as 'entropy' was always passed)."""
+    import warnings
+    csv = tmp_path / "pima.csv"
+    ubreg.datasets.load_pima().to_csv(csv, index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert main(["fit", "diabetes ~ glucose + mass", str(csv), "--method", "tboost",
+                     "-o", "rounds=3"]) == 0
+    assert "t = 0.5" in capsys.readouterr().out
+    assert main(["fit", "diabetes ~ glucose + mass", str(csv), "--method", "uboost",
+                 "--family", "entropy", "-o", "mstop=3"]) == 0
+    assert "U(z) = ln(1 + e^−z)" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("argv, message", [
     (["fit", "y ~ x", "/nonexistent.csv"], "cannot read"),
     (["fit", "diabetes ~ glucose", "{csv}", "--family", "nope"], "unknown permissible family"),

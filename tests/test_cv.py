@@ -135,16 +135,16 @@ def test_fold_warnings_reach_the_caller_once_per_fold_naming_it(pima, monkeypatc
 
 
 def test_fold_warnings_of_a_method_same_for_threads_and_sequential(pima):
-    """uboost warns in every fold that family= is ignored: four warnings either way."""
+    """uboost warns in every fold that U= is deprecated: four warnings either way."""
     pytest.importorskip("dask")
     import warnings
     out = []
     for scheduler in (None, "threads"):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            ubreg.cv(FORMULA, pima, method="uboost", family="entropy", folds=4, seed=0,
+            ubreg.cv(FORMULA, pima, method="uboost", U="logistic", folds=4, seed=0,
                      refit=False, scheduler=scheduler, mstop=3)
         out.append([str(w.message) for w in caught])
     assert out[0] == out[1]
     assert [m[:7] for m in out[0]] == ["fold 1:", "fold 2:", "fold 3:", "fold 4:"]
-    assert all("takes its loss from U=" in m for m in out[0])
+    assert all("U= is deprecated" in m for m in out[0])

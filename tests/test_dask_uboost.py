@@ -67,7 +67,7 @@ def _assert_same_fit(mem, out, frame):
         assert getattr(out, name) == pytest.approx(getattr(mem, name), rel=1e-10, abs=1e-12)
 
 
-CASES = [dict(mstop=20), dict(mstop=12, U="exponential", depth=2, max_bins=16),
+CASES = [dict(mstop=20), dict(mstop=12, family=ubreg.U("exponential"), depth=2, max_bins=16),
          dict(mstop=10, learner="stumps", weights="w", min_samples_leaf=5),
          dict(mstop=8, freq_weights="w", depth=4, init="zero", max_bins=1000)]
 

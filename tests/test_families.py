@@ -17,11 +17,13 @@ import warnings
 from decimal import Decimal, localcontext
 
 import numpy as np
+
+import ubreg
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize_scalar
-from scipy.special import xlogy
+from scipy.special import expit, xlogy
 
 from ubreg.families import (
     ALIASES,
@@ -94,7 +96,17 @@ def _registry():
 
 
 PERMISSIBLE = _registry()
-ALL_LOSSES = PERMISSIBLE + [pytest.param(Exponential, id="exponential")]
+#: the losses of the boosting methods, families of the same protocol: U-Boost's U-losses
+#: (paper 003 §4.2) and t-AdaBoost's tempered exponential loss (paper 004)
+BOOSTING_LOSSES = [pytest.param(lambda name=name: ubreg.U(name), id=f"U-{name}")
+                   for name in ("logistic", "exponential", "squared")] + [
+    pytest.param(lambda: ubreg.U_alpha(0.4), id="U_alpha(0.4)"),
+    pytest.param(lambda: ubreg.U_custom(lambda z: -expit(-z), lambda z: expit(z) * expit(-z)),
+                 id="U_custom(logistic)")] + [
+    # t > 1 is left out: its loss is +∞ past a pole at |H| = 1/(t − 1)
+    pytest.param(lambda t=t: ubreg.TemperedExponential(t), id=f"tempered-exponential(t={t:g})")
+    for t in (0.0, 0.5, 1.0)]
+ALL_LOSSES = PERMISSIBLE + [pytest.param(Exponential, id="exponential")] + BOOSTING_LOSSES
 #: the families whose loss saturates past a bounded link domain
 SATURATING = [p for p in PERMISSIBLE
               if np.isfinite(p.values[0]().link_domain[1])

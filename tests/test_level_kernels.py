@@ -137,8 +137,8 @@ def test_parallel_uboost_is_the_serial_uboost(monkeypatch, U):
     fits = []
     for on in (False, True):
         _force(monkeypatch, on)
-        m = ubreg.fit(FORMULA, frame, method="uboost", U=U, learner="trees", depth=3, mstop=15,
-                      min_samples_leaf=20)
+        m = ubreg.fit(FORMULA, frame, method="uboost", family=ubreg.U(U), learner="trees",
+                      depth=3, mstop=15, min_samples_leaf=20)
         fits.append((m.predict(frame.iloc[:500], type="link").to_numpy(),
                      np.asarray(m.risk_path)))
     for a, c in zip(*fits):
@@ -225,8 +225,8 @@ def test_fused_logistic_passes_are_values_into(monkeypatch):
 def test_fused_logistic_statistics_where_the_curvature_underflows():
     # past |z| ≈ 745 U''(z) underflows to 0 and ULoss.newton_weight takes over (its
     # −expit(F)U'(F), itself 0 at |F| = 800)
+    from ubreg.families.ulosses import Logistic
     from ubreg.fitters.boost import uboost
-    from ubreg.fitters.boost.ulosses import Logistic
     rng = np.random.default_rng(10)
     n = 50
     X = rng.normal(size=(n, 2))

@@ -275,7 +275,7 @@ def test_calibration_weights(tmp_path):
 
 def test_tboost_loss_path_is_available():
     m = ubreg.fit("diabetes ~ glucose + mass + age", ubreg.datasets.load_pima(),
-                  method="tboost", t=0.5, rounds=8)
+                  method="tboost", family=ubreg.TemperedExponential(0.5), rounds=8)
     assert "risk_path" in plots.available(m)
     path = plots.path_of(m, "risk_path")
     t = m.t
@@ -308,7 +308,7 @@ def test_a_cv_risk_path_is_drawn_and_never_computed_by_plots(model):
 
 def test_t_margins_of_tboost_only(model):
     m = ubreg.fit("diabetes ~ glucose + mass + age", ubreg.datasets.load_pima(),
-                  method="tboost", t=0.5, rounds=8)
+                  method="tboost", family=ubreg.TemperedExponential(0.5), rounds=8)
     ax = plots.t_margins(m, ax=_ax())
     nu = np.sort(m.margins().to_numpy())
     np.testing.assert_allclose(ax.lines[0].get_xdata()[:len(nu)], nu)

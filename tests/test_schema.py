@@ -121,9 +121,10 @@ def test_the_estimators_take_every_option_with_its_default():
                 if o.public and o.where != "dask":
                     expected.setdefault(o.name, o.default)
         params = cls().get_params()
-        family = params.pop("family", None)
+        family = params.pop("family")
         assert params == expected, name
-        assert (family is None) == (name in ("uboost", "tboost")), name
+        # every method takes its loss from family= (uboost and tboost once took U= and t=)
+        assert family == {"udt": "gini", "tboost": "tempered"}.get(name, "entropy"), name
 
 
 def test_the_estimators_keep_a_data_frames_column_names():

@@ -15,7 +15,7 @@ import pytest
 from scipy.optimize import minimize_scalar
 
 import ubreg
-from ubreg.fitters.tboost import algebra as A
+from ubreg.families import tempered_algebra as A
 from ubreg.fitters.tboost.boost import (
     closed_form_mu,
     closed_form_mu_logt,
@@ -24,6 +24,9 @@ from ubreg.fitters.tboost.boost import (
     tempered_update,
 )
 from ubreg.fitters.tboost.learners import fit_tempered_tree
+
+#: t-AdaBoost's loss, the family of method="tboost"
+TE = ubreg.TemperedExponential
 
 
 # --------------------------------------------------------------------------- data
@@ -217,7 +220,7 @@ def test_exact_mu_forgets_and_identity_holds_with_clipped_margins(t):
 def test_margin_bound(t):
     """F_{t,θ} = mean[ν_t ≤ θ] ≤ ((1 + θ)/(1 − θ))^{2−t} Π K_t(ρ_j) (§2.7), for H and H^(δ)."""
     df = make_data(n=200, seed=4)
-    res = ubreg.fit(FORMULA, df, method="tboost", t=t, rounds=12)
+    res = ubreg.fit(FORMULA, df, method="tboost", family=TE(t), rounds=12)
     theta = np.linspace(-0.95, 0.95, 39)
     for clipped in (False, True):
         nu = res.margins(clipped=clipped).to_numpy()
@@ -264,7 +267,7 @@ def test_t1_stumps_is_adaboost():
     AdaBoost's choice depends on the rounding of the weights.)"""
     df = make_data(n=120, seed=9)
     df[["a", "b", "c", "d"]] = df[["a", "b", "c", "d"]].round(1)   # < 255 distinct values
-    res = ubreg.fit(FORMULA, df, method="tboost", t=1.0, rounds=12, learner="stumps")
+    res = ubreg.fit(FORMULA, df, method="tboost", family=TE(1.0), rounds=12, learner="stumps")
     X = df[["a", "b", "c", "d"]].to_numpy()
     ref = independent_adaboost(X, 2.0 * df.y.to_numpy() - 1, 12)
     np.testing.assert_allclose(res.eta, ref, rtol=1e-10, atol=1e-10)
@@ -273,7 +276,7 @@ def test_t1_stumps_is_adaboost():
 
 def test_t1_stumps_is_uls_with_exponential():
     df, formula, _ = ionosphere()
-    res = ubreg.fit(formula, df, method="tboost", t=1.0, rounds=10, learner="stumps")
+    res = ubreg.fit(formula, df, method="tboost", family=TE(1.0), rounds=10, learner="stumps")
     uls = ubreg.fit(formula, df, method="uls", learner="stumps", rounds=10,
                     family=ubreg.Exponential())
     np.testing.assert_allclose(res.eta, uls.eta, rtol=1e-9, atol=1e-10)
@@ -282,7 +285,7 @@ def test_t1_stumps_is_uls_with_exponential():
 # --------------------------------------------------------------------------- the result
 def test_result_predict_clipped_pickle_margins_summary(tmp_path):
     df = make_data(n=180, seed=5)
-    res = ubreg.fit(FORMULA, df, method="tboost", t=0.5, rounds=10, learner="trees")
+    res = ubreg.fit(FORMULA, df, method="tboost", family=TE(0.5), rounds=10, learner="trees")
     assert res.delta == 2.0
     np.testing.assert_allclose(res.predict(df, type="link"), res.eta, rtol=1e-12)
     np.testing.assert_allclose(res.predict(df, type="link", clipped=True), res.eta_clipped,
@@ -332,8 +335,9 @@ def test_frequency_weights_equal_duplicated_rows(learner):
     # (few rounds: later trees can reach near-pure leaves whose value, ±100 or
     # η_t(p ≈ 1), depends on the rounding of Σq, which differs between the two)
     rounds = 3 if learner == "trees" else 6
-    a = ubreg.fit(FORMULA, df, method="tboost", t=0.5, rounds=rounds, learner=learner, weights=w)
-    b = ubreg.fit(FORMULA, dup, method="tboost", t=0.5, rounds=rounds, learner=learner)
+    a = ubreg.fit(FORMULA, df, method="tboost", family=TE(0.5), rounds=rounds, learner=learner,
+                  weights=w)
+    b = ubreg.fit(FORMULA, dup, method="tboost", family=TE(0.5), rounds=rounds, learner=learner)
     np.testing.assert_allclose(a.predict(df, type="link"), b.predict(df, type="link"),
                                rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(a.rounds_table["Z"], b.rounds_table["Z"], rtol=1e-10)
@@ -345,7 +349,7 @@ def test_clipped_predictions_are_the_left_to_right_clipped_sum():
     clipped prediction is the poster's running sum S_j = clip(S_{j−1} + α_j h_j(x)),
     which is neither H nor np.clip(H, −δ, δ) (§2.6)."""
     df = make_data(n=200, seed=2, noise=0.0)
-    res = ubreg.fit(FORMULA, df, method="tboost", t=0.5, rounds=12, mu="exact")
+    res = ubreg.fit(FORMULA, df, method="tboost", family=TE(0.5), rounds=12, mu="exact")
     assert res.delta == 2.0
     new = make_data(n=300, seed=12, noise=0.0)
     for data in (df, new):
@@ -371,7 +375,7 @@ def test_clipped_predictions_are_the_left_to_right_clipped_sum():
 def test_rounds_table_with_the_exact_mu_labels_the_closed_form_values():
     df = make_data(n=160, seed=1, noise=0.0)
     t = 0.5
-    ex = ubreg.fit(FORMULA, df, method="tboost", t=t, rounds=6, mu="exact")
+    ex = ubreg.fit(FORMULA, df, method="tboost", family=TE(t), rounds=6, mu="exact")
     tab = ex.rounds_table
     assert {"mu", "mu_closed", "Z", "Z_closed", "rho", "K_t(rho)"} <= set(tab.columns)
     assert not np.allclose(tab["mu"], tab["mu_closed"])
@@ -380,7 +384,7 @@ def test_rounds_table_with_the_exact_mu_labels_the_closed_form_values():
     assert np.all(tab["Z"] <= tab["Z_closed"] * (1 + 1e-12))
     s = ex.summary()
     assert "mu_closed" in str(s) and "closed form" in str(s) and "mu_closed" in s.html()
-    cl = ubreg.fit(FORMULA, df, method="tboost", t=t, rounds=6)
+    cl = ubreg.fit(FORMULA, df, method="tboost", family=TE(t), rounds=6)
     assert "mu_closed" not in cl.rounds_table and "Z_closed" not in cl.rounds_table
 
 
@@ -389,7 +393,7 @@ def test_t_above_one_exact_mu_without_root_says_why():
     error says so (not "perfect weak hypothesis")."""
     df = make_data(n=300, seed=3)
     with pytest.raises(ubreg.errors.DataError, match="no root below the pole"):
-        ubreg.fit(FORMULA, df, method="tboost", t=1.5, rounds=3, mu="exact")
+        ubreg.fit(FORMULA, df, method="tboost", family=TE(1.5), rounds=3, mu="exact")
 
 
 # --------------------------------------------------------------------------- learner="udt"
@@ -402,7 +406,7 @@ def rounded(n=200, seed=3, noise=0.15):
 @pytest.mark.parametrize("t", [0.0, 0.5, 1.0, 1.1])
 def test_udt_learner_runs_and_reduces_the_tempered_loss(t):
     df = rounded()
-    res = ubreg.fit(FORMULA, df, method="tboost", t=t, rounds=8, learner="udt", depth=2)
+    res = ubreg.fit(FORMULA, df, method="tboost", family=TE(t), rounds=8, learner="udt", depth=2)
     assert res.rounds >= 1 and res.options["depth"] == 2
     assert np.all(np.isfinite(res.eta)) and np.all(np.isfinite(res.predict(df, type="link")))
     assert all(h.kind == "tree" and h.hyp.n_leaves <= 4 for h in res.hypotheses)
@@ -431,8 +435,9 @@ def test_udt_learner_is_the_section_3_3_tree_grown_to_the_same_depth(t, depth):
     tree grown to the same depth over every candidate (a separate implementation:
     exact midpoints, its own admissibility and Δ), with the same η_t leaves."""
     df = rounded()
-    a = ubreg.fit(FORMULA, df, method="tboost", t=t, rounds=8, learner="udt", depth=depth)
-    b = ubreg.fit(FORMULA, df, method="tboost", t=t, rounds=8, learner="trees", depth=depth,
+    a = ubreg.fit(FORMULA, df, method="tboost", family=TE(t), rounds=8, learner="udt", depth=depth)
+    b = ubreg.fit(FORMULA, df, method="tboost", family=TE(t), rounds=8, learner="trees",
+                  depth=depth,
                   max_candidates=10 ** 6)
     assert a.rounds == b.rounds
     np.testing.assert_allclose(a.eta, b.eta, rtol=1e-9, atol=1e-9)
@@ -469,7 +474,7 @@ def test_udt_t1_depth1_is_real_adaboost_with_the_matsushita_stump():
     r = np.max(np.abs(h))
     rho = np.sum(q * y * h) / r
     mu = 0.5 * np.log((1 + rho) / (1 - rho)) / r
-    res = ubreg.fit(FORMULA, df, method="tboost", t=1.0, rounds=1, learner="udt", depth=1)
+    res = ubreg.fit(FORMULA, df, method="tboost", family=TE(1.0), rounds=1, learner="udt", depth=1)
     np.testing.assert_allclose(res.fit_info.train_values[0], h, rtol=1e-12)
     assert res.alpha[0] == pytest.approx(mu, rel=1e-12)
     np.testing.assert_allclose(res.eta, mu * h, rtol=1e-12)
@@ -477,7 +482,7 @@ def test_udt_t1_depth1_is_real_adaboost_with_the_matsushita_stump():
 
 def test_udt_learner_row_order_and_frequency_weights():
     df = rounded(n=150, seed=4)
-    opts = dict(method="tboost", t=0.5, rounds=5, learner="udt", depth=2)
+    opts = dict(method="tboost", family=TE(0.5), rounds=5, learner="udt", depth=2)
     a = ubreg.fit(FORMULA, df, **opts)
     perm = np.random.default_rng(1).permutation(len(df))
     b = ubreg.fit(FORMULA, df.iloc[perm], **opts)
@@ -493,35 +498,67 @@ def test_udt_learner_row_order_and_frequency_weights():
     assert "udt" in str(a.summary())
 
 
-# --------------------------------------------------------------------------- family= ignored
-def test_a_family_the_method_ignores_warns():
-    """tboost's loss comes from t=, uboost's from U=: another family= warns (at
-    the caller's line), even an explicit entropy; no family, and a tempered
-    family for tboost, do not."""
+# --------------------------------------------------------------------------- the loss is family=
+def test_a_family_the_method_does_not_boost_is_refused():
+    """tboost minimises a tempered exponential loss, uboost a U-loss: each takes it from
+    family= and refuses, by name, a family that is not one (it was once ignored)."""
+    df = make_data(n=80)
+    with pytest.raises(ValueError, match=r"'tboost' minimises the tempered exponential.*gini"):
+        ubreg.fit(FORMULA, df, method="tboost", rounds=2, family=ubreg.Permissible("gini"))
+    with pytest.raises(ValueError, match=r"'uboost' boosts a U-loss.*matsushita"):
+        ubreg.fit(FORMULA, df, method="uboost", mstop=3, family="matsushita")
+    with pytest.raises(ValueError, match=r"U = e\^\(−z/2\) on F = 2η"):
+        ubreg.fit(FORMULA, df, method="uboost", mstop=3, family=ubreg.Exponential())
+    for method in ("tboost", "uboost"):
+        with pytest.raises(ValueError, match="not a bag of families"):
+            ubreg.fit(FORMULA, df, method=method,
+                      family=[ubreg.Permissible("gini"), ubreg.Permissible("entropy")])
+
+
+def test_the_loss_families_fit_without_a_warning():
     import warnings
 
     df = make_data(n=80)
-    with pytest.warns(UserWarning, match=r'tboost.*family=Permissible\("gini"\) is ignored') as rec:
-        ubreg.fit(FORMULA, df, method="tboost", rounds=2, family=ubreg.Permissible("gini"))
-    assert rec[0].filename == __file__
-    with pytest.warns(UserWarning, match=r"'uboost' takes its loss from U=.*matsushita.*ignored") \
-            as rec:
-        ubreg.fit(FORMULA, df, method="uboost", mstop=3, family="matsushita")
-    assert rec[0].filename == __file__
-    with pytest.raises(ValueError, match="not a bag of families"):
-        ubreg.fit(FORMULA, df, method="tboost", rounds=2,
-                  family=[ubreg.Permissible("gini"), ubreg.Permissible("entropy")])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        ubreg.fit(FORMULA, df, method="tboost", rounds=2)
-        ubreg.fit(FORMULA, df, method="tboost", rounds=2,
-                  family=ubreg.Permissible("tempered", t=0.3))
-        ubreg.fit(FORMULA, df, method="uboost", mstop=3)
+        base = ubreg.fit(FORMULA, df, method="tboost", rounds=2)
+        same = [ubreg.fit(FORMULA, df, method="tboost", rounds=2, family=f)
+                for f in (ubreg.TemperedExponential(0.5), ubreg.Permissible("tempered"))]
+        u = ubreg.fit(FORMULA, df, method="uboost", mstop=3)
+        u_named = ubreg.fit(FORMULA, df, method="uboost", mstop=3, family="entropy")
+        u_logistic = ubreg.fit(FORMULA, df, method="uboost", mstop=3, family=ubreg.U("logistic"))
         ubreg.cv(FORMULA, df, method="uboost", mstop=3, folds=2, seed=0)
-    # an explicitly named entropy is ignored too, and says so
-    with pytest.warns(UserWarning, match=r"'uboost' takes its loss from U="):
-        ubreg.fit(FORMULA, df, method="uboost", mstop=3, family="entropy")
-    assert "family=" not in ubreg.fit(FORMULA, df, method="tboost", rounds=2).call
+    assert "family=" not in base.call and base.family == ubreg.TemperedExponential(0.5)
+    for m in same:
+        np.testing.assert_array_equal(m.eta, base.eta)
+        assert m.family == ubreg.TemperedExponential(0.5)
+    # entropy is the logistic U: the same fit, and the result keeps the family it was given
+    np.testing.assert_array_equal(u_named.eta, u.eta)
+    np.testing.assert_array_equal(u_logistic.eta, u.eta)
+    assert u_named.family == ubreg.Permissible("entropy") and u_logistic.family.name == "logistic"
+    assert u_logistic.deviance == pytest.approx(u.deviance, rel=1e-12)
+
+
+def test_the_old_loss_arguments_warn_and_give_the_same_fit():
+    df = make_data(n=80)
+    with pytest.warns(FutureWarning, match=r"t= is deprecated.*TemperedExponential\(0.3\)") \
+            as rec:
+        old = ubreg.fit(FORMULA, df, method="tboost", rounds=3, t=0.3)
+    assert rec[0].filename == __file__
+    new = ubreg.fit(FORMULA, df, method="tboost", rounds=3,
+                    family=ubreg.TemperedExponential(0.3))
+    np.testing.assert_array_equal(old.eta, new.eta)
+    with pytest.warns(FutureWarning, match=r"U= is deprecated.*family=U\('exponential'\)") \
+            as rec:
+        old = ubreg.fit(FORMULA, df, method="uboost", mstop=3, U="exponential")
+    assert rec[0].filename == __file__
+    new = ubreg.fit(FORMULA, df, method="uboost", mstop=3, family=ubreg.U("exponential"))
+    np.testing.assert_array_equal(old.eta, new.eta)
+    assert old.family == new.family
+    with pytest.raises(ValueError, match="give the loss once"):
+        ubreg.fit(FORMULA, df, method="tboost", t=0.3, family=ubreg.TemperedExponential(0.3))
+    with pytest.raises(ValueError, match="give the loss once"):
+        ubreg.fit(FORMULA, df, method="uboost", U="logistic", family="entropy")
 
 
 @pytest.mark.parametrize("learner", ["trees", "udt", "stumps"])

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 import ubreg
-from ubreg.fitters.boost.ulosses import ExponentialU, Logistic, Squared, U_alpha, U_custom
+from ubreg.families.ulosses import ExponentialU, Logistic, Squared, U_alpha, U_custom
 
 
 @pytest.fixture(scope="module")
@@ -66,14 +66,16 @@ EXACT = dict(learner="stumps", nu=1.0, init="zero", min_child_weight=0.0, max_bi
 
 
 def test_exponential_U_is_gentle_adaboost(data):
-    m = ubreg.fit("y ~ a + b + c", data, method="uboost", U="exponential", mstop=8, **EXACT)
+    m = ubreg.fit("y ~ a + b + c", data, method="uboost", family=ubreg.U("exponential"),
+                  mstop=8, **EXACT)
     ref = gentle_adaboost(data[["a", "b", "c"]].to_numpy(), data["y"].to_numpy(), 8)
     # U = e^(−z/2) has the log-odds as minimiser, Gentle AdaBoost half of it
     np.testing.assert_allclose(m.predict(type="link") / 2, ref, rtol=1e-9, atol=1e-9)
 
 
 def test_logistic_U_is_logitboost(data):
-    m = ubreg.fit("y ~ a + b + c", data, method="uboost", U="logistic", mstop=8, **EXACT)
+    m = ubreg.fit("y ~ a + b + c", data, method="uboost", family=ubreg.U("logistic"), mstop=8,
+                  **EXACT)
     ref = logitboost(data[["a", "b", "c"]].to_numpy(), data["y"].to_numpy(), 8)
     np.testing.assert_allclose(m.predict(type="link") / 2, ref, rtol=1e-8, atol=1e-8)
     np.testing.assert_allclose(m.predict(type="response"), 1 / (1 + np.exp(-2 * ref)), atol=1e-9)
@@ -81,8 +83,8 @@ def test_logistic_U_is_logitboost(data):
 
 def test_componentwise_linear_approaches_the_mle(data):
     mle = ubreg.fit("y ~ a + b + c", data, family="entropy").coef
-    m = ubreg.fit("y ~ a + b + c", data, method="uboost", U="logistic", learner="linear",
-                  mstop=1500, nu=0.1)
+    m = ubreg.fit("y ~ a + b + c", data, method="uboost", family=ubreg.U("logistic"),
+                  learner="linear", mstop=1500, nu=0.1)
     path = m.coef_path
     dist = [np.max(np.abs(path.loc[k] - mle)) for k in (50, 300, 1500)]
     assert dist[0] > dist[1] > dist[2]
@@ -94,23 +96,33 @@ def test_componentwise_linear_approaches_the_mle(data):
 
 
 def test_risk_decreases_and_posterior_is_expit(data):
-    for U in ["logistic", "exponential", "squared", U_alpha(0.3)]:
-        m = ubreg.fit("y ~ a + b + c", data, method="uboost", U=U, learner="trees", depth=2,
-                      mstop=30, nu=0.1)
+    for U in [ubreg.U("logistic"), ubreg.U("exponential"), ubreg.U("squared"), U_alpha(0.3)]:
+        m = ubreg.fit("y ~ a + b + c", data, family=U, method="uboost", learner="trees",
+                      depth=2, mstop=30, nu=0.1)
+        assert m.family == U
         assert np.all(np.diff(m.risk_path.to_numpy()) <= 1e-12)
         p = m.predict(type="response").to_numpy()
         np.testing.assert_allclose(p, 1 / (1 + np.exp(-m.eta)), rtol=1e-12)
-        # deviance is the binomial deviance of expit(F)
         y = m.y
-        dev = -2 * np.sum(y * np.log(p) + (1 - y) * np.log1p(-p))
+        loglik = np.sum(y * np.log(p) + (1 - y) * np.log1p(-p))
+        assert m.loglik == pytest.approx(loglik, rel=1e-9)
+        # the deviance is the family's: 2 Σ [U(y*F) − U(∞)], the binomial deviance for the
+        # logistic U; the U-risk it is twice n times
+        u_inf = float(U.U(1e3))
+        dev = 2 * np.sum(U.U((2 * y - 1) * m.eta) - u_inf)
         assert m.deviance == pytest.approx(dev, rel=1e-9)
+        assert m.deviance == pytest.approx(2 * len(y) * (m.risk_path.iloc[-1] - u_inf),
+                                           rel=1e-9)
+        if U.name == "logistic":
+            assert m.deviance == pytest.approx(-2 * loglik, rel=1e-9)
 
 
 def test_init_mean_is_the_constant_minimiser(data):
     for U in ["logistic", "exponential", "squared"]:
-        m = ubreg.fit("y ~ a", data, method="uboost", U=U, learner="stumps", mstop=0)
+        m = ubreg.fit("y ~ a", data, method="uboost", family=ubreg.U(U), learner="stumps",
+                      mstop=0)
         F0 = m.fit_info.F0
-        U_ = ubreg.fitters.boost.ulosses.resolve_U(U)
+        U_ = ubreg.families.ulosses.resolve_U(U)
         ys = 2.0 * m.y - 1
         def risk(c, U_=U_, ys=ys):
             return np.mean(U_.U(ys * c))
@@ -190,8 +202,10 @@ def test_user_defined_U(data):
     def d2(z):
         return np.exp(z) / (1 + np.exp(z)) ** 2
 
-    m = ubreg.fit("y ~ a + b", data, method="uboost", U=(d1, d2), learner="stumps", mstop=10)
-    ref = ubreg.fit("y ~ a + b", data, method="uboost", U="logistic", learner="stumps", mstop=10)
+    m = ubreg.fit("y ~ a + b", data, method="uboost", family=U_custom(d1, d2),
+                  learner="stumps", mstop=10)
+    ref = ubreg.fit("y ~ a + b", data, method="uboost", family=ubreg.U("logistic"),
+                    learner="stumps", mstop=10)
     np.testing.assert_allclose(m.eta, ref.eta, rtol=1e-9)
     np.testing.assert_allclose(m.risk_path, ref.risk_path, rtol=1e-6)
     with pytest.raises(ValueError, match=r"not Bayes optimal.*4\.3"):
@@ -211,7 +225,7 @@ def test_bad_options(data):
     with pytest.raises(ValueError, match="learner"):
         ubreg.fit(f, data, method="uboost", learner="rules")
     with pytest.raises(ValueError, match="unknown U"):
-        ubreg.fit(f, data, method="uboost", U="hinge")
+        ubreg.fit(f, data, method="uboost", family=ubreg.U("hinge"))
     with pytest.raises(ValueError, match="folds"):
         ubreg.cv_risk(ubreg.fit(f, data, method="uboost", mstop=2), folds=1)
 

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from .evaluate.single_terms import add1, drop1
     from .evaluate.stepwise import step
     from .evaluate.update import update
-    from .fitters.boost.ulosses import U_alpha, U_custom
+    from .families.tempered_exponential import TemperedExponential
+    from .families.ulosses import U, U_alpha, U_custom
     from .methods.fit import fit
     from .methods.online import OnlineLearner
     from .methods.registry import METHODS
@@ -42,8 +43,10 @@ _LAZY = {
     "fit": ("ubreg.methods.fit", "fit"),
     "METHODS": ("ubreg.methods.registry", "METHODS"),
     "OnlineLearner": ("ubreg.methods.online", "OnlineLearner"),
-    "U_alpha": ("ubreg.fitters.boost.ulosses", "U_alpha"),
-    "U_custom": ("ubreg.fitters.boost.ulosses", "U_custom"),
+    "U": ("ubreg.families.ulosses", "U"),
+    "U_alpha": ("ubreg.families.ulosses", "U_alpha"),
+    "U_custom": ("ubreg.families.ulosses", "U_custom"),
+    "TemperedExponential": ("ubreg.families.tempered_exponential", "TemperedExponential"),
     "compare": ("ubreg.evaluate.compare", "compare"),
     "cv": ("ubreg.evaluate.cv", "cv"),
     "cv_risk": ("ubreg.evaluate.cv_risk", "cv_risk"),
@@ -58,8 +61,9 @@ _LAZY = {
     "render_vignette": ("ubreg.reporting", "render_vignette"),
 }
 
-__all__ = ["fit", "METHODS", "Permissible", "Exponential", "CustomPermissible", "U_alpha",
-           "U_custom", "OnlineLearner", "compare", "cv", "cv_risk", "anova", "update",
+__all__ = ["fit", "METHODS", "Permissible", "Exponential", "CustomPermissible", "U", "U_alpha",
+           "U_custom", "TemperedExponential", "OnlineLearner", "compare", "cv", "cv_risk",
+           "anova", "update",
            "drop1", "add1", "step", "report",
            "render_markdown", "render_vignette", "plots", "set_memory_cap", "families",
            "datasets", "errors", "__version__"]

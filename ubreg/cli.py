@@ -39,7 +39,8 @@ DEMO_SPECS: tuple[tuple[str, str, str, dict[str, float], dict[str, Any]], ...] =
 #: other methods tried in the demo when they are registered, with their options (each is
 #: labelled after fitting by what it fitted: method · family, e.g. "tboost · tempered
 #: exponential (t = 0.5)")
-#: family None: the method takes its loss elsewhere (uboost: U="logistic"; tboost: t = 0.5)
+#: family None: the method's default loss (uboost: entropy, the logistic U; tboost: the
+#: tempered exponential loss, t = 0.5)
 DEMO_OTHER_METHODS: dict[str, tuple[str | None, dict[str, Any]]] = {
     "udt": ("entropy", {"prune": "1se"}), "uboost": (None, {}), "tboost": (None, {}),
     "gnnb": ("entropy", {})}
@@ -164,7 +165,9 @@ def _fit(args) -> int:
             raise UbregError(f"--solver {args.solver} and --option solver={options['solver']} "
                              "disagree")
         options["solver"] = args.solver
-    model = fit(args.formula, data, family=resolve_family(args.family), method=args.method,
+    # no --family: the method's own default (entropy; tboost's tempered exponential loss)
+    family = None if args.family is None else resolve_family(args.family)
+    model = fit(args.formula, data, family=family, method=args.method,
                 weights=args.weights, freq_weights=args.freq_weights, **options)
     print(model.summary())
     if args.report:
@@ -241,7 +244,8 @@ def _parser() -> argparse.ArgumentParser:
     f = sub.add_parser("fit", help="fit FORMULA on a CSV file and print the summary")
     f.add_argument("formula")
     f.add_argument("data", help="CSV file with a header row")
-    f.add_argument("--family", default="entropy")
+    f.add_argument("--family", default=None,
+                   help="a family name (default: the method's, entropy for most)")
     f.add_argument("--method", default="uls")
     f.add_argument("--solver", choices=["corrective", "coordinate"])
     weights = f.add_mutually_exclusive_group()

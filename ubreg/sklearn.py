@@ -195,16 +195,17 @@ def estimator_parameters(schemas: list[Schema], family: str | None) -> list[Opti
 
 
 def _estimator(name: str, method: str, summary: str, schemas: list[Schema],
-               family: str | None, **attributes) -> type:
+               family: str | None, family_help: str = "any permissible family",
+               **attributes) -> type:
     """A :class:`_UbregClassifier` for ``method``: ``family`` (its default, or None for a
-    method whose loss is an option) and every option of ``schemas``."""
+    method that takes no family) and every option of ``schemas``."""
     options = estimator_parameters(schemas, family)
     parameters = ([("family", family)] if family is not None else []) + [
         (o.name, o.default) for o in options]
     lines = [summary, "", "Parameters", "----------"]
     if family is not None:
         lines += ["family : str or Family, default " + repr(family),
-                  "    The loss (any permissible family; :func:`ubreg.fit`'s ``family=``)."]
+                  f"    The loss ({family_help}; :func:`ubreg.fit`'s ``family=``)."]
     for o in options:
         lines += [f"{o.name} : {o.type_text()}, default {o.default!r}", f"    {_rst(o.help)}"]
     return type(name, (_UbregClassifier,), {
@@ -233,13 +234,17 @@ UDTClassifier = _estimator(
     "Kearns–Mansour.", _options_of("udt"), "gini")
 UBoostClassifier = _estimator(
     "UBoostClassifier", "uboost", "U-Boost (paper 003 §4.4): Newton boosting of ``learner`` "
-    "under the loss ``U``.", _options_of("uboost"), None)
+    "under the U-loss ``family``.", _options_of("uboost"), "entropy",
+    "a U-loss, ``ubreg.U(name)``, ``ubreg.U_alpha(alpha)``, ``ubreg.U_custom(d1, d2)``, or "
+    "``\"entropy\"``, the logistic U")
 TBoostClassifier = _estimator(
     "TBoostClassifier", "tboost", "t-AdaBoost (paper 004): boosting with tempered weights, "
-    "temperature ``t``.  On perfectly separated training data no round can be taken (the "
-    "tempered weights vanish after the first update, docs/tempered.md §2.5) and ``fit`` "
+    "temperature t of ``family``.  On perfectly separated training data no round can be "
+    "taken (the tempered weights vanish after the first update, docs/tempered.md §2.5) and ``fit`` "
     "raises :class:`~ubreg.errors.DataError`; scikit-learn's checks that fit such data are "
-    "listed in ``expected_failed_checks``.", _options_of("tboost"), None,
+    "listed in ``expected_failed_checks``.", _options_of("tboost"), "tempered",
+    "``ubreg.TemperedExponential(t)``, or ``\"tempered\"`` and "
+    "``Permissible(\"tempered\", t=...)`` for the loss of the same t (default 0.5)",
     expected_failed_checks={check: (
         "t-AdaBoost cannot take a round on perfectly separated training data: the tempered "
         "weights vanish after the first update (docs/tempered.md §2.5)") for check in (

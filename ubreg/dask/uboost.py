@@ -35,8 +35,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DataError
+from ..families.ulosses import as_u_loss, boosted_family
+from ..fitters.boost.margin_values import values_into
 from ..fitters.boost.uboost import UBoostFit
-from ..fitters.boost.ulosses import check_loss_arguments, resolve_U
 from ..learners.binning import BinnedDesign
 from ..learners.trees import Tree, min_gain_threshold, newton_split_search
 from ..numerics.scratch import scratch
@@ -140,7 +141,7 @@ def _state(coded: _Coded, F: np.ndarray, U, leaf_rows: bool) -> _State:
     ystar -= 1.0
     z = np.multiply(ystar, F, out=scratch("z", n))
     vals = scratch("vals", 3 * n).reshape(3, n)
-    U.values_into(z, vals)
+    values_into(U, z, vals)
     Uv, d1, d2 = vals
     stats = np.empty((n, 4 if leaf_rows else 3))
     wy = np.multiply(w, ystar, out=ystar)            # ystar is not read again
@@ -355,9 +356,9 @@ def fit_uboost_dask(spec, *, U, learner: str, depth: int, mstop: int, nu: float,
 
     from .boost_result import DaskUBoostResult
 
-    check_loss_arguments(spec.family, spec.family_given, U)
+    family = boosted_family(spec.family, spec.family_given, U)
     _check_r_options(spec)
-    U = resolve_U(U)
+    U = as_u_loss(family)
     parts = prepare_partitions(spec, persist="auto")
     pieces = gather(parts.frames, _setup, int(max_bins))
     setup = combine([piece[0] for piece in pieces])
@@ -395,8 +396,6 @@ def fit_uboost_dask(spec, *, U, learner: str, depth: int, mstop: int, nu: float,
         states = list(dask.persist(*[delayed(_advance)(s, tree.feature, kcut, tree.value,
                                                        float(nu), U, leaf_rows)
                                      for s in states]))
-    from ..families.closed import Entropy
-    family = Entropy()
     ybar = sums["wy"] / wsum
     eta0 = family.intercept_only_eta(ybar) if parts_light.design.has_intercept else 0.0
     final = reduce_sums(states, _final, family, eta0, e, spec.weight_kind)
@@ -413,7 +412,7 @@ def fit_uboost_dask(spec, *, U, learner: str, depth: int, mstop: int, nu: float,
                    min_samples_leaf=float(min_samples_leaf))
     stats = {**setup, **final, "wsum_user": float(np.ldexp(wsum, e)), "passes": rounds.passes,
              "partitions": len(states)}
-    return DaskUBoostResult(fit=fit, U=U, options=options, stats=stats,
+    return DaskUBoostResult(fit=fit, family=family, U=U, options=options, stats=stats,
                             partitioned=parts_light, formula=spec.formula,
                             design=parts_light.design, response=parts_light.response,
                             **spec.recorded(), na_factors=list(setup["na_counts"].items()))

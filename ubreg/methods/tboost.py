@@ -6,11 +6,10 @@ import warnings
 
 import numpy as np
 
-from ..errors import OptionError
 from ..families.tempered import Tempered
+from ..families.tempered_exponential import TemperedExponential
 from ..fitters.tboost.boost import normalise_weights, tboost
 from ..fitters.tboost.learners import fit_stump, fit_tempered_tree, fit_udt_tree
-from ..fitters.tboost.loss import TemperedExponential
 from ..learners.base import OnColumns
 from ..numerics import options as opt
 from ..numerics.warnings import user_stacklevel
@@ -29,11 +28,11 @@ DEFAULT_T = 0.5
 
 #: tboost's options
 OPTIONS = Schema((
-    Option("t", "real", None, "Temperature, t < 2 (t ∈ [0, 1] is the range of the "
-           "convergence theorem; t > 1 is allowed as in the authors' code).  None: the t of "
-           "`family=Permissible(\"tempered\", t=...)`, else 0.5.  Other families are ignored, "
-           "with a warning.", low=-math.inf, high=2.0,
-           open_low=True, open_high=True, none=True),
+    Option("t", "real", None, "Deprecated: the loss is `family=`, "
+           "`ubreg.TemperedExponential(t)` (default t = 0.5) or the tempered family of the "
+           "same t, `Permissible(\"tempered\", t=...)`.  `t=0.3` still works, with a "
+           "FutureWarning.", low=-math.inf, high=2.0, open_low=True, open_high=True,
+           none=True, public=False),
     Option("rounds", "whole", 20, "J, the number of weak hypotheses.", low=1,
            high=opt.MAX_ROUNDS),
     Option("learner", "choice", "trees", "`\"trees\"`: the authors' §3.3 tree "
@@ -108,30 +107,28 @@ def _result(spec, mf, fit, options):
 
 
 def _resolve_t(family, family_given, t):
-    """The temperature: ``t``, else the tempered family's t, else :data:`DEFAULT_T`
-    (any other family is ignored, with a warning)."""
+    """The temperature t < 2 of the loss: of ``family=`` (a tempered exponential loss,
+    or the tempered family of the same t), of the deprecated ``t=`` (with a
+    FutureWarning; with a family too, refused), else :data:`DEFAULT_T`."""
+    if t is not None:
+        if family_given:
+            raise ValueError(f"give the loss once: family={family!r} and t={t!r} were both "
+                             "given (t= is the old spelling of "
+                             "family=ubreg.TemperedExponential(t))")
+        warnings.warn(f"t= is deprecated: pass family=TemperedExponential({t!r}) instead",
+                      FutureWarning, stacklevel=user_stacklevel())
+        return float(t)
+    if not family_given:
+        # the middle of the range [0, 1] of the convergence theorem
+        return DEFAULT_T
+    if isinstance(family, (TemperedExponential, Tempered)):
+        return family.t
     if isinstance(family, list):
-        raise ValueError("method 'tboost' takes its loss from t=, not a bag of families")
-    if family_given and not isinstance(family, Tempered):
-        warnings.warn(f"method 'tboost' minimises the tempered exponential loss of t=: "
-                      f"family={family!r} is ignored; pass t= or "
-                      "family=Permissible(\"tempered\", t=...)", UserWarning,
-                      stacklevel=user_stacklevel())
-    if t is None:
-        # the family's t when it is tempered; otherwise the middle of the
-        # range [0, 1] of the convergence theorem
-        t = family.t if isinstance(family, Tempered) else DEFAULT_T
-    elif isinstance(family, Tempered) and family.t != float(t):
-        raise ValueError(f"t={t!r} disagrees with the family's t={family.t!r}")
-    if isinstance(t, (bool, np.bool_)):
-        raise OptionError(f"t must be a number < 2, got {t!r}")
-    try:
-        t = float(t)
-    except (TypeError, ValueError):
-        raise ValueError(f"t must be a number < 2, got {t!r}") from None
-    if not (np.isfinite(t) and t < 2):
-        raise ValueError(f"t must be a finite number < 2, got t={t!r}")
-    return t
+        raise ValueError("method 'tboost' boosts one loss, not a bag of families")
+    raise ValueError(f"method 'tboost' minimises the tempered exponential loss (Nock, Amid and "
+                     f"Warmuth 2023): family=ubreg.TemperedExponential(t), or "
+                     f"Permissible(\"tempered\", t=...) for the same t; "
+                     f"{family.describe()} is not one of them")
 
 
 def _tree_learner(Xw, ystar, t, w, max_size, depth, max_candidates, seed):

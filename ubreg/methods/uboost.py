@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import math
 
+from ..families.ulosses import as_u_loss, boosted_family, resolve_U
 from ..fitters.boost.uboost import boost_u
-from ..fitters.boost.ulosses import check_loss_arguments, resolve_U
 from ..numerics import options as opt
 from ..numerics.weights import relative_weights
 from ..results.boost import UBoostResult
@@ -16,17 +16,18 @@ __all__ = ["fit_uboost_method", "OPTIONS", "METHOD"]
 
 def _loss(U):
     """U checked (:func:`resolve_U`), kept as given (the call shows it so)."""
-    resolve_U(U)
+    if U is not None:
+        resolve_U(U)
     return U
 
 
 #: uboost's options
 OPTIONS = Schema((
-    Option("U", "value", "logistic", "The loss: `\"logistic\"` ln(1 + e^−z) (LogitBoost), "
-           "`\"exponential\"` e^(−z/2) (Gentle AdaBoost), `\"squared\"` ½(1 + e^z)^−2 (the "
-           "squared error of expit(F)), `ubreg.U_alpha(alpha)` between them (α = 1 logistic, "
-           "α = 0 exponential), or a user's `ubreg.U_custom(d1, d2)` from U' and U'' (eq. 4.3 "
-           "is checked).  `family=` is ignored, with a warning: the loss is U.", check=_loss),
+    Option("U", "value", None, "Deprecated: the loss is `family=`, a U-loss "
+           "(`ubreg.U(\"logistic\" | \"exponential\" | \"squared\")`, `ubreg.U_alpha(alpha)`, "
+           "`ubreg.U_custom(d1, d2)`) or `Permissible(\"entropy\")` (the logistic U, the "
+           "default).  `U=\"exponential\"` still works, with a FutureWarning.", check=_loss,
+           none=True, public=False),
     Option("learner", "choice", "trees", "Newton regression trees of depth `depth` on binned "
            "design columns, stumps, or one componentwise linear base-learner per formula "
            "term (a term with several columns, e.g. a factor, is fitted jointly), which "
@@ -61,8 +62,8 @@ def fit_uboost_method(spec: FitSpec, *, U, learner: str, depth: int, mstop: int,
                       min_samples_leaf: float):
     """U-Boost (paper 003 §4.4), Newton form, with the options :data:`OPTIONS`.  See
     :mod:`ubreg.fitters.boost.uboost`."""
-    check_loss_arguments(spec.family, spec.family_given, U)
-    U = resolve_U(U)
+    family = boosted_family(spec.family, spec.family_given, U)
+    U = as_u_loss(family)
     mf = model_frame(spec, "uboost")
     options = dict(learner=learner, depth=depth, mstop=mstop, nu=nu, max_bins=max_bins,
                    init=init, min_child_weight=min_child_weight,
@@ -72,7 +73,8 @@ def fit_uboost_method(spec: FitSpec, *, U, learner: str, depth: int, mstop: int,
     w = relative_weights(mf.weights)[0] if spec.weight_kind == "prior" else mf.weights
     fit = boost_u(mf.X, mf.y, w, U, term_slices=mf.design.term_slices,
                   has_intercept=mf.design.has_intercept, **options)
-    return UBoostResult(fit=fit, U=U, options=options, X=mf.X, formula=spec.formula,
+    return UBoostResult(fit=fit, family=family, U=U, options=options, X=mf.X,
+                        formula=spec.formula,
                         design=mf.design, response=mf.response, y=mf.y, weights=mf.weights,
                         eta=fit.eta, index=mf.index, n_input=mf.n_input, dropped=mf.dropped,
                         **spec.recorded(), na_factors=mf.na_factors)

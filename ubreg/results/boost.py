@@ -18,7 +18,7 @@ from .base import BinaryResult, Capabilities, check_predict_type
 
 if TYPE_CHECKING:
     from ..families.base import Family
-    from ..fitters.boost.ulosses import ULoss
+    from ..families.ulosses import ULoss
     from ..summary.boost import UBoostSummary, ULSBoostSummary
 
 __all__ = ["UBoostResult", "ULSBoostResult", "weighted_mean"]
@@ -187,15 +187,17 @@ class ULSBoostResult(BinaryResult):
 class UBoostResult(BinaryResult):
     """F(x) = F₀ + ν Σ_m f_m(x) fitted by U-Boost; p̂ = expit(F).
 
-    ``family`` is ``Permissible("entropy")`` whatever U: its posterior is
-    expit(F) (Theorem 1 of paper 003), so ``predict(type="response")``,
-    ``deviance`` (= −2 × the Bernoulli log-likelihood of p̂ = expit(F), the
-    binomial deviance) and ``loglik`` read F as a log-odds.  The U-risk that
-    boosting minimises is ``risk_path``.
+    ``family`` is the family boosted (``family=`` of :func:`ubreg.fit`: a U-loss, or
+    ``Permissible("entropy")``, the logistic U).  Its posterior is expit(F) (Theorem
+    1 of paper 003), so ``predict(type="response")`` and ``loglik`` read F as a
+    log-odds; ``deviance`` is the family's, 2 Σ w [ℓ(y, F) − min ℓ] (the binomial
+    deviance for the logistic U and entropy).  The U-risk that boosting minimises is
+    ``risk_path``.
 
     Attributes
     ----------
     U : ULoss
+        The U boosted (the logistic U for ``Permissible("entropy")``).
     mstop, nu : the iterations run and the step length
     risk_path : Series
         Training U-risk Σ w U(y*F)/Σ w after 0..mstop iterations.
@@ -213,8 +215,7 @@ class UBoostResult(BinaryResult):
 
     def __init__(self, *, fit: UBoostFit, U: ULoss, options: dict, X: np.ndarray,
                  **kwargs: Any) -> None:
-        from ..families.closed import Entropy
-        super().__init__(family=Entropy(), **kwargs)
+        super().__init__(**kwargs)
         self.fit_info = fit
         self.U = U
         self.options = dict(options)
@@ -315,8 +316,9 @@ class UBoostResult(BinaryResult):
         fit = UBoostFit(learners=f.learners[:mstop], F0=f.F0, nu=f.nu, eta=eta,
                         risk_path=f.risk_path[:mstop + 1], gains=f.gains[:mstop],
                         selected=f.selected[:mstop])
-        return UBoostResult(fit=fit, U=self.U, options={**self.options, "mstop": int(mstop)},
-                            X=self.X, formula=self.formula, design=self.design,
+        return UBoostResult(fit=fit, family=self.family, U=self.U,
+                            options={**self.options, "mstop": int(mstop)}, X=self.X,
+                            formula=self.formula, design=self.design,
                             response=self.response, y=self.y, weights=self.weights, eta=eta,
                             index=self.index, n_input=self.n_input, dropped=self.dropped,
                             call=self.call, na_factors=self.na_factors,

@@ -11,7 +11,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from ..design import as_frame
-from ..fitters.tboost.algebra import clip_level, clipped_sum, tanh_t
+from ..families.tempered_algebra import clip_level, clipped_sum, tanh_t
 from ..fitters.tboost.boost import TBoostFit
 from .base import BinaryResult, Capabilities, check_predict_type
 

@@ -132,7 +132,7 @@ class UBoostSummary(BoostSummary):
         learner = {"stumps": "regression stumps (Newton, weighted least squares)",
                    "trees": f"regression trees of depth ≤ {o['depth']} (Newton leaves)",
                    "linear": "componentwise linear, one per term (glmboost)"}[r.learner]
-        lines = [("U", f"{r.U!r}"),
+        lines = [("Loss", f"U(z) = {r.U.formula} (family={r.family!r})"),
                  ("Base-learner", learner),
                  ("Iterations", f"mstop = {r.mstop}, nu = {r.nu:g}, F0 = {r.fit_info.F0:.4g} "
                                 f"(init = {o['init']})"),
@@ -143,8 +143,12 @@ class UBoostSummary(BoostSummary):
                  ("Training error", f"{r.training_error:.4f}"),
                  ("Response", f"P({r.response.name} = {r.response.positive}) = expit(F); "
                               f"n = {r.nobs:g}")]
-        notes = ["Deviance is the binomial deviance of p̂ = expit(F) (F read as the log-odds, "
-                 "Theorem 1 of paper 003), whatever U; U-Boost minimises the U-risk."]
+        notes = [("Deviance is the binomial deviance of p̂ = expit(F) (F read as the log-odds, "
+                  "Theorem 1 of paper 003); U-Boost minimises the U-risk."
+                  if r.family.likelihood_deviance else
+                  "Deviance is the U-loss's, 2 Σ w [U(y*F) − min U]; the log-likelihood is the "
+                  "Bernoulli one of p̂ = expit(F) (F read as the log-odds, Theorem 1 of paper "
+                  "003).")]
         if r.n_dropped:
             notes.append(f"({r.n_dropped} observation(s) deleted due to missingness)")
         return {"call": r.call, "lines": lines, "notes": notes,

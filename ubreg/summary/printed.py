@@ -82,10 +82,17 @@ def _risk_line(r, label: str, start: str) -> str:
             f"training error: {r.training_error:.4g}")
 
 
+def _u_loss(r) -> str:
+    """The loss boosted: U(z) = ... and the family it came from."""
+    boosted = f"U(z) = {r.U.formula}"
+    return boosted if r.family is r.U or r.family == r.U else \
+        f"{boosted} (family {r.family.describe()})"
+
+
 def uboost_lines(r) -> list[str]:
     learner = {"stumps": "regression stumps", "linear": "componentwise linear",
                "trees": f"regression trees of depth <= {r.options.get('depth')}"}[r.learner]
-    return [f"U-Boost (paper 003): U = {r.U!r}; {learner}",
+    return [f"U-Boost (paper 003): {_u_loss(r)}; {learner}",
             f"mstop = {r.mstop}, nu = {r.nu:g}; n = {r.nobs:g}",
             _risk_line(r, "Training U-risk", "m = 0")]
 

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..fitters.tboost.algebra import is_one
+from ..families.tempered_algebra import is_one
 from .base import Summary, aligned_pairs
 
 if TYPE_CHECKING:

@@ -80,7 +80,7 @@ ADVANCE = parallel_pair(_advance_body)
 NEWTON_STATS = parallel_pair(_newton_stats_body)
 
 
-# The logistic U's passes of a tree iteration (``Logistic.values_into`` and
+# The logistic U's passes of a tree iteration (``margin_values.values_into`` and
 # ``NEWTON_STATS`` split around NumPy's exp and log1p, which stay in NumPy):
 # w·U of the previous z, then F's update and −|z|; then g and h from
 # e = exp(−|z|); then log1p(e), whose U = log1p(e) + max(−z, 0) the next
@@ -127,7 +127,7 @@ def _risk_terms_body(u, F, ys, w, cw, wU, nchunks):
             wU[i] = _weight(w, cw, i) * (u[i] + (0.0 if m < 0.0 else m))
 
 
-#: w·U at the previous z (``Logistic.values_into``'s U = log1p(e) + max(−z, 0),
+#: w·U at the previous z (``margin_values.values_into``'s U = log1p(e) + max(−z, 0),
 #: with u = log1p(e)), then F ← F + ν·value[node] and u = −|z| (the argument of
 #: the exponential)
 ADVANCE_LOGISTIC = parallel_pair(_advance_logistic_body)

@@ -35,11 +35,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...families.ulosses import Logistic, ULoss
 from ...learners.binning import bin_design
 from ...learners.linear import Componentwise
 from ...learners.trees import fit_newton_tree, root_histogram, tree_workspace
 from ...numerics.progress import progress
-from .ulosses import Logistic, ULoss
+from .margin_values import values_into
 
 __all__ = ["UBOOST_LEARNERS", "UBoostFit", "boost_u"]
 
@@ -102,8 +103,9 @@ class _TreeSteps:
     The statistics are filled in place each iteration, in one compiled pass with
     w·U (:meth:`values_risk`); the leaf values are added to F, and z = y*F
     formed, by another (no (n,) temporaries).  For the logistic U the passes
-    also take over ``Logistic.values_into``'s arithmetic but for its exp and
-    log1p, which stay in NumPy (same numbers, fewer passes over the rows).
+    also take over the logistic U's in-place arithmetic
+    (:func:`~.margin_values.values_into`) but for its exp and log1p, which stay in
+    NumPy (same numbers, fewer passes over the rows).
     """
 
     def __init__(self, binned, w, ystar, U, depth, min_child_weight, min_samples_leaf,
@@ -230,10 +232,10 @@ def _values(U, z, out):
     from ...numerics.threads import run_parts, workers
     n = min(workers(), len(z) // _THREAD_ROWS)
     if n <= 1:
-        U.values_into(z, out)
+        values_into(U, z, out)
         return out
     cuts = np.linspace(0, len(z), n + 1).astype(int)
-    run_parts(lambda ab: U.values_into(z[ab[0]:ab[1]], out[:, ab[0]:ab[1]]),
+    run_parts(lambda ab: values_into(U, z[ab[0]:ab[1]], out[:, ab[0]:ab[1]]),
               list(zip(cuts[:-1], cuts[1:])))
     return out
 

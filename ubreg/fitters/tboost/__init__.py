@@ -1,15 +1,15 @@
-"""t-AdaBoost and the tempered algebra (paper 004; docs/tempered.md).
+"""t-AdaBoost (paper 004; docs/tempered.md).
 
 ``method="tboost"`` of :func:`ubreg.fit` (:mod:`ubreg.methods.tboost`) runs this loop.
-The tempered *family* (φ = −L_t) lives in :mod:`ubreg.families.tempered`.
+The tempered algebra is :mod:`ubreg.families.tempered_algebra`, the loss it minimises
+:mod:`ubreg.families.tempered_exponential` and the tempered *family* (φ = −L_t)
+:mod:`ubreg.families.tempered`.
 """
 from __future__ import annotations
 
-from . import algebra
 from .boost import TBoostFit, tboost
 
 __all__ = [
            "TBoostFit",
-           "algebra",
            "tboost",
 ]

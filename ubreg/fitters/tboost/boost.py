@@ -14,8 +14,17 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ...errors import DataError
+from ...families.tempered_algebra import (
+    K_t,
+    co_norm,
+    exp_t,
+    g_t,
+    is_one,
+    log_t,
+    power_mean,
+    tensor_t,
+)
 from ...numerics.progress import progress
-from .algebra import K_t, co_norm, exp_t, g_t, is_one, log_t, power_mean, tensor_t
 
 __all__ = ["TBoostFit", "closed_form_mu", "exact_mu", "normalise_weights", "tboost",
            "tempered_update"]

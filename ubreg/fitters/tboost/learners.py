@@ -31,10 +31,10 @@ from functools import partial
 import numpy as np
 
 from ...families.tempered import Tempered
+from ...families.tempered_algebra import bayes_risk
 from ...learners.best_first import grow_best_first, leaf_value
 from ...learners.stumps import fit_sign_stump
 from ...learners.trees import grow_tree, udt_gain
-from .algebra import bayes_risk
 
 __all__ = ["fit_stump", "fit_tempered_tree", "fit_udt_tree"]
 

@@ -1,4 +1,4 @@
-"""U functions of U-Boost (paper 003 §4.2; docs/math.md §6).
+"""U-losses: the loss functions U of U-Boost (paper 003 §4.2; docs/math.md §6) as families.
 
 A U function is decreasing with U'(−z) = e^z U'(z) (eq. 4.3): then the
 minimiser of E U(Y F(X)) is the log-odds Λ = ln P(Y=+1|x)/P(Y=−1|x)
@@ -16,10 +16,15 @@ U_alpha(α)      ∫_z^∞ dt/(e^((1+α)t/2) + e^((1−α)t/2))   α=1 logistic,
 A user-defined U is given by U' and U'' (and optionally U): (4.3) is checked
 numerically on z ∈ [−10, 10] and a clear ValueError names the failing z.
 When U itself is not given it is tabulated once from U' (its risk path is then
-accurate to about 1e-8 on |z| ≤ 40).
+accurate to about 1e-9, relatively, on |z| ≤ 40).
 
 All built-ins are computed without overflow at |z| = 1e3 (expit, logaddexp,
 exponents capped).
+
+Each U is a :class:`~ubreg.families.Family` (``family=ubreg.U("exponential")``): the
+loss of a row is U(y*η) (y U(η) + (1 − y) U(−η) for a proportion), its posterior
+expit(η), its deviance 2 Σ w [ℓ(y, η) − min_η' ℓ(y, η')].  :func:`as_u_loss` gives the U
+that U-Boost boosts for a family.
 """
 from __future__ import annotations
 
@@ -30,16 +35,16 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.integrate import cumulative_trapezoid
 from scipy.special import expit
 
-from ...numerics.warnings import user_stacklevel
+from ..numerics.warnings import user_stacklevel
+from .base import ArrayOrFloat, Family, PermissibleFamily
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["ExponentialU", "Logistic", "Squared", "ULoss", "U_alpha", "U_custom", "resolve_U",
-           "check_loss_arguments"]
+__all__ = ["ExponentialU", "Logistic", "Squared", "ULoss", "U", "U_alpha", "U_custom",
+           "resolve_U", "as_u_loss", "boosted_family"]
 
 _EXP_CAP = 700.0
 #: a function of U_custom (U', U'' or U): an array of margins in, values out
@@ -50,15 +55,79 @@ def _f(z: ArrayLike) -> np.ndarray:
     return np.asarray(z, dtype=np.float64)
 
 
-class ULoss(abc.ABC):
+def _mix(y: np.ndarray, a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
+    """y a + (1 − y) b, a term whose weight is 0 taken as 0 (not 0 × ∞)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.where(y > 0, y * a, 0.0) + np.where(y < 1, (1.0 - y) * b, 0.0)
+
+
+class ULoss(Family):
     """A U function: ``U(z)``, ``d1(z)`` = U'(z) < 0, ``d2(z)`` = U''(z).
 
     ``newton_weight(z, F)`` is the curvature used by the Newton step: U''(z)
     where it is positive, otherwise the expected curvature −expit(F)U'(F),
     which (4.3) makes positive for every U (E_y U''(yF) = −expit(F)U'(F)).
+
+    As a family, the loss of a row is ℓ(y, η) = y U(η) + (1 − y) U(−η) (U(y*η) for
+    y ∈ {0, 1}) and the posterior expit(η) (Theorem 1 of paper 003).
     """
 
     name = "U"
+    #: U(z) as a formula, for summaries
+    formula = "U(z)"
+    divergence_formula = "2 Σ wᵢ [U(y*ᵢηᵢ) − min U]"
+
+    # ---- the Family protocol ------------------------------------------------------------
+    def posterior(self, eta: ArrayOrFloat) -> ArrayOrFloat:
+        return expit(_f(eta))
+
+    def posterior_pair(self, eta: ArrayOrFloat) -> tuple[ArrayOrFloat, ArrayOrFloat]:
+        eta = _f(eta)
+        return expit(eta), expit(-eta)
+
+    def link(self, p: ArrayOrFloat) -> ArrayOrFloat:
+        p = _f(p)
+        with np.errstate(divide="ignore"):
+            return np.log(p) - np.log1p(-p)
+
+    def loss(self, y: ArrayOrFloat, eta: ArrayOrFloat) -> ArrayOrFloat:
+        y, eta = _f(y), _f(eta)
+        # 0 × U(−η) is 0 also where U(−η) is large (U is finite at every finite η)
+        return _mix(y, self.U(eta), self.U(-eta))
+
+    def gradient(self, y: ArrayOrFloat, eta: ArrayOrFloat) -> ArrayOrFloat:
+        y, eta = _f(y), _f(eta)
+        return _mix(y, self.d1(eta), 0.0) - _mix(1.0 - y, self.d1(-eta), 0.0)
+
+    def hessian(self, y: ArrayOrFloat, eta: ArrayOrFloat) -> ArrayOrFloat:
+        y, eta = _f(y), _f(eta)
+        return _mix(y, self.d2(eta), self.d2(-eta))
+
+    def score_variance(self, eta: ArrayOrFloat) -> ArrayOrFloat:
+        """E(dℓ/dη)² = p U'(η)² + (1 − p) U'(−η)² with p = expit(η)."""
+        eta = _f(eta)
+        p, q = expit(eta), expit(-eta)
+        with np.errstate(over="ignore"):
+            return _mix(p, self.d1(eta) ** 2, 0.0) + _mix(q, self.d1(-eta) ** 2, 0.0)
+
+    def divergence(self, y: ArrayOrFloat, eta: ArrayOrFloat) -> ArrayOrFloat:
+        """ℓ(y, η) − ℓ(y, logit y): the loss above its least value at y (for y ∈ {0, 1},
+        U(y*η) − U(∞), U(∞) taken at 1e3)."""
+        y = _f(y)
+        with np.errstate(divide="ignore"):
+            best_eta = np.clip(np.log(y) - np.log1p(-y), -1e3, 1e3)
+        return self.loss(y, eta) - self.loss(y, best_eta)
+
+    def intercept_only_eta(self, ybar: float) -> float:
+        if not 0.0 < ybar < 1.0:
+            raise ValueError("the intercept-only optimum is at infinity when y has one class")
+        return float(self.link(ybar))
+
+    def describe(self) -> str:
+        return f"U-loss {self.name}: U(z) = {self.formula}"
+
+    def params(self) -> dict:
+        return {}
 
     @abc.abstractmethod
     def U(self, z: ArrayLike) -> np.ndarray:
@@ -122,9 +191,24 @@ class ULoss(abc.ABC):
 
 
 class Logistic(ULoss):
-    """U(z) = ln(1 + e^−z) (paper 003 example ii): LogitBoost."""
+    """U(z) = ln(1 + e^−z) (paper 003 example ii): LogitBoost.
+
+    The Bernoulli negative log-likelihood: its deviance is the binomial deviance."""
 
     name = "logistic"
+    formula = "ln(1 + e^−z)"
+    likelihood_deviance = True
+    binomial_likelihood = True
+
+    @property
+    def criterion_family(self) -> PermissibleFamily:
+        """Entropy: its Bayes risk min_η ℓ(p, η) is the entropy of p in nats."""
+        from .closed import Entropy
+        return Entropy()
+
+    def score_variance(self, eta: ArrayOrFloat) -> ArrayOrFloat:
+        eta = _f(eta)
+        return expit(eta) * expit(-eta)
 
     def U(self, z: ArrayLike) -> np.ndarray:
         return np.logaddexp(0.0, -_f(z))
@@ -145,24 +229,22 @@ class Logistic(ULoss):
         s_pos = np.where(pos, hi, lo)          # expit(z)
         return np.log1p(e) + np.maximum(-z, 0.0), -s_neg, s_neg * s_pos
 
-    def values_into(self, z: np.ndarray, out: np.ndarray) -> None:
-        # values()'s arithmetic, operation for operation, in out's rows: the
-        # exponential and logarithm in NumPy, the selections by sign compiled
-        from ._kernels import logistic_from_exp
-        u, d1, d2 = out
-        tail = np.empty_like(z)
-        np.abs(z, out=u)
-        np.negative(u, out=u)
-        np.exp(u, out=u)                        # e = exp(−|z|) ≤ 1: no overflow
-        logistic_from_exp(z, u, d1, d2, tail)
-        np.log1p(u, out=u)
-        np.add(u, tail, out=u)
-
 
 class ExponentialU(ULoss):
     """U(z) = e^(−z/2) (paper 003 example iii): Gentle AdaBoost on F/2."""
 
     name = "exponential"
+    formula = "e^(−z/2)"
+
+    @property
+    def criterion_family(self) -> PermissibleFamily:
+        """Matsushita: the Bayes risk of e^(−z/2) is 2√(p(1 − p))."""
+        from .closed import Matsushita
+        return Matsushita()
+
+    def score_variance(self, eta: ArrayOrFloat) -> ArrayOrFloat:
+        # p e^(−η)/4 + (1 − p) e^(η)/4 = (expit(−η) + expit(η))/4 = 1/4
+        return np.full(np.shape(eta), 0.25)
 
     def U(self, z: ArrayLike) -> np.ndarray:
         return np.exp(np.minimum(-0.5 * _f(z), _EXP_CAP))
@@ -190,6 +272,13 @@ class Squared(ULoss):
     """U(z) = ½(1 + e^z)^−2 (paper 003 example iv): the squared error of expit(F)."""
 
     name = "squared"
+    formula = "½(1 + e^z)^−2"
+
+    @property
+    def criterion_family(self) -> PermissibleFamily:
+        """Gini: the Bayes risk of ½(1 + e^z)^−2 is p(1 − p)/2."""
+        from .closed import Gini
+        return Gini()
 
     def U(self, z: ArrayLike) -> np.ndarray:
         return 0.5 * expit(-_f(z)) ** 2
@@ -205,30 +294,44 @@ class Squared(ULoss):
 
 
 class _Tabulated(ULoss):
-    """U from U' by the integral U(z) = ∫_z^∞ −U'(t) dt on a fine grid."""
+    """U from U' by the integral U(z) = ∫_z^∞ −U'(t) dt on a fine grid.
+
+    The integral is taken by the trapezoid rule with its end correction in U''
+    (exact for cubics), and U between the nodes is the cubic Hermite interpolant of
+    the node values and slopes U' (so U is accurate to O(h⁴), its derivative agrees
+    with U' at the nodes and its minimisers are those of the exact U to about 1e-9).
+    """
 
     _L = 40.0
 
-    def _table(self) -> tuple[np.ndarray, np.ndarray]:
+    def _table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if getattr(self, "_grid", None) is None:
             grid = np.linspace(-self._L, self._L, 32001)
-            d = -_f(self.d1(grid))
-            tail = cumulative_trapezoid(d[::-1], -grid[::-1], initial=0.0)[::-1]
-            self._grid, self._vals = grid, tail
-        return self._grid, self._vals
+            h = grid[1] - grid[0]
+            d1, d2 = _f(self.d1(grid)), _f(self.d2(grid))
+            # ∫ over [x_i, x_{i+1}] of −U' = h(f_i + f_{i+1})/2 + h²(f'_i − f'_{i+1})/12
+            pieces = -h * (d1[:-1] + d1[1:]) / 2 - h * h * (d2[:-1] - d2[1:]) / 12
+            tail = np.r_[np.cumsum(pieces[::-1])[::-1], 0.0]
+            self._grid, self._vals, self._slopes = grid, tail, d1
+        return self._grid, self._vals, self._slopes
 
     def U(self, z: ArrayLike) -> np.ndarray:
         z = _f(z)
-        grid, vals = self._table()
-        inside = np.interp(z, grid, vals)
+        grid, vals, slopes = self._table()
+        h = grid[1] - grid[0]
+        i = np.clip(np.searchsorted(grid, z, side="right") - 1, 0, len(grid) - 2)
+        s = np.clip((z - grid[i]) / h, 0.0, 1.0)
+        s2, s3 = s * s, s * s * s
+        inside = ((2 * s3 - 3 * s2 + 1) * vals[i] + (s3 - 2 * s2 + s) * h * slopes[i]
+                  + (-2 * s3 + 3 * s2) * vals[i + 1] + (s3 - s2) * h * slopes[i + 1])
         # below the grid: continue linearly with slope U'(−L)
-        below = vals[0] - (z + self._L) * (-_f(self.d1(-self._L)))
+        below = vals[0] - (z + self._L) * (-slopes[0])
         return np.where(z < -self._L, below, np.where(z > self._L, 0.0, inside))
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        state.pop("_grid", None)
-        state.pop("_vals", None)
+        for cached in ("_grid", "_vals", "_slopes"):
+            state.pop(cached, None)
         return state
 
     def __eq__(self, other: object) -> bool:
@@ -250,6 +353,10 @@ class U_alpha(_Tabulated):
             raise ValueError(f"U_alpha needs 0 <= alpha <= 1, got alpha={alpha!r}")
         self.alpha = alpha
         self.name = f"U_alpha({alpha:g})"
+        self.formula = f"∫_z^∞ dt/(e^((1+α)t/2) + e^((1−α)t/2)), α = {alpha:g}"
+
+    def params(self) -> dict:
+        return {"alpha": self.alpha}
 
     def d1(self, z: ArrayLike) -> np.ndarray:
         z = _f(z)
@@ -279,6 +386,7 @@ class U_custom(_Tabulated):
             raise TypeError("U_custom needs callables d1 = U' and d2 = U'' (and optionally U)")
         self._d1, self._d2, self._U = d1, d2, U
         self.name = name
+        self.formula = "a user's U" if U is not None else "∫_z^∞ −U'(t) dt from a user's U'"
         if check:
             self.check_bayes()
 
@@ -314,13 +422,51 @@ def resolve_U(U: ULoss | str | tuple | list) -> ULoss:
                     f"got {type(U).__name__}")
 
 
-def check_loss_arguments(family: object, family_given: bool, U: object) -> None:
-    """U-Boost's loss is U: a bag of families is refused, and a family named is ignored,
-    with a warning (in memory and on Dask frames)."""
+def U(name: str) -> ULoss:
+    """The built-in U-loss called ``name``: ``"logistic"`` ln(1 + e^−z) (LogitBoost),
+    ``"exponential"`` e^(−z/2) (Gentle AdaBoost), ``"squared"`` ½(1 + e^z)^−2 (paper 003
+    §4.2).  For ``family=``, e.g. ``ubreg.fit(..., family=ubreg.U("exponential"),
+    method="uboost")``."""
+    if not isinstance(name, str):
+        raise TypeError(f"U takes a name, one of {sorted(_BUILTIN)}; got "
+                        f"{type(name).__name__} (U_alpha(alpha) and U_custom(d1, d2) build "
+                        "the others)")
+    return resolve_U(name)
+
+
+def boosted_family(family: Family | list, family_given: bool, U: object) -> Family:
+    """The family U-Boost boosts: ``family=`` (entropy when not given), or the U of the
+    deprecated ``U=`` (with a FutureWarning; both at once is refused).  Checked by
+    :func:`as_u_loss`; the same in memory and on Dask frames."""
+    if U is None:
+        chosen = family
+    else:
+        if family_given:
+            raise ValueError(f"give the loss once: family={family!r} and U={U!r} were both "
+                             "given (U= is the old spelling of family=ubreg.U(...))")
+        chosen = resolve_U(U)             # type: ignore[arg-type]  # checked by resolve_U
+        warnings.warn(f"U= is deprecated: pass family={chosen!r} instead (the U-losses are "
+                      "families: ubreg.U(name), ubreg.U_alpha(alpha), ubreg.U_custom(d1, d2))",
+                      FutureWarning, stacklevel=user_stacklevel())
+    as_u_loss(chosen)                     # refuses a family U-Boost does not boost
+    return chosen  # type: ignore[return-value]  # a list is refused by as_u_loss
+
+
+def as_u_loss(family: Family | list) -> ULoss:
+    """The U that U-Boost boosts for ``family``: a U-loss itself, and the logistic U for
+    ``Permissible("entropy")`` (the same loss, ln(1 + e^−y*η)).  Any other family is
+    refused: U-Boost (paper 003 §4.2) boosts losses whose minimiser is the log-odds."""
+    from .closed import Entropy
+    if isinstance(family, ULoss):
+        return family
+    if type(family) is Entropy:
+        return Logistic()
     if isinstance(family, list):
-        raise ValueError("method 'uboost' takes its loss from U=, not a bag of families")
-    if family_given:
-        warnings.warn(f"method 'uboost' takes its loss from U=, not family=: "
-                      f"family={family!r} is ignored (the loss is U={U!r}); pass U= "
-                      "instead (e.g. U=\"logistic\", \"exponential\")", UserWarning,
-                      stacklevel=user_stacklevel())
+        raise ValueError("method 'uboost' boosts one loss, not a bag of families")
+    hint = (" (AdaBoost's e^(−y*η) is U = e^(−z/2) on F = 2η: family=ubreg.U(\"exponential\"))"
+            if getattr(family, "adaboost_closed_form", False) else "")
+    raise ValueError(
+        f"method 'uboost' boosts a U-loss, whose minimiser is the log-odds (Eguchi and "
+        f"Copas 2001, §4.2): family=ubreg.U(\"logistic\" | \"exponential\" | \"squared\"), "
+        f"ubreg.U_alpha(alpha), ubreg.U_custom(d1, d2), or Permissible(\"entropy\") (the "
+        f"logistic U); {family.describe()} is not one of them{hint}")

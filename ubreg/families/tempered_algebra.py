@@ -7,7 +7,10 @@ the stable forms of docs/tempered.md §1 are used (expm1/log1p).
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import expit, logit
+
+from .tempered import Tempered
 
 __all__ = [
     "K_t",
@@ -30,15 +33,15 @@ __all__ = [
 T_ONE = 1e-12
 
 
-def is_one(t) -> bool:
+def is_one(t: float) -> bool:
     return abs(1.0 - float(t)) < T_ONE
 
 
-def _f(x):
+def _f(x: ArrayLike) -> np.ndarray:
     return np.asarray(x, dtype=np.float64)
 
 
-def log_t(z, t):
+def log_t(z: ArrayLike, t: float) -> np.ndarray:
     """log_t(z) = (z^{1−t} − 1)/(1 − t) = expm1((1 − t) ln z)/(1 − t), z ≥ 0 (§1).
 
     log_t(0) = −1/(1 − t) for t < 1 and −∞ for t ≥ 1.
@@ -51,12 +54,12 @@ def log_t(z, t):
         return np.expm1(k * np.log(z)) / k
 
 
-def log_tm1(z, t):
+def log_tm1(z: ArrayLike, t: float) -> np.ndarray:
     """log_{t−1}(z) = (z^{2−t} − 1)/(2 − t), used in D_t (§1)."""
     return log_t(z, t - 1.0)
 
 
-def exp_t(z, t):
+def exp_t(z: ArrayLike, t: float) -> np.ndarray:
     """exp_t(z) = [1 + (1 − t)z]₊^{1/(1 − t)} (§1): 0 below −1/(1 − t) for t < 1,
     +∞ from 1/(t − 1) on for t > 1; exp(log1p((1 − t)z)/(1 − t)) inside."""
     z = _f(z)
@@ -72,7 +75,7 @@ def exp_t(z, t):
     return np.where(inside, val, np.where(np.isnan(z), np.nan, outside))
 
 
-def tensor_t(a, b, t):
+def tensor_t(a: ArrayLike, b: ArrayLike, t: float) -> np.ndarray:
     """a ⊗_t b = [a^{1−t} + b^{1−t} − 1]₊^{1/(1−t)} for a, b ≥ 0 (§1); a·b at t = 1.
 
     For t > 1, 0 ⊗_t b = 0 (0^{1−t} = +∞); a bracket ≤ 0 gives +∞ (the pole),
@@ -91,7 +94,7 @@ def tensor_t(a, b, t):
         return np.where(inf, np.where((a == 0) | (b == 0), 0.0, np.inf), val)
 
 
-def power_mean(a, b, s):
+def power_mean(a: ArrayLike, b: ArrayLike, s: float) -> np.ndarray:
     """M_s(a, b) = ((a^s + b^s)/2)^{1/s}; √(ab) at s = 0 (§1).  M_s(0, b) = b·2^{−1/s}
     for s > 0 and 0 for s ≤ 0."""
     a, b = _f(a), _f(b)
@@ -104,23 +107,22 @@ def power_mean(a, b, s):
     return val
 
 
-def bayes_risk(u, t):
+def bayes_risk(u: ArrayLike, t: float) -> np.ndarray:
     """L_t(u) = 2u(1 − u)/M_{1−t}(u, 1 − u) (§3.1), L_t(0) = L_t(1) = 0.
 
     Evaluated through :class:`ubreg.families.Tempered` (stable for every t < 2).
     """
-    from ...families.tempered import Tempered
     u = _f(u)
     val = -Tempered(t).phi(u)
     return np.where((u <= 0) | (u >= 1), 0.0, val)
 
 
-def K_t(z, t):
+def K_t(z: ArrayLike, t: float) -> np.ndarray:
     """K_t(z) = (1 − z²)/M_{1−t}(1 − z, 1 + z) = L_t((1 + z)/2) (§2.7)."""
     return bayes_risk((1.0 + _f(z)) / 2.0, t)
 
 
-def g_t(p, t):
+def g_t(p: ArrayLike, t: float) -> np.ndarray:
     """Tempered link g_t(p) = (1/(1−t))(p^{1−t} − (1−p)^{1−t})/(p^{1−t} + (1−p)^{1−t}) (§2.2).
 
     Written tanh((1 − t) logit(p)/2)/(1 − t): exact for every t, ½ logit(p)
@@ -135,7 +137,7 @@ def g_t(p, t):
     return np.tanh(0.5 * k * lg) / k
 
 
-def posterior_g(H, t):
+def posterior_g(H: ArrayLike, t: float) -> np.ndarray:
     """p̂ = exp_t(H)/(exp_t(H) + exp_t(−H)), the inverse of g_t (§2.6):
     expit(2 artanh((1 − t)H)/(1 − t)), saturating at 0, 1 where |(1 − t)H| ≥ 1."""
     H = _f(H)
@@ -149,7 +151,7 @@ def posterior_g(H, t):
     return np.where(inside, p, np.where(H > 0, 1.0, np.where(H < 0, 0.0, 0.5)))
 
 
-def tanh_t(z, t):
+def tanh_t(z: ArrayLike, t: float) -> np.ndarray:
     """tanh_t(z) = (1 − exp_t(−2z))/(1 + exp_t(−2z)) (§4); tanh at t = 1."""
     z = _f(z)
     if is_one(t):
@@ -159,7 +161,7 @@ def tanh_t(z, t):
         return np.where(np.isinf(e), -1.0, (1.0 - e) / (1.0 + e))
 
 
-def co_norm(w, t, freq=None):
+def co_norm(w: ArrayLike, t: float, freq: ArrayLike | None = None) -> float:
     """Z = ‖w‖_{2−t} = (Σ_i f_i w_i^{2−t})^{1/(2−t)} for w ≥ 0 (§1), scaled by
     max w; ``freq`` are frequency weights f_i (default 1)."""
     w = _f(w)
@@ -172,12 +174,12 @@ def co_norm(w, t, freq=None):
     return m * float(np.sum(terms)) ** (1.0 / (2.0 - t))
 
 
-def clip_level(t) -> float:
+def clip_level(t: float) -> float:
     """δ of the clipped model (§2.6): 1/(1 − t) for t < 1, 1/|1 − t| for t > 1, ∞ at t = 1."""
     return np.inf if is_one(t) else 1.0 / abs(1.0 - t)
 
 
-def clipped_sum(terms, delta):
+def clipped_sum(terms: ArrayLike, delta: float) -> np.ndarray:
     """The clipped running sum S_0 = 0, S_j = clip_{[−δ, δ]}(S_{j−1} + v_j) (§2.6).
 
     ``terms`` is (J,) or (J, n): the terms v_j = α_j h_j(x) in boosting order.

@@ -1,0 +1,33 @@
+"""A margin loss and its first two derivatives written into a caller's buffer.
+
+U-Boost evaluates (U(z), U'(z), U''(z)) at z = y*F once per iteration on every
+row; writing them into one (3, n) buffer keeps the loop free of per-iteration
+allocations.  The logistic U, the default, is computed here in place with its
+selections by sign compiled (the kernel belongs to the fitter, not to the family);
+any other loss writes through its own ``values_into``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...families.ulosses import Logistic, ULoss
+
+__all__ = ["values_into"]
+
+
+def values_into(U: ULoss, z: np.ndarray, out: np.ndarray) -> None:
+    """``out[0], out[1], out[2] = U.values(z)``, the same numbers."""
+    if type(U) is not Logistic:
+        U.values_into(z, out)
+        return
+    # Logistic.values()'s arithmetic, operation for operation, in out's rows: the
+    # exponential and logarithm in NumPy, the selections by sign compiled
+    from ._kernels import logistic_from_exp
+    u, d1, d2 = out
+    tail = np.empty_like(z)
+    np.abs(z, out=u)
+    np.negative(u, out=u)
+    np.exp(u, out=u)                        # e = exp(−|z|) ≤ 1: no overflow
+    logistic_from_exp(z, u, d1, d2, tail)
+    np.log1p(u, out=u)
+    np.add(u, tail, out=u)
