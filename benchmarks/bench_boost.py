@@ -136,7 +136,7 @@ def run(n: int, rounds: int, skip_gbc: bool, repeats: int = 3) -> pd.DataFrame:
     hgb = HistGradientBoostingClassifier(max_iter=rounds, max_depth=3, learning_rate=0.1,
                                          early_stopping=False)
     (u, su), (_, sh) = _fastest_interleaved(
-        [lambda: ubreg.fit(FORMULA, train, method="uboost", U="logistic", learner="trees",
+        [lambda: ubreg.fit(FORMULA, train, method="uboost", learner="trees",
                            depth=3, mstop=rounds, nu=0.1, min_samples_leaf=20),
          lambda: hgb.fit(Xtr, ytr)], repeats)
     add("trees", f"ubreg uboost logistic depth 3 ({rounds}, nu 0.1)", su,
@@ -186,7 +186,7 @@ def accuracy_over_seeds(n: int, rounds: int, seeds: int) -> pd.DataFrame:
     for k in range(seeds):
         train, test = make_data(n, seed=1000 + k), make_data(max(n // 5, 100), seed=2000 + k)
         yte = test["y"].to_numpy()
-        u = ubreg.fit(FORMULA, train, method="uboost", U="logistic", learner="trees",
+        u = ubreg.fit(FORMULA, train, method="uboost", learner="trees",
                       depth=3, mstop=rounds, nu=0.1, min_samples_leaf=20)
         pu = u.predict(test, type="response").to_numpy()
         hgb = HistGradientBoostingClassifier(max_iter=rounds, max_depth=3, learning_rate=0.1,

@@ -71,8 +71,9 @@ def inner_error(formula, train, t, rounds, max_size, inner_folds, seed, mu):
     errors = []
     for k, (tr, va) in enumerate(skf.split(train, train["y"])):
         try:
-            res = ubreg.fit(formula, train.iloc[tr], method="tboost", t=t, rounds=rounds,
-                            learner="trees", max_size=max_size, seed=seed + k, mu=mu)
+            res = ubreg.fit(formula, train.iloc[tr], method="tboost",
+                            family=ubreg.TemperedExponential(t), rounds=rounds, learner="trees",
+                            max_size=max_size, seed=seed + k, mu=mu)
         except DataError:
             continue
         link = res.predict(train.iloc[va], type="link").to_numpy()
@@ -96,9 +97,10 @@ def run(datasets, ts, noises, rounds, max_size, folds, seed, mu="closed", inner_
                            "n_train": len(tr)}
                     t0 = time.perf_counter()
                     try:
-                        res = ubreg.fit(formula, noisy.iloc[tr], method="tboost", t=t,
-                                        rounds=rounds, learner="trees", max_size=max_size,
-                                        seed=seed + fold, mu=mu)
+                        res = ubreg.fit(formula, noisy.iloc[tr], method="tboost",
+                                        family=ubreg.TemperedExponential(t), rounds=rounds,
+                                        learner="trees", max_size=max_size, seed=seed + fold,
+                                        mu=mu)
                     except DataError as exc:      # not a single round (t > 1, exact μ)
                         out.update(rounds_run=0, stopped=str(exc),
                                    fit_seconds=time.perf_counter() - t0, forgotten=np.nan,

@@ -65,7 +65,8 @@ ubreg.plots.cv_risk(ubreg.cv_risk(boost, folds=5, seed=1))
 # Π Z_j^(2−t), after each round.
 
 # %%
-tb = ubreg.fit(formula, pima, method="tboost", t=0.5, rounds=20)
+tb = ubreg.fit(formula, pima, method="tboost", family=ubreg.TemperedExponential(0.5),
+               rounds=20)
 print(tb.summary())
 models["tboost · t = 0.5"] = tb
 ubreg.plots.risk_path(tb)
