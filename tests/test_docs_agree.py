@@ -49,13 +49,14 @@ def _default_t(text):
 
 def test_tempered_default_t_is_the_code_default_in_readme_and_docstrings():
     default = inspect.signature(Tempered.__init__).parameters["t"].default
-    assert default == tmethod.DEFAULT_T == 0.5
+    loss_default = inspect.signature(ubreg.TemperedExponential.__init__).parameters["t"].default
+    assert default == loss_default == tmethod.DEFAULT_T == 0.5
     [family_row] = _readme_rows('`"tempered", t=t`')
     assert _default_t(family_row) == {default}
     [tboost_row] = _readme_rows('`"tboost"`')
     assert _default_t(tboost_row) == {default}
     doc = " ".join(tmethod.OPTIONS["t"].help.split())
-    assert "else 0.5" in doc
+    assert "default t = 0.5" in doc
     import ubreg.families as families
     for text in (Tempered.__doc__, families.Permissible.__doc__ or "", families.__doc__ or ""):
         said = {float(v) for v in re.findall(r"(?:default|takes) t = ([0-9.]+)|t : float, "
