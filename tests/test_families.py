@@ -17,14 +17,13 @@ import warnings
 from decimal import Decimal, localcontext
 
 import numpy as np
-
-import ubreg
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize_scalar
 from scipy.special import expit, xlogy
 
+import ubreg
 from ubreg.families import (
     ALIASES,
     FAMILIES,

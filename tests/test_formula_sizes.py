@@ -2,6 +2,7 @@
 and L × L matrices that follow it) would exceed the memory cap is refused, with the
 estimate in the message, in well under a second, before patsy or numpy allocate anything;
 and wide formulas that fit in memory fit (no recursion limit)."""
+import re
 import time
 
 import numpy as np
@@ -82,8 +83,17 @@ def test_wide_formulas_fit():
     d = pd.DataFrame(X, columns=[f"x{j}" for j in range(p)])
     d["y"] = (X[:, 0] + rng.normal(size=n) > 0).astype(int)
     formula = "y ~ " + " + ".join(f"x{j}" for j in range(p))      # flat, 600 terms
-    m = ubreg.fit(formula, d, maxiter=5)
+    with pytest.warns(ubreg.errors.SeparationWarning) as caught:
+        m = ubreg.fit(formula, d, maxiter=5)
     assert len(m.coef) == p + 1
+    # 600 separating columns: the warning and the summary name a few and count the rest
+    # (they once listed all 600)
+    for text in ([str(w.message) for w in caught
+                  if issubclass(w.category, ubreg.errors.SeparationWarning)][0],
+                 str(m.summary())):
+        said = re.search(r"separation by ([^(]*)\(", text).group(1)
+        assert len(said) < 120 and "x599" not in said, said
+        assert re.search(r"and \d+ more", said), said
 
 
 @pytest.mark.slow

@@ -28,7 +28,7 @@ from ..fitters.uls import (
 from ..learners.binning import bin_design
 from ..numerics import options as opt
 from ..numerics.factor_matrix import take_columns
-from ..numerics.separation import R_EPS, SEPARATION_SYMPTOM, detect_separation
+from ..numerics.separation import R_EPS, SEPARATION_SYMPTOM, detect_separation, some_names
 from ..numerics.warnings import warn
 from ..numerics.weights import power_of_two_scaled
 from ..results.boost import ULSBoostResult
@@ -209,7 +209,7 @@ def _warn_like_glm(result: LinearResult, on_separation: str, tol: float):
         names = [result.coef.index[j] for j in sep.columns]
         terms = [n for n in names if n != "(Intercept)"] or names
         msg = (f"fitted probabilities numerically 0 or 1 occurred: {sep.kind} separation by "
-               f"{', '.join(terms)} ({sep.n_separated} rows perfectly predicted; Lemma 8). "
+               f"{some_names(terms)} ({sep.n_separated} rows perfectly predicted; Lemma 8). "
                "The optimum is at infinity: the estimates are finite only because the fit "
                "stopped, and their standard errors are not meaningful.")
         if on_separation == "raise":

@@ -16,13 +16,21 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linprog
 
-__all__ = ["Separation", "detect_separation", "SEPARATION_SYMPTOM", "R_EPS"]
+__all__ = ["Separation", "detect_separation", "SEPARATION_SYMPTOM", "R_EPS", "some_names"]
 
 #: a fitted min(p̂, 1 − p̂) below this is the symptom of separation that triggers the
 #: linear program (in memory) or the warning (on partitioned data)
 SEPARATION_SYMPTOM = 1e-8
 #: R's glm.fit warns "fitted probabilities numerically 0 or 1 occurred" below 10 ε
 R_EPS = 10 * np.finfo(float).eps
+
+
+def some_names(names: list[str], most: int = 6) -> str:
+    """``names`` joined by commas, at most ``most`` of them and a count of the rest (a
+    wide design can be separated by hundreds of columns)."""
+    if len(names) <= most:
+        return ", ".join(names)
+    return f"{', '.join(names[:most])} and {len(names) - most} more"
 
 
 @dataclass(frozen=True)

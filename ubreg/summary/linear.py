@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ..numerics.separation import some_names
 from .base import Summary, align_rows, sig_decimals
 from .rformat import format_pvalues, format_r, named_vector_lines
 
@@ -124,7 +125,8 @@ class LinearSummary(Summary):
             notes.append(aliased_note(r))
         if r.separation is not None and r.separation.separated:
             names = [r.coef.index[j] for j in r.separation.columns]
-            notes.append(f"{r.separation.kind.capitalize()} separation by {', '.join(names)} "
+            names = [n for n in names if n != "(Intercept)"] or names     # as the warning
+            notes.append(f"{r.separation.kind.capitalize()} separation by {some_names(names)} "
                          "(Lemma 8): the optimum is at infinity; estimates and standard errors "
                          "are not meaningful.")
         elif not r.is_linear_probability_model and _numerically_01(r):
