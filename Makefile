@@ -13,6 +13,7 @@ $(STAMP): setup.cfg setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,lint]'
+	$(BIN)/python -m ubreg precompile
 	touch $(STAMP)
 
 # the documentation tools (the docs extra), in the same .venv
@@ -27,6 +28,7 @@ $(DEMO_STAMP): setup.cfg setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m ubreg precompile
 	touch $(DEMO_STAMP)
 
 demo: $(DEMO_STAMP)

@@ -33,7 +33,7 @@ LAYERS = [
     {"plots"},
     {"reporting"},
     {"sklearn"},
-    {"cli", "__main__", "__init__"},
+    {"cli", "__main__", "__init__", "precompile"},
 ]
 
 

@@ -281,3 +281,12 @@ def test_fit_takes_trusted_only_as_a_bool(value):
     data = ubreg.datasets.load_pima()
     with pytest.raises(TypeError, match="trusted must be True or False"):
         ubreg.fit("diabetes ~ glucose", data, trusted=value)
+
+
+@pytest.mark.slow
+def test_precompile_runs_every_method_and_says_how_long(capsys):
+    """``ubreg precompile`` (run by make test and make demo after installing) fits every
+    method once, in one process here."""
+    assert main(["precompile", "--processes", "1"]) == 0
+    out = capsys.readouterr().out
+    assert re.fullmatch(r"compiled: trees \d+ s, rest \d+ s\n", out), out
