@@ -318,3 +318,28 @@ def test_boosting_summaries_lay_out_no_chi2_degrees_of_freedom(method, options):
     text = str(m.summary())
     assert "Null deviance" in text
     assert not re.search(r"deviance[^\n]*\bon [0-9.]+ (df|degrees)", text), text
+
+
+def test_cv_risk_refits_the_folds_as_ubreg_fit_would(data):
+    """The folds of cv_risk are the fits ubreg.fit makes of the same rows: prior weights
+    count relative to their mean there too, so a constant multiple of the weights is the
+    same CV path (the folds were once refitted on the raw weights: weights scaled by 1e-4
+    made min_child_weight stop every split, a CV path 0.18 away)."""
+    d = data.copy()
+    d["w"] = np.random.default_rng(0).uniform(0.5, 1.5, len(d))
+    d["w_small"] = d["w"] * 1e-4
+    opts = dict(method="uboost", mstop=20, min_child_weight=1.0)
+    a = ubreg.fit("y ~ a + b + c", d, weights="w", **opts)
+    b = ubreg.fit("y ~ a + b + c", d, weights="w_small", **opts)
+    np.testing.assert_allclose(a.eta, b.eta, rtol=1e-12)
+    ca, cb = ubreg.cv_risk(a, folds=4, seed=3), ubreg.cv_risk(b, folds=4, seed=3)
+    np.testing.assert_allclose(cb.risk.to_numpy(), ca.risk.to_numpy(), rtol=1e-10)
+    # a fold is ubreg.fit on the other folds' rows
+    from ubreg.numerics.folds import stratified_folds
+    fold = stratified_folds(a.y, 4, 3)
+    train, test = d[fold != 0], d[fold == 0]
+    refit = ubreg.fit("y ~ a + b + c", train, weights="w_small", **opts)
+    F = refit.staged_predict(test, type="link").to_numpy()
+    ystar = 2.0 * test["y"].to_numpy()[:, None] - 1.0
+    held_out = np.average(np.log1p(np.exp(-ystar * F)), axis=0, weights=test["w"])
+    np.testing.assert_allclose(cb.risk[1].to_numpy(), held_out, rtol=1e-10)

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..fitters.boost.uboost import boost_u, staged_F
+from ..methods.uboost import boosting_weights
 from ..numerics.folds import stratified_folds
 from ..results.base import capabilities_of
 from ..results.boost import UBoostResult, weighted_mean
@@ -90,15 +91,7 @@ def cv_risk(result: UBoostResult, folds: int = 10, seed: int | None = None) -> C
                         f"(method='uboost'); a {type(result).__name__} cannot be refitted "
                         "on folds")
     fold = stratified_folds(result.y, folds, seed)
-    ystar = 2.0 * result.y - 1.0
-    cols = {}
-    for k in range(folds):
-        tr, te = fold != k, fold == k
-        f = boost_u(result.X[tr], result.y[tr], result.weights[tr], result.U,
-                    term_slices=result.design.term_slices,
-                    has_intercept=result.design.has_intercept, **result.options)
-        S = staged_F(f, result.X[te])
-        cols[k + 1] = weighted_mean(result.weights[te], result.U.U(ystar[te, None] * S))
+    cols = {k + 1: _held_out_risk(result, fold != k, fold == k) for k in range(folds)}
     risk = pd.DataFrame(cols, index=pd.RangeIndex(result.mstop + 1, name="mstop"))
     risk.columns.name = "fold"
     mean = risk.mean(axis=1).rename("mean")
@@ -107,3 +100,17 @@ def cv_risk(result: UBoostResult, folds: int = 10, seed: int | None = None) -> C
     within = mean.to_numpy() <= mean.iloc[best] + se.iloc[best]
     return CVRisk(risk=risk, mean=mean, se=se, mstop=best,
                   mstop_1se=int(np.flatnonzero(within)[0]), folds=folds, seed=seed)
+
+
+def _held_out_risk(result: UBoostResult, train: np.ndarray, test: np.ndarray) -> np.ndarray:
+    """U-risk Σ w U(y*F)/Σ w on the training rows ``test`` after 0..mstop iterations of
+    ``result`` refitted on the rows ``train`` as :func:`ubreg.fit` fits them: the same U
+    and options, the weights as U-Boost takes them (prior weights relative to their
+    mean on ``train``)."""
+    w = boosting_weights(result.weights[train], result.weight_kind)
+    fit = boost_u(result.X[train], result.y[train], w, result.U,
+                  term_slices=result.design.term_slices,
+                  has_intercept=result.design.has_intercept, **result.options)
+    F = staged_F(fit, result.X[test])
+    ystar = 2.0 * result.y[test] - 1.0
+    return np.asarray(weighted_mean(result.weights[test], result.U.U(ystar[:, None] * F)))

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..families.ulosses import as_u_loss, boosted_family, resolve_U
 from ..fitters.boost.uboost import boost_u
 from ..numerics import options as opt
@@ -11,7 +13,7 @@ from ..results.boost import UBoostResult
 from .schema import OnDask, Option, Schema
 from .spec import FitSpec, Method, model_frame
 
-__all__ = ["fit_uboost_method", "OPTIONS", "METHOD"]
+__all__ = ["fit_uboost_method", "boosting_weights", "OPTIONS", "METHOD"]
 
 
 def _loss(U):
@@ -57,6 +59,13 @@ OPTIONS = Schema((
 ), label="'uboost'")
 
 
+def boosting_weights(weights: np.ndarray, weight_kind: str) -> np.ndarray:
+    """The row weights U-Boost boosts with: prior weights relative to their mean (so
+    ``min_child_weight`` counts average rows and a constant multiple of the weights is
+    the same fit), frequency weights as counts (:mod:`ubreg.numerics.weights`)."""
+    return relative_weights(weights)[0] if weight_kind == "prior" else weights
+
+
 def fit_uboost_method(spec: FitSpec, *, U, learner: str, depth: int, mstop: int, nu: float,
                       max_bins: int, init: str, min_child_weight: float,
                       min_samples_leaf: float):
@@ -68,9 +77,7 @@ def fit_uboost_method(spec: FitSpec, *, U, learner: str, depth: int, mstop: int,
     options = dict(learner=learner, depth=depth, mstop=mstop, nu=nu, max_bins=max_bins,
                    init=init, min_child_weight=min_child_weight,
                    min_samples_leaf=min_samples_leaf)
-    # prior weights are relative (min_child_weight counts average rows); frequency weights
-    # are counts (ubreg.numerics.weights)
-    w = relative_weights(mf.weights)[0] if spec.weight_kind == "prior" else mf.weights
+    w = boosting_weights(mf.weights, spec.weight_kind)
     fit = boost_u(mf.X, mf.y, w, U, term_slices=mf.design.term_slices,
                   has_intercept=mf.design.has_intercept, **options)
     return UBoostResult(fit=fit, family=family, U=U, options=options, X=mf.X,

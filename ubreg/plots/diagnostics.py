@@ -20,7 +20,6 @@ from scipy import stats
 from ..evaluate.cv_risk import CVRisk
 from ..evaluate.metrics import auc, observed_and_posterior
 from ..results.base import Result, capabilities_of
-from ..results.tboost import TBoostResult
 from ..summary.render import plain_text, shown_names
 from .effects import effects, formula_order, has_term_scales
 from .treeplot import figure_size, plot_tree
@@ -254,8 +253,9 @@ def path_of(result, name: str):
 
     A Series (indexed by the iteration or round) or a 1-d array, for a result
     whose capabilities include ``has_risk_path`` / ``has_edge_path`` and whose
-    path is not empty; None otherwise.  t-AdaBoost's risk path is its tempered
-    exponential loss Π_{k≤j} Z_k^(2−t) (docs/tempered.md §2.3), labelled so.
+    path is not empty; None otherwise.  A Series' ``attrs`` (``ylabel``, ``title``) label
+    its plot: t-AdaBoost's risk path, its tempered exponential loss Π_{k≤j} Z_k^(2−t)
+    (docs/tempered.md §2.3), says so.
     """
     if name not in ("risk_path", "edge_path"):
         raise ValueError(f"name must be 'risk_path' or 'edge_path', got {name!r}")
@@ -268,11 +268,7 @@ def path_of(result, name: str):
         return None
     if not isinstance(value, pd.Series):
         return arr
-    if isinstance(result, TBoostResult) and name == "risk_path":
-        value = value.copy()
-        value.attrs.update(ylabel="tempered exp. loss = Π Z^(2−t)",
-                           title=f"Tempered exponential loss (t = {result.t:g})")
-    return value
+    return value          # its attrs (ylabel, title) are the result's, as t-AdaBoost's
 
 
 _AXIS_NAMES = {"mstop": "iterations (mstop)", "round": "round"}

@@ -145,8 +145,12 @@ class TBoostResult(BinaryResult):
         1 at round 0 (H = 0) and after each round j."""
         z = np.asarray(self.fit_info.Z, dtype=float)
         loss = np.r_[1.0, np.cumprod(z ** (2.0 - self.t))]
-        return pd.Series(loss, index=pd.RangeIndex(len(loss), name="round"),
+        path = pd.Series(loss, index=pd.RangeIndex(len(loss), name="round"),
                          name="tempered exponential loss")
+        # how a plot of the path labels it (ubreg.plots.risk_path reads attrs)
+        path.attrs.update(ylabel="tempered exp. loss = Π Z^(2−t)",
+                          title=f"Tempered exponential loss (t = {self.t:g})")
+        return path
 
     def print_lines(self) -> list[str]:
         """The lines of ``print(m)`` (t, the rounds and the training error)."""
