@@ -102,8 +102,7 @@ def cases(draw, method):
     if not tree or draw(st.sampled_from([False] * 9 + [True])):   # udt refuses them (documented)
         candidates.append(f"{names[0]}:{names[-1]}")
     terms = draw(st.lists(st.sampled_from(candidates), min_size=1, max_size=3, unique=True))
-    family = draw(st.sampled_from(["entropy", "gini", "matsushita", "mu", "power", "exponential"]
-                                  if method == "uls" else ["entropy", "gini", "matsushita"]))
+    family = draw(st.sampled_from(_FAMILIES.get(method, ["entropy", "gini", "matsushita"])))
     weights = None
     if draw(st.integers(0, 2)) == 0:
         weights = np.asarray(draw(st.lists(st.sampled_from([1.0, 2.0, 0.5, 3.0, 0.0]),
@@ -125,6 +124,14 @@ def _options(method, n):
     if name in ("gnnb", "unn"):
         opts["k"] = 1 if n < 12 else 3
     return name, opts
+
+
+#: the families a method is fuzzed with (the losses it takes; uboost and tboost refuse the
+#: others with an OptionError, checked in tests/test_tboost.py)
+_FAMILIES = {"uls": ["entropy", "gini", "matsushita", "mu", "power", "exponential"],
+             "uboost": ["entropy", ubreg.U("exponential"), ubreg.U("squared")],
+             "tboost": ["tempered", ubreg.TemperedExponential(0.0),
+                        ubreg.TemperedExponential(1.0)]}
 
 
 @pytest.mark.slow

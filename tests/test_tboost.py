@@ -503,9 +503,10 @@ def test_a_family_the_method_does_not_boost_is_refused():
     """tboost minimises a tempered exponential loss, uboost a U-loss: each takes it from
     family= and refuses, by name, a family that is not one (it was once ignored)."""
     df = make_data(n=80)
-    with pytest.raises(ValueError, match=r"'tboost' minimises the tempered exponential.*gini"):
+    with pytest.raises(ubreg.errors.OptionError,
+                       match=r"'tboost' minimises the tempered exponential.*gini"):
         ubreg.fit(FORMULA, df, method="tboost", rounds=2, family=ubreg.Permissible("gini"))
-    with pytest.raises(ValueError, match=r"'uboost' boosts a U-loss.*matsushita"):
+    with pytest.raises(ubreg.errors.OptionError, match=r"'uboost' boosts a U-loss.*matsushita"):
         ubreg.fit(FORMULA, df, method="uboost", mstop=3, family="matsushita")
     with pytest.raises(ValueError, match=r"U = e\^\(−z/2\) on F = 2η"):
         ubreg.fit(FORMULA, df, method="uboost", mstop=3, family=ubreg.Exponential())

@@ -37,6 +37,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import expit
 
+from ..errors import OptionError
 from ..numerics.warnings import user_stacklevel
 from .base import ArrayOrFloat, Family, PermissibleFamily
 
@@ -442,7 +443,7 @@ def boosted_family(family: Family | list, family_given: bool, U: object) -> Fami
         chosen = family
     else:
         if family_given:
-            raise ValueError(f"give the loss once: family={family!r} and U={U!r} were both "
+            raise OptionError(f"give the loss once: family={family!r} and U={U!r} were both "
                              "given (U= is the old spelling of family=ubreg.U(...))")
         chosen = resolve_U(U)             # type: ignore[arg-type]  # checked by resolve_U
         warnings.warn(f"U= is deprecated: pass family={chosen!r} instead (the U-losses are "
@@ -462,10 +463,10 @@ def as_u_loss(family: Family | list) -> ULoss:
     if type(family) is Entropy:
         return Logistic()
     if isinstance(family, list):
-        raise ValueError("method 'uboost' boosts one loss, not a bag of families")
+        raise OptionError("method 'uboost' boosts one loss, not a bag of families")
     hint = (" (AdaBoost's e^(−y*η) is U = e^(−z/2) on F = 2η: family=ubreg.U(\"exponential\"))"
             if getattr(family, "adaboost_closed_form", False) else "")
-    raise ValueError(
+    raise OptionError(
         f"method 'uboost' boosts a U-loss, whose minimiser is the log-odds (Eguchi and "
         f"Copas 2001, §4.2): family=ubreg.U(\"logistic\" | \"exponential\" | \"squared\"), "
         f"ubreg.U_alpha(alpha), ubreg.U_custom(d1, d2), or Permissible(\"entropy\") (the "

@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from ..errors import OptionError
 from ..families.tempered import Tempered
 from ..families.tempered_exponential import TemperedExponential
 from ..fitters.tboost.boost import normalise_weights, tboost
@@ -112,7 +113,7 @@ def _resolve_t(family, family_given, t):
     FutureWarning; with a family too, refused), else :data:`DEFAULT_T`."""
     if t is not None:
         if family_given:
-            raise ValueError(f"give the loss once: family={family!r} and t={t!r} were both "
+            raise OptionError(f"give the loss once: family={family!r} and t={t!r} were both "
                              "given (t= is the old spelling of "
                              "family=ubreg.TemperedExponential(t))")
         warnings.warn(f"t= is deprecated: pass family=TemperedExponential({t!r}) instead",
@@ -124,8 +125,8 @@ def _resolve_t(family, family_given, t):
     if isinstance(family, (TemperedExponential, Tempered)):
         return family.t
     if isinstance(family, list):
-        raise ValueError("method 'tboost' boosts one loss, not a bag of families")
-    raise ValueError(f"method 'tboost' minimises the tempered exponential loss (Nock, Amid and "
+        raise OptionError("method 'tboost' boosts one loss, not a bag of families")
+    raise OptionError(f"method 'tboost' minimises the tempered exponential loss (Nock, Amid and "
                      f"Warmuth 2023): family=ubreg.TemperedExponential(t), or "
                      f"Permissible(\"tempered\", t=...) for the same t; "
                      f"{family.describe()} is not one of them")
