@@ -69,7 +69,9 @@ def _assert_same_fit(mem, out, frame):
 
 CASES = [dict(mstop=20), dict(mstop=12, family=ubreg.U("exponential"), depth=2, max_bins=16),
          dict(mstop=10, learner="stumps", weights="w", min_samples_leaf=5),
-         dict(mstop=8, freq_weights="w", depth=4, init="zero", max_bins=1000)]
+         dict(mstop=8, freq_weights="w", depth=4, init="zero", max_bins=1000),
+         dict(mstop=10, family=ubreg.Permissible("matsushita"), max_bins=32),
+         dict(mstop=10, family=ubreg.Permissible("tempered", t=0.0), depth=2)]
 
 
 @pytest.mark.parametrize("kw", CASES)

@@ -343,3 +343,56 @@ def test_cv_risk_refits_the_folds_as_ubreg_fit_would(data):
     ystar = 2.0 * test["y"].to_numpy()[:, None] - 1.0
     held_out = np.average(np.log1p(np.exp(-ystar * F)), axis=0, weights=test["w"])
     np.testing.assert_allclose(cb.risk[1].to_numpy(), held_out, rtol=1e-10)
+
+
+#: families U-Boost boosts through their margin loss (FamilyLoss): smooth, saturating
+#: (bounded link), the linear probability model, AdaBoost's and t-AdaBoost's losses
+BOOSTED_FAMILIES = [ubreg.Permissible("matsushita"), ubreg.Permissible("gini"),
+                    ubreg.Permissible("power", v=0.3), ubreg.Permissible("logcosh", zeta=-4),
+                    ubreg.Permissible("tempered", t=0.0), ubreg.Permissible("tempered", t=-1),
+                    ubreg.Exponential(), ubreg.TemperedExponential(0.5)]
+
+
+@pytest.mark.parametrize("family", BOOSTED_FAMILIES, ids=repr)
+def test_every_family_is_boosted_and_kept(data, family):
+    """family= is the loss boosted (once ignored with a warning): the risk path falls, the
+    posterior is the family's, the deviance the family's, print and summary say so; a
+    saturating family runs without a division by zero."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m = ubreg.fit("y ~ a + b + c", data, family=family, method="uboost", depth=2,
+                      mstop=40)
+    assert m.family == family
+    assert np.all(np.diff(m.risk_path.to_numpy()) <= 1e-12)
+    assert m.risk_path.iloc[-1] < m.risk_path.iloc[0]
+    np.testing.assert_allclose(m.predict(type="response").to_numpy(),
+                               family.posterior(m.eta), rtol=1e-12)
+    dev = 2.0 * np.sum(family.divergence(m.y, m.eta))
+    assert m.deviance == pytest.approx(dev, rel=1e-10)
+    assert family.describe() in str(m) and family.describe() in str(m.summary())
+
+
+@pytest.mark.parametrize("family", [ubreg.Permissible("matsushita"),
+                                    ubreg.Permissible("tempered", t=0.0),
+                                    ubreg.Exponential()], ids=repr)
+def test_componentwise_linear_boosting_reaches_the_families_uls_optimum(data, family):
+    """learner="linear" boosts the family's loss to its optimum: the coefficients of ULS
+    with the same family (the exact minimiser), to 1e-9."""
+    d = data.copy()
+    uls = ubreg.fit("y ~ a + b + c", d, family=family)
+    boost = ubreg.fit("y ~ a + b + c", d, family=family, method="uboost", learner="linear",
+                      mstop=1500, nu=0.5)
+    np.testing.assert_allclose(boost.coef.to_numpy(), uls.coef.to_numpy(), atol=1e-9)
+
+
+def test_the_scale_of_a_loss_does_not_change_the_fit(data):
+    """entropy in bits (entropy2: its link is the log-odds in bits) boosts the same model as
+    entropy in nats, the logistic U: the same posteriors (min_child_weight sees the
+    curvature scaled to the logistic U's at 0)."""
+    nats = ubreg.fit("y ~ a + b + c", data, method="uboost", mstop=30)
+    bits = ubreg.fit("y ~ a + b + c", data, family="entropy2", method="uboost", mstop=30)
+    logistic = ubreg.fit("y ~ a + b + c", data, family=ubreg.U("logistic"), method="uboost",
+                         mstop=30)
+    np.testing.assert_allclose(bits.fitted_values, nats.fitted_values, rtol=1e-10)
+    np.testing.assert_array_equal(logistic.fitted_values, nats.fitted_values)

@@ -235,8 +235,8 @@ UDTClassifier = _estimator(
 UBoostClassifier = _estimator(
     "UBoostClassifier", "uboost", "U-Boost (paper 003 §4.4): Newton boosting of ``learner`` "
     "under the U-loss ``family``.", _options_of("uboost"), "entropy",
-    "a U-loss, ``ubreg.U(name)``, ``ubreg.U_alpha(alpha)``, ``ubreg.U_custom(d1, d2)``, or "
-    "``\"entropy\"``, the logistic U")
+    "any family: a U-loss, ``ubreg.U(name)``, ``ubreg.U_alpha(alpha)``, "
+    "``ubreg.U_custom(d1, d2)``, or a permissible family (``\"entropy\"`` is the logistic U)")
 TBoostClassifier = _estimator(
     "TBoostClassifier", "tboost", "t-AdaBoost (paper 004): boosting with tempered weights, "
     "temperature t of ``family``.  On perfectly separated training data no round can be "

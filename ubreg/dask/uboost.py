@@ -378,8 +378,7 @@ def fit_uboost_dask(spec, *, U, learner: str, depth: int, mstop: int, nu: float,
     wsum = sums["wsum"]
     bounds = _leaf_bounds(spec.weight_kind, wsum, setup["n_positive"], e, min_child_weight,
                           min_samples_leaf)
-    F0 = float(np.log(sums["wy"] / wsum) - np.log1p(-sums["wy"] / wsum)) if init == "mean" \
-        else 0.0
+    F0 = U.initial_F(sums["wy"] / wsum) if init == "mean" else 0.0
     states = list(dask.persist(*[delayed(_first_state)(c, F0, U, leaf_rows) for c in coded]))
     del coded
     rounds = _Rounds(binned, U, float(nu), 1 if learner == "stumps" else int(depth), bounds,

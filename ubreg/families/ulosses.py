@@ -44,7 +44,8 @@ from .base import ArrayOrFloat, Family, PermissibleFamily
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["ExponentialU", "Logistic", "Squared", "ULoss", "U", "U_alpha", "U_custom",
+__all__ = ["ExponentialU", "FamilyLoss", "Logistic", "Squared", "ULoss", "U", "U_alpha",
+           "U_custom",
            "resolve_U", "as_u_loss", "boosted_family"]
 
 _EXP_CAP = 700.0
@@ -151,6 +152,11 @@ class ULoss(Family):
         caller's (3, n) buffer, so that a boosting loop allocates no per-iteration
         arrays (subclasses compute in place)."""
         out[0], out[1], out[2] = self.values(z)
+
+    def initial_F(self, ybar: float) -> float:
+        """F₀ of ``init="mean"``: the constant minimiser of the risk when the weighted mean
+        of y is ``ybar`` (the log-odds for every U, Theorem 1)."""
+        return float(np.log(ybar) - np.log1p(-ybar))
 
     def newton_weight(self, z: ArrayLike, F: ArrayLike,
                       d2: np.ndarray | None = None) -> np.ndarray:
@@ -403,6 +409,74 @@ class U_custom(_Tabulated):
         return super().U(z)
 
 
+class FamilyLoss(ULoss):
+    """The loss of a family as the margin loss U-Boost boosts: U(z) = c ℓ(1, z), the loss of
+    a row of class 1 at the margin z = y*F, with c = ¼/ℓ''(1, 0) so that the curvature at
+    z = 0 is the logistic U's whatever the family's scale (``min_child_weight`` then
+    means the same; a constant multiple of a family's loss is the same fit).
+
+    F is the family's link value: p̂ is the family's posterior, F₀ its intercept-only
+    optimum.  A balanced loss (ℓ(0, η) = ℓ(1, −η)) is a function of the margin, which is
+    all U-Boost needs; eq. (4.3) is not, so the posterior is not expit(F).  Where a row is
+    saturated (past a bounded link's domain the loss is affine and has no curvature) its
+    Newton weight is the curvature at the end of the domain (the limit from inside), at
+    most the curvature at z = 0, so that the Newton step back into the domain is finite:
+    a departure from paper 003, whose U's all have positive curvature.
+    """
+
+    def __init__(self, family: Family) -> None:
+        self.family = family
+        self.name = family.name
+        self.scale = 0.25 / float(family.hessian(1.0, 0.0))
+        self.formula = f"{self.scale:.4g} ℓ(1, z), ℓ the loss of {family.describe()}"
+        self.likelihood_deviance = family.likelihood_deviance
+
+    def U(self, z: ArrayLike) -> np.ndarray:
+        return self.scale * _f(self.family.loss(1.0, _f(z)))
+
+    def d1(self, z: ArrayLike) -> np.ndarray:
+        return self.scale * _f(self.family.gradient(1.0, _f(z)))
+
+    def d2(self, z: ArrayLike) -> np.ndarray:
+        return self.scale * _f(self.family.hessian(1.0, _f(z)))
+
+    def posterior(self, eta: ArrayOrFloat) -> ArrayOrFloat:
+        return self.family.posterior(eta)
+
+    def posterior_pair(self, eta: ArrayOrFloat) -> tuple[ArrayOrFloat, ArrayOrFloat]:
+        return self.family.posterior_pair(eta)
+
+    def link(self, p: ArrayOrFloat) -> ArrayOrFloat:
+        return self.family.link(p)
+
+    def initial_F(self, ybar: float) -> float:
+        return float(self.family.intercept_only_eta(ybar))
+
+    def newton_weight(self, z: ArrayLike, F: ArrayLike,
+                      d2: np.ndarray | None = None) -> np.ndarray:
+        """ℓ'' scaled; at a saturated row, the curvature at the nearer end of the link
+        domain (its limit from inside), at most the curvature at 0."""
+        h = self.d2(z) if d2 is None else d2
+        flat = ~(h > 0)
+        if not np.any(flat):
+            return h
+        lo, hi = self.family.link_domain
+        end = np.where(_f(z) > 0, hi, lo)           # the domain's end nearest the row
+        with np.errstate(all="ignore"):
+            at_end = self.scale * _f(self.family.hessian(1.0, end))
+        edge = np.minimum(np.nan_to_num(at_end, nan=0.0, posinf=0.25), 0.25)
+        return np.where(flat, np.where(np.isfinite(end), edge, h), h)
+
+    def describe(self) -> str:
+        return self.family.describe()
+
+    def params(self) -> dict:
+        return {"family": self.family}
+
+    def __repr__(self) -> str:
+        return f"FamilyLoss({self.family!r})"
+
+
 _BUILTIN: dict[str, type[ULoss]] = {"logistic": Logistic, "exponential": ExponentialU,
                                     "squared": Squared}
 
@@ -449,14 +523,14 @@ def boosted_family(family: Family | list, family_given: bool, U: object) -> Fami
         warnings.warn(f"U= is deprecated: pass family={chosen!r} instead (the U-losses are "
                       "families: ubreg.U(name), ubreg.U_alpha(alpha), ubreg.U_custom(d1, d2))",
                       FutureWarning, stacklevel=user_stacklevel())
-    as_u_loss(chosen)                     # refuses a family U-Boost does not boost
+    as_u_loss(chosen)                     # refuses a bag of families
     return chosen  # type: ignore[return-value]  # a list is refused by as_u_loss
 
 
 def as_u_loss(family: Family | list) -> ULoss:
-    """The U that U-Boost boosts for ``family``: a U-loss itself, and the logistic U for
-    ``Permissible("entropy")`` (the same loss, ln(1 + e^−y*η)).  Any other family is
-    refused: U-Boost (paper 003 §4.2) boosts losses whose minimiser is the log-odds."""
+    """The margin loss U-Boost boosts for ``family``: a U-loss itself, the logistic U for
+    ``Permissible("entropy")`` (the same loss, ln(1 + e^−y*η), and its compiled passes),
+    and :class:`FamilyLoss` for any other family."""
     from .closed import Entropy
     if isinstance(family, ULoss):
         return family
@@ -464,10 +538,6 @@ def as_u_loss(family: Family | list) -> ULoss:
         return Logistic()
     if isinstance(family, list):
         raise OptionError("method 'uboost' boosts one loss, not a bag of families")
-    hint = (" (AdaBoost's e^(−y*η) is U = e^(−z/2) on F = 2η: family=ubreg.U(\"exponential\"))"
-            if getattr(family, "adaboost_closed_form", False) else "")
-    raise OptionError(
-        f"method 'uboost' boosts a U-loss, whose minimiser is the log-odds (Eguchi and "
-        f"Copas 2001, §4.2): family=ubreg.U(\"logistic\" | \"exponential\" | \"squared\"), "
-        f"ubreg.U_alpha(alpha), ubreg.U_custom(d1, d2), or Permissible(\"entropy\") (the "
-        f"logistic U); {family.describe()} is not one of them{hint}")
+    if isinstance(family, Family):
+        return FamilyLoss(family)
+    raise OptionError(f"method 'uboost' boosts a family, got {type(family).__name__}")

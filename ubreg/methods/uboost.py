@@ -25,11 +25,11 @@ def _loss(U):
 
 #: uboost's options
 OPTIONS = Schema((
-    Option("U", "value", None, "Deprecated: the loss is `family=`, a U-loss "
+    Option("U", "value", None, "Deprecated: the loss is `family=`, any family: a U-loss "
            "(`ubreg.U(\"logistic\" | \"exponential\" | \"squared\")`, `ubreg.U_alpha(alpha)`, "
-           "`ubreg.U_custom(d1, d2)`) or `Permissible(\"entropy\")` (the logistic U, the "
-           "default).  `U=\"exponential\"` still works, with a FutureWarning.", check=_loss,
-           none=True, public=False),
+           "`ubreg.U_custom(d1, d2)`) or another family (`Permissible(\"entropy\")`, the "
+           "logistic U, is the default).  `U=\"exponential\"` still works, with a "
+           "FutureWarning.", check=_loss, none=True, public=False),
     Option("learner", "choice", "trees", "Newton regression trees of depth `depth` on binned "
            "design columns, stumps, or one componentwise linear base-learner per formula "
            "term (a term with several columns, e.g. a factor, is fitted jointly), which "

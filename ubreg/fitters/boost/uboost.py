@@ -84,8 +84,9 @@ def _unit_weights(w, min_child_weight, min_samples_leaf):
             float(np.ldexp(min_samples_leaf, -e)))
 
 
-def _initial_F(w, y, wsum, init):
-    """F₀: the log-odds of the weighted mean of y (``"mean"``) or 0 (``"zero"``)."""
+def _initial_F(w, y, wsum, init, U):
+    """F₀: the constant minimiser of the risk (``"mean"``: ``U.initial_F`` of the weighted
+    mean of y, the log-odds for every U) or 0 (``"zero"``)."""
     if init != "mean":
         return 0.0
     # numpy's pairwise sum, not a BLAS dot: OpenBLAS may split a long dot across
@@ -94,7 +95,7 @@ def _initial_F(w, y, wsum, init):
     ybar = float(np.sum(w * y)) / wsum
     if not 0.0 < ybar < 1.0:
         raise ValueError("the response has one class: the log-odds is infinite")
-    return float(np.log(ybar) - np.log1p(-ybar))
+    return U.initial_F(ybar)
 
 
 class _TreeSteps:
@@ -268,7 +269,7 @@ def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
     names, col_term = _column_terms(term_slices, p)
     ystar = 2.0 * y - 1.0
     wsum = float(w.sum())
-    F0 = _initial_F(w, y, wsum, init)
+    F0 = _initial_F(w, y, wsum, init, U)
     F = np.full(n, F0)
     wy = w * ystar
     steps: _LinearSteps | _TreeSteps
