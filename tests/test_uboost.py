@@ -396,3 +396,19 @@ def test_the_scale_of_a_loss_does_not_change_the_fit(data):
                          mstop=30)
     np.testing.assert_allclose(bits.fitted_values, nats.fitted_values, rtol=1e-10)
     np.testing.assert_array_equal(logistic.fitted_values, nats.fitted_values)
+
+
+def test_matsushitas_compiled_pass_is_its_loss_gradient_and_curvature():
+    """U-Boost of Matsushita's loss evaluates (ℓ, ℓ', ℓ'') in one compiled pass a row:
+    the family's own loss, gradient and curvature, scaled, to rounding (at |z| = 1e3 and
+    past z² = ∞ too)."""
+    from ubreg.families.ulosses import as_u_loss
+    from ubreg.fitters.boost.margin_values import values_into
+    U = as_u_loss(ubreg.Permissible("matsushita"))
+    z = np.r_[np.random.default_rng(1).normal(size=50_000) * 5,
+              [-1e3, 1e3, 0.0, -0.0, 1e140, 1e200, -1e200]]
+    out = np.empty((3, z.size))
+    values_into(U, z, out)
+    fam = U.family
+    for row, ref in zip(out, (fam.loss(1.0, z), fam.gradient(1.0, z), fam.hessian(1.0, z))):
+        np.testing.assert_allclose(row, U.scale * ref, rtol=1e-12, atol=1e-300)

@@ -40,6 +40,7 @@ def _trees() -> None:
     from .methods.fit import fit
     for n in (400, _LARGE):
         fit(_FORMULA, _frame(n), method="uboost", mstop=2, depth=3)
+        fit(_FORMULA, _frame(n), method="uboost", mstop=2, depth=3, family="matsushita")
 
 
 def _the_rest() -> None:

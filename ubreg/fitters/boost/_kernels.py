@@ -11,6 +11,7 @@ boosting fit, not by ``import ubreg``.
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from numba import njit, prange
@@ -35,6 +36,34 @@ def logistic_from_exp(z, e, d1, d2, tail):
         d2[i] = s_neg * s_pos
         m = -z[i]
         tail[i] = 0.0 if m < 0.0 else m      # a NaN margin stays NaN, as np.maximum
+
+
+def _matsushita_body(z, c, u, d1, d2, nchunks):
+    """c × (ℓ, ℓ', ℓ'') of Matsushita's loss at the margins z, ℓ(1, z) = ½(√(1 + z²) − z)
+    (``Matsushita.loss``, ``gradient``, ``hessian``) in one pass a row: ℓ' = p − 1 with p
+    by the sign of z as ``_sqrt_posterior_pair``; √(1 + z²) by ``sqrt`` where z² is
+    finite (``hypot``'s value to rounding) and ℓ'' = ½ s⁻³ as 0.5/(s·s·s)."""
+    n = z.shape[0]
+    for t in prange(nchunks):
+        for i in range(n * t // nchunks, n * (t + 1) // nchunks):
+            zi = z[i]
+            a = abs(zi)
+            s = math.sqrt(1.0 + zi * zi) if a < 1e150 else a
+            small = 0.5 / s / (s + a)
+            if zi > 0:
+                f = 1.0 / (s + a)
+                p = 1.0 - small
+            else:
+                f = s - zi
+                p = small
+            u[i] = c * (0.5 * f)
+            d1[i] = c * (p - 1.0)
+            d2[i] = c * (0.5 / (s * s * s))
+
+
+#: c × Matsushita's (ℓ, ℓ', ℓ'') at the margins, in one pass (U-Boost of
+#: ``Permissible("matsushita")``, :mod:`~.margin_values`)
+MATSUSHITA_VALUES = parallel_pair(_matsushita_body)
 
 
 # Rows' signs y* come as int8 (a float64 copy would be read every pass), and
