@@ -412,3 +412,17 @@ def test_matsushitas_compiled_pass_is_its_loss_gradient_and_curvature():
     fam = U.family
     for row, ref in zip(out, (fam.loss(1.0, z), fam.gradient(1.0, z), fam.hessian(1.0, z))):
         np.testing.assert_allclose(row, U.scale * ref, rtol=1e-12, atol=1e-300)
+
+
+@pytest.mark.parametrize("name", ["logistic", "exponential", "squared"])
+def test_a_u_losses_tree_criterion_is_its_bayes_risk(name):
+    """criterion_family's φ is minus the Bayes risk min_F p U(F) + (1 − p) U(−F) of the U,
+    up to a constant factor (the same trees); a U without a closed form names none."""
+    U = ubreg.U(name)
+    p = np.linspace(0.05, 0.95, 19)
+    F = np.log(p) - np.log1p(-p)                  # the minimiser (eq. 4.3: the log-odds)
+    bayes = p * U.U(F) + (1 - p) * U.U(-F)
+    ratio = bayes / -U.criterion_family.phi(p)
+    np.testing.assert_allclose(ratio, ratio[0], rtol=1e-10)
+    with pytest.raises(NotImplementedError, match="names no split criterion"):
+        _ = U_alpha(0.3).criterion_family

@@ -79,6 +79,10 @@ class ULoss(Family):
     formula = "U(z)"
     divergence_formula = "2 Σ wᵢ [U(y*ᵢηᵢ) − min U]"
 
+    #: the permissible family whose φ is −(the Bayes risk of U), up to scale: the tree
+    #: criterion of this loss (None: not a closed form)
+    criterion_name: str | None = None
+
     # ---- the Family protocol ------------------------------------------------------------
     def posterior(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         return expit(_f(eta))
@@ -119,6 +123,17 @@ class ULoss(Family):
         with np.errstate(divide="ignore"):
             best_eta = np.clip(np.log(y) - np.log1p(-y), -1e3, 1e3)
         return self.loss(y, eta) - self.loss(y, best_eta)
+
+    @property
+    def criterion_family(self) -> PermissibleFamily:
+        """The permissible family of :attr:`criterion_name` (its φ is minus the Bayes risk
+        min_η ℓ(p, η) of this U, up to scale: the same trees)."""
+        if self.criterion_name is None:
+            raise NotImplementedError(f"{self.name} names no split criterion")
+        from .closed import Entropy, Gini, Matsushita
+        closed: dict[str, type[Entropy | Gini | Matsushita]] = {
+            "entropy": Entropy, "matsushita": Matsushita, "gini": Gini}
+        return closed[self.criterion_name]()
 
     def intercept_only_eta(self, ybar: float) -> float:
         if not 0.0 < ybar < 1.0:
@@ -207,11 +222,8 @@ class Logistic(ULoss):
     likelihood_deviance = True
     binomial_likelihood = True
 
-    @property
-    def criterion_family(self) -> PermissibleFamily:
-        """Entropy: its Bayes risk min_η ℓ(p, η) is the entropy of p in nats."""
-        from .closed import Entropy
-        return Entropy()
+    #: its Bayes risk min_η ℓ(p, η) is the entropy of p in nats
+    criterion_name = "entropy"
 
     def score_variance(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         eta = _f(eta)
@@ -243,11 +255,8 @@ class ExponentialU(ULoss):
     name = "exponential"
     formula = "e^(−z/2)"
 
-    @property
-    def criterion_family(self) -> PermissibleFamily:
-        """Matsushita: the Bayes risk of e^(−z/2) is 2√(p(1 − p))."""
-        from .closed import Matsushita
-        return Matsushita()
+    #: the Bayes risk of e^(−z/2) is 2√(p(1 − p))
+    criterion_name = "matsushita"
 
     def score_variance(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         # p e^(−η)/4 + (1 − p) e^(η)/4 = (expit(−η) + expit(η))/4 = 1/4
@@ -281,11 +290,8 @@ class Squared(ULoss):
     name = "squared"
     formula = "½(1 + e^z)^−2"
 
-    @property
-    def criterion_family(self) -> PermissibleFamily:
-        """Gini: the Bayes risk of ½(1 + e^z)^−2 is p(1 − p)/2."""
-        from .closed import Gini
-        return Gini()
+    #: the Bayes risk of ½(1 + e^z)^−2 is p(1 − p)/2
+    criterion_name = "gini"
 
     def U(self, z: ArrayLike) -> np.ndarray:
         return 0.5 * expit(-_f(z)) ** 2
