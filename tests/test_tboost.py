@@ -557,14 +557,3 @@ def test_the_old_loss_arguments_warn_and_give_the_same_fit():
         ubreg.fit(FORMULA, df, method="tboost", t=0.3, family=ubreg.TemperedExponential(0.3))
     with pytest.raises(ValueError, match="give the loss once"):
         ubreg.fit(FORMULA, df, method="uboost", U="logistic", family="entropy")
-
-
-@pytest.mark.parametrize("learner", ["trees", "udt", "stumps"])
-def test_perfectly_separated_data_give_a_clear_error(learner):
-    # one predictor that separates the classes: every tree split leaves a pure
-    # child (inadmissible, docs/tempered.md §3.3) and a perfect stump sends every
-    # weight to 0: no round can be taken, and the error says why
-    x = np.arange(40.0)
-    d = pd.DataFrame({"x": x, "y": (x > 19.5).astype(int)})
-    with pytest.raises(ubreg.errors.DataError, match="separated"):
-        ubreg.fit("y ~ x", d, method="tboost", learner=learner, rounds=3)

@@ -239,17 +239,9 @@ UBoostClassifier = _estimator(
     "``ubreg.U_custom(d1, d2)``, or a permissible family (``\"entropy\"`` is the logistic U)")
 TBoostClassifier = _estimator(
     "TBoostClassifier", "tboost", "t-AdaBoost (paper 004): boosting with tempered weights, "
-    "temperature t of ``family``.  On perfectly separated training data no round can be "
-    "taken (the tempered weights vanish after the first update, docs/tempered.md §2.5) and ``fit`` "
-    "raises :class:`~ubreg.errors.DataError`; scikit-learn's checks that fit such data are "
-    "listed in ``expected_failed_checks``.", _options_of("tboost"), "tempered",
+    "temperature t of ``family``.", _options_of("tboost"), "tempered",
     "``ubreg.TemperedExponential(t)``, or ``\"tempered\"`` and "
-    "``Permissible(\"tempered\", t=...)`` for the loss of the same t (default 0.5)",
-    expected_failed_checks={check: (
-        "t-AdaBoost cannot take a round on perfectly separated training data: the tempered "
-        "weights vanish after the first update (docs/tempered.md §2.5)") for check in (
-        "check_sample_weight_equivalence_on_dense_data", "check_pipeline_consistency",
-        "check_estimators_pickle", "check_classifiers_classes", "check_fit2d_1feature")})
+    "``Permissible(\"tempered\", t=...)`` for the loss of the same t (default 0.5)")
 GNNBClassifier = _estimator(
     "GNNBClassifier", "gnnb", "Gentle nearest-neighbour boosting (paper 002, Algorithm 1), "
     "any number of classes (one-vs-rest).", _options_of("gnnb"), "entropy", _binary=False,

@@ -9,7 +9,8 @@ link η):
 - split score Δ = L(p) − τ L(p_L) − (1 − τ) L(p_R), τ = W_L/W; |Δ| below
   ``DELTA_TOL`` counts as 0, and a split with Δ = 0 is still taken;
 - admissible splits only: both children hold positive weight of both classes
-  (judged by counts of rows with q_i > 0, which are exact);
+  (judged by counts of rows with q_i > 0, which are exact), or the split separates
+  the node perfectly (a departure from [J]: :func:`separates`);
 - thresholds at within-node midpoints: between consecutive distinct values of
   a column among the rows in the node ("x ≤ τ" goes left);
 - at most ``max_candidates`` candidates per node, drawn at random;
@@ -38,7 +39,8 @@ import numpy as np
 
 from .trees import leaf_indicators
 
-__all__ = ["DELTA_TOL", "PURE_LEAF", "BestFirstTree", "grow_best_first", "leaf_value"]
+__all__ = ["DELTA_TOL", "PURE_LEAF", "BestFirstTree", "grow_best_first", "leaf_value",
+           "separates"]
 
 #: value of a pure (or non-finite) leaf, as in [J]
 PURE_LEAF = 100.0
@@ -157,6 +159,18 @@ def leaf_value(wpos, w, link):
     return v if np.isfinite(v) else (PURE_LEAF if p > 0.5 else -PURE_LEAF)
 
 
+def separates(left_pos, left_neg, n_pos, n_neg):
+    """Whether a split with ``left_pos``/``left_neg`` live rows of each class on its left
+    (of ``n_pos``/``n_neg`` in the node, which holds both) separates the node perfectly:
+    one class all on one side, the other all on the other.
+
+    [J] admits only splits whose children both hold both classes (a pure leaf takes the
+    value ±100); ubreg also admits this one, so that a perfect weak hypothesis is found on
+    separable data and t-AdaBoost keeps it and stops (docs/tempered.md §2.2, §3.3).
+    """
+    return (((left_pos == n_pos) & (left_neg == 0)) | ((left_pos == 0) & (left_neg == n_neg)))
+
+
 def _candidates(X, rows):
     """Per column with a cut: (column, its order on ``rows``, sorted values, cut
     positions), a cut after each position whose next value is larger."""
@@ -207,6 +221,7 @@ def _best_split(X, rows, q, pos, risk, max_candidates, rng):
         live_neg = np.cumsum((qo > 0) & ~po)[sel]
         ok = ((live_pos > 0) & (live_neg > 0)
               & (live_pos < n_live_pos) & (live_neg < n_live_neg))
+        ok |= separates(live_pos, live_neg, n_live_pos, n_live_neg)
         if not ok.any():
             continue
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -26,8 +26,8 @@ from ...families.tempered_algebra import (
 )
 from ...numerics.progress import progress
 
-__all__ = ["TBoostFit", "closed_form_mu", "exact_mu", "normalise_weights", "tboost",
-           "tempered_update"]
+__all__ = ["PERFECT", "TBoostFit", "closed_form_mu", "exact_mu", "is_perfect", "normalise_weights",
+           "tboost", "tempered_update"]
 
 #: μ r at t = 1 when |ρ| = 1 ([J] replaces the infinite μ by ±100/r)
 MU_R_CAP_T1 = 100.0
@@ -237,20 +237,27 @@ def tboost(X, ystar, t, rounds, weak, *, mu="closed", weights=None):
             stopped = "the weak learner found no hypothesis"
             break
         u = ystar * h
-        mu_j, closed = _choose_mu(q, u, t, w, mu)
-        if closed is None:
-            stopped = mu_j
-            break
-        q_next, Z = tempered_update(q, u, mu_j, t, w)
-        if q_next is None:
-            stopped = "every weight vanished after an update (|rho| = 1)"
-            break
+        perfect = is_perfect(q, u, w)
+        if perfect:
+            mu_j, closed, q_next, Z = _perfect_round(q, u, t, w, perfect)
+        else:
+            mu_j, closed = _choose_mu(q, u, t, w, mu)
+            if closed is None:
+                stopped = mu_j
+                break
+            q_next, Z = tempered_update(q, u, mu_j, t, w)
+            if q_next is None:
+                stopped = "every weight vanished after an update (|rho| = 1)"
+                break
         # α_j = m^(1−t*) Π_{k<j} Z_k^(1−t) μ_j (§2.4)
         alpha = m ** (1.0 - tstar) * math.exp((1.0 - t) * log_prod_Z) * mu_j
         gamma = np.minimum(gamma + alpha * u, delta)
-        log_prod_Z += math.log(Z)
         _record(rec, t, w, hyp, h, alpha, mu_j, closed, Z, q_next)
         q = q_next
+        if perfect:
+            stopped = PERFECT
+            break
+        log_prod_Z += math.log(Z)
     getattr(bar, "close", lambda: None)()        # the loop may stop early
     if not rec["hyp"]:
         raise DataError(_no_round_message(stopped))
@@ -266,6 +273,58 @@ def tboost(X, ystar, t, rounds, weak, *, mu="closed", weights=None):
 #: what :func:`tboost` records per round
 _RECORD = ("alpha", "mu", "rho", "r", "Z", "K", "forg", "vals", "hyp", "cmin", "cmax", "mu_c",
            "Z_c")
+
+
+#: why boosting stopped after a perfect weak hypothesis
+PERFECT = ("perfect weak hypothesis: y h(x) > 0 on every training row, kept with the step "
+           "that reaches the infimum of the tempered loss, as AdaBoost keeps a hypothesis of "
+           "error 0 (docs/tempered.md §2.2)")
+
+
+def is_perfect(q, u, w):
+    """The sign s (±1) with s u_i > 0 on every row of positive weight (q_i > 0, w_i > 0)
+    and s u_i ≥ 0 on the forgotten ones (q_i = 0), or 0 when there is none.
+
+    s = 1: h classifies every training row correctly (u_i = y_i h(x_i)); s = −1: every
+    row wrongly, so that −h is perfect (μ_j then comes out negative).  A forgotten row
+    with s u_i < 0 would come back (0 ⊗_t exp_t(−μu) > 0, §1), so it is not perfect.
+    """
+    live = w > 0
+    P = live & (q > 0)
+    if not P.any():
+        return 0
+    for sign in (1, -1):
+        if np.all(sign * u[P] > 0) and np.all(sign * u[live & ~(q > 0)] >= 0):
+            return sign
+    return 0
+
+
+def _perfect_round(q, u, t, w, sign):
+    """μ_j, the record tuple, q_{j+1} and Z_j of a round whose hypothesis is perfect
+    (``sign`` from :func:`is_perfect`; written below for sign = 1).
+
+    The tempered loss (§2.3) then decreases in μ without a stationary point, so
+    §2.2(b) has no root; t-AdaBoost keeps h_j with the step that reaches the
+    infimum and stops, the equivalent of AdaBoost keeping a hypothesis of error 0.
+    For t < 1 the infimum 0 is attained: q̂_i = [q_i^(1−t) − (1−t) μ u_i]_+^(1/(1−t))
+    is 0 for every row once μ ≥ μ* = max_i q_i^(1−t) / ((1 − t) u_i), i.e. every
+    clipped margin reaches δ = 1/(1−t) (§2.5), and a larger μ changes neither the
+    loss nor the clipped classifier on the training rows: μ_j = μ*, Z_j = 0,
+    q_{j+1} = 0.  For t ≥ 1 the loss tends to 0 only as μ → ∞ (the limit classifier
+    is sign(h_j)); μ_j r_j = 100 is [J]'s finite stand-in for the infinite step at t = 1
+    (§2.2, degenerate cases), used for every t ≥ 1.  The closed-form values (§2.2(a))
+    are recorded beside it.
+    """
+    mu_c, rho, r = closed_form_mu(q, u, t, w)
+    P = (q > 0) & (w > 0)
+    if t < 1 and not is_one(t):
+        mu_j = sign * float(np.max(q[P] ** (1.0 - t) / ((1.0 - t) * sign * u[P])))
+        return mu_j, (mu_c, rho, r, 0.0), np.zeros_like(q), 0.0
+    mu_j = sign * MU_R_CAP_T1 / r
+    q_next, Z = tempered_update(q, u, mu_j, t, w)
+    if q_next is None:                                  # underflow of every weight
+        q_next, Z = np.zeros_like(q), 0.0
+    return mu_j, (mu_c, rho, r, Z), q_next, Z
 
 
 def _choose_mu(q, u, t, w, mu):
@@ -304,8 +363,8 @@ def _record(rec, t, w, hyp, h, alpha, mu_j, closed, Z, q_next):
 def _no_round_message(stopped):
     """Why t-AdaBoost could not take a single round, with a hint."""
     if stopped.startswith("the weak learner"):
-        hint = (" (no admissible split: every candidate leaves a child holding one class "
-                "only, as on perfectly separated data; docs/tempered.md §3.3)")
+        hint = (" (no admissible split: every candidate leaves one child holding one class "
+                "only and the other both; docs/tempered.md §3.3)")
     elif stopped.startswith("every weight vanished"):
         hint = (" (the first weak hypothesis classifies every training row correctly: "
                 "the data are separated and the step would be unbounded)")

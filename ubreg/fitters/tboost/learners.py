@@ -13,7 +13,8 @@ handed to the shared learners of :mod:`ubreg.learners`.
   :func:`~ubreg.learners.trees.udt_gain`, level-wise to a fixed ``depth`` on
   binned columns) grown on the tempered weights: the same node statistics
   (Σq), the same criterion (the drop of Σ_leaves W_k L_t(p_k), i.e. W·Δ),
-  the same admissibility (by counts of live rows of each class) and the same
+  the same admissibility (by counts of live rows of each class, a perfect
+  separation of the node included) and the same
   leaves η_t(p_leaf) as the §3.3 tree.  It differs from it in the growth
   (every leaf down to ``depth``, binned cuts, no random candidate draw) and
   in taking only splits with a positive gain.
@@ -32,7 +33,7 @@ import numpy as np
 
 from ...families.tempered import Tempered
 from ...families.tempered_algebra import bayes_risk
-from ...learners.best_first import grow_best_first, leaf_value
+from ...learners.best_first import grow_best_first, leaf_value, separates
 from ...learners.stumps import fit_sign_stump
 from ...learners.trees import grow_tree, udt_gain
 
@@ -73,7 +74,8 @@ def fit_udt_tree(binned, ystar, q, t, depth, w=None):
     w_i q_i of each class, rescaled to sum to 1 (the criterion and the leaves
     only depend on ratios, and t close to 2 makes q tiny), and the 0/1
     indicators of live rows (q_i > 0, w_i > 0) of each class.  A split is
-    admissible when each child holds at least one live row of each class:
+    admissible when each child holds at least one live row of each class, or when
+    it separates the node perfectly (docs/tempered.md §3.3):
     counts are integers, exact in floating point, so admissibility does not
     depend on the row order.  The criterion is udt_gain with φ = −L_t, the
     drop of Σ_leaves W_k L_t(p_k) = W·Δ of §3.3; a split must gain more than
@@ -90,10 +92,10 @@ def fit_udt_tree(binned, ystar, q, t, depth, w=None):
     live = (count > 0) & (q > 0)
     stats = np.column_stack([np.where(pos, qw, 0.0), np.where(pos, 0.0, qw),
                              (live & pos).astype(np.float64), (live & ~pos).astype(np.float64)])
-    gain = udt_gain(lambda p: -bayes_risk(p, t))
+    gain = _admissible(udt_gain(lambda p: -bayes_risk(p, t)))
     # grow_tree compares gains with min_gain × (Σ of every statistic) = 1 + live rows
     min_gain = 1e-12 / (1.0 + float(live.sum()))
-    tree, node = grow_tree(binned, stats, gain, int(depth), min_leaf=1.0, leaf_col=(2, 3),
+    tree, node = grow_tree(binned, stats, gain, int(depth), min_leaf=0.0, leaf_col=(2, 3),
                            min_gain=min_gain)
     if tree.feature[0] < 0:
         return None, None
@@ -103,6 +105,18 @@ def fit_udt_tree(binned, ystar, q, t, depth, w=None):
     link = Tempered(t).dphi
     tree.value = np.array([leaf_value(Wp[k], Wp[k] + Wn[k], link) for k in range(size)])
     return tree, tree.value[node]
+
+
+def _admissible(gain):
+    """``gain`` on the admissible splits of the §3.3 tree, NaN (no candidate) elsewhere:
+    each child holds a live row of each class (statistics 2 and 3 count them), or the
+    split separates the node perfectly (:func:`ubreg.learners.best_first.separates`)."""
+    def admissible_gain(L, R, P):
+        both = np.all((L[..., 2:4] >= 1) & (R[..., 2:4] >= 1), axis=-1)
+        perfect = (P[..., 2] >= 1) & (P[..., 3] >= 1) & separates(
+            L[..., 2], L[..., 3], P[..., 2], P[..., 3])
+        return np.where(both | perfect, gain(L, R, P), np.nan)
+    return admissible_gain
 
 
 def fit_stump(binned, ystar, q, w=None):
