@@ -313,10 +313,15 @@ def test_complete_separation_has_the_documented_outcome(every_method, separated)
         assert not m.converged
         assert "capped: a feature separates the weighted sample" in text
     elif method == "udt":
-        # pure leaves: p = 0 or 1, link capped at ±∇φ(1 - 1e-12), no warning needed
+        # pure leaves: p = 0 or 1, link capped at ±∇φ(1 - 1e-12) (gini, udt's default: the
+        # bound of its link domain, ±1), no warning needed
         np.testing.assert_array_equal(resp, d.y)
+        assert m.family.name == "gini"
+        np.testing.assert_allclose(np.abs(link), 1.0, rtol=1e-12)
+        entropy = _fit(method, "y ~ x + z", d, family="entropy")
         cap = float(ubreg.Permissible("entropy").dphi(1 - 1e-12))
-        np.testing.assert_allclose(np.abs(link), cap, rtol=1e-6)
+        np.testing.assert_allclose(np.abs(_values(entropy.predict(d, type="link"))), cap,
+                                   rtol=1e-6)
     elif method == "unn":
         # the zero-edge root is at infinity: δ capped at delta_max, reported
         assert "delta was capped" in text

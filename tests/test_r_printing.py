@@ -10,6 +10,7 @@ import pytest
 
 import ubreg
 from ubreg.errors import ConvergenceWarning
+from ubreg.methods.registry import METHODS
 
 from conftest import method_case
 
@@ -233,17 +234,25 @@ def test_one_predict_for_every_method(every_method, pima):
     m = _fit(every_method, pima)
     new = _newdata(pima)
     ok = new.index.difference(NA_ROWS)
+    # a tree routes a row missing a predictor by its surrogates (predict.rpart); the
+    # other methods give NA
+    routed = METHODS[m.method].keeps_missing
     p = m.predict(new, type="response")
     assert isinstance(p, pd.Series) and p.index.equals(new.index)
-    assert p[NA_ROWS].isna().all() and np.isfinite(p[ok]).all()
+    assert p[NA_ROWS].notna().all() if routed else p[NA_ROWS].isna().all()
+    assert np.isfinite(p[ok]).all()
     link = m.predict(new, type="link")
     assert isinstance(link, pd.Series) and link.index.equals(new.index)
-    assert link[NA_ROWS].isna().all() and link[ok].notna().all()
+    assert link[NA_ROWS].notna().all() if routed else link[NA_ROWS].isna().all()
+    assert link[ok].notna().all()
     cls = m.predict(new, type="class")
     assert isinstance(cls, pd.Series) and isinstance(cls.dtype, pd.CategoricalDtype)
     assert list(cls.cat.categories) == ["neg", "pos"] and cls.index.equals(new.index)
-    assert cls[NA_ROWS].isna().all() and cls[ok].notna().all()
-    assert ((cls[ok] == "pos") == (p[ok] >= 0.5)).all()
+    assert cls[NA_ROWS].notna().all() if routed else cls[NA_ROWS].isna().all()
+    assert cls[ok].notna().all()
+    # a tree's leaf with p = 1/2 predicts the first level, as rpart
+    pos = (p[ok] > 0.5) if routed else (p[ok] >= 0.5)
+    assert ((cls[ok] == "pos") == pos).all()
     train = m.predict(type="class")
     assert isinstance(train.dtype, pd.CategoricalDtype) and len(train) == len(m.predict())
 
@@ -268,14 +277,14 @@ def test_one_predict_for_every_multiclass_method(every_multiclass_method, pima):
     assert isinstance(h, pd.DataFrame) and h.loc["r3"].isna().all()
 
 
-def test_udt_predicts_na_for_a_row_missing_a_predictor(pima_csv):
-    """rpart's predict routes such a row by surrogates; ubreg's gives NA, as every method."""
+def test_udt_routes_a_new_row_missing_a_predictor_as_its_training_rows(pima_csv):
+    """As predict.rpart: a new row missing insulin follows the surrogates, as the training
+    rows missing it did (tests/test_rpart_predict.py compares with R)."""
     m = ubreg.fit("diabetes ~ .", pima_csv, method="udt", xval=0)
-    row = pima_csv[pima_csv["insulin"].isna()].head(3)
+    row = pima_csv[pima_csv["insulin"].isna()]
     for type in ("response", "link", "class", "leaf"):
-        assert m.predict(row, type=type).isna().all()
-    # the training rows missing insulin were routed (by surrogates): they have fitted values
-    assert m.predict().loc[row.index].notna().all()
+        pd.testing.assert_series_equal(m.predict(row, type=type),
+                                       m.predict(type=type).loc[row.index], check_names=False)
 
 
 # ---- 5. no AIC, BIC or residual df without a likelihood -----------------------------------

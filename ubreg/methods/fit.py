@@ -83,8 +83,8 @@ def fit(formula: str, data: pd.DataFrame | dd.DataFrame, family: FamilyArgument 
         response: 0/1, bool, or a two-level string/categorical.
     data : pandas.DataFrame
         Never modified.
-    family : Family or str, default ``Permissible("entropy")``
-        The loss; any permissible family, or ``Exponential()``.
+    family : Family or str, optional
+        The loss.  Default: entropy (gini for ``udt``, as rpart; tboost: TemperedExponential).
     method : str
         ``"uls"`` (linear separator by ULS, paper 000 Algorithm 1); other
         methods as they are registered (:data:`METHODS`).
@@ -129,10 +129,10 @@ def fit(formula: str, data: pd.DataFrame | dd.DataFrame, family: FamilyArgument 
     """
     family_given = family is not None
     weights, weight_kind = resolve_weights(weights, freq_weights)
-    families = _resolve_families(family)
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; available: {sorted(METHODS)}")
     entry = METHODS[method]
+    families = _resolve_families(family if family_given else entry.default_family)
     on_dask = is_dask_frame(data)
     checked = entry.resolve(options, on_dask=on_dask, type_name=_type_name(data))
     call = _call_string(formula, families, method, weights, options, family_given, weight_kind)

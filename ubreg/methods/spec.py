@@ -31,7 +31,8 @@ class FitSpec:
     positive: object
     call: str
     trusted: bool = False
-    #: whether the caller named a family (``family=None`` resolves to entropy); methods
+    #: whether the caller named a family (``family=None`` resolves to the method's
+    #: ``default_family``); methods
     #: that take their loss from elsewhere (uboost's U=, tboost's t=) warn when it is ignored
     family_given: bool = True
     #: what ``weights`` mean: ``"prior"`` (R's glm(weights=): nobs and df count the rows
@@ -134,6 +135,9 @@ class Method:
         ``(formula, frame, weights, fit_kw) -> dict``: options that :func:`ubreg.cv`
         computes once over all the rows and passes to every fold's fit (gnnb's
         neighbour graph).  They must not change the fits, only their speed.
+    default_family : str
+        The family when ``family=`` is not given (``"gini"`` for ``udt``: rpart's
+        default split).
     """
 
     name: str
@@ -145,6 +149,7 @@ class Method:
     multiclass: bool = False
     keeps_missing: bool = False
     cv_options: Callable | None = None
+    default_family: str = "entropy"
 
     def schema_for(self, options: dict) -> Schema:
         """The options the method takes, given those passed."""

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ..fitters.udt import cp_table_cv, grow_tree
+from ..fitters.udt import cp_table_cv, grow_tree, with_all_surrogates
 from ..fitters.udt.binned import (
     code_columns,
     grow_tree_binned,
@@ -88,7 +88,8 @@ def fit_udt(spec: FitSpec, *, min_split: int, min_leaf: int, max_depth: int, cp:
     e = far_exponent(float(rf.weights.max(initial=0.0)))
     w = np.ldexp(rf.weights, -e) if e else rf.weights
     grow = _binned_grower(columns, w, bins) if bins is not None else None
-    tree = (grow or grow_tree)(columns, rf.y, w, spec.family, **controls).times_power_of_two(e)
+    tree = (grow or grow_tree)(columns, rf.y, w, spec.family, **controls)
+    tree = with_all_surrogates(tree, columns, w, controls["count_rows"]).times_power_of_two(e)
     if xval > 0 and len(rf.y) >= max(xval, 2):
         cptable = cp_table_cv(columns, rf.y, w, spec.family, folds=xval, seed=seed,
                               grow=grow, **controls)
@@ -135,4 +136,4 @@ def fit_udt_on_dask(spec: FitSpec, **options) -> TreeResult:
 
 
 METHOD = Method("udt", fit=fit_udt, result=TreeResult, schema=OPTIONS, quick={"": {"xval": 0}},
-                keeps_missing=True, dask=fit_udt_on_dask)
+                keeps_missing=True, dask=fit_udt_on_dask, default_family="gini")

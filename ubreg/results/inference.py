@@ -150,7 +150,8 @@ def bernoulli_loglik(family: Family, y: np.ndarray, eta: np.ndarray, w: np.ndarr
     if weight_kind == "freq":
         with np.errstate(divide="ignore"):
             ll = xlogy(y, p) + xlogy(1.0 - y, q)
-        return float(w @ ll)
+        live = w > 0            # a row of weight 0 is absent, even where its p̂ is 0 or 1
+        return float(w[live] @ ll[live])
     m = trials if trials is not None and np.any(trials > 1) else w
     n_round, successes = np.round(m), np.round(m * y)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -25,16 +25,6 @@ def to_tree_columns(raw_columns: Iterable[RawColumn]) -> list[TreeColumn]:
                        [str(v) for v in c.levels]) for c in raw_columns]
 
 
-def missing_rows(columns: Sequence[TreeColumn]) -> np.ndarray:
-    """Rows with a missing value (NaN, or code −1) in any of the tree's columns."""
-    n = len(columns[0].values) if columns else 0
-    miss = np.zeros(n, dtype=bool)
-    for c in columns:
-        v = np.asarray(c.values)
-        miss |= (v < 0) if c.kind == "categorical" else np.isnan(v)
-    return miss
-
-
 class TreeResult(BinaryResult):
     """A UDT tree: leaves carry p_k and the link ∇φ(p_k) (eq. 106).
 
@@ -115,19 +105,19 @@ class TreeResult(BinaryResult):
 
     def _link_for(self, newdata: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         cols = self._columns(newdata)
-        na = missing_rows(cols)
-        return self.tree.predict(cols, type="link")[~na], na
+        # every row has a leaf: missing values follow the surrogates (predict.rpart)
+        return self.tree.predict(cols, type="link"), np.zeros(len(newdata), dtype=bool)
 
     def predict(self, newdata: pd.DataFrame | None = None,
                 type: str = "response") -> pd.Series:
         """``response`` (the leaf's p_k), ``link`` (∇φ(p_k), capped),
-        ``class`` (response label, p_k ≥ 1/2, category dtype with the
+        ``class`` (response label, p_k > 1/2 as rpart, category dtype with the
         response's levels) or ``leaf`` (rpart node number, ``Int64``).
 
-        A row of ``newdata`` missing a predictor of the formula gets NA, as with
-        every method (rpart's ``predict`` would route it by surrogate splits).
-        The training rows (``newdata=None``) all have predictions: those
-        missing a predictor were routed when the tree was grown.
+        Every row gets a prediction, as with rpart's ``predict``: a row of ``newdata``
+        missing a split's variable is sent down by that node's surrogate splits, then
+        the majority direction (the training rows were routed so when the tree was
+        grown); a predictor the tree never splits on does not matter.
         """
         check_predict_type(type, _TYPES)
         if newdata is None:
@@ -136,7 +126,8 @@ class TreeResult(BinaryResult):
         else:
             newdata = as_frame(newdata, "newdata")
             cols = self._columns(newdata)
-            leaf, index, na = self.tree.apply(cols), newdata.index, missing_rows(cols)
+            leaf, index = self.tree.apply(cols), newdata.index
+            na = np.zeros(len(leaf), dtype=bool)
         values = self._by_leaf(leaf, type)
         if type == "leaf":
             # ignored [call-overload]: numpy's stub rejects None, an object scalar to np.where

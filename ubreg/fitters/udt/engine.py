@@ -6,14 +6,15 @@ import pandas as pd
 
 from ...numerics.folds import xval_groups
 from ...numerics.progress import progress
-from .columns import TreeColumn, check_columns, check_response
+from .columns import CATEGORICAL, TreeColumn, check_columns, check_response
 from .criterion import make_criterion
 from .grow import grow_raw, node_risk
 from .model import Tree, leaf_link, subset_nodes
 from .prune import cp_rows, fix_cp, rpart_complexity
 from .route import route
+from .surrogates import find_surrogates, split_missing
 
-__all__ = ["grow_tree", "cp_table_cv", "tree_from_raw"]
+__all__ = ["grow_tree", "cp_table_cv", "tree_from_raw", "with_all_surrogates"]
 
 
 def _check_family(family):
@@ -85,6 +86,41 @@ def tree_from_raw(raw, info, family, controls: dict, risk: str) -> Tree:
     nodes = subset_nodes(raw, keep, split, alpha)
     nodes = _rpart_order(nodes)
     return Tree(nodes, info["specs"], family, controls, alpha, risk)
+
+
+def with_all_surrogates(tree: Tree, columns, weight, count_rows=False) -> Tree:
+    """``tree`` with the surrogate splits of every split node, as rpart finds them.
+
+    The grower finds surrogates only where training rows miss the split variable
+    (they route those rows); rpart finds them at every split (``maxsurrogate = 5``),
+    and they route new rows at prediction (``predict.rpart``) and count in the
+    variable importance.  Here the training rows are sent down the final tree and
+    each split node without surrogates gets them from its rows, exactly as the grower
+    would have found them (:func:`~ubreg.fitters.udt.surrogates.find_surrogates`:
+    the rows that the primary split directs, the others with direction 0).  Only the
+    final tree's splits are searched, not the larger tree grown before pruning.
+    """
+    nd = tree.nodes
+    found = dict(nd.get("surrogates", {}))
+    todo = [k for k in np.flatnonzero(nd["left"] >= 0) if int(nd["number"][k]) not in found]
+    if not todo:
+        return tree
+    values, specs, n = check_columns(columns)
+    w = np.ones(n) if weight is None else np.asarray(weight, dtype=np.float64)
+    _, path = route(nd, specs, values, n, path=True)
+    orders = [None if sp.kind == CATEGORICAL else np.argsort(v, kind="stable")
+              for sp, v in zip(specs, values)]
+    for k in todo:
+        depth = int(nd["depth"][k])
+        rows = np.flatnonzero(path[:, depth] == k)
+        var = int(nd["var"][k])
+        miss = split_missing(specs, values, rows, np.full(rows.shape[0], var))
+        went_left = path[rows, depth + 1] == nd["left"][k]
+        direction = np.where(miss, 0, np.where(went_left, 1, -1)).astype(np.int8)
+        found[int(nd["number"][k])] = find_surrogates(specs, values, rows, direction, w[rows],
+                                                      var, count_rows=count_rows, orders=orders)
+    return Tree(dict(nd, surrogates=found), tree.specs, tree.family, tree.controls, tree.alpha,
+                tree.risk)
 
 
 def _rpart_order(nodes):

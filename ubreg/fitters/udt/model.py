@@ -32,6 +32,11 @@ LINK_EPS = 1e-12
 _PREDICT_TYPES = ("response", "link", "class", "leaf")
 
 
+#: rpart's impurity over the family's −φ (scaled to 1 at p = 1/2): gini 2p(1 − p),
+#: information the entropy in nats
+_RPART_UNITS = {"gini": 0.5, "entropy": float(np.log(2.0))}
+
+
 def leaf_link(family, p):
     """∇φ(p) capped at pure leaves (see the module docstring).
 
@@ -132,7 +137,9 @@ class Tree:
         ``right_levels`` (categorical splits, else None), ``na_goes``
         ("left"/"right": the majority branch taken by missing values), ``n``
         (rows), ``weight``, ``yprob`` (weighted proportion of y = 1),
-        ``link`` (∇φ(yprob), capped), ``yval`` (class: 1 iff yprob ≥ 1/2),
+        ``link`` (∇φ(yprob), capped), ``yval`` (class: 1 iff yprob > 1/2; at
+        1/2, 0, the response's first level under the default coding, as rpart predicts
+        its first class on a tie),
         ``loss`` (misclassified weight, rpart's ``dev``), ``risk`` (the
         node's surrogate risk w(−φ(p) − a_φ)/b_φ), ``improve`` (drop of the
         tree's surrogate risk, eq. 104, brought by the node's split, computed on
@@ -178,7 +185,7 @@ class Tree:
             "weight": nd["weight"],
             "yprob": self.yprob,
             "link": leaf_link(self.family, self.yprob),
-            "yval": (self.yprob >= 0.5).astype(np.int64),
+            "yval": (self.yprob > 0.5).astype(np.int64),
             "loss": self.node_misclass,
             "risk": self.node_surrogate_risk,
             "improve": np.where(leaf, 0.0, nd["improve"]),
@@ -195,7 +202,7 @@ class Tree:
         (rpart number), ``rank`` (1 = tried first), ``var``, ``split``
         (``"< t"`` or ``">= t"``: the rows sent left; for a factor, the levels
         sent left), ``agree`` and ``adj`` (rpart's agreement and adjusted
-        agreement).  Empty when no training row missed a split variable.
+        agreement), found at every split node as rpart finds them.
         """
         found = self.nodes.get("surrogates", {})
         rows = []
@@ -234,20 +241,34 @@ class Tree:
 
     @cached_property
     def variable_importance(self) -> pd.Series:
-        """Sum of the split improvements (surrogate-risk units) per variable.
+        """rpart's ``variable.importance``: per variable, the improvement of each
+        primary split on it, plus, for each surrogate split on it, the improvement of
+        its node's primary split times the surrogate's adjusted agreement (``adj``).
 
-        As rpart's ``variable.importance`` without surrogate or competitor
-        splits: only the primary splits of the tree count; variables that are
-        never used are left out.  Sorted decreasingly.
+        Improvements are in rpart's units for its two criteria, the drop of
+        Σ_nodes w·i(p) with rpart's impurity i (gini: 2p(1 − p), information: the
+        entropy in nats); for other families, in surrogate-risk units (−φ(p) scaled to
+        1 at p = 1/2).  Variables that neither split nor stand in for a split are left
+        out.  Sorted decreasingly (ties: by name, as R's ``tapply`` and ``sort``).
         """
         nd = self.nodes
         internal = ~self.is_leaf
-        tot = np.bincount(nd["var"][internal], weights=nd["improve"][internal],
-                          minlength=len(self.specs))
+        unit = _RPART_UNITS.get(self.family.name, 1.0)
+        improve = np.where(internal, nd["improve"], 0.0) * unit
+        total = np.bincount(nd["var"][internal], weights=improve[internal],
+                            minlength=len(self.specs))
         used = np.bincount(nd["var"][internal], minlength=len(self.specs)) > 0
-        s = pd.Series(tot[used], index=[sp.name for sp, u in zip(self.specs, used) if u],
-                      name="importance", dtype=float)
-        return s.sort_values(ascending=False, kind="stable")
+        by_number = dict(zip(nd["number"][internal].tolist(), improve[internal].tolist()))
+        for number, found in self.nodes.get("surrogates", {}).items():
+            if number not in by_number:          # a split pruned away
+                continue
+            for s in found:
+                total[s.var] += by_number[number] * s.adj
+                used[s.var] = True
+        names = [sp.name for sp in self.specs]
+        order = sorted(np.flatnonzero(used), key=lambda j: (-total[j], names[j]))
+        return pd.Series(total[order], index=[names[j] for j in order], name="importance",
+                         dtype=float)
 
     # ---- risks and deviances ------------------------------------------------
     @property
@@ -283,7 +304,7 @@ class Tree:
         columns : list of TreeColumn
         type : {"response", "link", "class", "leaf"}
             p_k of the leaf, its link ∇φ(p_k) (capped, eq. 106), the class
-            (1 iff p_k ≥ 1/2), or the leaf's rpart number.
+            (1 iff p_k > 1/2: a tie is class 0, as rpart), or the leaf's rpart number.
         """
         if type not in _PREDICT_TYPES:
             raise ValueError(f"type must be one of {_PREDICT_TYPES}, got {type!r}")
@@ -294,7 +315,7 @@ class Tree:
         if type == "response":
             return p
         if type == "class":
-            return (p >= 0.5).astype(np.int64)
+            return (p > 0.5).astype(np.int64)
         return leaf_link(self.family, self.yprob)[idx]
 
     # ---- pruning -----------------------------------------------------------
