@@ -122,15 +122,15 @@ def test_a_node_with_equal_class_weights_predicts_the_first_level():
 #: data = infert, method = "class")) — a node with equal class weights (29) predicts the
 #: first class, and the 0/1 labels are printed unpadded
 PRINT_INFERT = """\
-  1) root 248 83 0 (0.6653226 0.3346774)  
+  1) root 248 83 0 (0.6653226 0.3346774)
     2) spontaneous< 0.5 141 28 0 (0.8014184 0.1985816) *
-    3) spontaneous>=0.5 107 52 1 (0.4859813 0.5140187)  
+    3) spontaneous>=0.5 107 52 1 (0.4859813 0.5140187)
       6) parity>=3.5 23  7 0 (0.6956522 0.3043478) *
-      7) parity< 3.5 84 36 1 (0.4285714 0.5714286)  
-       14) age< 30.5 48 21 0 (0.5625000 0.4375000)  
+      7) parity< 3.5 84 36 1 (0.4285714 0.5714286)
+       14) age< 30.5 48 21 0 (0.5625000 0.4375000)
          28) age>=28.5 10  2 0 (0.8000000 0.2000000) *
-         29) age< 28.5 38 19 0 (0.5000000 0.5000000)  
-           58) spontaneous< 1.5 28 12 0 (0.5714286 0.4285714)  
+         29) age< 28.5 38 19 0 (0.5000000 0.5000000)
+           58) spontaneous< 1.5 28 12 0 (0.5714286 0.4285714)
             116) parity>=1.5 13  3 0 (0.7692308 0.2307692) *
             117) parity< 1.5 15  6 1 (0.4000000 0.6000000) *
            59) spontaneous>=1.5 10  3 1 (0.3000000 0.7000000) *
@@ -139,4 +139,5 @@ PRINT_INFERT = """\
 
 def test_the_default_tree_prints_as_rpart():
     m = ubreg.fit("case ~ age + parity + spontaneous + induced", _infert(), method="udt")
-    assert PRINT_INFERT in str(m)
+    # (R ends the lines of internal nodes with two spaces: compared without them)
+    assert PRINT_INFERT in "\n".join(line.rstrip() for line in str(m).splitlines())

@@ -1,7 +1,7 @@
 """The result of ``method="udt"``: a tree grown by UDT (paper 000 Algorithm 3)."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
