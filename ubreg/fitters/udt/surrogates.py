@@ -206,8 +206,11 @@ def find_surrogates(specs, values, rows, direction, w, primary, count_rows=False
                 continue
             weight, thr, low, side = best[0], np.nan, False, best[1]
         else:
-            best = (_numeric(x, d, w, two, count_rows) if in_order is None else
-                    _numeric(*in_order(j), two, count_rows, presorted=True))
+            if in_order is None:
+                best = _numeric(x, d, w, two, count_rows)
+            else:
+                xj, dj, wj = in_order(j)
+                best = _numeric(xj, dj, wj, two, count_rows, presorted=True)
             if best is None:
                 continue
             (weight, thr, low), side = best, None
