@@ -237,7 +237,7 @@ def tboost(X, ystar, t, rounds, weak, *, mu="closed", weights=None):
             stopped = "the weak learner found no hypothesis"
             break
         u = ystar * h
-        perfect = is_perfect(q, u, w)
+        perfect = is_perfect(q, u, w, t)
         if perfect:
             mu_j, closed, q_next, Z = _perfect_round(q, u, t, w, perfect)
         else:
@@ -281,20 +281,22 @@ PERFECT = ("perfect weak hypothesis: y h(x) > 0 on every training row, kept with
            "error 0 (docs/tempered.md §2.2)")
 
 
-def is_perfect(q, u, w):
+def is_perfect(q, u, w, t):
     """The sign s (±1) with s u_i > 0 on every row of positive weight (q_i > 0, w_i > 0)
-    and s u_i ≥ 0 on the forgotten ones (q_i = 0), or 0 when there is none.
+    and, for t < 1, s u_i ≥ 0 on the forgotten ones (q_i = 0), or 0 when there is none.
 
-    s = 1: h classifies every training row correctly (u_i = y_i h(x_i)); s = −1: every
-    row wrongly, so that −h is perfect (μ_j then comes out negative).  A forgotten row
-    with s u_i < 0 would come back (0 ⊗_t exp_t(−μu) > 0, §1), so it is not perfect.
+    s = 1: h classifies every live row correctly (u_i = y_i h(x_i)); s = −1: every
+    live row wrongly, so that −h is perfect (μ_j then comes out negative).  For t < 1 a
+    forgotten row with s u_i < 0 would come back (0 ⊗_t exp_t(−μu) > 0, §1), so h is
+    not perfect then; for t > 1 a zero weight stays zero (0 ⊗_t b = 0).
     """
     live = w > 0
     P = live & (q > 0)
     if not P.any():
         return 0
+    forgotten = live & ~(q > 0) if t < 1 and not is_one(t) else np.zeros_like(live)
     for sign in (1, -1):
-        if np.all(sign * u[P] > 0) and np.all(sign * u[live & ~(q > 0)] >= 0):
+        if np.all(sign * u[P] > 0) and np.all(sign * u[forgotten] >= 0):
             return sign
     return 0
 
