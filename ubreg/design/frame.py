@@ -143,7 +143,8 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "omit",
     variable dropped (``na_action="omit"`` or ``"exclude"``, counted in ``n_dropped``)
     or refused (``"fail"``); unused factor levels dropped.  Then R's ``model.matrix``
     (:mod:`ubreg.design.coding`).  Never modifies ``data``.  ``response="multiclass"``
-    codes a response with two or more classes as 0..C−1 instead of 0/1;
+    codes a response with two or more classes as 0..C−1 instead of 0/1, ``"auto"`` so
+    when it has more than two classes (0/1 coding otherwise);
     ``proportions=True`` accepts proportions and ``cbind(successes, failures)``.  A
     ``.`` on the right of ``~`` stands for every other column.  With ``factor_codes``
     the design may be a :class:`~ubreg.numerics.factor_matrix.FactorMatrix`.
@@ -198,6 +199,8 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "omit",
 def _coded_response(prep, keep, response, positive, proportions):
     yvals = prep.response_values
     yk = yvals[keep] if isinstance(yvals, pd.Series) else np.asarray(yvals)[keep]
+    if response == "auto":
+        response = "multiclass" if _more_than_two_classes(yk, prep.grouped) else "binary"
     if response == "multiclass":
         if prep.grouped:
             raise ResponseError(f"response {prep.response_name!r}: cbind() gives a proportion, "
@@ -205,6 +208,17 @@ def _coded_response(prep, keep, response, positive, proportions):
         return code_response_multiclass(pd.Series(yk), prep.response_name)
     return code_response(pd.Series(yk) if not isinstance(yk, pd.Series) else yk,
                          prep.response_name, positive, proportions, prep.grouped)
+
+
+def _more_than_two_classes(values, grouped: bool) -> bool:
+    """Whether a response is a factor of three or more classes: more than two distinct
+    values, unless it is a cbind() count or numeric within [0, 1] (0/1 or proportions)."""
+    if grouped:
+        return False
+    s = pd.Series(values).dropna()
+    if s.dtype.kind in "biuf" and bool(s.between(0, 1).all()):
+        return False
+    return s.nunique() > 2
 
 
 def _na_counts(prep, learned) -> list:

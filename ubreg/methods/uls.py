@@ -34,6 +34,8 @@ from ..numerics.weights import power_of_two_scaled
 from ..results.boost import ULSBoostResult
 from ..results.inference import sandwich
 from ..results.linear import LinearResult, concentration_message
+from ..results.multinomial import MultinomialResult
+from .multinomial import fit_multinomial_result
 from .schema import OnDask, Option, Schema
 from .spec import FitSpec, Method, model_frame
 
@@ -128,17 +130,20 @@ def fit_uls_method(spec: FitSpec, *, learner: str, **options):
 
 
 def fit_linear(spec: FitSpec, *, solver: str, tol: float, maxiter: int | None,
-               on_separation: str) -> LinearResult:
+               on_separation: str) -> LinearResult | MultinomialResult:
     """ULS over the design columns (paper 000 Algorithm 1, docs/math.md §4), with the
-    options :data:`LINEAR_OPTIONS`."""
+    options :data:`LINEAR_OPTIONS`; on a response of more than two classes, the
+    multinomial logit (:mod:`ubreg.methods.multinomial`)."""
     if isinstance(spec.family, list):
         raise ValueError("a bag of families (family=[...]) needs weak learners: "
                          "learner='stumps', 'rules' or 'trees'")
     # a factor's main effect kept as its codes: the design takes the memory of its
     # other columns only (ubreg.numerics.factor_matrix)
     mf = model_frame(spec, "uls", offset=True, proportions=True, factor_codes=True,
-                     square=True)
+                     square=True, response="auto")
     family = spec.family
+    if mf.response.kind == "multiclass":
+        return fit_multinomial_result(spec, mf, tol=tol, maxiter=maxiter)
     if mf.response.kind == "proportion" and not family.is_permissible:
         raise ValueError(f"response {mf.response.name!r} holds proportions, whose loss is the "
                          "Bregman divergence D_phi(y||p) of a permissible family (docs/math.md "
