@@ -225,16 +225,18 @@ def _options_of(method: str) -> list[Schema]:
 
 ULSClassifier = _estimator(
     "ULSClassifier", "uls", "ULS over the columns of X (paper 000 Algorithm 1): with "
-    "``family=\"entropy\"``, logistic regression without penalty; "
-    "``learner=\"stumps\"|\"rules\"|\"trees\"`` boosts weak learners instead.",
-    [METHODS["uls"].schema_for({}), BOOSTED_OPTIONS], "entropy")
+    "``family=\"entropy\"``, logistic regression without penalty (the multinomial logit on "
+    "more than two classes); ``learner=\"stumps\"|\"rules\"|\"trees\"`` boosts weak "
+    "learners instead (two classes).",
+    [METHODS["uls"].schema_for({}), BOOSTED_OPTIONS], "entropy",
+    _binary=property(lambda self: self.learner != "linear"))
 UDTClassifier = _estimator(
     "UDTClassifier", "udt", "A UDT tree (paper 000 Algorithm 3) with rpart's controls: "
     "``family=\"gini\"`` is CART, ``\"entropy\"`` C4.5, ``\"matsushita\"`` "
     "Kearns–Mansour.", _options_of("udt"), "gini")
 UBoostClassifier = _estimator(
     "UBoostClassifier", "uboost", "U-Boost (paper 003 §4.4): Newton boosting of ``learner`` "
-    "under the U-loss ``family``.", _options_of("uboost"), "entropy",
+    "under the U-loss ``family`` (two classes).", _options_of("uboost"), "entropy",
     "any family: a U-loss, ``ubreg.U(name)``, ``ubreg.U_alpha(alpha)``, "
     "``ubreg.U_custom(d1, d2)``, or a permissible family (``\"entropy\"`` is the logistic U)")
 TBoostClassifier = _estimator(

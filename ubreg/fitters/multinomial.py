@@ -17,12 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve, qr
+from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
 from ..errors import DataError
 from ..numerics.softmax import baseline_log_probabilities, baseline_probabilities
 
-__all__ = ["MultinomialFit", "aliased_columns", "fit_multinomial"]
+__all__ = ["MultinomialFit", "fit_multinomial"]
 
 
 @dataclass(frozen=True)
@@ -63,27 +63,14 @@ def _information(X, w, P):
     return info
 
 
-def aliased_columns(X: np.ndarray, w: np.ndarray) -> list[int]:
-    """Columns of X (rows of positive weight) that are linear combinations of earlier
-    ones, by a pivoted QR as R's ``lm`` finds them (tolerance 1e-7)."""
-    Xw = X[w > 0]
-    if Xw.shape[1] == 0:
-        return []
-    scale = np.sqrt(np.sum(Xw ** 2, axis=0))
-    scale[scale == 0] = 1.0
-    _, R, piv = qr(Xw / scale, mode="economic", pivoting=True)
-    d = np.abs(np.diag(R))
-    rank = int(np.sum(d > 1e-7 * d.max())) if d.size and d.max() > 0 else 0
-    return sorted(int(j) for j in piv[rank:])
-
-
 def fit_multinomial(X: np.ndarray, y: np.ndarray, K: int, w: np.ndarray, *,
                     tol: float = 1e-10, maxiter: int = 100) -> MultinomialFit:
     """Maximum-likelihood multinomial logit (see the module notes).
 
     Parameters
     ----------
-    X : (n, p) design (full column rank on the rows of positive weight)
+    X : (n, p) design (full column rank on the rows of positive weight: the method
+        leaves aliased columns out first)
     y : class codes 0..K−1
     K : number of classes (≥ 3)
     w : prior weights ≥ 0 (case weights, as ``multinom(weights=)``)

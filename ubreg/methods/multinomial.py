@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ConvergenceWarning, DataError, OptionError, SeparationWarning
-from ..fitters.multinomial import aliased_columns, fit_multinomial
+from ..errors import ConvergenceWarning, OptionError, SeparationWarning
+from ..fitters.multinomial import fit_multinomial
+from ..numerics.aliasing import aliased_columns
 from ..numerics.separation import R_EPS
 from ..numerics.warnings import warn
 from ..results.multinomial import MultinomialResult
@@ -44,12 +45,9 @@ def fit_multinomial_result(spec: FitSpec, mf, *, tol: float,
                           "multinom's offset is not supported")
     X = np.asarray(mf.X, dtype=np.float64)
     w = np.asarray(mf.weights, dtype=np.float64)
+    # R's rule, as glm: a column that is a combination of earlier ones is not estimated (NA)
     aliased = aliased_columns(X, w)
-    if aliased:
-        names = [mf.design.column_names[j] for j in aliased]
-        raise DataError(f"the design columns {names} are linear combinations of the others "
-                        "(aliased): drop them from the formula for a multinomial fit")
-    fit = fit_multinomial(X, mf.y.astype(np.intp), K, w, tol=min(tol, 1e-10),
+    fit = fit_multinomial(X[:, ~aliased], mf.y.astype(np.intp), K, w, tol=min(tol, 1e-10),
                           maxiter=DEFAULT_MAXITER if maxiter is None else maxiter)
     if not fit.converged:
         warn(f"the multinomial fit did not converge in {fit.iterations} Newton steps",
@@ -59,7 +57,7 @@ def fit_multinomial_result(spec: FitSpec, mf, *, tol: float,
         warn("fitted probabilities numerically 0 or 1 occurred: a class is separated, the "
              "optimum is at infinity and the standard errors are not meaningful",
              SeparationWarning)
-    return MultinomialResult(fit=fit, formula=spec.formula, family=family,
+    return MultinomialResult(fit=fit, aliased=aliased, formula=spec.formula, family=family,
                              design=mf.design, response=mf.response, y=mf.y, weights=w,
                              index=mf.index, n_input=mf.n_input, dropped=mf.dropped,
                              **spec.recorded())

@@ -5,11 +5,14 @@ import math
 
 import numpy as np
 
+from ..errors import OptionError
 from ..families.ulosses import as_u_loss, boosted_family, resolve_U
+from ..fitters.boost.multinomial import boost_multinomial
 from ..fitters.boost.uboost import boost_u
 from ..numerics import options as opt
 from ..numerics.weights import relative_weights
 from ..results.boost import UBoostResult
+from ..results.boost_multiclass import MulticlassBoostResult
 from .schema import OnDask, Option, Schema
 from .spec import FitSpec, Method, model_frame
 
@@ -73,11 +76,13 @@ def fit_uboost_method(spec: FitSpec, *, U, learner: str, depth: int, mstop: int,
     :mod:`ubreg.fitters.boost.uboost`."""
     family = boosted_family(spec.family, spec.family_given, U)
     U = as_u_loss(family)
-    mf = model_frame(spec, "uboost")
+    mf = model_frame(spec, "uboost", response="auto")
     options = dict(learner=learner, depth=depth, mstop=mstop, nu=nu, max_bins=max_bins,
                    init=init, min_child_weight=min_child_weight,
                    min_samples_leaf=min_samples_leaf)
     w = boosting_weights(mf.weights, spec.weight_kind)
+    if mf.response.kind == "multiclass":
+        return fit_multiclass(spec, mf, family, w, options)
     fit = boost_u(mf.X, mf.y, w, U, term_slices=mf.design.term_slices,
                   has_intercept=mf.design.has_intercept, **options)
     return UBoostResult(fit=fit, family=family, U=U, options=options, X=mf.X,
@@ -85,6 +90,30 @@ def fit_uboost_method(spec: FitSpec, *, U, learner: str, depth: int, mstop: int,
                         design=mf.design, response=mf.response, y=mf.y, weights=mf.weights,
                         eta=fit.eta, index=mf.index, n_input=mf.n_input, dropped=mf.dropped,
                         **spec.recorded(), na_factors=mf.na_factors)
+
+
+def fit_multiclass(spec: FitSpec, mf, family, w, options: dict) -> MulticlassBoostResult:
+    """K Newton trees a round on the multinomial loss (:mod:`ubreg.fitters.boost.multinomial`),
+    for the entropy family; the others, and the linear learner, are refused by name."""
+    K = len(mf.response.levels)
+    if getattr(family, "name", None) != "entropy":
+        raise OptionError(f"a response of {K} classes is boosted on the multinomial log-loss, "
+                          f"the K-class form of family='entropy'; {family!r} has no K-class "
+                          "form in the papers")
+    if options["learner"] == "linear":
+        raise OptionError(f"a response of {K} classes is boosted with learner='trees' or "
+                          "'stumps' (K trees a round); learner='linear' has no K-class form "
+                          "here: method='uls' fits the multinomial logit")
+    fit = boost_multinomial(mf.X, mf.y.astype(np.intp), K, w, depth=options["depth"],
+                            mstop=options["mstop"], nu=options["nu"],
+                            max_bins=options["max_bins"],
+                            min_child_weight=options["min_child_weight"],
+                            min_samples_leaf=options["min_samples_leaf"],
+                            stumps=options["learner"] == "stumps")
+    return MulticlassBoostResult(fit=fit, options=options, formula=spec.formula, family=family,
+                                 design=mf.design, response=mf.response, y=mf.y,
+                                 weights=mf.weights, index=mf.index, n_input=mf.n_input,
+                                 dropped=mf.dropped, **spec.recorded())
 
 
 def fit_uboost_on_dask(spec: FitSpec, **options):
@@ -95,4 +124,4 @@ def fit_uboost_on_dask(spec: FitSpec, **options):
 
 
 METHOD = Method("uboost", fit=fit_uboost_method, result=UBoostResult, schema=OPTIONS,
-                quick={"": {"mstop": 5}}, dask=fit_uboost_on_dask)
+                quick={"": {"mstop": 5}}, dask=fit_uboost_on_dask, multiclass=True)

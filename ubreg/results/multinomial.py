@@ -47,7 +47,8 @@ class MultinomialResult(Result):
     capabilities = Capabilities(has_training_rows=True, has_deviance=True, has_likelihood=True,
                                 is_multiclass=True)
 
-    def __init__(self, *, fit: Any, formula: str, family: Family, call: str, design: Design,
+    def __init__(self, *, fit: Any, aliased: np.ndarray, formula: str, family: Family,
+                 call: str, design: Design,
                  response: Response, y: np.ndarray, weights: np.ndarray, index: pd.Index,
                  n_input: int, dropped: pd.Index, weight_kind: str = "prior",
                  provenance: Provenance | None = None) -> None:
@@ -62,10 +63,18 @@ class MultinomialResult(Result):
         self.probabilities = fit.probabilities
         terms = list(design.column_names)
         rows = [str(c) for c in self.classes[1:]]
-        self.coef = pd.DataFrame(fit.coef, index=rows, columns=terms)
+        #: design columns not estimated (linear combinations of earlier ones: NA, as glm)
+        self.aliased = np.asarray(aliased, dtype=bool)
+        kept = np.flatnonzero(~self.aliased)
+        coef = np.full((len(rows), len(terms)), np.nan)
+        coef[:, kept] = fit.coef
+        self.coef = pd.DataFrame(coef, index=rows, columns=terms)
+        at = (np.arange(len(rows))[:, None] * len(terms) + kept[None, :]).ravel()
+        vcov = np.full((coef.size, coef.size), np.nan)
+        vcov[np.ix_(at, at)] = fit.vcov
         labels = [f"{r}:{t}" for r in rows for t in terms]
-        self.vcov = pd.DataFrame(fit.vcov, index=labels, columns=labels)
-        se = np.sqrt(np.clip(np.diag(fit.vcov), 0.0, None)).reshape(fit.coef.shape)
+        self.vcov = pd.DataFrame(vcov, index=labels, columns=labels)
+        se = np.sqrt(np.clip(np.diag(vcov), 0.0, None)).reshape(coef.shape)
         self.std_errors = pd.DataFrame(se, index=rows, columns=terms)
         self.ubreg_version = __version__
 
@@ -85,8 +94,8 @@ class MultinomialResult(Result):
 
     @property
     def df_model(self) -> int:
-        """(K − 1) p coefficients: R's ``edf``."""
-        return int(self.coef.size)
+        """(K − 1) times the estimated columns: R's ``edf``."""
+        return int(self.coef.shape[0] * np.count_nonzero(~self.aliased))
 
     @property
     def df_resid(self) -> float:
@@ -130,7 +139,7 @@ class MultinomialResult(Result):
     def predict(self, newdata: pd.DataFrame | None = None,
                 type: str = "response") -> pd.Series | pd.DataFrame:
         """``response``: a DataFrame of the K class probabilities (columns: the levels);
-        ``link``: the K − 1 log-odds against the first level; ``class``: the most probable
+        ``link``: the K log-odds against the first level (0 for it); ``class``: the most probable
         level (ties: the first), a categorical Series.  Rows of ``newdata`` with a missing
         predictor get NA."""
         check_predict_type(type)
@@ -140,18 +149,19 @@ class MultinomialResult(Result):
         else:
             newdata = as_frame(newdata, "newdata")
             X, na = self.design.transform(newdata)
-            P, index = baseline_probabilities(np.asarray(X) @ self.coef.to_numpy().T), \
-                newdata.index
+            # an aliased column's coefficient is NA: it contributes nothing (predict.glm)
+            beta = np.nan_to_num(self.coef.to_numpy(), nan=0.0)
+            P, index = baseline_probabilities(np.asarray(X) @ beta.T), newdata.index
         n, K = len(index), len(self.classes)
         if type == "class":
             codes = np.full(n, -1, dtype=np.int64)
             codes[~na] = np.argmax(P, axis=1)
             return class_series(self.classes, codes, index)
         if type == "link":
-            full = np.full((n, K - 1), np.nan)
+            full = np.full((n, K), np.nan)
             with np.errstate(divide="ignore"):
-                full[~na] = np.log(P[:, 1:]) - np.log(P[:, :1])
-            return pd.DataFrame(full, index=index, columns=list(self.coef.index))
+                full[~na] = np.log(P) - np.log(P[:, :1])
+            return pd.DataFrame(full, index=index, columns=self.classes)
         full = np.full((n, K), np.nan)
         full[~na] = P
         return pd.DataFrame(full, index=index, columns=self.classes)

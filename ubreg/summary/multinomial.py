@@ -27,6 +27,10 @@ def _tail(r: MultinomialResult) -> list[str]:
 
 def _notes(r: MultinomialResult) -> list[str]:
     notes = []
+    if r.aliased.any():
+        names = [str(c) for c, a in zip(r.coef.columns, r.aliased) if a]
+        notes.append(f"Coefficients of {', '.join(names)} not defined because of "
+                     "singularities (linear combinations of earlier columns).")
     if not r.converged:
         notes.append(f"Newton's method did not converge in {r.iterations} iterations: the "
                      "estimates and their standard errors are not those of the optimum.")

@@ -1,0 +1,77 @@
+"""method="uboost" on K > 2 classes: K Newton trees a round on the multinomial loss, as
+scikit-learn's HistGradientBoostingClassifier boosts it."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.metrics import log_loss
+
+import ubreg
+from ubreg.errors import OptionError
+
+
+def _data(n, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5))
+    score = np.column_stack([np.zeros(n), X[:, 0] + X[:, 1] ** 2 - 1, -X[:, 2] + X[:, 0] * X[:, 3],
+                             0.5 * X[:, 4] - X[:, 1]])
+    p = np.exp(score) / np.exp(score).sum(axis=1, keepdims=True)
+    y = (rng.uniform(size=n)[:, None] > np.cumsum(p, axis=1)).sum(axis=1)
+    d = pd.DataFrame(X, columns=[f"x{j}" for j in range(5)])
+    d["y"] = np.array(["a", "b", "c", "d"])[y]
+    return d
+
+
+def test_held_out_log_loss_is_histgradientboostings():
+    train, test = _data(4000, 1), _data(4000, 2)
+    m = ubreg.fit("y ~ x0 + x1 + x2 + x3 + x4", train, method="uboost", mstop=100, nu=0.1,
+                  depth=3)
+    p = m.predict(test)
+    assert list(p.columns) == ["a", "b", "c", "d"]
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=1e-12)
+    cols = [f"x{j}" for j in range(5)]
+    hgb = HistGradientBoostingClassifier(max_iter=100, learning_rate=0.1, max_depth=3,
+                                         max_leaf_nodes=None, early_stopping=False,
+                                         random_state=0).fit(train[cols], train["y"])
+    ours = log_loss(test["y"], p.to_numpy(), labels=["a", "b", "c", "d"])
+    theirs = log_loss(test["y"], hgb.predict_proba(test[cols]), labels=list(hgb.classes_))
+    assert ours == pytest.approx(theirs, rel=0.03), (ours, theirs)
+    cls = m.predict(test, type="class").astype(str)
+    assert (cls == p.idxmax(axis=1)).all()
+
+
+def test_the_training_risk_falls_and_is_the_log_loss():
+    d = _data(600, 3)
+    m = ubreg.fit("y ~ x0 + x1 + x2 + x3 + x4", d, method="uboost", mstop=30)
+    risk = m.risk_path.to_numpy()
+    assert np.all(np.diff(risk) < 0)
+    p = m.predict()
+    assert risk[-1] == pytest.approx(log_loss(d["y"], p.to_numpy(), labels=list(p.columns)),
+                                     rel=1e-12)
+    assert m.deviance == pytest.approx(2 * len(d) * risk[-1], rel=1e-12)
+    np.testing.assert_allclose(m.predict(d).to_numpy(), p.to_numpy(), rtol=1e-12)
+    assert "multinomial log-loss" in str(m.summary()) and "30 rounds of 4" in str(m)
+
+
+def test_weights_scale_free_and_zero_weight_rows_absent():
+    d = _data(500, 4)
+    w = np.random.default_rng(0).integers(1, 4, len(d)).astype(float)
+    f = "y ~ x0 + x1 + x2"
+    a = ubreg.fit(f, d, method="uboost", mstop=10, weights=w)
+    b = ubreg.fit(f, d, method="uboost", mstop=10, weights=w * 1024)
+    np.testing.assert_allclose(a.predict(d).to_numpy(), b.predict(d).to_numpy(), rtol=1e-12)
+    w0 = w.copy()
+    w0[:50] = 0
+    c = ubreg.fit(f, d, method="uboost", mstop=10, weights=w0)
+    e = ubreg.fit(f, d.iloc[50:], method="uboost", mstop=10, weights=w[50:])
+    np.testing.assert_allclose(c.predict(d).to_numpy(), e.predict(d).to_numpy(), rtol=1e-10)
+
+
+def test_what_has_no_k_class_form_is_refused_by_name():
+    d = _data(200, 5)
+    with pytest.raises(OptionError, match="multinomial log-loss.*matsushita"):
+        ubreg.fit("y ~ x0", d, method="uboost", family="matsushita", mstop=5)
+    with pytest.raises(OptionError, match="learner='linear' has no K-class form"):
+        ubreg.fit("y ~ x0", d, method="uboost", learner="linear", mstop=5)

@@ -1,0 +1,139 @@
+"""The result of ``method="uboost"`` on K > 2 classes: K Newton trees a round on the
+multinomial loss (:mod:`ubreg.fitters.boost.multinomial`).
+
+F_k(x) = F0_k + ν Σ_m f_mk(x) and p_k(x) = exp(F_k) / Σ_l exp(F_l).  ``predict``:
+``response`` a DataFrame of the K probabilities, ``link`` the K scores F_k, ``class`` the
+most probable level (ties: the first).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from .._version import __version__
+from ..design import as_frame
+from ..numerics.softmax import baseline_log_probabilities
+from .base import Capabilities, Provenance, Result, check_predict_type, class_series
+
+if TYPE_CHECKING:
+    from ..design import Design, Response
+    from ..families import Family
+    from ..summary.boost_multiclass import MulticlassBoostSummary
+
+__all__ = ["MulticlassBoostResult"]
+
+
+def _log_probabilities(F: np.ndarray) -> np.ndarray:
+    return baseline_log_probabilities(F[:, 1:] - F[:, :1])
+
+
+class MulticlassBoostResult(Result):
+    """U-Boost of the multinomial loss (see the module notes).
+
+    Attributes
+    ----------
+    classes : list
+        The response's levels, the columns of ``predict``.
+    mstop, nu, learner, depth : the rounds run, the step length and the trees
+    risk_path : Series
+        Training log-loss Σ w (−log p̂_y) / Σ w after 0..mstop rounds.
+    deviance : float
+        −2 Σ w log p̂_y (the saturated log-likelihood is 0).
+    y, weights : class codes 0..K−1 and prior weights of the training rows
+    """
+
+    method = "uboost"
+    capabilities = Capabilities(has_training_rows=True, has_deviance=True, has_risk_path=True,
+                                is_multiclass=True)
+
+    def __init__(self, *, fit: Any, options: dict, formula: str, family: Family, call: str,
+                 design: Design, response: Response, y: np.ndarray, weights: np.ndarray,
+                 index: pd.Index, n_input: int, dropped: pd.Index, weight_kind: str = "prior",
+                 provenance: Provenance | None = None) -> None:
+        self.fit_info, self.options = fit, dict(options)
+        self.formula, self.family, self.call = formula, family, call
+        self.design, self.response = design, response
+        self.y, self.weights, self.index = np.asarray(y, dtype=float), weights, index
+        self.n_input, self.dropped = n_input, dropped
+        self.weight_kind, self.provenance = weight_kind, provenance
+        self.learner, self.nu = options["learner"], fit.nu
+        self.mstop = self.iterations = len(fit.learners)
+        self.risk_path = pd.Series(fit.risk_path, index=pd.RangeIndex(self.mstop + 1,
+                                                                      name="mstop"), name="risk")
+        self.ubreg_version = __version__
+
+    @property
+    def classes(self) -> list:
+        return list(self.response.levels)
+
+    @property
+    def nobs(self) -> int:
+        return int(np.count_nonzero(self.weights > 0))
+
+    @property
+    def n_dropped(self) -> int:
+        return len(self.dropped)
+
+    @property
+    def deviance(self) -> float:
+        codes = self.y.astype(np.intp)
+        logp = _log_probabilities(self.fit_info.F)[np.arange(codes.size), codes]
+        live = self.weights > 0
+        return float(-2.0 * np.sum(self.weights[live] * logp[live]))
+
+    @property
+    def null_deviance(self) -> float:
+        codes = self.y.astype(np.intp)
+        share = np.bincount(codes, weights=self.weights, minlength=len(self.classes))
+        live = self.weights > 0
+        return float(-2.0 * np.sum(self.weights[live] * np.log(share[codes[live]]
+                                                               / share.sum())))
+
+    @property
+    def loglik(self) -> float:
+        return -0.5 * self.deviance
+
+    @property
+    def df_model(self) -> float:
+        """Leaf values fitted (not degrees of freedom: the trees are chosen adaptively)."""
+        return float(len(self.classes) + sum(t.leaves.size for trees in self.fit_info.learners
+                                             for t in trees))
+
+    def predict(self, newdata: pd.DataFrame | None = None,
+                type: str = "response") -> pd.Series | pd.DataFrame:
+        """See the module notes; rows of ``newdata`` with a missing predictor get NA."""
+        check_predict_type(type)
+        if newdata is None:
+            F, index = self.fit_info.F, self.index
+            na = np.zeros(len(index), dtype=bool)
+        else:
+            newdata = as_frame(newdata, "newdata")
+            X, na = self.design.transform(newdata)
+            F, index = self._scores(np.asarray(X)), newdata.index
+        n, K = len(index), len(self.classes)
+        if type == "class":
+            codes = np.full(n, -1, dtype=np.int64)
+            codes[~na] = np.argmax(F, axis=1)
+            return class_series(self.classes, codes, index)
+        full = np.full((n, K), np.nan)
+        full[~na] = F if type == "link" else np.exp(_log_probabilities(F))
+        return pd.DataFrame(full, index=index, columns=self.classes)
+
+    def _scores(self, X: np.ndarray) -> np.ndarray:
+        """(n, K) scores F(x): F0 plus ν times every round's tree of each class."""
+        fit = self.fit_info
+        F = np.tile(fit.F0, (X.shape[0], 1))
+        for trees in fit.learners:
+            for k, tree in enumerate(trees):
+                F[:, k] += fit.nu * tree.predict(X)
+        return F
+
+    def print_lines(self) -> list[str]:
+        from ..summary.boost_multiclass import print_lines
+        return print_lines(self)
+
+    def summary(self) -> MulticlassBoostSummary:
+        from ..summary.boost_multiclass import MulticlassBoostSummary
+        return MulticlassBoostSummary(self)
