@@ -79,3 +79,17 @@ def test_constant_prior_weights_on_dask_are_no_weights(pima, method, options, sc
                     method=method, weights="w", **options)
     np.testing.assert_allclose(np.asarray(got.predict(pima), float),
                                np.asarray(ref.predict(pima), float), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("scale", [5e-324, 1e-300, 1e300])
+def test_a_tree_s_cp_table_and_complexities_do_not_depend_on_the_weights_scale(pima, scale):
+    # the tree was the same, but its cp table was 1e300 off (inf at 5e-324, one row at
+    # 1e300) and frame["complexity"] with it: the complexities stayed in the units of the
+    # weights divided by a power of two
+    ref = ubreg.fit(FORMULA, pima, method="udt", xval=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        m = ubreg.fit(FORMULA, pima, method="udt", xval=0, weights=np.full(len(pima), scale))
+        np.testing.assert_allclose(m.cptable.to_numpy(), ref.cptable.to_numpy(), rtol=1e-9)
+        np.testing.assert_allclose(m.frame["complexity"], ref.frame["complexity"], rtol=1e-9)
+        assert m.prune(0.02).n_leaves == ref.prune(0.02).n_leaves

@@ -61,7 +61,9 @@ OPTIONS = Schema((
            "midpoint of the values on either side; with k at least a predictor's number of "
            "distinct values the tree is the exact one.  The same `bins` on a Dask frame "
            "grows the same tree.  Refused with missing predictor values (surrogate splits "
-           "need the raw values).", low=2, high=65535, none=True),
+           "need the raw values); no surrogate splits are searched, so new rows missing a "
+           "split's variable follow the majority branch and `variable_importance` counts "
+           "the primary splits.", low=2, high=65535, none=True),
 ), label="'udt'")
 
 
@@ -83,13 +85,12 @@ def fit_udt(spec: FitSpec, *, min_split: int, min_leaf: int, max_depth: int, cp:
     # multiple of the weights grows the same tree), weight with frequency weights
     controls = dict(min_split=min_split, min_leaf=min_leaf, max_depth=max_depth, cp=cp,
                     risk=risk, count_rows=spec.weight_kind == "prior")
-    # weights far from 1 (5e-324, 1e300) grow the tree divided by a power of two, exactly:
-    # their sums would lose their precision to underflow or overflow
-    e = far_exponent(float(rf.weights.max(initial=0.0)))
-    w = np.ldexp(rf.weights, -e) if e else rf.weights
+    w, unit = _grown_weights(rf.weights, spec.weight_kind)
     grow = _binned_grower(columns, w, bins) if bins is not None else None
     tree = (grow or grow_tree)(columns, rf.y, w, spec.family, **controls)
-    tree = with_all_surrogates(tree, columns, w, controls["count_rows"]).times_power_of_two(e)
+    if grow is None:        # a binned tree has none, as on a Dask frame (the same tree)
+        tree = with_all_surrogates(tree, columns, w, controls["count_rows"])
+    tree = tree.in_weight_unit(unit)
     if xval > 0 and len(rf.y) >= max(xval, 2):
         cptable = cp_table_cv(columns, rf.y, w, spec.family, folds=xval, seed=seed,
                               grow=grow, **controls)
@@ -101,6 +102,21 @@ def fit_udt(spec: FitSpec, *, min_split: int, min_leaf: int, max_depth: int, cp:
                         training_leaf=tree.apply(columns), index=rf.index, n_input=rf.n_input,
                         dropped=rf.dropped, **spec.recorded())
     return result if prune is None else result.prune(prune_cp(result, prune))
+
+
+def _grown_weights(weights: np.ndarray, weight_kind: str) -> tuple[np.ndarray, float]:
+    """(the weights the tree is grown on, one of their units in the weights' units).
+
+    Constant prior weights are no weights (rpart counts rows): they are divided by
+    their value, exactly 1 each, so that the tree, its cp table and its ties are the
+    unweighted ones.  Other weights far from 1 (5e-324, 1e300) are divided by a power of
+    two, exactly: their sums would lose their precision to underflow or overflow.
+    """
+    positive = weights[weights > 0]
+    if weight_kind == "prior" and positive.size and np.all(positive == positive[0]):
+        return weights / positive[0], float(positive[0])
+    e = far_exponent(float(weights.max(initial=0.0)))
+    return (np.ldexp(weights, -e), float(np.ldexp(1.0, e))) if e else (weights, 1.0)
 
 
 def _binned_grower(columns, weights, bins: int | None):

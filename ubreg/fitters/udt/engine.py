@@ -120,7 +120,7 @@ def with_all_surrogates(tree: Tree, columns, weight, count_rows=False) -> Tree:
         found[int(nd["number"][k])] = find_surrogates(specs, values, rows, direction, w[rows],
                                                       var, count_rows=count_rows, orders=orders)
     return Tree(dict(nd, surrogates=found), tree.specs, tree.family, tree.controls, tree.alpha,
-                tree.risk)
+                tree.risk, tree.weight_unit)
 
 
 def _rpart_order(nodes):
@@ -227,7 +227,8 @@ def cp_table_cv(columns, y, weight, family, folds=10, seed=0, grow=None,
             depth = (cpath > t).sum(axis=1)
             node = path[np.arange(test.shape[0]), depth]
             if risk == "misclass":
-                err = ((p_node[node] >= 0.5).astype(float) != yv[test]).astype(float)
+                # a leaf at p = 1/2 predicts class 0, as Tree.predict (rpart's first class)
+                err = ((p_node[node] > 0.5).astype(float) != yv[test]).astype(float)
             else:
                 err = np.asarray(family.F(ystar[test] * link_node[node]), dtype=float)
             xrisk[j] += np.sum(w[test] * err)

@@ -69,27 +69,42 @@ class Tree:
     :meth:`prune`, :meth:`listing`.
     """
 
-    def __init__(self, nodes, specs, family, controls, alpha, risk):
+    #: one unit of the node statistics in the weights' own units (trees pickled before
+    #: it existed hold the weights' own units)
+    weight_unit = 1.0
+
+    def __init__(self, nodes, specs, family, controls, alpha, risk, weight_unit=1.0):
         self.nodes = nodes
         self.specs = list(specs)
         self.family = family
         self.controls = dict(controls)
-        #: the complexity floor α = cp × root risk (absolute)
+        #: the complexity floor α = cp × root risk (in the units of the node statistics)
         self.alpha = float(alpha)
         #: risk measure of the cp pruning: "misclass" (rpart's) or "surrogate"
         self.risk = risk
+        self.weight_unit = float(weight_unit)
+
+    def in_weight_unit(self, unit: float) -> Tree:
+        """This tree grown on weights divided by ``unit``, presented in the weights' own
+        units: what is in their units (node weights, risks, improvements, the deviance)
+        is multiplied by ``unit`` when shown, while everything relative (CP, the cp table,
+        pruning) is computed from the grown statistics, so that weights of 5e-324 or
+        1e300 give the cp table of unit weights (their sums would be subnormal or
+        infinite)."""
+        if unit == 1.0:
+            return self
+        return Tree(self.nodes, self.specs, self.family, self.controls, self.alpha, self.risk,
+                    self.weight_unit * unit)
 
     def times_power_of_two(self, e: int) -> Tree:
-        """This tree with its node weights, and what is in their units (the weight of
-        y = 1, the splits' improvement, the complexity floor), multiplied by 2^e
-        (exactly): a tree grown on weights divided by 2^e, in the weights' own units."""
-        if e == 0:
-            return self
-        nodes = dict(self.nodes)
-        for key in ("weight", "wy", "improve"):
-            nodes[key] = np.ldexp(np.asarray(nodes[key], dtype=np.float64), e)
-        return Tree(nodes, self.specs, self.family, self.controls,
-                    float(np.ldexp(self.alpha, e)), self.risk)
+        """:meth:`in_weight_unit` of 2^e (a tree grown on weights divided by 2^e)."""
+        return self.in_weight_unit(float(np.ldexp(1.0, e)))
+
+    def _in_weight_units(self, x):
+        """``x`` (in the units of the node statistics) in the weights' own units."""
+        if self.weight_unit == 1.0:
+            return x
+        return np.asarray(x, dtype=np.float64) * self.weight_unit
 
     # ---- per-node quantities ----------------------------------------------
     @property
@@ -106,23 +121,37 @@ class Tree:
         return self.nodes["wy"] / self.nodes["weight"]
 
     @cached_property
-    def node_surrogate_risk(self):
-        """w(S_k)(−φ(p_k) − a_φ)/b_φ per node, = Σ_{i∈k} w_i F_φ(y*_i ∇φ(p_k))
-        (Theorem 4)."""
+    def _grown_surrogate_risk(self):
         return make_criterion(self.family).surrogate_risk(self.nodes["wy"], self.nodes["weight"])
 
     @cached_property
-    def node_misclass(self):
-        """Misclassified weight per node (rpart's ``dev`` / ``loss``)."""
+    def _grown_misclass(self):
         return misclass_risk(self.nodes["wy"], self.nodes["weight"])
 
+    @property
+    def node_surrogate_risk(self):
+        """w(S_k)(−φ(p_k) − a_φ)/b_φ per node, = Σ_{i∈k} w_i F_φ(y*_i ∇φ(p_k))
+        (Theorem 4)."""
+        return self._in_weight_units(self._grown_surrogate_risk)
+
+    @property
+    def node_misclass(self):
+        """Misclassified weight per node (rpart's ``dev`` / ``loss``)."""
+        return self._in_weight_units(self._grown_misclass)
+
     def _risk_of(self, measure):
-        return self.node_surrogate_risk if measure == "surrogate" else self.node_misclass
+        """Node risks in the units of the node statistics (for ratios: the cp scale)."""
+        return self._grown_surrogate_risk if measure == "surrogate" else self._grown_misclass
+
+    @property
+    def _grown_root_risk(self):
+        return float(self._risk_of(self.risk)[0])
 
     @property
     def root_risk(self):
-        """Risk of the root under the tree's risk measure (the cp scale)."""
-        return float(self._risk_of(self.risk)[0])
+        """Risk of the root under the tree's risk measure (the cp scale), in the weights'
+        units."""
+        return float(self._in_weight_units(self._grown_root_risk))
 
     # ---- tables -------------------------------------------------------------
     @cached_property
@@ -166,7 +195,7 @@ class Tree:
             left_levels[i] = [levels[c] for c in np.flatnonzero(side == 1)]
             right_levels[i] = [levels[c] for c in np.flatnonzero(side == 2)]
         parent_num = np.where(nd["parent"] >= 0, nd["number"][np.maximum(nd["parent"], 0)], 0)
-        scale = self.root_risk
+        scale = self._grown_root_risk
         with np.errstate(divide="ignore", invalid="ignore"):
             complexity = nd["complexity"] / scale if scale > 0 else nd["complexity"] * 0.0
         return pd.DataFrame({
@@ -182,13 +211,13 @@ class Tree:
             "na_goes": np.where(leaf, None,  # type: ignore[call-overload]  # None: as above
                                 np.where(nd["na_left"], "left", "right")),
             "n": nd["n"],
-            "weight": nd["weight"],
+            "weight": self._in_weight_units(nd["weight"]),
             "yprob": self.yprob,
             "link": leaf_link(self.family, self.yprob),
             "yval": (self.yprob > 0.5).astype(np.int64),
             "loss": self.node_misclass,
             "risk": self.node_surrogate_risk,
-            "improve": np.where(leaf, 0.0, nd["improve"]),
+            "improve": self._in_weight_units(np.where(leaf, 0.0, nd["improve"])),
             "complexity": complexity,
             "n_tied": np.where(leaf, 0, nd["n_tied"]),
         })
@@ -236,7 +265,7 @@ class Tree:
         r = self._risk_of(self.risk)
         cps, nsplit, risk = cp_rows(nd["complexity"], self.is_leaf, nd["left"], nd["right"], r,
                                     self.alpha)
-        scale = self.root_risk if self.root_risk > 0 else 1.0
+        scale = self._grown_root_risk if self._grown_root_risk > 0 else 1.0
         return pd.DataFrame({"CP": cps / scale, "nsplit": nsplit, "rel error": risk / scale})
 
     @cached_property
@@ -254,7 +283,7 @@ class Tree:
         nd = self.nodes
         internal = ~self.is_leaf
         unit = _RPART_UNITS.get(self.family.name, 1.0)
-        improve = np.where(internal, nd["improve"], 0.0) * unit
+        improve = self._in_weight_units(np.where(internal, nd["improve"], 0.0)) * unit
         total = np.bincount(nd["var"][internal], weights=improve[internal],
                             minlength=len(self.specs))
         used = np.bincount(nd["var"][internal], minlength=len(self.specs)) > 0
@@ -325,14 +354,15 @@ class Tree:
         cp = float(cp)
         if not cp >= 0:
             raise ValueError(f"cp must be non-negative, got {cp}")
-        root = self.root_risk
+        root = self._grown_root_risk
         nd = self.nodes
         # compare on the CP scale (complexity / root risk) as rpart's prune does,
         # so that a CP copied from the cp table selects exactly its row's tree
         rel = nd["complexity"] / root if root > 0 else np.zeros(self.n_nodes)
         split = ~self.is_leaf & (rel > cp)
         if split.sum() == (~self.is_leaf).sum():
-            return Tree(self.nodes, self.specs, self.family, self.controls, self.alpha, self.risk)
+            return Tree(self.nodes, self.specs, self.family, self.controls, self.alpha, self.risk,
+                        self.weight_unit)
         alpha = cp * root
         keep = np.zeros(self.n_nodes, dtype=bool)
         keep[0] = True
@@ -342,7 +372,7 @@ class Tree:
             keep[at] = keep[p] & split[p]
         controls = dict(self.controls, cp=cp)
         return Tree(subset_nodes(nd, keep, split, alpha), self.specs, self.family, controls,
-                    alpha, self.risk)
+                    alpha, self.risk, self.weight_unit)
 
     def __repr__(self):
         n_leaves = int(self.is_leaf.sum())
