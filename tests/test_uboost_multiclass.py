@@ -75,3 +75,12 @@ def test_what_has_no_k_class_form_is_refused_by_name():
         ubreg.fit("y ~ x0", d, method="uboost", family="matsushita", mstop=5)
     with pytest.raises(OptionError, match="learner='linear' has no K-class form"):
         ubreg.fit("y ~ x0", d, method="uboost", learner="linear", mstop=5)
+
+
+def test_a_dask_frame_of_three_classes_is_refused_with_the_working_spelling():
+    # the message counted the distinct values as "non-missing rows"
+    dd = pytest.importorskip("dask.dataframe")
+    d = _data(200, 6)
+    with pytest.raises(ubreg.errors.ResponseError,
+                       match=r"4 classes .*Dask frame take two .*in memory"):
+        ubreg.fit("y ~ x0", dd.from_pandas(d, npartitions=2), method="uboost", mstop=5)

@@ -32,6 +32,7 @@ from .response import (
     _check_weighted_classes,
     code_response,
     code_response_multiclass,
+    more_than_two_classes,
 )
 from .rfactor import learn_variables
 from .rformula import term_variables
@@ -200,7 +201,7 @@ def _coded_response(prep, keep, response, positive, proportions):
     yvals = prep.response_values
     yk = yvals[keep] if isinstance(yvals, pd.Series) else np.asarray(yvals)[keep]
     if response == "auto":
-        response = "multiclass" if _more_than_two_classes(yk, prep.grouped) else "binary"
+        response = "multiclass" if more_than_two_classes(yk, prep.grouped) else "binary"
     if response == "multiclass":
         if prep.grouped:
             raise ResponseError(f"response {prep.response_name!r}: cbind() gives a proportion, "
@@ -208,17 +209,6 @@ def _coded_response(prep, keep, response, positive, proportions):
         return code_response_multiclass(pd.Series(yk), prep.response_name)
     return code_response(pd.Series(yk) if not isinstance(yk, pd.Series) else yk,
                          prep.response_name, positive, proportions, prep.grouped)
-
-
-def _more_than_two_classes(values, grouped: bool) -> bool:
-    """Whether a response is a factor of three or more classes: more than two distinct
-    values, unless it is a cbind() count or numeric within [0, 1] (0/1 or proportions)."""
-    if grouped:
-        return False
-    s = pd.Series(values).dropna()
-    if s.dtype.kind in "biuf" and bool(s.between(0, 1).all()):
-        return False
-    return s.nunique() > 2
 
 
 def _na_counts(prep, learned) -> list:

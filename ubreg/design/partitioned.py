@@ -25,6 +25,7 @@ from .response import (
     code_response,
     is_na,
     kept_response_and_weights,
+    more_than_two_classes,
 )
 from .rfactor import learn_variables
 from .rformula import Formula, term_variables
@@ -119,8 +120,14 @@ def combine_levels(parsed: PartitionedFormula, pieces: list,
     response_values = pd.concat([p["response"] for p in pieces]).drop_duplicates()
     if len(response_values) == 0:
         raise ResponseError(f"response {parsed.response_name!r} is NA in every row")
-    _, response = code_response(response_values.reset_index(drop=True),
-                                parsed.response_name, positive)
+    distinct = response_values.reset_index(drop=True)
+    if more_than_two_classes(distinct, False):
+        shown = sorted(map(str, distinct))[:10]
+        raise ResponseError(f"response {parsed.response_name!r} has {len(distinct)} classes "
+                            f"{shown}: fits of a Dask frame take two (in memory, method='uls' "
+                            "fits the multinomial logit and 'uboost', 'gnnb', 'unn' any number "
+                            "of classes)")
+    _, response = code_response(distinct, parsed.response_name, positive)
     return label_levels, response
 
 

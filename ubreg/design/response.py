@@ -11,8 +11,8 @@ import pandas as pd
 from ..errors import DataError, ResponseError
 
 __all__ = ['Response', 'is_na', 'check_response_finite', 'code_response',
-           'code_response_multiclass', 'code_response_as', 'check_weights',
-           'kept_response_and_weights']
+           'code_response_multiclass', 'more_than_two_classes', 'code_response_as',
+           'check_weights', 'kept_response_and_weights']
 
 
 @dataclass
@@ -139,6 +139,17 @@ def code_response(values: pd.Series, name: str, positive=None, proportions: bool
         raise ResponseError(f"response {name!r} has only one class among the {observed.size} "
                             f"rows used")
     return y, Response(name=name, levels=list(levels), positive=positive, kind=kind)
+
+
+def more_than_two_classes(values, grouped: bool) -> bool:
+    """Whether a response is a factor of three or more classes: more than two distinct
+    values, unless it is a cbind() count or numeric within [0, 1] (0/1 or proportions)."""
+    if grouped:
+        return False
+    s = pd.Series(values).dropna()
+    if s.dtype.kind in "biuf" and bool(s.between(0, 1).all()):
+        return False
+    return s.nunique() > 2
 
 
 def code_response_multiclass(values: pd.Series, name: str) -> tuple[np.ndarray, Response]:
