@@ -181,3 +181,18 @@ def test_scikit_learn_estimator_is_logistic_regression_on_three_classes():
     assert list(est.classes_) == list(ref.classes_)
     np.testing.assert_allclose(est.predict_proba(X), ref.predict_proba(X), atol=1e-5)
     assert est.decision_function(X).shape == (len(d), 3)
+
+
+def test_anova_of_two_fits_is_multinoms_likelihood_ratio_test():
+    # R 4.2.2, nnet 7.3-18, on the complete rows p of band, glucose, mass, pregnant:
+    #   anova(multinom(band ~ glucose + mass, p), multinom(band ~ glucose + mass + pregnant, p))
+    #   Resid. df 1498 1496; LR stat. 311.54043201130003 on 2 df
+    d = _pima().dropna(subset=["band", "glucose", "mass", "pregnant"])
+    big = ubreg.fit("band ~ glucose + mass + pregnant", d)
+    small = ubreg.fit("band ~ glucose + mass", d)
+    a = ubreg.anova(big, small)
+    assert list(a.table["Resid. df"]) == [1498, 1496]
+    assert a.lr_statistic == pytest.approx(311.54043201130003, rel=1e-8) and a.lr_df == 2
+    assert "Likelihood ratio tests of Multinomial Models" in str(a)
+    with pytest.raises(ValueError, match="different rows"):
+        ubreg.anova(big, ubreg.fit("band ~ glucose", _pima()))

@@ -28,6 +28,7 @@ from .sequential import sequential_anova
 
 if TYPE_CHECKING:
     from ..results.linear import LinearResult
+    from .anova_multinomial import MultinomialAnova
 
 __all__ = ["anova", "AnovaResult", "NotNestedError"]
 
@@ -195,7 +196,7 @@ class AnovaResult:
 
 
 def anova(m0: LinearResult, m1: LinearResult | None = None,
-          test: str | None = "Chisq") -> DevianceTable | AnovaResult:
+          test: str | None = "Chisq") -> DevianceTable | AnovaResult | MultinomialAnova:
     """The deviance table of one model, or the comparison of two nested linear fits.
 
     Parameters
@@ -211,7 +212,8 @@ def anova(m0: LinearResult, m1: LinearResult | None = None,
     Returns
     -------
     DevianceTable or AnovaResult
-        One model: the sequential table.  Two: with ``entropy``, R's
+        One model: the sequential table.  Two multinomial logits: R's
+        ``anova.multinom`` likelihood-ratio test.  Two: with ``entropy``, R's
         ``anova(m0, m1, test = "Chisq")`` (likelihood-ratio χ²); otherwise the
         deviance difference, labelled as such, without p-value; always the
         Wald test of the added terms with the robust covariance.
@@ -224,6 +226,10 @@ def anova(m0: LinearResult, m1: LinearResult | None = None,
     if m1 is None:
         return sequential_anova(m0, test)
     check_test(test)
+    from ..results.multinomial import MultinomialResult
+    if isinstance(m0, MultinomialResult) and isinstance(m1, MultinomialResult):
+        from .anova_multinomial import multinomial_anova
+        return multinomial_anova(m0, m1)
     _check_linear(m0, "the first model")
     _check_linear(m1, "the second model")
     _same_fit_data(m0, m1)
