@@ -23,7 +23,13 @@ from scipy import stats
 from ..results.base import capabilities_of
 from ..summary.linear import format_pvalue
 from ..summary.render import render_template
-from .deviance_table import DevianceTable, check_test, deviance_of, is_likelihood
+from .deviance_table import (
+    DevianceTable,
+    NotNestedError,
+    check_test,
+    deviance_of,
+    is_likelihood,
+)
 from .sequential import sequential_anova
 
 if TYPE_CHECKING:
@@ -32,10 +38,6 @@ if TYPE_CHECKING:
 
 __all__ = ["anova", "AnovaResult", "NotNestedError"]
 
-
-
-class NotNestedError(ValueError):
-    """The two models are not nested fits of the same data."""
 
 
 def _check_linear(m: object, which: str) -> None:

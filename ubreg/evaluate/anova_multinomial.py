@@ -13,6 +13,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .deviance_table import NotNestedError
+
 if TYPE_CHECKING:
     from ..results.multinomial import MultinomialResult
 
@@ -32,7 +34,6 @@ def _model_label(m: MultinomialResult) -> str:
 def _check_nested(m0: MultinomialResult, m1: MultinomialResult):
     """(smaller, larger), or a ValueError naming why the fits are not nested fits of the
     same data."""
-    from .anova import NotNestedError
     if m0.response.name != m1.response.name or m0.classes != m1.classes:
         raise NotNestedError("the models have different responses or classes")
     if not m0.index.equals(m1.index) or not np.array_equal(m0.weights, m1.weights):

@@ -29,7 +29,8 @@ from ..summary.linear import format_pvalue
 if TYPE_CHECKING:
     from ..results.linear import LinearResult
 
-__all__ = ["DevianceTable", "is_likelihood", "check_test", "chisq_pvalues", "RISK_NOTE_TABLE",
+__all__ = ["NotNestedError", "DevianceTable", "is_likelihood", "check_test", "chisq_pvalues",
+           "RISK_NOTE_TABLE",
            "aic_shift", "extract_aic", "r_edf", "deviance_of", "null_deviance_of",
            "likelihood_notes"]
 
@@ -118,6 +119,10 @@ def _cell(column: str, value: float) -> str:
     if column == "Pr(>Chi)":
         return format_pvalue(value)
     return f"{value:.4f}" if column in ("LRT",) else f"{value:.2f}"
+
+
+class NotNestedError(ValueError):
+    """The two models are not nested fits of the same data."""
 
 
 class DevianceTable:
