@@ -15,7 +15,8 @@ import pandas as pd
 from .._version import __version__
 from ..design import as_frame
 from ..numerics.softmax import baseline_log_probabilities
-from .base import Capabilities, Provenance, Result, check_predict_type, class_series
+from .base import Capabilities, Provenance, check_predict_type, class_series
+from .classes import ClassProbabilityResult
 
 if TYPE_CHECKING:
     from ..design import Design, Response
@@ -29,7 +30,7 @@ def _log_probabilities(F: np.ndarray) -> np.ndarray:
     return baseline_log_probabilities(F[:, 1:] - F[:, :1])
 
 
-class MulticlassBoostResult(Result):
+class MulticlassBoostResult(ClassProbabilityResult):
     """U-Boost of the multinomial loss (see the module notes).
 
     Attributes
@@ -65,35 +66,11 @@ class MulticlassBoostResult(Result):
         self.ubreg_version = __version__
 
     @property
-    def classes(self) -> list:
-        return list(self.response.levels)
-
-    @property
-    def nobs(self) -> int:
-        return int(np.count_nonzero(self.weights > 0))
-
-    @property
-    def n_dropped(self) -> int:
-        return len(self.dropped)
-
-    @property
     def deviance(self) -> float:
         codes = self.y.astype(np.intp)
         logp = _log_probabilities(self.fit_info.F)[np.arange(codes.size), codes]
         live = self.weights > 0
         return float(-2.0 * np.sum(self.weights[live] * logp[live]))
-
-    @property
-    def null_deviance(self) -> float:
-        codes = self.y.astype(np.intp)
-        share = np.bincount(codes, weights=self.weights, minlength=len(self.classes))
-        live = self.weights > 0
-        return float(-2.0 * np.sum(self.weights[live] * np.log(share[codes[live]]
-                                                               / share.sum())))
-
-    @property
-    def loglik(self) -> float:
-        return -0.5 * self.deviance
 
     @property
     def df_model(self) -> float:

@@ -17,7 +17,8 @@ from scipy.stats import norm
 from .._version import __version__
 from ..design import as_frame
 from ..numerics.softmax import baseline_probabilities
-from .base import Capabilities, Provenance, Result, check_predict_type, class_series
+from .base import Capabilities, Provenance, check_predict_type, class_series
+from .classes import ClassProbabilityResult
 
 if TYPE_CHECKING:
     from ..design import Design, Response
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["MultinomialResult"]
 
 
-class MultinomialResult(Result):
+class MultinomialResult(ClassProbabilityResult):
     """A multinomial logit (see the module notes).
 
     Attributes
@@ -59,7 +60,7 @@ class MultinomialResult(Result):
         self.n_input, self.dropped = n_input, dropped
         self.weight_kind, self.provenance = weight_kind, provenance
         self.converged, self.iterations = bool(fit.converged), int(fit.iterations)
-        self.deviance = float(fit.deviance)
+        self._deviance = float(fit.deviance)
         self.probabilities = fit.probabilities
         terms = list(design.column_names)
         rows = [str(c) for c in self.classes[1:]]
@@ -80,17 +81,8 @@ class MultinomialResult(Result):
 
     # ---- numbers -------------------------------------------------------------
     @property
-    def classes(self) -> list:
-        return list(self.response.levels)
-
-    @property
-    def nobs(self) -> int:
-        """Rows of positive weight (R counts the rows of ``fitted.values``, zeros too)."""
-        return int(np.count_nonzero(self.weights > 0))
-
-    @property
-    def n_dropped(self) -> int:
-        return len(self.dropped)
+    def deviance(self) -> float:
+        return self._deviance
 
     @property
     def df_model(self) -> int:
@@ -103,10 +95,6 @@ class MultinomialResult(Result):
         return float(self.nobs - self.df_model)
 
     @property
-    def loglik(self) -> float:
-        return -0.5 * self.deviance
-
-    @property
     def aic(self) -> float:
         """deviance + 2 edf, as ``multinom``'s AIC."""
         return self.deviance + 2.0 * self.df_model
@@ -114,15 +102,6 @@ class MultinomialResult(Result):
     @property
     def bic(self) -> float:
         return self.deviance + np.log(self.nobs) * self.df_model
-
-    @property
-    def null_deviance(self) -> float:
-        """−2 Σ w log π̂_y with π̂ the weighted class proportions (intercept only)."""
-        codes = self.y.astype(np.intp)
-        share = np.bincount(codes, weights=self.weights, minlength=len(self.classes))
-        share = share / share.sum()
-        live = self.weights > 0
-        return float(-2.0 * np.sum(self.weights[live] * np.log(share[codes[live]])))
 
     def confint(self, level: float = 0.95) -> pd.DataFrame:
         """Wald intervals, estimate ± z σ, one row per ``"class:term"``."""
