@@ -65,6 +65,7 @@ bench-smoke: $(STAMP)
 	$(BIN)/python benchmarks/bench_gnnb.py --smoke
 	$(BIN)/python benchmarks/bench_online.py --smoke
 	$(BIN)/python benchmarks/bench_dask.py --smoke
+	$(BIN)/python benchmarks/bench_multiclass.py --smoke
 	$(BIN)/python benchmarks/bench_import.py --smoke
 
 # the replication reports as HTML pages, from their stored .md/.csv (nothing is re-run)
