@@ -14,7 +14,7 @@ import pandas as pd
 
 from .._version import __version__
 from ..design import as_frame
-from ..numerics.softmax import baseline_log_probabilities
+from ..numerics.softmax import log_softmax
 from .base import Capabilities, Provenance, check_predict_type, class_series
 from .classes import ClassProbabilityResult
 
@@ -27,7 +27,7 @@ __all__ = ["MulticlassBoostResult"]
 
 
 def _log_probabilities(F: np.ndarray) -> np.ndarray:
-    return baseline_log_probabilities(F[:, 1:] - F[:, :1])
+    return log_softmax(F)
 
 
 class MulticlassBoostResult(ClassProbabilityResult):

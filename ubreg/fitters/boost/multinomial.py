@@ -19,7 +19,7 @@ import numpy as np
 from ...learners.binning import bin_design
 from ...learners.trees import fit_newton_tree, root_histogram, tree_workspace
 from ...numerics.progress import progress
-from ...numerics.softmax import baseline_log_probabilities
+from ...numerics.softmax import log_softmax
 from .uboost import _unit_weights
 
 __all__ = ["MulticlassBoostFit", "boost_multinomial", "class_scores"]
@@ -37,8 +37,8 @@ class MulticlassBoostFit:
 
 
 def log_probabilities(F: np.ndarray) -> np.ndarray:
-    """(n, K) log p_k of scores F: the baseline form of F − F_0 (log-sum-exp)."""
-    return baseline_log_probabilities(F[:, 1:] - F[:, :1])
+    """(n, K) log p_k of scores F (log-sum-exp)."""
+    return log_softmax(F)
 
 
 def class_scores(fit: MulticlassBoostFit, X: np.ndarray, mstop: int | None = None) -> np.ndarray:
@@ -50,8 +50,9 @@ def class_scores(fit: MulticlassBoostFit, X: np.ndarray, mstop: int | None = Non
     return F
 
 
-def _risk(F, codes, w, wsum):
-    return float(-np.sum(w * log_probabilities(F)[np.arange(F.shape[0]), codes]) / wsum)
+def _risk(log_p, codes, w, wsum):
+    """Σ w (−log p̂_y) / Σ w."""
+    return float(-np.sum(w * log_p[np.arange(log_p.shape[0]), codes]) / wsum)
 
 
 def boost_multinomial(X, codes, K: int, w, *, depth=3, mstop=100, nu=0.1, max_bins=255,
@@ -86,10 +87,12 @@ def boost_multinomial(X, codes, K: int, w, *, depth=3, mstop=100, nu=0.1, max_bi
         root_w = root_histogram(binned, w)
     workspace = tree_workspace(n)
     depth = 1 if stumps else depth
-    risk = [_risk(F, codes, w, wsum)]
+    risk = []
     learners = []
     for _ in progress(range(mstop), "uboost", total=mstop):
-        P = np.exp(log_probabilities(F))
+        log_p = log_probabilities(F)
+        risk.append(_risk(log_p, codes, w, wsum))          # the risk before this round
+        P = np.exp(log_p)
         trees = []
         for k in range(K):
             stats[:, 0] = w * (P[:, k] - Y[:, k])
@@ -100,6 +103,6 @@ def boost_multinomial(X, codes, K: int, w, *, depth=3, mstop=100, nu=0.1, max_bi
             F[:, k] += nu * tree.value[node]
             trees.append(tree)
         learners.append(trees)
-        risk.append(_risk(F, codes, w, wsum))
+    risk.append(_risk(log_probabilities(F), codes, w, wsum))
     return MulticlassBoostFit(learners=learners, F0=F0, nu=float(nu), F=F,
                               risk_path=np.asarray(risk))
