@@ -82,10 +82,9 @@ def test_variable_importance_is_rparts(case):
     np.testing.assert_allclose(imp.to_numpy(), list(ref["importance"].values()), rtol=1e-9)
 
 
-def test_rows_missing_a_predictor_are_routed_as_predict_rpart(case):
-    _, m, ref = case
-    if "newdata" not in ref:
-        pytest.skip("no new rows for this tree")
+@pytest.mark.parametrize("name", sorted(k for k, v in REF["cases"].items() if "newdata" in v))
+def test_rows_missing_a_predictor_are_routed_as_predict_rpart(name):
+    m, ref = FITS[name](), REF["cases"][name]
     nd = _newdata(ref["newdata"])
     assert nd.drop(columns="diabetes").isna().any(axis=1).mean() > 0.5
     p = m.predict(nd, type="response")
