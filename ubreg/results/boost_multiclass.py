@@ -26,10 +26,6 @@ if TYPE_CHECKING:
 __all__ = ["MulticlassBoostResult"]
 
 
-def _log_probabilities(F: np.ndarray) -> np.ndarray:
-    return log_softmax(F)
-
-
 class MulticlassBoostResult(ClassProbabilityResult):
     """U-Boost of the multinomial loss (see the module notes).
 
@@ -68,7 +64,7 @@ class MulticlassBoostResult(ClassProbabilityResult):
     @property
     def deviance(self) -> float:
         codes = self.y.astype(np.intp)
-        logp = _log_probabilities(self.fit_info.F)[np.arange(codes.size), codes]
+        logp = log_softmax(self.fit_info.F)[np.arange(codes.size), codes]
         live = self.weights > 0
         return float(-2.0 * np.sum(self.weights[live] * logp[live]))
 
@@ -95,7 +91,7 @@ class MulticlassBoostResult(ClassProbabilityResult):
             codes[~na] = np.argmax(F, axis=1)
             return class_series(self.classes, codes, index)
         full = np.full((n, K), np.nan)
-        full[~na] = F if type == "link" else np.exp(_log_probabilities(F))
+        full[~na] = F if type == "link" else np.exp(log_softmax(F))
         return pd.DataFrame(full, index=index, columns=self.classes)
 
     def _scores(self, X: np.ndarray) -> np.ndarray:

@@ -22,7 +22,7 @@ from ...numerics.progress import progress
 from ...numerics.softmax import log_softmax
 from .uboost import _unit_weights
 
-__all__ = ["MulticlassBoostFit", "boost_multinomial", "class_scores"]
+__all__ = ["MulticlassBoostFit", "boost_multinomial"]
 
 
 @dataclass(frozen=True)
@@ -34,20 +34,6 @@ class MulticlassBoostFit:
     nu: float
     F: np.ndarray                   # (n, K) training scores
     risk_path: np.ndarray           # Σ w (−log p_y) / Σ w after 0..mstop rounds
-
-
-def log_probabilities(F: np.ndarray) -> np.ndarray:
-    """(n, K) log p_k of scores F (log-sum-exp)."""
-    return log_softmax(F)
-
-
-def class_scores(fit: MulticlassBoostFit, X: np.ndarray, mstop: int | None = None) -> np.ndarray:
-    """(n, K) scores F(x) after ``mstop`` rounds (all by default)."""
-    F = np.tile(fit.F0, (X.shape[0], 1))
-    for trees in fit.learners[:mstop]:
-        for k, tree in enumerate(trees):
-            F[:, k] += fit.nu * tree.predict(X)
-    return F
 
 
 def _risk(log_p, codes, w, wsum):
@@ -90,7 +76,7 @@ def boost_multinomial(X, codes, K: int, w, *, depth=3, mstop=100, nu=0.1, max_bi
     risk = []
     learners = []
     for _ in progress(range(mstop), "uboost", total=mstop):
-        log_p = log_probabilities(F)
+        log_p = log_softmax(F)
         risk.append(_risk(log_p, codes, w, wsum))          # the risk before this round
         P = np.exp(log_p)
         trees = []
@@ -103,6 +89,6 @@ def boost_multinomial(X, codes, K: int, w, *, depth=3, mstop=100, nu=0.1, max_bi
             F[:, k] += nu * tree.value[node]
             trees.append(tree)
         learners.append(trees)
-    risk.append(_risk(log_probabilities(F), codes, w, wsum))
+    risk.append(_risk(log_softmax(F), codes, w, wsum))
     return MulticlassBoostFit(learners=learners, F0=F0, nu=float(nu), F=F,
                               risk_path=np.asarray(risk))
