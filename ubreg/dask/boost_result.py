@@ -21,6 +21,7 @@ from ..design import build_partition_frame, is_dask_frame
 from ..results.base import Capabilities, check_predict_type
 from ..results.boost import UBoostResult
 from ..results.dask_predict import Payload as _Payload
+from .result_mixin import DaskResultMixin
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -61,12 +62,16 @@ def _predict_partition(part: pd.DataFrame, payload: _Payload, type: str) -> pd.S
     return UBoostResult.predict(payload.items["model"], part, type=type)
 
 
-class DaskUBoostResult(UBoostResult):
-    """U-Boost fitted on a Dask frame's partitions (:mod:`ubreg.dask.uboost`)."""
+class DaskUBoostResult(DaskResultMixin, UBoostResult):
+    """U-Boost fitted on a Dask frame's partitions (:mod:`ubreg.dask.uboost`); its
+    ``passes`` are histogram passes over the partitions (one per tree level, as far as
+    grown)."""
 
     #: UBoostResult's, without has_cv_path: the training design is not held
     capabilities = Capabilities(has_training_rows=True, has_deviance=True, has_residuals=True,
                                 has_risk_path=True)
+    #: the sum of the user's weights (the fit's own sums are of weights scaled by 2⁻ᵉ)
+    _WSUM = "wsum_user"
 
     def __init__(self, *, stats: dict, partitioned: Any, **kwargs: Any) -> None:
         self._stats: dict[str, Any] = dict(stats)
@@ -91,21 +96,7 @@ class DaskUBoostResult(UBoostResult):
         return self._partitioned.data.map_partitions(_training_partition, payload, what,
                                                      meta=_meta(self, what))
 
-    # ---- statistics from the sums ---------------------------------------
-    @property
-    def nobs(self) -> float:
-        if self.weight_kind == "freq":
-            return float(self._stats["wsum_user"])
-        return float(self._stats["n_positive"])
-
-    @property
-    def n_rows(self) -> int:
-        return int(self._stats["n_used"])
-
-    @property
-    def n_dropped(self) -> int:
-        return int(self._stats["n_dropped"])
-
+    # ---- statistics from the sums (the rest: DaskResultMixin) -------------
     @property
     def deviance(self) -> float:
         return 2.0 * float(self._stats["divergence"])
@@ -115,22 +106,8 @@ class DaskUBoostResult(UBoostResult):
         return 2.0 * float(self._stats["null_divergence"])
 
     @property
-    def loglik(self) -> float:
-        return float(self._stats["loglik"])
-
-    @property
     def training_error(self) -> float:
         return float(self._stats["errors"]) / float(self._stats["wsum_user"])
-
-    @property
-    def passes(self) -> int:
-        """Histogram passes over the partitions (one per tree level, as far as grown)."""
-        return int(self._stats["passes"])
-
-    # ---- per-row quantities, lazily ---------------------------------------
-    @property
-    def fitted_values(self) -> dd.Series:
-        return self._training("response").rename("fitted")
 
     def predict(self, newdata: pd.DataFrame | dd.DataFrame | None = None,
                 type: str = "response") -> pd.Series | dd.Series:
@@ -144,19 +121,7 @@ class DaskUBoostResult(UBoostResult):
                                           type, meta=_meta(self, type))
         return UBoostResult.predict(self.shipped(), newdata, type)
 
-    def residuals(self, type: str = "deviance") -> dd.Series:
-        """As :meth:`UBoostResult.residuals`, a lazy dask Series over the training rows."""
-        if type not in ("deviance", "pearson", "response"):
-            raise ValueError(f"type must be 'deviance', 'pearson' or 'response', got {type!r}")
-        return self._training(f"residuals:{type}")
-
     def with_mstop(self, mstop: int) -> UBoostResult:
         raise NotImplementedError("with_mstop on a fit of a Dask frame: it recomputes F on the "
                                   "training design, which is not held; refit with mstop= (or "
                                   "use staged_predict(newdata))")
-
-    def __getstate__(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-    def __repr__(self) -> str:
-        return super().__repr__() + f"\n(fitted on {self._stats['partitions']} Dask partitions)"

@@ -27,6 +27,7 @@ from ..summary.linear import (
     saturated_note,
     standard_error_notes,
 )
+from .result_mixin import DaskResultMixin, check_residual_type
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["DaskLinearResult", "DaskLinearSummary"]
 
 
-class DaskLinearResult(LinearResult):
+class DaskLinearResult(DaskResultMixin, LinearResult):
     """Linear ULS fitted partition by partition (``ubreg.fit`` on a dask frame).
 
     Attributes
@@ -67,21 +68,7 @@ class DaskLinearResult(LinearResult):
     def _training(self, what: str) -> dd.Series:
         return training_lazy(self._partitioned, self._beta, self.family, what)
 
-    # ---- statistics from the sums ---------------------------------------
-    @property
-    def nobs(self) -> float:
-        if self.weight_kind == "freq":
-            return float(self._stats["wsum"])
-        return float(self._stats.get("n_positive", self._stats["wsum"]))
-
-    @property
-    def n_rows(self) -> int:
-        return int(self._stats["n_used"])
-
-    @property
-    def n_dropped(self) -> int:
-        return int(self._stats["n_dropped"])
-
+    # ---- statistics from the sums (the rest: DaskResultMixin) -------------
     @property
     def deviance(self) -> float:
         return float(self._stats["deviance"])
@@ -89,14 +76,6 @@ class DaskLinearResult(LinearResult):
     @property
     def null_deviance(self) -> float:
         return float(self._stats["null_deviance"])
-
-    @property
-    def loglik(self) -> float:
-        return float(self._stats["loglik"])
-
-    @property
-    def passes(self) -> int:
-        return int(self._stats["passes"])
 
     @property
     def persisted(self) -> bool:
@@ -113,8 +92,7 @@ class DaskLinearResult(LinearResult):
     def residuals(self, type: str = "deviance") -> dd.Series:
         """Residuals of the complete training rows as a lazy dask Series
         (definitions of :meth:`ubreg.results.base.Result.residuals`)."""
-        if type not in ("deviance", "pearson", "response"):
-            raise ValueError(f"type must be 'deviance', 'pearson' or 'response', got {type!r}")
+        check_residual_type(type)
         return self._training(type).rename(f"{type} residual")
 
     def shipped(self) -> LinearResult:
@@ -165,12 +143,6 @@ class DaskLinearResult(LinearResult):
         which a fit of a Dask frame does not hold); the deviance-residual quantiles
         are dask's approximate quantiles (exact min and max)."""
         return DaskLinearSummary(self, cov=one_vcov(vcov, cov, self.default_vcov))
-
-    def __getstate__(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-    def __repr__(self) -> str:
-        return super().__repr__() + f"\n(fitted on {self._stats['partitions']} Dask partitions)"
 
 
 def _classes(eta: pd.Series, response: Response) -> pd.Series:

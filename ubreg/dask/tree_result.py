@@ -22,6 +22,7 @@ from ..results.base import check_predict_type
 from ..results.dask_predict import Payload as _Payload
 from ..results.inference import bernoulli_loglik
 from ..results.tree import TreeResult, to_tree_columns
+from .result_mixin import DaskResultMixin
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -70,7 +71,7 @@ def _predict_partition(part: pd.DataFrame, payload: _Payload, type: str) -> pd.S
     return TreeResult.predict(payload.items["model"], part, type=type)
 
 
-class DaskTreeResult(TreeResult):
+class DaskTreeResult(DaskResultMixin, TreeResult):
     """A UDT tree grown from the histograms of a Dask frame's partitions
     (:mod:`ubreg.dask.udt`).
 
@@ -83,6 +84,10 @@ class DaskTreeResult(TreeResult):
     passes : int
         Histogram passes over the partitions (one per level of the tree).
     """
+
+    #: the udt fitter's keys of the rows of positive weight and of the complete rows
+    _NPOS = "npos"
+    _NROWS = "n"
 
     def __init__(self, *, stats: dict, source: Any, **kwargs: Any) -> None:
         self._stats: dict[str, Any] = dict(stats)
@@ -112,25 +117,7 @@ class DaskTreeResult(TreeResult):
         return source.data.map_partitions(_training_partition, payload, what,
                                           meta=_meta(self, what))
 
-    # ---- statistics from the sums ---------------------------------------
-    @property
-    def nobs(self) -> float:
-        if self.weight_kind == "freq":
-            return float(self._stats["wsum"])
-        return float(self._stats["npos"])
-
-    @property
-    def n_rows(self) -> int:
-        return int(self._stats["n"])
-
-    @property
-    def n_dropped(self) -> int:
-        return int(self._stats["n_dropped"])
-
-    @property
-    def passes(self) -> int:
-        return int(self._stats["passes"])
-
+    # ---- by a pass on first use (the sums' statistics: DaskResultMixin) ---
     @property
     def loglik(self) -> float:
         """The Bernoulli log-likelihood of p̂ (as :attr:`TreeResult.loglik`), by one pass
@@ -138,11 +125,6 @@ class DaskTreeResult(TreeResult):
         if "loglik" not in self._stats:
             self._stats["loglik"] = float(self._training("loglik").sum().compute())
         return float(self._stats["loglik"])
-
-    # ---- per-row quantities, lazily ---------------------------------------
-    @property
-    def fitted_values(self) -> dd.Series:
-        return self._training("response").rename("fitted")
 
     def predict(self, newdata: pd.DataFrame | dd.DataFrame | None = None,
                 type: str = "response") -> pd.Series | dd.Series:
@@ -157,12 +139,6 @@ class DaskTreeResult(TreeResult):
                                           type, meta=_meta(self, type))
         return TreeResult.predict(self.shipped(), newdata, type)
 
-    def residuals(self, type: str = "deviance") -> dd.Series:
-        """As :meth:`TreeResult.residuals`, a lazy dask Series over the training rows."""
-        if type not in ("deviance", "pearson", "response"):
-            raise ValueError(f"type must be 'deviance', 'pearson' or 'response', got {type!r}")
-        return self._training(f"residuals:{type}")
-
     def prune(self, cp: float) -> DaskTreeResult:
         """A new result with the tree pruned at ``cp`` (rpart's ``prune``)."""
         out = copy.copy(self)
@@ -171,9 +147,3 @@ class DaskTreeResult(TreeResult):
         out.call = f"prune({self.call}, cp={cp:g})"
         out._lazy()
         return out
-
-    def __getstate__(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-    def __repr__(self) -> str:
-        return super().__repr__() + f"\n(fitted on {self._stats['partitions']} Dask partitions)"
