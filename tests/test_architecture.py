@@ -23,6 +23,7 @@ LAYERS = [
     {"numerics", "_pickling"},
     {"families"},
     {"design"},
+    {"trees"},
     {"learners"},
     {"fitters"},
     {"summary"},

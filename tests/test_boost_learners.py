@@ -74,7 +74,7 @@ def test_tree_routes_rows_as_it_predicts(X):
     assert gain(X[:, stump.feature[0]] > stump.cut[0]) == pytest.approx(best, rel=1e-10)
 
 
-# --- compiled tree kernels (ubreg.learners._hist) ------------------------------------
+# --- compiled tree kernels (ubreg.trees.histograms) ---------------------------------
 def _brute_histogram(b, stats, rows):
     out = np.zeros((b.total_bins, stats.shape[1]))
     for j in np.flatnonzero(b.nbins > 1):

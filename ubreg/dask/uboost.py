@@ -89,7 +89,7 @@ class _Coded:
 
 def _encode(parts: list, cuts: list, dtype, e: int) -> _Coded:
     """The codes, y and scaled weights of consecutive partitions, one after the other."""
-    from ..fitters.udt._kernels import search_codes
+    from ..trees.codes import search_codes
     codes = np.empty((len(cuts), sum(part.n for part in parts)), dtype=dtype)
     ys, ws = [], []
     start = 0
@@ -160,7 +160,7 @@ def _first_state(coded: _Coded, F0: float, U, leaf_rows: bool) -> _State:
 def _advance(state: _State, feature, kcut, value, nu: float, U, leaf_rows: bool) -> _State:
     """The next state: F ← F + ν value[leaf] (the in-memory fit's arithmetic,
     ``fitters.boost._kernels.ADVANCE``)."""
-    from ._kernels import advance_F
+    from ..trees.codes import advance_F
     codes = state.coded.codes
     F = np.empty(codes.shape[1])
     advance_F(codes, np.asarray(feature, dtype=np.int64), np.asarray(kcut, dtype=np.int64),
@@ -173,7 +173,8 @@ def _histograms(state: _State, feature, kcut, slots, feats, offsets, with_risk: 
     """The (nodes, bins, n_stats) sums of the rows of the nodes ``slots`` (heap index →
     row of the result, −1 elsewhere): the first n_stats statistics (all k + 1, or
     the k of the split search where the rows are not needed)."""
-    from ._kernels import grouped_histograms_into, heap_slots
+    from ..trees.codes import heap_slots
+    from ..trees.histograms import grouped_histograms_into
     S = int(slots.max(initial=-1)) + 1
     out = np.zeros((S, int(offsets[-1]), n_stats))
     codes = state.coded.codes

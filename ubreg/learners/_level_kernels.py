@@ -6,7 +6,7 @@ code does for it in the same order, so the two give the same numbers to the
 bit.  :func:`ubreg.numerics.parallel.run` launches one or the other.
 
 * histograms: the parts are groups of columns (every bin sums its rows in
-  increasing row order, as :mod:`ubreg.learners._hist`'s serial kernels);
+  increasing row order, as :mod:`ubreg.trees.histograms`' serial kernels);
 * the Newton split search: (node, group of columns) pairs score their
   candidates, then each node takes its first best (:func:`newton_split`);
 * the partition of a node's rows: chunks of the segment count their left
@@ -26,12 +26,12 @@ import numpy as np
 from numba import njit, prange
 
 from ..numerics.parallel import parallel_pair, parts, run
-from ._hist import _JIT, _histogram_all, _histogram_of_gathered
+from ..trees.histograms import JIT, histogram_gathered, histogram_in_place
 
 
 def _root_histogram_body(codes, feats, cuts, offsets, nbins, stats, out):
     for t in prange(cuts.shape[0] - 1):
-        _histogram_all(codes, feats[cuts[t]:cuts[t + 1]], offsets, nbins, stats, out)
+        histogram_in_place(codes, feats[cuts[t]:cuts[t + 1]], offsets, nbins, stats, out)
 
 
 def _segment_histograms_body(codes, feats, cuts, offsets, nbins, stats, order, lo, hi, dest,
@@ -54,7 +54,7 @@ def _segment_histograms_body(codes, feats, cuts, offsets, nbins, stats, order, l
     for t in prange(nparts):
         part = feats[cuts[t]:cuts[t + 1]]
         for s in range(lo.shape[0]):
-            _histogram_of_gathered(codes, part, offsets, nbins, st[start[s]:start[s + 1]],
+            histogram_gathered(codes, part, offsets, nbins, st[start[s]:start[s + 1]],
                                    order[lo[s]:hi[s]], outs[dest[s]])
 
 
@@ -62,7 +62,7 @@ ROOT_HISTOGRAM = parallel_pair(_root_histogram_body)
 SEGMENT_HISTOGRAMS = parallel_pair(_segment_histograms_body)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _gain(g_left, h_left, g_total, h_total, p2):
     """G_L²/H_L + G_R²/H_R − p2 (p2 = G²/H), −inf when not finite (``newton_gain``)."""
     r0 = g_total - g_left
@@ -71,7 +71,7 @@ def _gain(g_left, h_left, g_total, h_total, p2):
     return g if np.isfinite(g) else -np.inf
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _score_columns(Ha, tot, offsets, nbins, feats, j0, j1, c, lc, ml, gains):
     """Newton gains of the candidates of columns feats[j0:j1] of one node (its
     histogram ``Ha``, totals ``tot``), written to ``gains`` from index ``c``;
@@ -103,7 +103,7 @@ def _score_columns(Ha, tot, offsets, nbins, feats, j0, j1, c, lc, ml, gains):
     return gmax
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _score_columns_23(Ha, tot, offsets, nbins, feats, j0, j1, c, lc, ml, gains):
     """:func:`_score_columns` for 2 or 3 statistics and 1 or 2 bounds, the sums in
     registers (the same additions and comparisons, about twice as fast)."""
@@ -215,7 +215,7 @@ def _leaf_sums_body(codes, order, other, where, lo, hi, feat, kcut, heap, group,
                 _segment_sums(codes, rows, lo[s], hi[s], feat[s], kcut[s], heap[s], stats, G, H)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _segment_sums(codes, order, lo, hi, f, kcut, nd, stats, G, H):
     c = codes[max(f, 0)]
     first = nd if f < 0 else 2 * nd + 1
@@ -262,7 +262,7 @@ _PARALLEL_CELLS = 50_000
 _PARALLEL_ROWS = 20_000
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def column_groups(nf, n, even):
     """Bounds of n contiguous groups of nf columns (of even length when ``even``: the
     serial histogram kernels take columns by pairs); the Python wrappers here and the

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._hist import _JIT
+from ..trees.histograms import JIT
 from ._level_kernels import (
     LEAF_SUMS,
     NEWTON_SPLIT,
@@ -35,7 +35,7 @@ _ROUTE_PAR, _ROUTE_SER = ROUTE
 _SUMS_PAR, _SUMS_SER = LEAF_SUMS
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _search(H, offsets, nbins, feats, first, ncand, lc, ml, rtol, par, nparts, cand_min):
     n = nparts if par and H.shape[0] * ncand >= cand_min else 1
     cuts = column_groups(feats.shape[0], n, False)
@@ -44,7 +44,7 @@ def _search(H, offsets, nbins, feats, first, ncand, lc, ml, rtol, par, nparts, c
     return _SPLIT_SER(H, offsets, nbins, feats, cuts, first, ncand, lc, ml, rtol)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _partition(codes, src, node, lo, hi, f, kcut, nd, dst, par, nparts, rows_min):
     """The partition of a segment of ``src`` written to the same places of ``dst``."""
     n = nparts if par and hi - lo >= rows_min else 1
@@ -53,7 +53,7 @@ def _partition(codes, src, node, lo, hi, f, kcut, nd, dst, par, nparts, rows_min
     return _PART_SER(codes, src, node, lo, hi, f, kcut, nd, 1, dst, False)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _level(nd):
     """The level of heap node nd (the root's is 0): its segment is in the first
     permutation on even levels, in the second on odd ones."""
@@ -65,7 +65,7 @@ def _level(nd):
     return level
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _children(codes, feats, offsets, nbins, stats, order, H, spl, ns, seg, par, nparts,
               cells_min):
     """Histograms of the children of the ns split nodes ``spl`` (rows: row of H,
@@ -102,7 +102,7 @@ def _children(codes, feats, offsets, nbins, stats, order, H, spl, ns, seg, par, 
     return child, active
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _split_level(H, active, best, best_gain, threshold, cand_col, cand_k, last, codes, src,
                  node, dst, seg, tree, par, nparts, rows_min):
     """Record the splits of a level (tree[0..2]: feature, cut code, gain) and
@@ -132,7 +132,7 @@ def _split_level(H, active, best, best_gain, threshold, cand_col, cand_k, last, 
     return spl, ns
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _leaf_tasks(seg, feature, kcut, size):
     """The leaf segments (open nodes; splits of the last level, whose children
     have no segment) as columns lo, hi, column (−1: no split), cut code, node."""
@@ -149,7 +149,7 @@ def _leaf_tasks(seg, feature, kcut, size):
     return tasks[:t]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _finish(codes, order, buf, node, node_stale, seg, feature, kcut, stats, size, par, nparts,
             rows_min):
     """The node of the rows of the last level's splits (the root's, when it is a
@@ -192,7 +192,7 @@ def _finish(codes, order, buf, node, node_stale, seg, feature, kcut, stats, size
     return G, H
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def grow_newton(codes, feats, offsets, nbins, first, cand_col, cand_k, stats, H0, threshold,
                 depth, lc, ml, rtol, order, buf, node, node_stale, limits, par, nparts):
     """The Newton tree of ``trees._grow`` from the root's histogram ``H0`` (1,

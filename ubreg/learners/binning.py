@@ -8,7 +8,7 @@ search is exact).  A split "x_j > c" is then "bin code > k".
 
 Histograms of per-row statistics over all (column, bin) pairs are one sparse
 matrix product ``onehot.T @ stats`` for stumps and rules — no Python loop over
-rows or columns — and compiled kernels for trees (:mod:`ubreg.learners._hist`).
+rows or columns — and compiled kernels for trees (:mod:`ubreg.trees.histograms`).
 """
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ class BinnedDesign:
         is formed).  Stored in float32 for large n: sums of per-row statistics
         are only used to rank splits (HistGradientBoosting does the same); leaf
         values and leveraging coefficients are computed in float64 from the
-        rows.  Trees do not use it (:mod:`ubreg.learners._hist` sums in float64).
+        rows.  Trees do not use it (:mod:`ubreg.trees.histograms` sums in float64).
     """
 
     codes: np.ndarray

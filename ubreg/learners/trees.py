@@ -17,7 +17,7 @@ summed per-row statistics of a split's children), serves every boosting method:
   φ = −L_t on the tempered weights, admissibility by counts of live rows.
 
 Split search is histogram based: compiled kernels (numba,
-:mod:`ubreg.learners._hist`) sum the statistics of the rows of the smaller
+:mod:`ubreg.trees.histograms`) sum the statistics of the rows of the smaller
 child of each split (the rows of each node are kept as a contiguous segment of
 one permutation), its sibling's histogram is the parent's minus it, and every
 candidate of every node of a level is scored at once (the Newton criterion in
@@ -219,7 +219,7 @@ def grow_tree(binned: BinnedDesign, stats: np.ndarray, gain_fn, depth: int,
         The tree (values unset) and the heap index of each training row's leaf.
 
     Histograms are float64 sums in increasing row order, built by compiled
-    kernels (:mod:`ubreg.learners._hist`) over the rows of the smaller child
+    kernels (:mod:`ubreg.trees.histograms`) over the rows of the smaller child
     of each split; the larger child's is the parent's minus it.  Ties (gains
     within :data:`TIE_RTOL` of the best) go to the first column, then to the
     smallest threshold; a NaN gain is no candidate.
@@ -394,13 +394,13 @@ class _SplitSearch:
 
     def __call__(self, H):
         """(candidate, gain) of each node of H (gain −inf: no candidate)."""
-        from . import _hist, _level_kernels
-
+        from ..trees import histograms
+        from . import _level_kernels
         b = self.binned
         if self.newton:
             return _level_kernels.newton_split(H, b.offsets, b.nbins, self.feats, self.first,
                                                self.ncand, self.lc_arr, self.ml_arr, TIE_RTOL)
-        L, P = _hist.left_sums(H, b.offsets, b.nbins, self.feats, self.ncand)
+        L, P = histograms.left_sums(H, b.offsets, b.nbins, self.feats, self.ncand)
         P = P[:, None, :]
         R = P - L
         g = self.gain_fn(L, R, P)

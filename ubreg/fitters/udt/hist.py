@@ -85,7 +85,7 @@ class CodedColumns:
 def encode(values: list, coded: CodedColumns) -> np.ndarray:
     """(d, n) codes of predictor ``values`` (numeric float64, categorical int
     codes; no missing values), uint8 when every predictor has ≤ 256 codes."""
-    from ._kernels import search_codes
+    from ...trees.codes import search_codes
     n = len(values[0]) if values else 0
     dtype = np.uint8 if coded.nbins.max(initial=1) <= 256 else np.uint16
     out = np.empty((len(values), n), dtype=dtype)
@@ -160,7 +160,7 @@ class CodeTree:
 
     def row_slots(self, codes: np.ndarray) -> np.ndarray:
         """``slot[route(codes)]``, compiled: each row walks down the tree once."""
-        from ._kernels import code_tree_slots
+        from ...trees.codes import code_tree_slots
         out = np.empty(codes.shape[1], dtype=np.int64)
         code_tree_slots(codes, self.left.astype(np.int64), self.right.astype(np.int64),
                         self.var.astype(np.int64), self.goes_left, self.slot.astype(np.int64),
@@ -188,11 +188,11 @@ def level_histograms(codes: np.ndarray, y: np.ndarray, w: np.ndarray | None,
     """(open nodes, codes of all predictors, 4) sums of rows, rows of positive
     weight, w and w·y over the rows of each open node (``w`` None: unit).
 
-    Compiled (:func:`~ubreg.fitters.udt._kernels.grouped_histograms`): the rows
+    Compiled (:func:`~ubreg.trees.histograms.grouped_histograms`): the rows
     routed down the tree, grouped by open node, and every bin summed in row
     order (the sums of ``np.bincount`` over the rows, to the bit).
     """
-    from ._kernels import grouped_histograms
+    from ...trees.histograms import grouped_histograms
     S, total = tree.n_open, int(offsets[-1])
     out = np.zeros((S, total, 4))
     if S == 0 or codes.shape[1] == 0:

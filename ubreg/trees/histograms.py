@@ -1,6 +1,13 @@
-"""Compiled kernels of the tree grower (numba): histograms and left sums, serial.
+"""The histograms of every tree of the package (numba): serial kernels and left sums.
 
-The level-wise grower of :mod:`ubreg.learners.trees` keeps the training rows
+Every tree that searches splits on bin codes sums its rows' statistics here:
+the level-wise grower of :mod:`ubreg.learners.trees` (and U-Boost's compiled
+grower), the binned UDT grower (:mod:`ubreg.fitters.udt.hist`) and the Dask
+partitions of binned UDT and U-Boost (:func:`grouped_histograms`).  Every bin
+adds its rows in increasing row order from 0, whichever kernel sums it, so a
+histogram is the same to the bit whichever grower or scheduler asks for it.
+
+The level-wise grower keeps the training rows
 of every node as a contiguous segment of one permutation ``order`` (rows in
 increasing order inside each segment), so that
 
@@ -30,7 +37,7 @@ import numpy as np
 from numba import njit
 
 # Any: njit types each keyword apart (cache: bool, error_model: str, ...)
-_JIT: dict[str, Any] = dict(cache=True, nogil=True, error_model="numpy")
+JIT: dict[str, Any] = dict(cache=True, nogil=True, error_model="numpy")
 
 
 # Histograms: two columns at a time, the bins are summed in a small scratch
@@ -42,7 +49,7 @@ _JIT: dict[str, Any] = dict(cache=True, nogil=True, error_model="numpy")
 # branches in the loop or arrays of unknown layout.
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _scratch(feats, nbins, k):
     maxnb = 1
     for j in range(feats.shape[0]):
@@ -51,7 +58,7 @@ def _scratch(feats, nbins, k):
     return np.empty((2, maxnb, 2 if k <= 2 else max(k, 4)))
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _copy_out(loc, f0, f1, offsets, nbins, k, out):
     for q in range(2 if f1 != f0 else 1):
         f = f0 if q == 0 else f1
@@ -61,8 +68,8 @@ def _copy_out(loc, f0, f1, offsets, nbins, k, out):
                 out[o + t, s] = loc[q, t, s]
 
 
-@njit(**_JIT)
-def _histogram_all(codes, feats, offsets, nbins, stats, out):
+@njit(**JIT)
+def histogram_in_place(codes, feats, offsets, nbins, stats, out):
     """The histogram of every row: the statistics read in place, columns by pairs."""
     k = out.shape[1]                # the first k statistics (all, but for a known column)
     m = stats.shape[0]
@@ -117,18 +124,7 @@ def _histogram_all(codes, feats, offsets, nbins, stats, out):
 # pairs are as fast.  Bins of k doubles (no padding) keep four columns' bins in L1.
 
 
-@njit(**_JIT)
-def _gather(stats, rows, k):
-    m = rows.shape[0]
-    st = np.empty((m, k))
-    for i in range(m):
-        r = rows[i]
-        for s in range(k):
-            st[i, s] = stats[r, s]
-    return st
-
-
-@njit(**_JIT)
+@njit(**JIT)
 def _quad_pass(c0, c1, c2, c3, rows, st, loc):
     """loc[q, code of column q, s] += st[i, s] over the rows, for 4 columns."""
     k = st.shape[1]
@@ -174,7 +170,7 @@ def _quad_pass(c0, c1, c2, c3, rows, st, loc):
             loc[3, b, 2] += g2
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _pair_pass(c0, c1, rows, st, loc):
     """loc[q, code of column q, s] += st[i, s] over the rows, for 2 columns."""
     k = st.shape[1]
@@ -188,18 +184,11 @@ def _pair_pass(c0, c1, rows, st, loc):
             loc[1, b1, s] += st[i, s]
 
 
-@njit(**_JIT)
-def _histogram_gathered(codes, feats, offsets, nbins, stats, rows, out):
-    """The histogram of ``rows`` (any k ≤ 3): statistics gathered, columns by fours,
-    the last one to three by a pair pass (an odd one paired with itself)."""
-    _histogram_of_gathered(codes, feats, offsets, nbins, _gather(stats, rows, out.shape[1]),
-                           rows, out)
-
-
-@njit(**_JIT)
-def _histogram_of_gathered(codes, feats, offsets, nbins, st, rows, out):
-    """:func:`_histogram_gathered` of statistics already gathered (``st[i]`` those
-    of row ``rows[i]``)."""
+@njit(**JIT)
+def histogram_gathered(codes, feats, offsets, nbins, st, rows, out):
+    """The histogram of ``rows`` (any k ≤ 3) from their statistics gathered
+    (``st[i]`` those of row ``rows[i]``): columns by fours when k = 3, the last
+    one to three by a pair pass (an odd one paired with itself)."""
     k = out.shape[1]
     maxnb = 1
     for j in range(feats.shape[0]):
@@ -225,8 +214,59 @@ def _histogram_of_gathered(codes, feats, offsets, nbins, st, rows, out):
 
 
 
+@njit(**JIT)
+def grouped_histograms(codes, feats, offsets, row_slot, n_slots, stats, out):
+    """:func:`grouped_histograms_into` with its working arrays allocated here."""
+    n = row_slot.shape[0]
+    grouped_histograms_into(codes, feats, offsets, row_slot, n_slots, stats, out,
+                            np.empty(n, dtype=np.int64), np.empty(n * out.shape[2]))
 
-@njit(**_JIT)
+
+@njit(**JIT)
+def grouped_histograms_into(codes, feats, offsets, row_slot, n_slots, stats, out, rows_buf,
+                            st_buf):
+    """``out[row_slot[i], offsets[j] + codes[j, i], :] += stats[i, :k]`` for the
+    columns j in ``feats`` and the rows with ``row_slot[i] >= 0`` (``out`` zeroed;
+    k = ``out.shape[2]``, at most the statistics' columns).
+
+    The rows are grouped by slot (a stable counting sort, their statistics
+    gathered next to each other), then each slot's histogram is that of its
+    rows (:func:`histogram_gathered`); every row in one slot (a root) is
+    summed in place (:func:`histogram_in_place`).  ``rows_buf`` (≥ n int64) and
+    ``st_buf`` (≥ n·k float64) are working arrays (the caller's: a pass over the
+    same rows again and again reuses them).
+    """
+    n = row_slot.shape[0]
+    k = out.shape[2]
+    nbins = offsets[1:] - offsets[:-1]
+    start = np.zeros(n_slots + 1, dtype=np.int64)
+    for i in range(n):
+        s = row_slot[i]
+        if s >= 0:
+            start[s + 1] += 1
+    for s in range(n_slots):
+        start[s + 1] += start[s]
+    m = start[n_slots]
+    if m == n and n_slots == 1:
+        histogram_in_place(codes, feats, offsets, nbins, stats, out[0])
+        return
+    rows = rows_buf[:m]
+    st = st_buf[:m * k].reshape((m, k))
+    fill = start[:n_slots].copy()
+    for i in range(n):
+        s = row_slot[i]
+        if s >= 0:
+            p = fill[s]
+            rows[p] = i
+            for q in range(k):
+                st[p, q] = stats[i, q]
+            fill[s] = p + 1
+    for s in range(n_slots):
+        histogram_gathered(codes, feats, offsets, nbins, st[start[s]:start[s + 1]],
+                               rows[start[s]:start[s + 1]], out[s])
+
+
+@njit(**JIT)
 def left_sums(H, offsets, nbins, feats, ncand):
     """Per node (first axis of H), the sums L over bins ≤ t of each split
     candidate "code > t" (columns in ``feats`` order, t ascending: the order of
