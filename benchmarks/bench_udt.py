@@ -15,7 +15,7 @@ reported with the number of tied candidates our engine saw there.
 Matsushita (Kearns–Mansour) has no sklearn counterpart; its time is compared
 with ubreg's gini time.  In trees large enough (here at 10^6 rows) ubreg's
 split search runs in compiled kernels (ubreg.fitters.udt.fused, and the gain
-kernels of ubreg.fitters.udt._kernels with frequency weights), the predictors
+kernels of ubreg.trees.gain_kernels with frequency weights), the predictors
 and the partitions of the orderings on a thread per core (scikit-learn's tree
 runs on one: compare the "cpu x" column too); the times and memory then include
 numba's start-up (about 0.4 s of CPU and 100 MB, once per process).

@@ -10,8 +10,8 @@ import pytest
 
 from ubreg.families import Permissible
 from ubreg.fitters.udt import TreeColumn, cp_table_cv, grow_tree, one_se_cp
-from ubreg.fitters.udt.criterion import make_criterion
 from ubreg.plots.treeplot import plot_tree
+from ubreg.trees.criterion import make_criterion
 
 matplotlib.use("Agg")
 
@@ -74,7 +74,7 @@ def test_entropy_deviance_is_binomial_deviance():
 
 def test_fast_criteria_equal_generic_phi():
     """The closed forms of the splitter equal w(−φ(wy/w) − a_φ) from φ itself."""
-    from ubreg.fitters.udt.criterion import Criterion
+    from ubreg.trees.criterion import Criterion
     wy = np.array([0.0, 1.0, 2.5, 7.0, 3.0])
     w = np.array([4.0, 1.0, 5.0, 9.0, 3.0])
     for name, params in FAMILIES:
@@ -331,7 +331,7 @@ def test_pruning_is_monotone_and_nested(risk):
     for _, row in cpt.iterrows():
         pruned = tree.prune(row["CP"])
         assert int((~pruned.is_leaf).sum()) == row["nsplit"]
-        rel = pruned._risk_of(risk)[pruned.is_leaf].sum() / pruned.root_risk
+        rel = pruned.grown_node_risk(risk)[pruned.is_leaf].sum() / pruned.root_risk
         assert rel == pytest.approx(row["rel error"], rel=1e-9)
         nodes = set(pruned.frame["node"])
         if prev is not None:

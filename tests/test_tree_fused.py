@@ -5,11 +5,11 @@ import pytest
 
 from ubreg.families import Permissible
 from ubreg.fitters.udt import TreeColumn, grow_tree
-from ubreg.fitters.udt import criterion as C
 from ubreg.fitters.udt import fused as F
 from ubreg.fitters.udt import grow as G
-from ubreg.fitters.udt.criterion import make_criterion
 from ubreg.fitters.udt.splitter import RowData, Workspace, make_layout, numeric_best
+from ubreg.trees import criterion as C
+from ubreg.trees.criterion import make_criterion
 
 FAMILIES = [("gini", {}), ("entropy", {}), ("entropy2", {}), ("matsushita", {}),
             ("mu", {"mu": 0.3})]

@@ -1,4 +1,4 @@
-"""The compiled gain kernels of the UDT splitter (ubreg.fitters.udt._kernels) give
+"""The compiled gain kernels of the UDT splitter (ubreg.trees.gain_kernels) give
 numpy's gains bit for bit, hence the same trees, whichever route a level takes."""
 import sys
 
@@ -7,8 +7,8 @@ import pytest
 
 from ubreg.families import Permissible
 from ubreg.fitters.udt import TreeColumn, grow_tree
-from ubreg.fitters.udt import criterion as C
-from ubreg.fitters.udt.criterion import make_criterion
+from ubreg.trees import criterion as C
+from ubreg.trees.criterion import make_criterion
 
 KERNEL_FAMILIES = [("matsushita", {}), ("mu", {"mu": 0.3}), ("entropy", {}), ("entropy2", {})]
 IDS = [f[0] for f in KERNEL_FAMILIES]
@@ -82,7 +82,7 @@ def test_trees_do_not_depend_on_the_route(monkeypatch, name, params):
     cols = [TreeColumn(f"x{j}", "numeric", np.ascontiguousarray(X[:, j])) for j in range(4)]
     w = rng.integers(1, 4, n).astype(float)
     fam = Permissible(name, **params)
-    from ubreg.fitters.udt import _kernels
+    from ubreg.trees import gain_kernels as _kernels
     calls = []
     for kname in ("sqrt_gain_exact", "sqrt_gain_clip", "entropy_gain_unit"):
         # the defaults bind this iteration's kernel and name

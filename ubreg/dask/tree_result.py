@@ -1,7 +1,7 @@
 """The result of ``method="udt"`` on a Dask frame: a :class:`TreeResult` without rows.
 
 The tree, its node table, cp table, importance, deviances and summary are the
-in-memory result's (they live in the :class:`~ubreg.fitters.udt.Tree`); n,
+in-memory result's (they live in the :class:`~ubreg.trees.model.Tree`); n,
 the dropped rows and the weights' counts come from the fit's sums.  The
 per-row quantities of the training rows (``y``, ``weights``, ``eta``,
 ``fitted_values``, ``predict()``) are lazy dask Series, computed by sending

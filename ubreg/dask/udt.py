@@ -37,7 +37,6 @@ import numpy as np
 from ..design import build_partition_raw, learn_raw_design
 from ..errors import DataError, ResponseError
 from ..fitters.udt.binned import refuse_missing
-from ..fitters.udt.columns import CATEGORICAL
 from ..fitters.udt.engine import tree_from_raw
 from ..fitters.udt.hist import (
     MAX_EXACT_CODES,
@@ -49,6 +48,7 @@ from ..fitters.udt.hist import (
     level_histograms,
 )
 from ..numerics.weights import far_exponent
+from ..trees.columns import CATEGORICAL
 from .fitter import _check_r_options
 from .frame import read_levels
 from .quantiles import distinct_values, distributed_cuts

@@ -17,10 +17,10 @@ from ..fitters.udt.binned import (
     missing_names,
     refuse_missing,
 )
-from ..fitters.udt.columns import check_columns
 from ..fitters.udt.grow import MAX_DEPTH
 from ..numerics.weights import far_exponent
 from ..results.tree import TreeResult, to_tree_columns
+from ..trees.columns import check_columns
 from .schema import OnDask, Option, Schema
 from .spec import FitSpec, Method, raw_frame
 

@@ -149,7 +149,7 @@ class Capabilities:
         ``margins(clipped=)`` and ``margin_bound(theta)``: t-margins and their
         bound (t-AdaBoost, docs/tempered.md §4).
     is_tree : bool
-        ``tree``: a fitted tree (:class:`~ubreg.fitters.udt.Tree`) to draw.
+        ``tree``: a fitted tree (:class:`~ubreg.trees.model.Tree`) to draw.
     is_multiclass : bool
         It fits any number of classes (``classes``): with three or more,
         ``predict(type="response")`` and ``type="link"`` are DataFrames with one

@@ -8,7 +8,9 @@ import numpy as np
 import pandas as pd
 
 from ..design import RawColumn, RawDesign, as_frame
-from ..fitters.udt import Tree, TreeColumn, one_se_cp
+from ..trees.columns import TreeColumn
+from ..trees.model import Tree
+from ..trees.prune import one_se_cp
 from .base import PREDICT_TYPES, BinaryResult, Capabilities, check_predict_type, class_series
 
 if TYPE_CHECKING:
@@ -30,9 +32,9 @@ class TreeResult(BinaryResult):
 
     Training rows missing a predictor are kept and routed by rpart's surrogate
     splits (the majority branch when none applies; see
-    :mod:`ubreg.fitters.udt.surrogates`); a new row missing a predictor gets NA
+    :mod:`ubreg.trees.surrogates`); a new row missing a predictor gets NA
     from :meth:`predict`, as with every method.  Attributes ``tree`` (the engine's
-    :class:`~ubreg.fitters.udt.Tree`),
+    :class:`~ubreg.trees.model.Tree`),
     ``frame`` (one row per node, rpart numbering), ``cptable`` (with
     cross-validated ``xerror``/``xstd`` when ``xval`` > 0) and
     ``variable_importance``.  Draw it with :func:`ubreg.plots.tree`.

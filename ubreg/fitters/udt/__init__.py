@@ -31,17 +31,17 @@ Conventions and documented choices:
   (the tree's surrogate risk, Theorem 4).
 - Missing values: the split search uses the rows where the variable is
   observed; rows with it missing follow rpart's surrogate splits
-  (:mod:`ubreg.fitters.udt.surrogates`), then the child with the larger
+  (:mod:`ubreg.trees.surrogates`), then the child with the larger
   observed weight (ties: left), as do levels of a categorical split absent
   from the node in training.  They are never dropped.
 - Leaves carry p_k and ∇φ(p_k) (eq. 106); at pure leaves the link is capped at
   ∇φ(1e-12) / −∇φ(1e-12), or at the bound of a bounded link domain (gini ±1).
 - Class: 1 iff p > 1/2 (rpart picks the first class at p = 1/2: y = 0 under the default coding).
 """
-from .columns import TreeColumn
+from ...trees.columns import TreeColumn
+from ...trees.model import LINK_EPS, Tree
+from ...trees.prune import one_se_cp
 from .engine import cp_table_cv, grow_tree, with_all_surrogates
-from .model import LINK_EPS, Tree
-from .prune import one_se_cp
 
 __all__ = ["TreeColumn", "grow_tree", "Tree", "cp_table_cv", "one_se_cp", "LINK_EPS",
            "with_all_surrogates"]

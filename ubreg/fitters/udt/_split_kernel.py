@@ -15,7 +15,7 @@ Gains (``kind``): 0 gini (y_L²·(1/n_L) + y_R²·(1/n_R), maximised), 1 square 
 (√((n_L − y_L)·y_L) + √((n_R − y_R)·y_R), minimised), 2 entropy
 (Σ v·ln v of the children's class counts less n_L ln n_L + n_R ln n_R,
 maximised; v·ln v read from ``table``, numpy's values, as
-:func:`ubreg.fitters.udt._kernels.entropy_gain_unit` reads them).  ``scale``
+:func:`ubreg.trees.gain_kernels.entropy_gain_unit` reads them).  ``scale``
 multiplies the gain afterwards when it is not 1, as the criteria do.
 
 ``cache=True`` compiles once per machine; ``nogil=True``: predictors are

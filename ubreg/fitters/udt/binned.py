@@ -13,10 +13,10 @@ import numpy as np
 from ...errors import OptionError
 from ...learners.binning import column_cuts
 from ...numerics import options as opt
-from .columns import CATEGORICAL, check_columns, check_response
+from ...trees.columns import CATEGORICAL, check_columns, check_response
+from ...trees.model import Tree
 from .engine import _check_family, tree_from_raw
 from .hist import CodedColumns, code_ranges, encode, grow_binned, level_histograms
-from .model import Tree
 
 __all__ = ["code_columns", "grow_tree_binned", "check_bins", "refuse_missing", "missing_names"]
 

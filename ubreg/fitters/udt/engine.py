@@ -6,13 +6,13 @@ import pandas as pd
 
 from ...numerics.folds import xval_groups
 from ...numerics.progress import progress
-from .columns import CATEGORICAL, TreeColumn, check_columns, check_response
-from .criterion import make_criterion
+from ...trees.columns import CATEGORICAL, TreeColumn, check_columns, check_response
+from ...trees.criterion import make_criterion
+from ...trees.model import Tree, leaf_link, subset_nodes
+from ...trees.prune import cp_rows, fix_cp, rpart_complexity
+from ...trees.route import route
+from ...trees.surrogates import find_surrogates, split_missing
 from .grow import grow_raw, node_risk
-from .model import Tree, leaf_link, subset_nodes
-from .prune import cp_rows, fix_cp, rpart_complexity
-from .route import route
-from .surrogates import find_surrogates, split_missing
 
 __all__ = ["grow_tree", "cp_table_cv", "tree_from_raw", "with_all_surrogates"]
 
@@ -96,7 +96,7 @@ def with_all_surrogates(tree: Tree, columns, weight, count_rows=False) -> Tree:
     and they route new rows at prediction (``predict.rpart``) and count in the
     variable importance.  Here the training rows are sent down the final tree and
     each split node without surrogates gets them from its rows, exactly as the grower
-    would have found them (:func:`~ubreg.fitters.udt.surrogates.find_surrogates`:
+    would have found them (:func:`~ubreg.trees.surrogates.find_surrogates`:
     the rows that the primary split directs, the others with direction 0).  Only the
     final tree's splits are searched, not the larger tree grown before pruning.
     """
@@ -199,7 +199,7 @@ def cp_table_cv(columns, y, weight, family, folds=10, seed=0, grow=None,
     tree = grow(columns, yv, w, family, **controls)
     risk = tree.risk
     nd = tree.nodes
-    r = tree._risk_of(risk)
+    r = tree.grown_node_risk(risk)
     cps, nsplit, crisk = cp_rows(nd["complexity"], tree.is_leaf, nd["left"], nd["right"], r,
                                  tree.alpha)
     thr = _cp_thresholds(cps)

@@ -22,7 +22,7 @@ import sys
 import numpy as np
 
 from ...numerics.threads import run_parts, workers
-from .criterion import JIT_MIN_CUTS
+from ...trees.criterion import JIT_MIN_CUTS
 from .splitter import Candidates, cut_midpoint
 
 __all__ = ["fused_kind", "fused_candidates"]

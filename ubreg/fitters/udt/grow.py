@@ -20,7 +20,7 @@ Controls follow rpart (``rpart.control``):
   observations with an observed split variable;
 - ``max_depth``: the root has depth 0; nodes at ``max_depth`` are not split;
 - ``cp``: a split must lower the tree's relative risk by at least ``cp``
-  (rpart's complexity pruning, :mod:`ubreg.fitters.udt.prune`), with the risk being
+  (rpart's complexity pruning, :mod:`ubreg.trees.prune`), with the risk being
   the surrogate (Theorem 4) or the misclassification (rpart) risk.
 
 ``min_split`` and ``min_leaf`` count observations: rows of positive weight with
@@ -33,7 +33,7 @@ weights).
 
 Missing values (NaN, code -1): the split search of a variable uses the rows
 where it is observed; the rows where it is missing then follow rpart's
-surrogate splits (:mod:`ubreg.fitters.udt.surrogates`), and the child with the
+surrogate splits (:mod:`ubreg.trees.surrogates`), and the child with the
 larger observed weight when no surrogate applies (ties: the left child).  They
 are never dropped: they count in the children's n, weight and class
 proportions.
@@ -61,11 +61,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...numerics import options as opt
-from .columns import CATEGORICAL, check_columns, check_response
-from .criterion import make_criterion, misclass_risk
+from ...trees.columns import CATEGORICAL, check_columns, check_response
+from ...trees.criterion import make_criterion, misclass_risk
+from ...trees.route import route_level
+from ...trees.surrogates import find_surrogates, route_missing, split_missing
 from .fused import fused_candidates, fused_kind
 from .partition import partition_orderings, partition_rows
-from .route import route_level
 from .splitter import (
     Candidates,
     RowData,
@@ -76,7 +77,6 @@ from .splitter import (
     numeric_best_batch,
     weight_floor,
 )
-from .surrogates import find_surrogates, route_missing, split_missing
 
 __all__ = ["grow_raw", "check_controls", "RawTree", "MAX_DEPTH"]
 
@@ -501,7 +501,7 @@ class _Grower:
 
     def _surrogate_route(self, rows, rk, ids, var_k, left):
         """Route the rows that miss their split's variable by the surrogate splits of
-        their node, found here (:mod:`ubreg.fitters.udt.surrogates`)."""
+        their node, found here (:mod:`ubreg.trees.surrogates`)."""
         miss = split_missing(self.specs, self.values, rows, var_k[rk])
         if not miss.any():
             return left

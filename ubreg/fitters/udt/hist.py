@@ -34,8 +34,8 @@ from functools import cached_property
 
 import numpy as np
 
-from .columns import CATEGORICAL, ColumnSpec
-from .criterion import make_criterion
+from ...trees.columns import CATEGORICAL, ColumnSpec
+from ...trees.criterion import make_criterion
 from .grow import NodeStore, _Best, _finish, check_controls, node_risk
 from .splitter import RTOL, Candidates, categorical_from_sums, cut_midpoint, weight_floor
 

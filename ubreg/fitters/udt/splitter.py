@@ -8,7 +8,7 @@ and lengths are shared by all predictors.
 
 For one predictor, cumulative sums of w·y and w along the ordering give the
 left child's totals at every cut; the criterion (eq. 104, see
-:mod:`ubreg.fitters.udt.criterion`) is evaluated at every cut between two distinct
+:mod:`ubreg.trees.criterion`) is evaluated at every cut between two distinct
 values at once, and the best cut of each segment is found with
 ``np.maximum.reduceat``.  There is no Python loop over rows or nodes.  With
 unit weights y is read as one byte a row and the sums are exact integers, so
@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+
+from ...trees.columns import weight_floor
 
 __all__ = ["Layout", "Candidates", "RowData", "Workspace", "make_layout", "numeric_best",
            "numeric_best_batch", "categorical_best", "categorical_from_sums", "cut_midpoint",
@@ -132,15 +134,6 @@ class Layout:
     def twy_pos(self) -> np.ndarray | None:
         """(m,) Σ w·y of the position's segment (unit weights only)."""
         return self.twy[self.seg] if self.unit else None
-
-
-def weight_floor(k, total):
-    """``k`` less a rounding tolerance, for comparing a sum of frequency weights
-    with the count ``k``: a child or node of weight at least this holds at least
-    ``k`` observations.  Integer weights give exact sums (the tolerance, < 1,
-    changes nothing); for other weights it absorbs the rounding of cumulative
-    sums whose magnitude is up to ``total`` (the weight of all rows)."""
-    return k - min(1e-12 * max(float(total), float(k)), 0.5)
 
 
 def make_layout(length, twy, tw, crit, min_leaf, unit_weights, leaf_w=None, rows=None):

@@ -21,7 +21,7 @@ its ``phi``.  The closed form is the one the family declares
 that declares none goes the generic way.
 
 On large levels of large trees the square-root and entropy gains run in
-compiled one-pass kernels (:mod:`ubreg.fitters.udt._kernels`) that give numpy's
+compiled one-pass kernels (:mod:`ubreg.trees.gain_kernels`) that give numpy's
 values bit for bit (:meth:`Criterion.plan_kernels`, :meth:`Criterion.kernels`);
 with unit weights the whole search of a numeric predictor does
 (:mod:`ubreg.fitters.udt.fused`, gini included).
@@ -127,12 +127,12 @@ class Criterion:
         return self.compiled
 
     def kernels(self, m):
-        """:mod:`ubreg.fitters.udt._kernels` if a level of ``m`` cuts should use them,
+        """:mod:`ubreg.trees.gain_kernels` if a level of ``m`` cuts should use them,
         else None: when the tree was planned so (:meth:`plan_kernels`) or numba
         is loaded anyway.  Both routes give the same gains bit for bit, so the
         choice changes the time only."""
         if m >= JIT_MIN_CUTS and (self.compiled or "numba" in sys.modules):
-            from . import _kernels
+            from . import gain_kernels as _kernels
             return _kernels
         return None
 

@@ -144,7 +144,7 @@ def align_columns(columns, specs):
     are remapped through level names, so new data may order or extend the
     levels differently; a level unseen in training gets code -1 only when it
     is missing, and otherwise a code past the training levels (routed like a
-    missing value at every split, see :mod:`ubreg.fitters.udt.route`).
+    missing value at every split, see :mod:`ubreg.trees.route`).
     """
     by_name = {c.name: c for c in columns}
     out, n = [], None
@@ -171,3 +171,12 @@ def align_columns(columns, specs):
             raise ValueError(f"column {spec.name!r} has {v.shape[0]} rows, expected {n}")
         out.append(v)
     return out, (0 if n is None else n)
+
+
+def weight_floor(k, total):
+    """``k`` less a rounding tolerance, for comparing a sum of frequency weights
+    with the count ``k``: a child or node of weight at least this holds at least
+    ``k`` observations.  Integer weights give exact sums (the tolerance, < 1,
+    changes nothing); for other weights it absorbs the rounding of cumulative
+    sums whose magnitude is up to ``total`` (the weight of all rows)."""
+    return k - min(1e-12 * max(float(total), float(k)), 0.5)

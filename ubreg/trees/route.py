@@ -13,7 +13,7 @@ def _goes_left(nodes, specs, values, j, rows, nd):
     """Direction of ``rows`` (at internal nodes ``nd`` splitting on predictor j).
 
     Missing values follow the node's surrogate splits (``nodes["surrogates"]``,
-    by node number: :mod:`ubreg.fitters.udt.surrogates`), then ``na_left``, the
+    by node number: :mod:`ubreg.trees.surrogates`), then ``na_left``, the
     majority branch; for a categorical split, levels that did not occur in the
     node during training (or at all) follow ``na_left``.
     """

@@ -37,8 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .columns import CATEGORICAL
-from .splitter import weight_floor
+from .columns import CATEGORICAL, weight_floor
 
 __all__ = ["Surrogate", "find_surrogates", "route_missing", "split_missing",
            "MAX_SURROGATES"]

@@ -139,13 +139,13 @@ class Tree:
         """Misclassified weight per node (rpart's ``dev`` / ``loss``)."""
         return self._in_weight_units(self._grown_misclass)
 
-    def _risk_of(self, measure):
+    def grown_node_risk(self, measure):
         """Node risks in the units of the node statistics (for ratios: the cp scale)."""
         return self._grown_surrogate_risk if measure == "surrogate" else self._grown_misclass
 
     @property
     def _grown_root_risk(self):
-        return float(self._risk_of(self.risk)[0])
+        return float(self.grown_node_risk(self.risk)[0])
 
     @property
     def root_risk(self):
@@ -225,7 +225,7 @@ class Tree:
     @cached_property
     def surrogates(self) -> pd.DataFrame:
         """The surrogate splits that routed training rows missing a split's variable
-        (:mod:`ubreg.fitters.udt.surrogates`), as rpart's ``summary`` lists them.
+        (:mod:`ubreg.trees.surrogates`), as rpart's ``summary`` lists them.
 
         One row per surrogate of a node of this tree, in rank order: ``node``
         (rpart number), ``rank`` (1 = tried first), ``var``, ``split``
@@ -262,7 +262,7 @@ class Tree:
         :func:`ubreg.fitters.udt.cp_table_cv`.
         """
         nd = self.nodes
-        r = self._risk_of(self.risk)
+        r = self.grown_node_risk(self.risk)
         cps, nsplit, risk = cp_rows(nd["complexity"], self.is_leaf, nd["left"], nd["right"], r,
                                     self.alpha)
         scale = self._grown_root_risk if self._grown_root_risk > 0 else 1.0

@@ -17,7 +17,7 @@ numpy's in the last bit now and then, a lookup does not).
 numpy's inf/nan semantics; single-threaded, ``nogil=True``.  The module (and
 numba) is imported only by trees large enough to repay numba's start-up,
 about 0.4 s of CPU and 100 MB once per process (or once numba is loaded
-anyway; see :meth:`ubreg.fitters.udt.criterion.Criterion.kernels`), not by
+anyway; see :meth:`ubreg.trees.criterion.Criterion.kernels`), not by
 ``import ubreg``.
 """
 from __future__ import annotations
