@@ -28,6 +28,7 @@ from .contrasts import ContrastSpec
 from .deparse import deparse
 from .rfunctions import CONSTANTS, CONTRAST_NAMES, FUNCTIONS, RFunction, bind, numpy_function
 from .rsyntax import Binary, Call, Chain, Const, Name, Num, Paren, Str, Unary
+from .walker import ExpressionWalker
 
 __all__ = ["Checker", "MAX_EXPONENT", "NotConstant", "numpy_function", "checked_trusted",
            "R_ALTERNATIVES"]
@@ -81,8 +82,10 @@ def checked_trusted(trusted: object) -> bool:
     return trusted
 
 
-class Checker:
-    """Checks expressions of one formula against the data's ``columns``.
+class Checker(ExpressionWalker):
+    """Checks expressions of one formula against the data's ``columns``:
+    ``value(node)`` checks ``node`` as an expression and gives its folded value when
+    it is a constant.
 
     Parameters
     ----------
@@ -112,8 +115,7 @@ class Checker:
         raise FormulaError(f"{shown!r}{where} is not allowed: {why}")
 
     # --- expressions of the columns ---------------------------------------------------------
-    def value(self, node):
-        """Check ``node`` as an expression; its folded value when it is a constant."""
+    def _leaf(self, node):
         if isinstance(node, Num):
             return self._bounded(node.value, node)
         if isinstance(node, Const):
@@ -126,16 +128,6 @@ class Checker:
                         '%in% c("a", "b")')
         if isinstance(node, Name):
             return self._name(node)
-        if isinstance(node, Paren):
-            return self.value(node.inner)
-        if isinstance(node, Unary):
-            return self._unary(node)
-        if isinstance(node, Binary):
-            return self._binary(node)
-        if isinstance(node, Chain):
-            return self._chain(node)
-        if isinstance(node, Call):
-            return self._call(node)
         self.refuse(node, f"{type(node).__name__} is not part of a formula")
 
     def _name(self, node: Name):

@@ -33,6 +33,7 @@ from .values import (
     member,
     negate,
 )
+from .walker import ExpressionWalker
 
 if TYPE_CHECKING:
     from .allowlist import Checker
@@ -77,11 +78,11 @@ def evaluate(node, env: Environment, transforms: Mapping, checker: Checker):
     return _Evaluation(env, transforms, checker).value(node)
 
 
-class _Evaluation:
+class _Evaluation(ExpressionWalker):
     def __init__(self, env: Environment, transforms: Mapping, checker: Checker):
         self.env, self.transforms, self.checker = env, transforms, checker
 
-    def value(self, node):
+    def _leaf(self, node):
         if isinstance(node, Num):
             return float(node.value)
         if isinstance(node, Const):
@@ -90,16 +91,6 @@ class _Evaluation:
             return node.value
         if isinstance(node, Name):
             return self.env.column(node.id)
-        if isinstance(node, Paren):
-            return self.value(node.inner)
-        if isinstance(node, Unary):
-            return self._unary(node)
-        if isinstance(node, Binary):
-            return self._binary(node)
-        if isinstance(node, Chain):
-            return self._chain(node)
-        if isinstance(node, Call):
-            return self._call(node)
         raise FormulaError(f"cannot evaluate {node!r}")
 
     def _operand(self, node):
