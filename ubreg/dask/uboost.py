@@ -39,9 +39,10 @@ from ..families.ulosses import as_u_loss, boosted_family
 from ..fitters.boost.margin_values import values_into
 from ..fitters.boost.uboost import UBoostFit
 from ..learners.binning import BinnedDesign
-from ..learners.trees import Tree, min_gain_threshold, newton_split_search
+from ..learners.trees import min_gain_threshold, newton_split_search
 from ..numerics.scratch import scratch
 from ..results.inference import bernoulli_loglik
+from ..trees.heap import Tree
 from .fitter import _check_r_options
 from .frame import _workers_memory, prepare_partitions
 from .quantiles import distributed_cuts, first_pass, gather

@@ -5,7 +5,7 @@ Every weak learner of ubreg returns a hypothesis h that satisfies
 
 - :class:`~.stumps.SignStump` (:func:`~.stumps.fit_sign_stump`): ULS, t-AdaBoost;
 - :class:`~.rules.MonomialRule` (:func:`~.rules.fit_rule`): ULS;
-- :class:`~.trees.Tree` on binned columns (:func:`~.trees.fit_leaf_tree` for ULS,
+- :class:`~ubreg.trees.heap.Tree` on binned columns (:func:`~.trees.fit_leaf_tree` for ULS,
   :func:`~.trees.fit_newton_tree` for U-Boost, :func:`~.trees.grow_tree` with the
   tempered criterion for t-AdaBoost's ``learner="udt"``);
 - :class:`~.best_first.BestFirstTree` (:func:`~.best_first.grow_best_first`): the

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .trees import leaf_indicators
+from ..trees.heap import leaf_indicators
 
 __all__ = ["DELTA_TOL", "PURE_LEAF", "BestFirstTree", "grow_best_first", "leaf_value",
            "separates"]

@@ -10,6 +10,7 @@ they share here
 * :mod:`.model`: the fitted rpart-style tree a result holds, and predicts with
   (:mod:`.route`), with rpart's add-ons: surrogate splits (:mod:`.surrogates`) and
   cost-complexity pruning (:mod:`.prune`);
+* :mod:`.heap`: the weak learners' trees in heap order (ULS, U-Boost, t-AdaBoost);
 * :mod:`.histograms`: the compiled histograms of bin codes (every bin adds its rows
   in increasing row order, so a histogram is the same to the bit whichever grower,
   core or scheduler sums it) and the left sums of the split search;
