@@ -28,7 +28,7 @@ from .contrasts import ContrastSpec
 from .deparse import deparse
 from .rfunctions import CONSTANTS, CONTRAST_NAMES, FUNCTIONS, RFunction, bind, numpy_function
 from .rsyntax import Binary, Call, Chain, Const, Name, Num, Paren, Str, Unary
-from .walker import ExpressionWalker
+from .walker import ExpressionWalker, sub_expressions
 
 __all__ = ["Checker", "MAX_EXPONENT", "NotConstant", "numpy_function", "checked_trusted",
            "R_ALTERNATIVES"]
@@ -427,14 +427,6 @@ def _reads_columns(node, columns: frozenset) -> bool:
         if isinstance(item, Name):
             if item.id in columns or item.id not in CONSTANTS:
                 return True
-        elif isinstance(item, Paren):
-            stack.append(item.inner)
-        elif isinstance(item, Unary):
-            stack.append(item.operand)
-        elif isinstance(item, Binary):
-            stack += [item.left, item.right]
-        elif isinstance(item, Chain):
-            stack += list(item.operands)
-        elif isinstance(item, Call):
-            stack += [a.value for a in item.args]
+        else:
+            stack += sub_expressions(item)
     return False

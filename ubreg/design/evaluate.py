@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import FormulaError
 from .deparse import deparse
 from .rfunctions import CONSTANTS, FUNCTIONS, RFunction, bind, numpy_function
-from .rsyntax import Binary, Call, Chain, Const, Name, Num, Paren, Str, Unary
+from .rsyntax import Binary, Call, Chain, Const, Name, Num, Str, Unary
 from .values import (
     Factor,
     Logical,
@@ -33,7 +33,7 @@ from .values import (
     member,
     negate,
 )
-from .walker import ExpressionWalker
+from .walker import ExpressionWalker, sub_expressions
 
 if TYPE_CHECKING:
     from .allowlist import Checker
@@ -178,7 +178,7 @@ def stateful_calls(node) -> list[tuple[Call, int]]:
 
     def depth(item) -> int:
         inner = 0
-        children = _children(item)
+        children = sub_expressions(item)
         for child in children:
             inner = max(inner, depth(child))
         if isinstance(item, Call):
@@ -190,20 +190,6 @@ def stateful_calls(node) -> list[tuple[Call, int]]:
 
     depth(node)
     return sorted(found.items(), key=lambda kv: kv[1])
-
-
-def _children(item) -> list:
-    if isinstance(item, Paren):
-        return [item.inner]
-    if isinstance(item, Unary):
-        return [item.operand]
-    if isinstance(item, Binary):
-        return [item.left, item.right]
-    if isinstance(item, Chain):
-        return list(item.operands)
-    if isinstance(item, Call):
-        return [a.value for a in item.args]
-    return []
 
 
 def learn(node, chunks: Callable[[], Iterable[Environment]], checker: Checker) -> dict:

@@ -44,6 +44,7 @@ from .rsyntax import (
     has_dot,
     parse_formula_text,
 )
+from .walker import sub_expressions
 
 __all__ = ["Variable", "Formula", "read_formula", "MAX_TERMS", "parse_cached", "lhs_names"]
 
@@ -123,19 +124,11 @@ def _columns_read(node) -> list[str]:
         item = stack.pop()
         if isinstance(item, Name):
             out.setdefault(item.id)
-        elif isinstance(item, Paren):
-            stack.append(item.inner)
-        elif isinstance(item, Unary):
-            stack.append(item.operand)
-        elif isinstance(item, Binary):
-            stack += [item.right, item.left]
-        elif isinstance(item, Chain):
-            stack += list(reversed(item.operands))
-        elif isinstance(item, Call):
-            if item.fn == "Q" and item.args and isinstance(item.args[0].value, Str):
-                out.setdefault(item.args[0].value.value)
-            else:
-                stack += [a.value for a in reversed(item.args)]
+        elif (isinstance(item, Call) and item.fn == "Q" and item.args
+              and isinstance(item.args[0].value, Str)):
+            out.setdefault(item.args[0].value.value)
+        else:
+            stack += reversed(sub_expressions(item))     # popped left to right
     return list(out)
 
 

@@ -4,7 +4,8 @@
 interpreter of :mod:`ubreg.design.evaluate` both compute a value bottom-up over the
 nodes of :mod:`ubreg.design.rsyntax`; :class:`ExpressionWalker` dispatches the nodes
 that hold other expressions, so the two visit the same nodes in the same way and
-differ only in what they do with each.
+differ only in what they do with each.  :func:`sub_expressions` gives a node's children,
+for the walks that only look for names.
 """
 from __future__ import annotations
 
@@ -13,7 +14,23 @@ from typing import Any
 
 from .rsyntax import Binary, Call, Chain, Paren, Unary
 
-__all__ = ["ExpressionWalker"]
+__all__ = ["ExpressionWalker", "sub_expressions"]
+
+
+def sub_expressions(node: Any) -> list:
+    """The expressions ``node`` holds, left to right (none for a leaf): the inner one of
+    parentheses, the operands of an operator, the arguments' values of a call."""
+    if isinstance(node, Paren):
+        return [node.inner]
+    if isinstance(node, Unary):
+        return [node.operand]
+    if isinstance(node, Binary):
+        return [node.left, node.right]
+    if isinstance(node, Chain):
+        return list(node.operands)
+    if isinstance(node, Call):
+        return [a.value for a in node.args]
+    return []
 
 
 class ExpressionWalker(abc.ABC):
