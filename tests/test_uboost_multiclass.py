@@ -84,3 +84,40 @@ def test_a_dask_frame_of_three_classes_is_refused_with_the_working_spelling():
     with pytest.raises(ubreg.errors.ResponseError,
                        match=r"4 classes .*Dask frame take two .*in memory"):
         ubreg.fit("y ~ x0", dd.from_pandas(d, npartitions=2), method="uboost", mstop=5)
+
+
+# --- choosing mstop on K classes: ubreg.cv_risk and with_mstop ------------------------
+
+def _frame_and_fit(mstop=12):
+    d = _data(600, 5)
+    return d, ubreg.fit("y ~ x0 + x1 + x2 + x3 + x4", d, method="uboost", mstop=mstop, depth=2)
+
+
+def test_with_mstop_on_k_classes_is_the_fit_with_fewer_rounds():
+    d, m = _frame_and_fit()
+    short = ubreg.fit("y ~ x0 + x1 + x2 + x3 + x4", d, method="uboost", mstop=5, depth=2)
+    cut = m.with_mstop(5)
+    assert cut.mstop == 5 and m.mstop == 12
+    np.testing.assert_array_equal(cut.predict(d).to_numpy(), short.predict(d).to_numpy())
+    np.testing.assert_array_equal(cut.predict().to_numpy(), short.predict().to_numpy())
+    np.testing.assert_array_equal(cut.risk_path.to_numpy(), short.risk_path.to_numpy())
+    assert cut.deviance == short.deviance
+    with pytest.raises(ValueError, match="mstop must be an integer in"):
+        m.with_mstop(13)
+
+
+def test_cv_risk_on_k_classes_is_the_held_out_log_loss_of_each_folds_refit():
+    d, m = _frame_and_fit()
+    path = ubreg.cv_risk(m, folds=3, seed=4)
+    assert path.risk.shape == (13, 3)
+    # fold 1 by hand: refit on the other folds with ubreg.fit, the log-loss of its held-out
+    # rows after 0..12 rounds (0: the class shares of the training folds)
+    from ubreg.numerics.folds import stratified_folds
+    fold = stratified_folds(m.y, 3, 4)
+    train, test = d[fold != 0], d[fold == 0]
+    refit = ubreg.fit("y ~ x0 + x1 + x2 + x3 + x4", train, method="uboost", mstop=12, depth=2)
+    for r in (0, 5, 12):
+        p = refit.with_mstop(r).predict(test)
+        want = log_loss(test["y"], p.to_numpy(), labels=["a", "b", "c", "d"])
+        assert path.risk.loc[r, 1] == pytest.approx(want, rel=1e-12)
+    assert 0 <= path.mstop_1se <= path.mstop <= 12

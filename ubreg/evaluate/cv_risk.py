@@ -13,11 +13,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..fitters.boost.multinomial import staged_scores
 from ..fitters.boost.uboost import boost_u, staged_F
-from ..methods.uboost import boosting_weights
+from ..methods.uboost import boost_multiclass, boosting_weights
 from ..numerics.folds import stratified_folds
+from ..numerics.softmax import log_softmax
 from ..results.base import capabilities_of
 from ..results.boost import UBoostResult, weighted_mean
+from ..results.boost_multiclass import MulticlassBoostResult
 
 __all__ = ["CVRisk", "cv_risk"]
 
@@ -56,19 +59,21 @@ class CVRisk:
                              "upper": self.mean + self.se})
 
 
-def cv_risk(result: UBoostResult, folds: int = 10, seed: int | None = None) -> CVRisk:
+def cv_risk(result: UBoostResult | MulticlassBoostResult, folds: int = 10,
+            seed: int | None = None) -> CVRisk:
     """Choose mstop by stratified K-fold cross-validation of the U-risk.
 
     Every fold refits the same model (same U, learner, ν, bins) on the other
     folds for ``result.mstop`` iterations, from the training design the result
     keeps, and records its held-out risk Σ w U(y*F)/Σ w after 0..mstop
-    iterations (0 = the constant F₀).  ``result`` is not modified.
+    iterations (0 = the constant F₀).  On K > 2 classes the risk is the
+    multinomial log-loss Σ w (−log p̂_y)/Σ w.  ``result`` is not modified.
 
     Parameters
     ----------
-    result : UBoostResult
+    result : UBoostResult or MulticlassBoostResult
         A fitted model whose capabilities include ``has_cv_path``
-        (``method="uboost"``).
+        (``method="uboost"``, on two classes or more).
     folds : int
         K, at least 2.
     seed : int or None
@@ -91,7 +96,10 @@ def cv_risk(result: UBoostResult, folds: int = 10, seed: int | None = None) -> C
                         f"(method='uboost'); a {type(result).__name__} cannot be refitted "
                         "on folds")
     fold = stratified_folds(result.y, folds, seed)
-    cols = {k + 1: _held_out_risk(result, fold != k, fold == k) for k in range(folds)}
+    if isinstance(result, MulticlassBoostResult):
+        cols = {k + 1: _held_out_log_loss(result, fold != k, fold == k) for k in range(folds)}
+    else:
+        cols = {k + 1: _held_out_risk(result, fold != k, fold == k) for k in range(folds)}
     risk = pd.DataFrame(cols, index=pd.RangeIndex(result.mstop + 1, name="mstop"))
     risk.columns.name = "fold"
     mean = risk.mean(axis=1).rename("mean")
@@ -114,3 +122,16 @@ def _held_out_risk(result: UBoostResult, train: np.ndarray, test: np.ndarray) ->
     F = staged_F(fit, result.X[test])
     ystar = 2.0 * result.y[test] - 1.0
     return np.asarray(weighted_mean(result.weights[test], result.U.U(ystar[:, None] * F)))
+
+
+def _held_out_log_loss(result: MulticlassBoostResult, train: np.ndarray,
+                       test: np.ndarray) -> np.ndarray:
+    """Log-loss Σ w (−log p̂_y)/Σ w on the rows ``test`` after 0..mstop rounds of the
+    K-class ``result`` refitted on the rows ``train`` as :func:`ubreg.fit` fits them."""
+    codes = result.y.astype(np.intp)
+    w = boosting_weights(result.weights[train], result.weight_kind)
+    fit = boost_multiclass(result.X[train], codes[train], len(result.classes), w,
+                           result.options)
+    rows, y = np.arange(int(test.sum())), codes[test]
+    return np.array([weighted_mean(result.weights[test], -log_softmax(F)[rows, y])
+                     for F in staged_scores(fit, result.X[test])])

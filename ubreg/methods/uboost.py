@@ -104,16 +104,22 @@ def fit_multiclass(spec: FitSpec, mf, family, w, options: dict) -> MulticlassBoo
         raise OptionError(f"a response of {K} classes is boosted with learner='trees' or "
                           "'stumps' (K trees a round); learner='linear' has no K-class form "
                           "here: method='uls' fits the multinomial logit")
-    fit = boost_multinomial(mf.X, mf.y.astype(np.intp), K, w, depth=options["depth"],
-                            mstop=options["mstop"], nu=options["nu"],
-                            max_bins=options["max_bins"],
-                            min_child_weight=options["min_child_weight"],
-                            min_samples_leaf=options["min_samples_leaf"],
-                            stumps=options["learner"] == "stumps")
-    return MulticlassBoostResult(fit=fit, options=options, formula=spec.formula, family=family,
+    fit = boost_multiclass(mf.X, mf.y.astype(np.intp), K, w, options)
+    return MulticlassBoostResult(fit=fit, options=options, X=mf.X, formula=spec.formula,
+                                 family=family,
                                  design=mf.design, response=mf.response, y=mf.y,
                                  weights=mf.weights, index=mf.index, n_input=mf.n_input,
                                  dropped=mf.dropped, **spec.recorded())
+
+
+def boost_multiclass(X, codes, K: int, w, options: dict):
+    """The multinomial U-Boost of ``options`` (:data:`OPTIONS`) on rows X of class codes 0..K−1
+    and boosting weights w: the one reading of the options, for the fit and its refits."""
+    return boost_multinomial(X, codes, K, w, depth=options["depth"], mstop=options["mstop"],
+                             nu=options["nu"], max_bins=options["max_bins"],
+                             min_child_weight=options["min_child_weight"],
+                             min_samples_leaf=options["min_samples_leaf"],
+                             stumps=options["learner"] == "stumps")
 
 
 def fit_uboost_on_dask(spec: FitSpec, **options):

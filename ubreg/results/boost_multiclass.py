@@ -39,17 +39,20 @@ class MulticlassBoostResult(ClassProbabilityResult):
     deviance : float
         −2 Σ w log p̂_y (the saturated log-likelihood is 0).
     y, weights : class codes 0..K−1 and prior weights of the training rows
+    X : the training design (ubreg.cv_risk refits on its rows; with_mstop recomputes F)
     """
 
     method = "uboost"
     capabilities = Capabilities(has_training_rows=True, has_deviance=True, has_risk_path=True,
-                                is_multiclass=True)
+                                has_cv_path=True, is_multiclass=True)
 
-    def __init__(self, *, fit: Any, options: dict, formula: str, family: Family, call: str,
+    def __init__(self, *, fit: Any, options: dict, X: np.ndarray, formula: str, family: Family,
+                 call: str,
                  design: Design, response: Response, y: np.ndarray, weights: np.ndarray,
                  index: pd.Index, n_input: int, dropped: pd.Index, weight_kind: str = "prior",
                  provenance: Provenance | None = None) -> None:
         self.fit_info, self.options = fit, dict(options)
+        self.X = X                       # the training design, for ubreg.cv_risk and with_mstop
         self.formula, self.family, self.call = formula, family, call
         self.design, self.response = design, response
         self.y, self.weights, self.index = np.asarray(y, dtype=float), weights, index
@@ -96,12 +99,22 @@ class MulticlassBoostResult(ClassProbabilityResult):
 
     def _scores(self, X: np.ndarray) -> np.ndarray:
         """(n, K) scores F(x): F0 plus ν times every round's tree of each class."""
-        fit = self.fit_info
-        F = np.tile(fit.F0, (X.shape[0], 1))
-        for trees in fit.learners:
-            for k, tree in enumerate(trees):
-                F[:, k] += fit.nu * tree.predict(X)
+        from ..fitters.boost.multinomial import staged_scores
+        *_, F = staged_scores(self.fit_info, X)
         return F
+
+    def with_mstop(self, mstop: int) -> MulticlassBoostResult:
+        """A new result keeping the first ``mstop`` rounds (this one is unchanged)."""
+        if isinstance(mstop, bool) or not isinstance(mstop, (int, np.integer)) \
+                or not 0 <= mstop <= self.mstop:
+            raise ValueError(f"mstop must be an integer in [0, {self.mstop}], got {mstop!r}")
+        from ..fitters.boost.multinomial import truncated
+        return MulticlassBoostResult(
+            fit=truncated(self.fit_info, int(mstop), self.X),
+            options={**self.options, "mstop": int(mstop)}, X=self.X, formula=self.formula,
+            family=self.family, call=self.call, design=self.design, response=self.response,
+            y=self.y, weights=self.weights, index=self.index, n_input=self.n_input,
+            dropped=self.dropped, weight_kind=self.weight_kind)
 
     def print_lines(self) -> list[str]:
         from ..summary.boost_multiclass import print_lines
