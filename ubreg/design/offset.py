@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, FormulaError, PredictionError, UbregError
+from ..errors import DataError, FormulaError, PredictionError
 from .checks import as_frame, patsy_input
 from .deparse import deparse
 from .rformula import Variable, _columns_read
@@ -74,13 +74,7 @@ class OffsetSpec:
         data = as_frame(data, what)
         columns = patsy_input(data, self.reads())
         for lv in self.learned:
-            try:
-                value = lv.factor.value(lv.state, columns)
-            except UbregError:
-                raise
-            except Exception as exc:  # the expression failing on these values
-                error = PredictionError if what != "data" else FormulaError
-                raise error(f"{what}: cannot evaluate {lv.factor.label}: {exc}") from None
+            value = lv.value_on(columns, what, lv.factor.label)
             arr = np.asarray(value, dtype=np.float64) if isinstance(value, np.ndarray) \
                 else None
             if arr is None or arr.ndim != 1:

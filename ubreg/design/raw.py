@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, FormulaError, PredictionError, UbregError
+from ..errors import DataError, FormulaError, PredictionError
 from .checks import (
     _as_categoricals,
     _check_numeric_columns,
@@ -80,15 +80,9 @@ class RawDesign:
             data = _check_numeric_columns(self.design_info, data, self.label_levels, what)
         data = _as_categoricals(data, self.label_levels, what)
         values = patsy_input(data, self.variables())
-        error = PredictionError if predicting else FormulaError
         out: list[RawColumn] = []
         for lv in self.learned:
-            try:
-                value = lv.factor.value(lv.state, values)
-            except UbregError:
-                raise
-            except Exception as exc:  # a function failing on these values
-                raise error(f"{what}: cannot evaluate {lv.factor.label!r}: {exc}") from None
+            value = lv.value_on(values, what, repr(lv.factor.label))
             out += _raw_columns(lv, value, len(data))
         for col in out:
             if col.kind == "numeric" and np.isinf(col.values).any():

@@ -22,7 +22,7 @@ import pandas as pd
 from patsy import Origin
 from patsy.design_info import FactorInfo
 
-from ..errors import DataError, FormulaError, PredictionError
+from ..errors import DataError, FormulaError, PredictionError, UbregError
 from .allowlist import Checker
 from .evaluate import Environment, evaluate, learn
 from .rformula import Variable
@@ -150,6 +150,18 @@ class LearnedVariable:
             return FactorInfo(self.factor, "categorical", self.state,
                               categories=tuple(self.state["labels"]))
         return FactorInfo(self.factor, "numerical", self.state, num_columns=self.num_columns)
+
+    def value_on(self, data, what: str, name: str) -> object:
+        """The variable's value on ``data`` (a mapping of columns) of a fit (``what``
+        ``"data"``) or a prediction: a function failing on these values raises a
+        FormulaError (a PredictionError in a prediction) naming the variable ``name``."""
+        try:
+            return self.factor.value(self.state, data)
+        except UbregError:
+            raise
+        except Exception as exc:  # a function failing on these values
+            error = PredictionError if what != "data" else FormulaError
+            raise error(f"{what}: cannot evaluate {name}: {exc}") from None
 
 
 def learn_variables(variables: list[Variable], chunks: Callable[[], Iterable[tuple]],
