@@ -3,6 +3,7 @@ search, and the same coefficients as ubreg.fit and as LogisticRegression."""
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 pytest.importorskip("sklearn")
@@ -73,3 +74,20 @@ def test_pipeline_grid_search_and_cross_val_score(pima):
     assert scores.shape == (3,) and (scores > 0.6).all()
     auc = cross_val_score(ULSClassifier(family="matsushita"), X, y, cv=3, scoring="roc_auc")
     assert (auc > 0.75).all()
+
+
+def test_uboost_classifier_on_three_classes_is_ubreg_fits_multinomial_boosting():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 3))
+    y = np.array(["lo", "mid", "hi"])[np.digitize(X[:, 0] + 0.5 * rng.normal(size=300),
+                                                  [-0.5, 0.5])]
+    est = UBoostClassifier(mstop=15, depth=2).fit(X, y)
+    assert list(est.classes_) == ["hi", "lo", "mid"]
+    proba = est.predict_proba(X)
+    d = pd.DataFrame({f"x{j}": X[:, j] for j in range(3)}).assign(
+        y=np.searchsorted(est.classes_, y))
+    m = ubreg.fit("y ~ x0 + x1 + x2", d, method="uboost", mstop=15, depth=2)
+    np.testing.assert_array_equal(proba, m.predict(d).to_numpy())
+    np.testing.assert_array_equal(est.predict(X), est.classes_[np.argmax(proba, axis=1)])
+    with pytest.raises(ValueError, match="Only binary classification"):
+        UBoostClassifier(learner="linear").fit(X, y)

@@ -236,9 +236,11 @@ UDTClassifier = _estimator(
     "Kearns–Mansour.", _options_of("udt"), "gini")
 UBoostClassifier = _estimator(
     "UBoostClassifier", "uboost", "U-Boost (paper 003 §4.4): Newton boosting of ``learner`` "
-    "under the U-loss ``family`` (two classes).", _options_of("uboost"), "entropy",
+    "under the U-loss ``family``; on more than two classes, K trees a round on the "
+    "multinomial loss (entropy, trees or stumps).", _options_of("uboost"), "entropy",
     "any family: a U-loss, ``ubreg.U(name)``, ``ubreg.U_alpha(alpha)``, "
-    "``ubreg.U_custom(d1, d2)``, or a permissible family (``\"entropy\"`` is the logistic U)")
+    "``ubreg.U_custom(d1, d2)``, or a permissible family (``\"entropy\"`` is the logistic U)",
+    _binary=property(lambda self: self.learner == "linear"))
 TBoostClassifier = _estimator(
     "TBoostClassifier", "tboost", "t-AdaBoost (paper 004): boosting with tempered weights, "
     "temperature t of ``family``.", _options_of("tboost"), "tempered",
