@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..design import build_partition_frame, is_dask_frame
+from ..design import build_partition_frame
 from ..results.base import Capabilities, check_predict_type
 from ..results.boost import UBoostResult
 from ..results.dask_predict import Payload as _Payload
@@ -56,10 +56,6 @@ def _training_partition(part: pd.DataFrame, payload: _Payload, what: str) -> pd.
         rows.y, rows.weights, rows.eta, rows.index = mf["y"], mf["w"], F, mf["index"]
         return UBoostResult.residuals(rows, what[10:])
     return model.on_scale(F, np.zeros(len(F), dtype=bool), mf["index"], what)
-
-
-def _predict_partition(part: pd.DataFrame, payload: _Payload, type: str) -> pd.Series:
-    return UBoostResult.predict(payload.items["model"], part, type=type)
 
 
 class DaskUBoostResult(DaskResultMixin, UBoostResult):
@@ -111,14 +107,12 @@ class DaskUBoostResult(DaskResultMixin, UBoostResult):
 
     def predict(self, newdata: pd.DataFrame | dd.DataFrame | None = None,
                 type: str = "response") -> pd.Series | dd.Series:
-        """As :meth:`UBoostResult.predict`: ``newdata`` None (the training rows) or a
-        dask frame gives a lazy dask Series, a pandas frame the in-memory prediction."""
+        """As :meth:`UBoostResult.predict`: ``newdata`` None (the training rows) gives a
+        lazy dask Series, a pandas frame the in-memory prediction (a dask frame, as for
+        every result, goes to :func:`ubreg.results.dask_predict.predict_frame`)."""
         check_predict_type(type)
         if newdata is None:
             return self._training(type)
-        if is_dask_frame(newdata):
-            return newdata.map_partitions(_predict_partition, _Payload(model=self.shipped()),
-                                          type, meta=_meta(self, type))
         return UBoostResult.predict(self.shipped(), newdata, type)
 
     def with_mstop(self, mstop: int) -> UBoostResult:

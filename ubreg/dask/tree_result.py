@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..design import build_partition_raw, is_dask_frame
+from ..design import build_partition_raw
 from ..results.base import check_predict_type
 from ..results.dask_predict import Payload as _Payload
 from ..results.inference import bernoulli_loglik
@@ -65,10 +65,6 @@ def _training_partition(part: pd.DataFrame, payload: _Payload, what: str) -> pd.
                                                out.weight_kind)], name=what)
         return TreeResult.residuals(out, what[10:])
     return TreeResult.predict(out, None, type=what)
-
-
-def _predict_partition(part: pd.DataFrame, payload: _Payload, type: str) -> pd.Series:
-    return TreeResult.predict(payload.items["model"], part, type=type)
 
 
 class DaskTreeResult(DaskResultMixin, TreeResult):
@@ -128,15 +124,12 @@ class DaskTreeResult(DaskResultMixin, TreeResult):
 
     def predict(self, newdata: pd.DataFrame | dd.DataFrame | None = None,
                 type: str = "response") -> pd.Series | dd.Series:
-        """As :meth:`TreeResult.predict`: ``newdata`` None (the training rows) or a
-        dask frame gives a lazy dask Series (aligned with its index; NA where a
-        predictor is missing), a pandas frame the in-memory prediction."""
+        """As :meth:`TreeResult.predict`: ``newdata`` None (the training rows) gives a
+        lazy dask Series, a pandas frame the in-memory prediction (a dask frame, as for
+        every result, goes to :func:`ubreg.results.dask_predict.predict_frame`)."""
         check_predict_type(type, _TRAINING[2:])
         if newdata is None:
             return self._training(type)
-        if is_dask_frame(newdata):
-            return newdata.map_partitions(_predict_partition, _Payload(model=self.shipped()),
-                                          type, meta=_meta(self, type))
         return TreeResult.predict(self.shipped(), newdata, type)
 
     def prune(self, cp: float) -> DaskTreeResult:
