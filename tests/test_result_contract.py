@@ -372,3 +372,20 @@ def test_a_new_result_prints_by_its_class_not_by_its_capability_flags(pima):
     new = copy.copy(m)
     new.__class__ = PathResult
     assert repr(new) == repr(m)
+
+
+def test_cv_risk_refuses_a_new_result_that_declares_has_cv_path_by_name(pima):
+    """A result class of one's own that declares has_cv_path has no refit in cv_risk: a
+    TypeError naming it, not an AttributeError from inside the refit."""
+    import copy
+    from dataclasses import replace
+
+    m = ubreg.fit("diabetes ~ glucose + mass", pima, learner="stumps", rounds=5)
+
+    class PathResult(type(m)):
+        capabilities = replace(type(m).capabilities, has_cv_path=True)
+
+    new = copy.copy(m)
+    new.__class__ = PathResult
+    with pytest.raises(TypeError, match="a PathResult cannot be refitted on folds"):
+        ubreg.cv_risk(new, folds=2)

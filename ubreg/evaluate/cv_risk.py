@@ -91,7 +91,10 @@ def cv_risk(result: UBoostResult | MulticlassBoostResult, folds: int = 10,
     >>> path = ubreg.cv_risk(m, folds=5, seed=1)                             # doctest: +SKIP
     >>> ubreg.plots.cv_risk(path)                                            # doctest: +SKIP
     """
-    if not capabilities_of(result).has_cv_path:
+    # each class's refit is here (results never refit); another class that declares
+    # has_cv_path has none yet
+    if not capabilities_of(result).has_cv_path \
+            or not isinstance(result, (MulticlassBoostResult, UBoostResult)):
         raise TypeError(f"cv_risk cross-validates the risk path of a U-Boost fit "
                         f"(method='uboost'); a {type(result).__name__} cannot be refitted "
                         "on folds")
