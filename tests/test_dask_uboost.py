@@ -124,11 +124,12 @@ def test_a_worker_killed_mid_fit_leaves_the_fit_unchanged(client, frame, ddf, mo
     """The worker holding most boosting states dies in the third iteration; Dask
     recomputes its states from their lineage (codes, then each iteration's tree)
     and the fit ends as an undisturbed one."""
+    import ubreg.dask.boost_passes as passes
     import ubreg.dask.uboost as backend
 
     kw = dict(mstop=6, depth=2)
     mem = ubreg.fit(FORMULA, frame, method="uboost", **kw)
-    real = backend.reduce_sums
+    real = passes.reduce_sums
     calls, killed = [], []
 
     def reduce_and_kill(frames, func, *args):
@@ -150,7 +151,7 @@ def test_a_worker_killed_mid_fit_leaves_the_fit_unchanged(client, frame, ddf, mo
                     threading.Event().wait(0.05)
         return out
 
-    monkeypatch.setattr(backend, "reduce_sums", reduce_and_kill)
+    monkeypatch.setattr(passes, "reduce_sums", reduce_and_kill)   # the level passes
     out = ubreg.fit(FORMULA, ddf, method="uboost", **kw)
     assert killed and killed[0] not in client.scheduler_info()["workers"]
     _assert_same_fit(mem, out, frame)

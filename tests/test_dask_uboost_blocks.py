@@ -8,7 +8,7 @@ dd = pytest.importorskip("dask.dataframe", reason="dask is an optional extra: "
 import dask  # noqa: E402
 
 import ubreg  # noqa: E402
-import ubreg.dask.uboost as dask_uboost  # noqa: E402
+import ubreg.dask.boost_passes as dask_uboost  # noqa: E402
 
 TOL = 1e-10
 

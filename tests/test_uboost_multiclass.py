@@ -77,13 +77,13 @@ def test_what_has_no_k_class_form_is_refused_by_name():
         ubreg.fit("y ~ x0", d, method="uboost", learner="linear", mstop=5)
 
 
-def test_a_dask_frame_of_three_classes_is_refused_with_the_working_spelling():
+def test_a_dask_frame_of_three_classes_is_refused_by_other_methods_with_the_working_spelling():
     # the message counted the distinct values as "non-missing rows"
     dd = pytest.importorskip("dask.dataframe")
     d = _data(200, 6)
     with pytest.raises(ubreg.errors.ResponseError,
-                       match=r"4 classes .*Dask frame take two .*in memory"):
-        ubreg.fit("y ~ x0", dd.from_pandas(d, npartitions=2), method="uboost", mstop=5)
+                       match=r"4 classes .*method='uboost' takes more than two .*in memory"):
+        ubreg.fit("y ~ x0", dd.from_pandas(d, npartitions=2), method="udt")
 
 
 # --- choosing mstop on K classes: ubreg.cv_risk and with_mstop ------------------------
@@ -121,3 +121,15 @@ def test_cv_risk_on_k_classes_is_the_held_out_log_loss_of_each_folds_refit():
         want = log_loss(test["y"], p.to_numpy(), labels=["a", "b", "c", "d"])
         assert path.risk.loc[r, 1] == pytest.approx(want, rel=1e-12)
     assert 0 <= path.mstop_1se <= path.mstop <= 12
+
+
+@pytest.mark.parametrize("method", ["uboost", "uls"])
+def test_frequency_weights_count_as_repeated_rows_in_nobs(method):
+    d = _data(300, 8)
+    d["w"] = np.random.default_rng(2).integers(0, 4, len(d))
+    repeated = d.loc[d.index.repeat(d["w"])].reset_index(drop=True)
+    kw = dict(mstop=3, depth=2) if method == "uboost" else {}
+    m = ubreg.fit("y ~ x0 + x1 + x2", d, method=method, freq_weights="w", **kw)
+    r = ubreg.fit("y ~ x0 + x1 + x2", repeated, method=method, **kw)
+    assert m.nobs == r.nobs == d["w"].sum()
+    assert m.deviance == pytest.approx(r.deviance, rel=1e-8)

@@ -143,7 +143,7 @@ class Levels:
     na_action: str
 
 
-def read_levels(spec) -> Levels:
+def read_levels(spec, multiclass: bool = False) -> Levels:
     """Check the options every Dask fit shares (``na_action``, ``weights``), the
     formula against the frame's columns, and learn the levels in one pass."""
     import dask
@@ -176,7 +176,7 @@ def read_levels(spec) -> Levels:
     parts = ddf.to_delayed()
     if sum(p["rows"] for p in pieces) == 0:
         raise DataError("data has 0 rows")
-    label_levels, response = combine_levels(parsed, list(pieces), spec.positive)
+    label_levels, response = combine_levels(parsed, list(pieces), spec.positive, multiclass)
     y_na = sum(p["response_na"] for p in pieces)
     if y_na and na_action == "fail":
         raise DataError(f"missing values (NA) in response {parsed.response_name!r} ({y_na} rows) "
@@ -185,12 +185,13 @@ def read_levels(spec) -> Levels:
                   na_action)
 
 
-def prepare_partitions(spec, persist="auto") -> Partitioned:
-    """Check the formula, learn levels and design, and build the partitions."""
+def prepare_partitions(spec, persist="auto", multiclass: bool = False) -> Partitioned:
+    """Check the formula, learn levels and design, and build the partitions (a response of
+    more than two classes coded 0..K−1 with ``multiclass``, else refused)."""
     import dask
     from dask import delayed
 
-    lv = read_levels(spec)
+    lv = read_levels(spec, multiclass)
     ddf, parsed, response, parts, rows = lv.data, lv.parsed, lv.response, lv.parts, lv.rows
     weights, na_action = spec.weights, lv.na_action
     design = learn_design(parsed, lambda: (p.compute() for p in parts), lv.label_levels)

@@ -23,6 +23,7 @@ from .parse import expand_dot, formula_variables, parse_formula, response_values
 from .response import (
     Response,
     code_response,
+    code_response_multiclass,
     is_na,
     kept_response_and_weights,
     more_than_two_classes,
@@ -105,9 +106,11 @@ def partition_levels(parsed: PartitionedFormula, frame: pd.DataFrame) -> dict:
 
 
 def combine_levels(parsed: PartitionedFormula, pieces: list,
-                   positive=None) -> tuple[dict, Response]:
+                   positive=None, multiclass: bool = False) -> tuple[dict, Response]:
     """Label levels and response coding from every partition's
-    :func:`partition_levels` (sorted levels, the positive class as in R)."""
+    :func:`partition_levels` (sorted levels, the positive class as in R); with
+    ``multiclass``, a response of more than two classes is coded 0..K−1, as
+    ``response="auto"`` codes it in memory."""
     label_levels = {}
     for name in parsed.label_columns:
         values = set().union(*[p["levels"][name] for p in pieces])
@@ -122,11 +125,14 @@ def combine_levels(parsed: PartitionedFormula, pieces: list,
         raise ResponseError(f"response {parsed.response_name!r} is NA in every row")
     distinct = response_values.reset_index(drop=True)
     if more_than_two_classes(distinct, False):
+        if multiclass:
+            _, response = code_response_multiclass(distinct, parsed.response_name)
+            return label_levels, response
         shown = sorted(map(str, distinct))[:10]
         raise ResponseError(f"response {parsed.response_name!r} has {len(distinct)} classes "
-                            f"{shown}: fits of a Dask frame take two (in memory, method='uls' "
-                            "fits the multinomial logit and 'uboost', 'gnnb', 'unn' any number "
-                            "of classes)")
+                            f"{shown}: of the fits of a Dask frame, method='uboost' takes "
+                            "more than two (in memory, method='uls' fits the multinomial logit "
+                            "and 'uboost', 'gnnb', 'unn' any number of classes)")
     _, response = code_response(distinct, parsed.response_name, positive)
     return label_levels, response
 

@@ -190,11 +190,15 @@ def _check_weighted_classes(y: np.ndarray, w: np.ndarray, name: str) -> None:
 
 
 def code_response_as(values, response: Response) -> np.ndarray:
-    """0/1 coding of a partition's response with a coding learned on all
-    the data (:func:`combine_levels`); NaN for NA."""
+    """0/1 coding (class codes 0..K−1 of a multiclass ``response``) of a partition's
+    response with a coding learned on all the data (:func:`combine_levels`); NaN for NA."""
     values = pd.Series(values) if not isinstance(values, pd.Series) else values
     na = is_na(values)
     y = np.full(len(values), np.nan)
+    if response.kind == "multiclass":
+        lookup = {v: k for k, v in enumerate(response.levels)}
+        y[~na] = [lookup[v] for v in np.asarray(values[~na]).tolist()]
+        return y
     y[~na] = (np.asarray(values[~na]) == response.positive).astype(np.float64)
     return y
 

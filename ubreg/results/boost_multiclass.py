@@ -77,17 +77,26 @@ class MulticlassBoostResult(ClassProbabilityResult):
         return float(len(self.classes) + sum(t.leaves.size for trees in self.fit_info.learners
                                              for t in trees))
 
+    @property
+    def training_error(self) -> float:
+        """Σ w [most probable class ≠ y] / Σ w over the training rows."""
+        cls = np.argmax(self.fit_info.F, axis=1)
+        return float(np.sum(self.weights * (cls != self.y)) / np.sum(self.weights))
+
     def predict(self, newdata: pd.DataFrame | None = None,
                 type: str = "response") -> pd.Series | pd.DataFrame:
         """See the module notes; rows of ``newdata`` with a missing predictor get NA."""
         check_predict_type(type)
         if newdata is None:
-            F, index = self.fit_info.F, self.index
-            na = np.zeros(len(index), dtype=bool)
-        else:
-            newdata = as_frame(newdata, "newdata")
-            X, na = self.design.transform(newdata)
-            F, index = self._scores(np.asarray(X)), newdata.index
+            return self.on_scores(self.fit_info.F, np.zeros(len(self.index), dtype=bool),
+                                  self.index, type)
+        newdata = as_frame(newdata, "newdata")
+        X, na = self.design.transform(newdata)
+        return self.on_scores(self.scores(np.asarray(X)), na, newdata.index, type)
+
+    def on_scores(self, F: np.ndarray, na: np.ndarray, index: pd.Index,
+                  type: str) -> pd.Series | pd.DataFrame:
+        """The prediction of ``type`` from the scores F of the rows ``~na`` (NA elsewhere)."""
         n, K = len(index), len(self.classes)
         if type == "class":
             codes = np.full(n, -1, dtype=np.int64)
@@ -97,8 +106,9 @@ class MulticlassBoostResult(ClassProbabilityResult):
         full[~na] = F if type == "link" else np.exp(log_softmax(F))
         return pd.DataFrame(full, index=index, columns=self.classes)
 
-    def _scores(self, X: np.ndarray) -> np.ndarray:
-        """(n, K) scores F(x): F0 plus ν times every round's tree of each class."""
+    def scores(self, X: np.ndarray) -> np.ndarray:
+        """(n, K) scores F(x) of design rows X: F0 plus ν times every round's tree of each
+        class."""
         from ..fitters.boost.multinomial import staged_scores
         *_, F = staged_scores(self.fit_info, X)
         return F

@@ -36,9 +36,12 @@ class ClassProbabilityResult(Result):
         return list(self.response.levels)
 
     @property
-    def nobs(self) -> int:
-        """Rows of positive weight (R counts the rows of ``fitted.values``, zeros too)."""
-        return int(np.count_nonzero(self.weights > 0))
+    def nobs(self) -> float:
+        """Rows of positive weight (R counts the rows of ``fitted.values``, zeros too); with
+        frequency weights, the rows they stand for (Σ w, as each row repeated w times)."""
+        if getattr(self, "weight_kind", "prior") == "freq":
+            return float(np.sum(self.weights))
+        return float(np.count_nonzero(self.weights > 0))
 
     @property
     def n_dropped(self) -> int:

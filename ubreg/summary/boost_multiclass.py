@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
 import pandas as pd
 
 from .base import Summary
@@ -19,15 +18,10 @@ def _facts(r: MulticlassBoostResult) -> list[tuple[str, str]]:
     return [("Loss", "multinomial log-loss (the entropy family on "
              f"{len(r.classes)} classes: {', '.join(map(str, r.classes))})"),
             ("Boosting", f"{r.mstop} rounds of {len(r.classes)} Newton {trees}, nu = {r.nu:g}"),
-            ("Observations", f"{r.nobs}"),
+            ("Observations", f"{r.nobs:g}"),
             ("Training log-loss", f"{r.risk_path.iloc[-1]:.6g} (start {r.risk_path.iloc[0]:.6g})"),
-            ("Training error", f"{_training_error(r):.4f}"),
+            ("Training error", f"{r.training_error:.4f}"),
             ("Residual deviance", f"{r.deviance:.6g} (null {r.null_deviance:.6g})")]
-
-
-def _training_error(r: MulticlassBoostResult) -> float:
-    cls = np.argmax(r.fit_info.F, axis=1)
-    return float(np.sum(r.weights * (cls != r.y)) / np.sum(r.weights))
 
 
 def print_lines(r: MulticlassBoostResult) -> list[str]:

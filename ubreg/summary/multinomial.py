@@ -66,7 +66,7 @@ class MultinomialSummary(Summary):
         r = self.result
         return {"call": r.call, "baseline": str(r.classes[0]),
                 "lines": [("Classes", ", ".join(map(str, r.classes))),
-                          ("Observations", f"{r.nobs}"),
+                          ("Observations", f"{r.nobs:g}"),
                           ("Residual deviance", f"{r.deviance:.6g}"),
                           ("AIC", f"{r.aic:.6g}"),
                           ("Iterations", f"{r.iterations}")],
