@@ -83,3 +83,22 @@ def test_other_families_and_k_class_refits_are_refused_by_name(frame):
         out.with_mstop(1)
     with pytest.raises(TypeError, match="cannot be refitted on folds"):
         ubreg.cv_risk(out, folds=2)
+
+
+def test_cv_of_a_dask_frame_of_three_classes_is_the_in_memory_cv_on_the_same_folds(frame):
+    """ubreg.cv of a Dask frame scores K-class models too: each fold's K probabilities,
+    the multiclass metrics, the same as the in-memory cv given the Dask run's folds."""
+    data = frame.drop(columns="w")
+    with dask.config.set(scheduler="threads"):
+        out = ubreg.cv(FORMULA, dd.from_pandas(data, npartitions=3), method="uboost",
+                       mstop=4, depth=2, folds=3, seed=2, refit=False)
+    fold = pd.Series(1, index=data.index)
+    fold.loc[out.fold.index] = out.fold
+    mem = ubreg.cv(FORMULA, data, method="uboost", mstop=4, depth=2, fold=fold.to_numpy(),
+                   refit=False)
+    assert list(out.predictions.columns) == ["hi", "lo", "mid"]
+    pd.testing.assert_frame_equal(out.folds, mem.folds, rtol=0, atol=1e-10)
+    pd.testing.assert_frame_equal(out.predictions, mem.predictions, rtol=0, atol=1e-10)
+    pd.testing.assert_series_equal(out.observed, mem.observed)
+    for k, v in mem.pooled.items():
+        assert out.pooled[k] == pytest.approx(v, abs=1e-10)

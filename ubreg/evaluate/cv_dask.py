@@ -39,6 +39,7 @@ from ..errors import DataError
 from ..numerics.folds import check_folds
 from ..numerics.progress import progress
 from ..numerics.warnings import record_warnings, reissue_warnings
+from ..results.base import capabilities_of
 from .cv_result import CVResult, Seed, cv_call_string, formula_variables_in, scored_result
 from .metrics import classification_metrics, observed_classes
 
@@ -113,29 +114,38 @@ def _fold_partition(part: pd.DataFrame, names: list[str], key: int, folds: int,
 
 
 def _score_partition(part: pd.DataFrame, payload: Any) -> pd.DataFrame:
-    """(fold, p̂, y, w) of the partition's complete rows: each fold's rows predicted
-    by that fold's model, in the partition's order."""
+    """(fold, y, w, p̂) of the partition's complete rows: each fold's rows predicted by
+    that fold's model, in the partition's order; p̂ one column ``p`` (two classes) or a
+    column per class of ``classes`` (``p:0``, ``p:1``, ...), in memory's order."""
     items = payload.items
-    models, weights = items["models"], items["weights"]
+    models, weights, classes = items["models"], items["weights"], items["classes"]
     fold = fold_of_rows(part, items["names"], items["key"], len(models), items["column"],
                         weights)
-    p, y = np.full(len(part), np.nan), np.full(len(part), np.nan)
+    p = np.full((len(part), 1 if classes is None else len(classes)), np.nan)
+    y = np.full(len(part), np.nan)
     for k, model in enumerate(models):
         mask = fold == k
         if not mask.any():
             continue
         rows = part[mask]
         pk = model.predict(rows, type="response")
-        if isinstance(pk, pd.DataFrame):
-            raise NotImplementedError("ubreg.cv of a Dask frame scores two-class models; "
-                                      f"this {type(model).__name__} gives per-class posteriors")
-        p[mask] = pk.to_numpy(dtype=float)
-        y[mask] = observed_classes(model, rows).to_numpy(dtype=float)
-    keep = (fold >= 0) & ~np.isnan(p)        # as in memory, rows the design drops are not scored
+        if classes is None:
+            p[mask, 0] = pk.to_numpy(dtype=float)
+            y[mask] = observed_classes(model, rows).to_numpy(dtype=float)
+        else:                                   # as cv._held_out: the first fold's order
+            p[mask] = pk.reindex(columns=classes, fill_value=0.0).to_numpy(dtype=float)
+            y[mask] = observed_classes(model, rows, levels=classes).to_numpy(dtype=float)
+    keep = (fold >= 0) & ~np.isnan(p[:, 0])   # as in memory, rows the design drops are not scored
     w = (np.ones(len(part)) if weights is None
          else part[weights].to_numpy(dtype=float))
-    return pd.DataFrame({"fold": fold[keep], "p": p[keep], "y": y[keep], "w": w[keep]},
-                        index=part.index[keep])
+    out = pd.DataFrame({"fold": fold[keep], "y": y[keep], "w": w[keep]}, index=part.index[keep])
+    for j, name in enumerate(_p_columns(classes)):
+        out[name] = p[keep, j]
+    return out
+
+
+def _p_columns(classes: list | None) -> list[str]:
+    return ["p"] if classes is None else [f"p:{j}" for j in range(len(classes))]
 
 
 def _check(data: dd.DataFrame, method: str, weights: Weights | None, scheduler: Any,
@@ -203,35 +213,42 @@ def cv_dask(formula: str, data: dd.DataFrame, *, fam: Family | list[Family],
     folds_of = data.map_partitions(_fold_partition, names, key, folds, column, weights,
                                    meta=pd.Series(np.array([], dtype=np.int64), name="fold"))
     _fold_counts(folds_of, folds, fit_kw["na_action"])
-    models = []
+    models: list[Any] = []                  # any method's result
     for k in progress(range(folds), desc=f"{folds}-fold CV ({method}, Dask)", total=folds,
                       show=show_progress):
         with record_warnings() as caught:
             models.append(fit(formula, data[(folds_of >= 0) & (folds_of != k)],
                               weights=weights, **fit_kw))
         reissue_warnings(caught, f"fold {k + 1}")
+    classes = (list(models[0].response.levels) if capabilities_of(models[0]).is_multiclass
+               else None)
     payload = Payload(models=[m.shipped() for m in models], weights=weights, names=names,
-                      key=key, column=column)
-    meta = pd.DataFrame({"fold": np.array([], dtype=np.int64), "p": np.array([]),
-                         "y": np.array([]), "w": np.array([])}, index=data._meta.index[:0])
+                      key=key, column=column, classes=classes)
+    meta = pd.DataFrame({"fold": np.array([], dtype=np.int64), "y": np.array([]),
+                         "w": np.array([]),
+                         **{name: np.array([]) for name in _p_columns(classes)}},
+                        index=data._meta.index[:0])
     scored = data.map_partitions(_score_partition, payload, meta=meta).compute()
     weight_arg: dict[str, Any] = {"weights" if kind == "prior" else "freq_weights": weights}
     full = fit(formula, data, **weight_arg, **fit_kw) if refit else None
-    out = scored_result(_score_table(scored, folds), scored.index, scored["fold"].to_numpy(),
-                  scored["w"].to_numpy(), full, formula=formula, method=method, family=fam,
-                  seed=seed, stratified=False,
-                  call=cv_call_string(formula, fam, method, folds, False, seed, fit_options))
+    out = scored_result(_score_table(scored, folds, classes), scored.index,
+                        scored["fold"].to_numpy(), scored["w"].to_numpy(), full,
+                        formula=formula, method=method, family=fam, seed=seed, stratified=False,
+                        call=cv_call_string(formula, fam, method, folds, False, seed,
+                                            fit_options))
     out.rows_note = ("a Dask frame: each row's fold drawn from a hash of its index and values "
                      "with the seed (fold sizes balanced in expectation, not stratified)"
                      if column is None else f"a Dask frame: folds from column {column!r}")
     return out
 
 
-def _score_table(scored: pd.DataFrame,
-                 folds: int) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, None]:
+def _score_table(scored: pd.DataFrame, folds: int,
+                 classes: list | None) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, Any]:
     """The folds' metrics of the scored rows, as :func:`ubreg.evaluate.cv._score_folds`
-    gives them in memory: (table, posteriors, observed classes, None)."""
-    fold, p, y, w = (scored[c].to_numpy() for c in ("fold", "p", "y", "w"))
+    gives them in memory: (table, posteriors, observed classes, class order)."""
+    fold, y, w = (scored[c].to_numpy() for c in ("fold", "y", "w"))
+    p = scored[_p_columns(classes)].to_numpy()
+    p = p[:, 0] if classes is None else p
     records = []
     for k in range(folds):
         test = fold == k
@@ -239,4 +256,4 @@ def _score_table(scored: pd.DataFrame,
                                  "n_test": int(test.sum())}
         rec.update(classification_metrics(y[test], p[test], w[test]))
         records.append(rec)
-    return pd.DataFrame.from_records(records), p, y, None
+    return pd.DataFrame.from_records(records), p, y, classes
