@@ -13,6 +13,7 @@ import numpy as np
 
 from ..errors import DataError
 from ..learners.binning import BinnedDesign
+from ..learners.level_wise import grow_level_wise
 from ..learners.trees import min_gain_threshold, newton_split_search
 from ..trees.heap import Tree
 from .frame import _workers_memory
@@ -164,31 +165,30 @@ class Rounds:
         kcut = np.zeros(size, dtype=np.int64)
         sums = np.zeros((size, self.k + 1))
         H, risk = self._root(states, tree, kcut)
-        active = [0]
         if self.search.ncand == 0:
             sums[0] = H[0, b.offsets[0]:b.offsets[1]].sum(axis=0)
             return self._valued(tree, sums), kcut, risk
         threshold = min_gain_threshold(np.ascontiguousarray(H[0, :, :self.k]), b)
-        _, col, kk = b.candidates()
-        for level in range(d):
-            best, gain = self.search(np.ascontiguousarray(H[..., :self.k]))
-            split = []
-            for a, nd in enumerate(active):
-                f0 = int(self.feats[0])
-                total = H[a, b.offsets[f0]:b.offsets[f0 + 1]].sum(axis=0)
-                if not gain[a] > threshold:
-                    sums[nd] = total
-                    continue
-                f, kc = int(col[best[a]]), int(kk[best[a]])
-                tree.feature[nd], tree.gain[nd], kcut[nd] = f, gain[a], kc
-                tree.cut[nd] = b.cut_value(f, kc)
-                left = H[a, b.offsets[f]:b.offsets[f] + kc + 1].sum(axis=0)
-                sums[2 * nd + 1], sums[2 * nd + 2] = left, total - left
-                split.append((a, nd, left[-1] <= total[-1] - left[-1]))
-            if level == d - 1 or not split:
-                break
-            # the rows say which child is the smaller, for the level after the next
-            H, active = self._children(states, tree, kcut, H, split, rows=level + 2 < d)
+        f0 = int(self.feats[0])
+
+        def total(H, a):
+            return H[a, b.offsets[f0]:b.offsets[f0 + 1]].sum(axis=0)
+
+        def leaf(H, a, nd):
+            sums[nd] = total(H, a)
+
+        def split_node(H, a, nd, f, kc, last):
+            kcut[nd] = kc
+            t = total(H, a)
+            left = H[a, b.offsets[f]:b.offsets[f] + kc + 1].sum(axis=0)
+            sums[2 * nd + 1], sums[2 * nd + 2] = left, t - left
+            return (a, nd, left[-1] <= t[-1] - left[-1])
+
+        # the rows say which child is the smaller, for the level after the next
+        grow_level_wise(tree, b, H, lambda H: self.search(np.ascontiguousarray(H[..., :self.k])),
+                        threshold, split_node=split_node, leaf=leaf,
+                        children=lambda H, split, level: self._children(
+                            states, tree, kcut, H, split, rows=level + 2 < d))
         return self._valued(tree, sums), kcut, risk
 
     def _root(self, states, tree, kcut) -> tuple[np.ndarray, float]:

@@ -62,6 +62,7 @@ import numpy as np
 
 from ..trees.heap import Tree, leaf_indicators
 from .binning import BinnedDesign
+from .level_wise import grow_level_wise
 
 __all__ = ["Tree", "fit_leaf_tree", "fit_newton_tree", "grow_tree",
            "tree_workspace",
@@ -158,15 +159,23 @@ def _grow(binned, stats, gain_fn, depth, min_leaf, min_gain, leaf_col, root_last
         H[0, :, k - 1] = root_last
     threshold = min_gain * _gain_scale(H[0], binned.offsets, binned.nbins, feats)
     search = _SplitSearch(binned, feats, gain_fn, k, leaf_col, min_leaf)
-    active = [0]                            # heap indices of the nodes of H
     last_splits: list = []                  # the splits of the last level (not partitioned)
-    for level in range(depth):
-        best, best_gain = search(H)
-        split = _split_level(tree, binned, rows, active, best, best_gain, threshold,
-                             last_splits if level == depth - 1 else None)
-        if not split:
-            break
-        H, active = _child_histograms(binned, feats, stats, rows.order, H, split)
+
+    def split_node(H, a, nd, f, kcut, last):
+        """Partition the node's segment into its children's (on the last level the rows
+        are not reordered: its leaves are found with the leaves' sums)."""
+        start, end = rows.seg.pop(nd)
+        if last:
+            last_splits.append((start, end, f, kcut, nd))
+            return None
+        mid = lk.partition(binned.codes, rows.order, rows.node, start, end, f, kcut, nd,
+                           rows.buf)
+        rows.seg[2 * nd + 1], rows.seg[2 * nd + 2] = (start, mid), (mid, end)
+        return (a, nd, start, mid, end)
+
+    grow_level_wise(tree, binned, H, search, threshold, split_node=split_node,
+                    children=lambda H, split, level: _child_histograms(
+                        binned, feats, stats, rows.order, H, split))
     return (tree,) + _leaves(binned, rows, last_splits, stats, size, leaf_sums)
 
 
@@ -348,38 +357,6 @@ class _Segments:
         self.node_stale = True
         self.seg = {0: (0, self.n)}
         return self
-
-
-def _split_level(tree, binned, rows, active, best, best_gain, threshold, last_splits):
-    """Record the split of every node of ``active`` whose best gain exceeds
-    ``threshold`` and partition its segment into its children's.
-
-    On the last level (``last_splits`` a list) the rows are not reordered: each
-    split is appended to ``last_splits`` as (start, end, column, cut code, heap
-    index), and the leaves of its rows are found with the leaves' sums.
-    Returns the split nodes as (row of H, heap index, start, mid, end) of their
-    segments (empty on the last level).
-    """
-    from . import _level_kernels as lk
-
-    _, col, kk = binned.candidates()
-    split = []
-    for a, nd in enumerate(active):         # ≤ 2^depth nodes per level
-        if not best_gain[a] > threshold:
-            continue
-        b = int(best[a])
-        f, kcut = int(col[b]), int(kk[b])
-        tree.feature[nd], tree.gain[nd] = col[b], best_gain[a]
-        tree.cut[nd] = binned.cut_value(f, kcut)
-        start, end = rows.seg.pop(nd)
-        if last_splits is not None:
-            last_splits.append((start, end, f, kcut, nd))
-            continue
-        mid = lk.partition(binned.codes, rows.order, rows.node, start, end, f, kcut, nd,
-                           rows.buf)
-        rows.seg[2 * nd + 1], rows.seg[2 * nd + 2] = (start, mid), (mid, end)
-        split.append((a, nd, start, mid, end))
-    return split
 
 
 def _child_histograms(binned, feats, stats, order, H, split):
