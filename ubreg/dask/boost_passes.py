@@ -15,12 +15,14 @@ from ..errors import DataError
 from ..learners.binning import BinnedDesign
 from ..learners.level_wise import grow_level_wise
 from ..learners.trees import min_gain_threshold, newton_split_search
+from ..numerics.scratch import scratch
 from ..trees.heap import Tree
 from .frame import _workers_memory
 from .quantiles import distributed_cuts, first_pass, gather
 from .reduce import combine, reduce_sums
 
-__all__ = ["CodedRows", "Rounds", "first_pass_setup", "leaf_bounds", "BLOCK_ROWS"]
+__all__ = ["CodedRows", "Rounds", "first_pass_setup", "leaf_bounds", "node_histograms",
+           "BLOCK_ROWS"]
 
 #: the boosting passes read the partitions' codes in blocks of up to this many rows
 #: (consecutive partitions coded together): fewer, larger tasks a pass
@@ -129,6 +131,24 @@ def first_pass_setup(parts, max_bins: int) -> tuple[dict, list, BinnedDesign, in
     coded, binned = _coded(parts, max_bins, e, [piece[1] for piece in pieces],
                            [piece[0]["n_used"] for piece in pieces])
     return setup, coded, binned, e
+
+
+def node_histograms(codes, stats, feature, kcut, slots, feats, offsets, n_stats: int):
+    """(nodes, bins, n_stats) sums of the first n_stats ``stats`` of the rows (columns of
+    ``codes``) that reach each node of ``slots`` (heap index → row of the result, −1
+    elsewhere) in the heap tree ``feature``/``kcut``: each row walks the tree once, the
+    rows are grouped by node and every bin adds its rows in row order."""
+    from ..trees.codes import heap_slots
+    from ..trees.histograms import grouped_histograms_into
+    S = int(slots.max(initial=-1)) + 1
+    out = np.zeros((S, int(offsets[-1]), n_stats))
+    n = codes.shape[1]
+    slot = scratch("slot", n, np.int64)
+    heap_slots(codes, np.asarray(feature, dtype=np.int64), np.asarray(kcut, dtype=np.int64),
+               np.asarray(slots, dtype=np.int64), slot)
+    grouped_histograms_into(codes, feats, np.asarray(offsets, dtype=np.int64), slot, S, stats,
+                            out, scratch("rows", n, np.int64), scratch("gathered", n * n_stats))
+    return out
 
 
 class Rounds:

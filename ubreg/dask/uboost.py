@@ -39,7 +39,7 @@ from ..fitters.boost.margin_values import values_into
 from ..fitters.boost.uboost import UBoostFit
 from ..numerics.scratch import scratch
 from ..results.inference import bernoulli_loglik
-from .boost_passes import CodedRows, Rounds, first_pass_setup, leaf_bounds
+from .boost_passes import CodedRows, Rounds, first_pass_setup, leaf_bounds, node_histograms
 from .fitter import _check_r_options
 from .frame import prepare_partitions
 from .reduce import reduce_sums
@@ -101,18 +101,8 @@ def _histograms(state: _State, feature, kcut, slots, feats, offsets, with_risk: 
     """The (nodes, bins, n_stats) sums of the rows of the nodes ``slots`` (heap index →
     row of the result, −1 elsewhere): the first n_stats statistics (all k + 1, or
     the k of the split search where the rows are not needed)."""
-    from ..trees.codes import heap_slots
-    from ..trees.histograms import grouped_histograms_into
-    S = int(slots.max(initial=-1)) + 1
-    out = np.zeros((S, int(offsets[-1]), n_stats))
-    codes = state.coded.codes
-    n = codes.shape[1]
-    slot = scratch("slot", n, np.int64)
-    heap_slots(codes, np.asarray(feature, dtype=np.int64), np.asarray(kcut, dtype=np.int64),
-               np.asarray(slots, dtype=np.int64), slot)
-    grouped_histograms_into(codes, feats, np.asarray(offsets, dtype=np.int64), slot, S,
-                            state.stats, out, scratch("rows", n, np.int64),
-                            scratch("gathered", n * n_stats))
+    out = node_histograms(state.coded.codes, state.stats, feature, kcut, slots, feats, offsets,
+                          n_stats)
     result = {"H": out}
     if with_risk:
         result["risk"] = state.risk

@@ -19,8 +19,7 @@ from ..errors import DataError, OptionError
 from ..fitters.boost.multinomial import MulticlassBoostFit
 from ..numerics.scratch import scratch
 from ..numerics.softmax import log_softmax
-from ..trees.histograms import grouped_histograms_into
-from .boost_passes import Rounds, first_pass_setup, leaf_bounds
+from .boost_passes import Rounds, first_pass_setup, leaf_bounds, node_histograms
 from .reduce import combine, reduce_sums
 
 __all__ = ["fit_multiclass_dask"]
@@ -73,17 +72,9 @@ def _histograms(state: _State, k: int, leaf_rows: bool, feature, kcut, slots, fe
                 with_risk: bool, n_stats: int) -> dict:
     """The histograms of class k's statistics over the nodes ``slots`` (as the two-class
     pass of :mod:`ubreg.dask.uboost`)."""
-    from ..trees.codes import heap_slots
-    S = int(slots.max(initial=-1)) + 1
-    out = np.zeros((S, int(offsets[-1]), n_stats))
-    codes = state.coded.codes
-    n = codes.shape[1]
-    slot = scratch("slot", n, np.int64)
-    heap_slots(codes, np.asarray(feature, dtype=np.int64), np.asarray(kcut, dtype=np.int64),
-               np.asarray(slots, dtype=np.int64), slot)
     stats = np.ascontiguousarray(_class_stats(state, k, n_stats, leaf_rows))
-    grouped_histograms_into(codes, feats, np.asarray(offsets, dtype=np.int64), slot, S, stats,
-                            out, scratch("rows", n, np.int64), scratch("gathered", n * n_stats))
+    out = node_histograms(state.coded.codes, stats, feature, kcut, slots, feats, offsets,
+                          n_stats)
     return {"H": out, "risk": state.risk} if with_risk else {"H": out}
 
 
