@@ -34,12 +34,16 @@ $(DEMO_STAMP): setup.cfg setup.py
 demo: $(DEMO_STAMP)
 	$(BIN)/ubreg demo
 
+# on every core (pytest-xdist: one worker process per core); the tests that time
+# themselves or send signals share one worker (their xdist_group "timing")
+XDIST := -n auto --dist loadgroup
+
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(XDIST)
 
 # everything but the tests marked slow (a cluster, a browser, whole reports, simulations)
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q $(XDIST) -m "not slow"
 
 # ruff on the package, the tests and the benchmarks (ruff.toml); mypy on the package
 # (setup.cfg's [mypy]: check_untyped_defs; the public API's modules fully annotated)

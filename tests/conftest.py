@@ -18,7 +18,21 @@ module (the worker-kill tests kill its workers).
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # Under pytest-xdist (make test, make test-fast: -n auto) each worker is a process of
+    # its own, and several share the cores.  Read before numpy, scikit-learn or numba load
+    # their thread pools (nothing has imported them when this file runs):
+    # - GNU OpenMP (numba's omp layer, scikit-learn's histogram boosting) makes a waiting
+    #   thread spin for a while; a team spinning on a core another worker needs slowed one
+    #   1.3 s test to 69 s.  Passive waiting changes no number and no thread count (the
+    #   tests that compare numba's parallel kernels with their serial twins still run them
+    #   on every thread numba has).
+    # - OpenBLAS's threads would spin the same way; the tests multiply small matrices only.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import pytest
 

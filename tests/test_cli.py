@@ -94,6 +94,7 @@ def test_errors_are_one_line(tmp_path, capsys, argv, message):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("timing")        # its CPU time is bounded
 def test_full_demo_labels_models_by_what_they_fit(tmp_path, capsys):
     """The whole demo (every method, 10-fold CV, both reports).  Its CPU time, unlike its
     wall time, does not depend on what else the machine runs (about 20 s here)."""

@@ -50,6 +50,7 @@ def test_q_and_c_with_a_literal_still_work(frame):
     ("bs(x, df=1e5)", "df"), ("bs(x, df=100000)", "df"), ("cr(x, df=10 ** 6)", "df"),
     ("bs(x, knots=list(range(10 ** 6)))", "not allowed"), ("bs(x, degree=500)", "degree"),
 ])
+@pytest.mark.xdist_group("timing")    # timed: with the other timed tests under -n auto
 def test_constant_sub_expressions_and_spline_sizes_are_bounded(frame, term, why):
     start = time.perf_counter()
     with pytest.raises(FormulaError, match=why):
@@ -63,6 +64,7 @@ def test_ordinary_powers_and_splines_still_work(frame):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("timing")
 def test_a_design_over_the_memory_cap_is_refused_quickly():
     rng = np.random.default_rng(0)
     n = 200_000

@@ -67,6 +67,10 @@ from ubreg.design import evaluate as evaluate_module
 from ubreg.design.rfunctions import CONSTANTS, FUNCTIONS, RFunction
 from ubreg.errors import FormulaError, UbregError
 
+# it times itself (a time limit per example, bounds on seconds): under pytest-xdist (make
+# test: -n auto --dist loadgroup) the timed tests run one after another on one worker
+pytestmark = pytest.mark.xdist_group("timing")
+
 EXAMPLES = int(os.environ.get("UBREG_FORMULA_FUZZ_EXAMPLES", "200"))
 #: a survey (UBREG_FORMULA_FUZZ_SURVEY=1) records every kind of failure, with its
 #: shortest formula, and fails once at the end with the list, instead of stopping and

@@ -196,6 +196,7 @@ def test_trusted_opts_out_for_every_method(frame, method):
     ("factor(y) ~ x", "fit"),                                     # learned before evaluated
     ("y ~ cut(x, c(0, 1.5, 3), dig.lab = 1e9)", "fit"),
 ])
+@pytest.mark.xdist_group("timing")    # timed: with the other timed tests under -n auto
 def test_fuzz_findings(frame, formula, outcome):
     import time
     start = time.perf_counter()

@@ -13,6 +13,10 @@ import ubreg
 from ubreg.errors import DataError, FormulaError
 from ubreg.numerics.limits import set_memory_cap
 
+# the refusals are timed (seconds): under pytest-xdist (make test: -n auto --dist
+# loadgroup) the timed tests run one after another on one worker
+pytestmark = pytest.mark.xdist_group("timing")
+
 
 @pytest.fixture
 def data():

@@ -19,6 +19,10 @@ import pytest
 
 import ubreg
 
+# a signal sent to a fit after a delay: under pytest-xdist (make test: -n auto --dist
+# loadgroup) the timed tests run one after another on one worker
+pytestmark = pytest.mark.xdist_group("timing")
+
 
 def _kernel_interrupted(*args, **kwargs):
     try:

@@ -62,6 +62,7 @@ BAD_VALUES = ["x", -1, -0.5, 1e30, float("inf"), float("-inf"), float("nan"), [1
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("timing")        # each fit under an alarm
 def test_every_option_of_every_method_is_refused_by_name_or_accepted():
     """Of 900 (option, bad value) pairs over every method, 52 ended in a TypeError, an
     OverflowError or a numpy message that did not name the option (tol='x', seed=-1,
