@@ -26,19 +26,40 @@ def _predict(data, method, options, **weights):
     return np.asarray(m.predict(data), dtype=float)
 
 
+@pytest.fixture(scope="module")
+def reference():
+    """``reference(pima, method, options, key)``: the predictions of the fit without
+    weights (key None) or with the weights ``uniform_weights`` (key "uniform"), fitted
+    once per method for the module (each scale is compared with the same fit; read only)."""
+    fits = {}
+
+    def get(data, method, options, key=None):
+        name = (method, repr(sorted(options.items())), key)
+        if name not in fits:
+            weights = {} if key is None else {"weights": uniform_weights(data)}
+            fits[name] = _predict(data, method, options, **weights)
+            fits[name].flags.writeable = False
+        return fits[name]
+    return get
+
+
+def uniform_weights(data):
+    return np.random.default_rng(0).uniform(0.2, 3.0, len(data))
+
+
 @pytest.mark.parametrize("method, options", METHODS)
 @pytest.mark.parametrize("scale", SCALES)
-def test_constant_prior_weights_are_no_weights(pima, method, options, scale):
-    ref = _predict(pima, method, options)
+def test_constant_prior_weights_are_no_weights(pima, reference, method, options, scale):
+    ref = reference(pima, method, options)
     got = _predict(pima, method, options, weights=np.full(len(pima), scale))
     np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.parametrize("method, options", METHODS)
 @pytest.mark.parametrize("scale", [1e-100, 1e100])
-def test_scaled_prior_weights_give_the_same_fit(pima, method, options, scale):
-    w = np.random.default_rng(0).uniform(0.2, 3.0, len(pima))
-    ref = _predict(pima, method, options, weights=w)
+def test_scaled_prior_weights_give_the_same_fit(pima, reference, method, options, scale):
+    w = uniform_weights(pima)
+    ref = reference(pima, method, options, "uniform")
     got = _predict(pima, method, options, weights=w * scale)
     np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)
 
@@ -51,20 +72,35 @@ def test_weights_whose_sum_overflows_are_refused_by_name(pima):
                       **options)
 
 
-@pytest.mark.parametrize("name", ["ULSClassifier", "UDTClassifier", "UBoostClassifier"])
-@pytest.mark.parametrize("scale", [5e-324, 1e-100, 1e100])
-def test_scikit_learn_sample_weight_is_scale_free(name, scale):
-    """sample_weight × 1e-100 gave UDT a root-only tree and U-Boost a constant: they were
-    read as frequency weights (1e-100 of an observation).  As scikit-learn's trees count
-    rows for their size limits, they are now R's prior weights."""
+@pytest.fixture(scope="module")
+def sklearn_reference():
+    """``sklearn_reference(name)``: X, y and the probabilities of the estimator ``name``
+    fitted without sample_weight, once per estimator for the module (read only)."""
     pytest.importorskip("sklearn")
     import ubreg.sklearn as sk
     rng = np.random.default_rng(0)
     X = rng.normal(size=(300, 3))
     y = (X[:, 0] + rng.normal(size=300) > 0).astype(int)
-    cls = getattr(sk, name)
-    ref = cls().fit(X, y).predict_proba(X)
-    got = cls().fit(X, y, sample_weight=np.full(300, scale)).predict_proba(X)
+    X.flags.writeable = y.flags.writeable = False
+    fits = {}
+
+    def get(name):
+        if name not in fits:
+            fits[name] = getattr(sk, name)().fit(X, y).predict_proba(X)
+            fits[name].flags.writeable = False
+        return X, y, fits[name]
+    return get
+
+
+@pytest.mark.parametrize("name", ["ULSClassifier", "UDTClassifier", "UBoostClassifier"])
+@pytest.mark.parametrize("scale", [5e-324, 1e-100, 1e100])
+def test_scikit_learn_sample_weight_is_scale_free(sklearn_reference, name, scale):
+    """sample_weight × 1e-100 gave UDT a root-only tree and U-Boost a constant: they were
+    read as frequency weights (1e-100 of an observation).  As scikit-learn's trees count
+    rows for their size limits, they are now R's prior weights."""
+    import ubreg.sklearn as sk
+    X, y, ref = sklearn_reference(name)
+    got = getattr(sk, name)().fit(X, y, sample_weight=np.full(300, scale)).predict_proba(X)
     np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)
 
 
