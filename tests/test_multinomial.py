@@ -110,6 +110,7 @@ def test_predict_types_and_missing_rows():
                                m.coef.to_numpy().ravel(), rtol=1e-12)
 
 
+@pytest.mark.slow        # a simulation (500 fits), as the other coverage tests
 def test_wald_intervals_cover_at_their_level():
     """500 samples of n = 400 from a known 3-class logit: each 95% Wald interval covers its
     coefficient in 92-98% of them (binomial s.d. ~1%)."""
