@@ -21,17 +21,18 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+# Read before numpy, scikit-learn or numba load their thread pools (nothing has imported
+# them when this file runs).  GNU OpenMP (numba's omp layer, scikit-learn's histogram
+# boosting) makes a waiting thread spin; on cores that another process (an xdist worker,
+# another test run) needs, the spinning costs both time and CPU time: one 1.3 s test took
+# 69 s, and the demo's CPU-time test measured 77 s of CPU (bound 60 s) where it takes 38 s
+# with passive waiting on the same shared machine.  Passive waiting changes no number and
+# no thread count (the tests that compare numba's parallel kernels with their serial twins
+# still run them on every thread numba has).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 if os.environ.get("PYTEST_XDIST_WORKER"):
-    # Under pytest-xdist (make test, make test-fast: -n auto) each worker is a process of
-    # its own, and several share the cores.  Read before numpy, scikit-learn or numba load
-    # their thread pools (nothing has imported them when this file runs):
-    # - GNU OpenMP (numba's omp layer, scikit-learn's histogram boosting) makes a waiting
-    #   thread spin for a while; a team spinning on a core another worker needs slowed one
-    #   1.3 s test to 69 s.  Passive waiting changes no number and no thread count (the
-    #   tests that compare numba's parallel kernels with their serial twins still run them
-    #   on every thread numba has).
-    # - OpenBLAS's threads would spin the same way; the tests multiply small matrices only.
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    # under pytest-xdist (make test, make test-fast: -n auto) the workers share the cores:
+    # OpenBLAS's threads would spin the same way
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import pytest
