@@ -197,11 +197,12 @@ def _coding(raws: list, specs: list, bins: int | None) -> CodedColumns:
 
 
 def fit_udt_dask(spec, *, min_split: int, min_leaf: int, max_depth: int, cp: float,
-                 risk: str, xval: int, seed: int | None, prune: None, bins: int | None):
+                 risk: str, xval: int, seed: int | None, prune: None, bins: int | None,
+                 prior: None = None):
     """UDT on a dask DataFrame (``ubreg.fit`` routes here; see the module docstring).
 
     The options are :data:`ubreg.methods.udt.OPTIONS`, checked by :func:`ubreg.fit`
-    for a Dask frame (``xval`` 0, ``prune`` None).  ``bins=None`` (exact) is refused
+    for a Dask frame (``xval`` 0, ``prune`` and ``prior`` None).  ``bins=None`` (exact) is refused
     for a predictor of more than :data:`~ubreg.fitters.udt.hist.MAX_EXACT_CODES`
     distinct values.
 

@@ -132,7 +132,7 @@ def combine_levels(parsed: PartitionedFormula, pieces: list,
         raise ResponseError(f"response {parsed.response_name!r} has {len(distinct)} classes "
                             f"{shown}: of the fits of a Dask frame, method='uboost' takes "
                             "more than two (in memory, method='uls' fits the multinomial logit "
-                            "and 'uboost', 'gnnb', 'unn' any number of classes)")
+                            "and 'udt', 'uboost', 'gnnb', 'unn' any number of classes)")
     _, response = code_response(distinct, parsed.response_name, positive)
     return label_levels, response
 

@@ -19,7 +19,13 @@ from .checks import (
 )
 from .coerce import check_time_zones, normalise_columns
 from .prepare import prepare
-from .response import Response, _check_weighted_classes, code_response
+from .response import (
+    Response,
+    _check_weighted_classes,
+    code_response,
+    code_response_multiclass,
+    more_than_two_classes,
+)
 from .rfactor import _as_factor, _codes_among
 from .values import Factor, Logical
 
@@ -153,12 +159,14 @@ def raw_design_of(parsed, learned: dict, label_levels: dict,
 
 
 def build_raw_frame(formula: str, data, weights=None, na_action: str = "omit",
-                    positive=None, trusted: bool = False, subset=None) -> RawFrame:
+                    positive=None, trusted: bool = False, subset=None,
+                    response: str = "binary") -> RawFrame:
     """Like :func:`build_model_frame`, but predictors stay raw columns.
 
     Rows with NA in the response are dropped (counted).  NA in predictors is
     kept for the method to handle, or refused with ``na_action="fail"``.  Trees
-    take no offset and a binary response only.
+    take no offset.  ``response``: ``"binary"`` (two classes), or ``"auto"``: more
+    than two classes are coded 0..K−1 (:func:`code_response_multiclass`).
     """
     from .frame import learn_model_frame
 
@@ -184,12 +192,20 @@ def build_raw_frame(formula: str, data, weights=None, na_action: str = "omit",
     if na_counts and prep.na_action == "fail":
         detail = ", ".join(f"{n!r} ({k} rows)" for n, k in na_counts.items())
         raise DataError(f"missing values (NA) in {detail} and na_action='fail'")
-    y, response = code_response(yvals[keep], name, positive, grouped=prep.grouped)
+    yk = yvals[keep]
+    if response == "auto" and not prep.grouped and more_than_two_classes(yk, False):
+        if positive is not None:
+            raise FormulaError(f"positive={positive!r}: the response {name!r} has more than "
+                               "two classes (positive names the class of two)")
+        y, coded = code_response_multiclass(pd.Series(yk), name)
+    else:
+        y, coded = code_response(yk, name, positive, grouped=prep.grouped)
     w = np.ones(len(y)) if prep.weights is None else prep.weights[keep]
     if not (w > 0).any():
         raise DataError("weights are all zero on the rows used")
-    _check_weighted_classes(y, w, name)
+    if coded.kind != "multiclass":
+        _check_weighted_classes(y, w, name)
     _check_real(data, design.variables())
-    return RawFrame(columns=columns, y=y, weights=w, design=design, response=response,
+    return RawFrame(columns=columns, y=y, weights=w, design=design, response=coded,
                     index=data.index[keep], n_input=len(data), dropped=data.index[~keep],
                     na_counts=na_counts)

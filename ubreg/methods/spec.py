@@ -72,9 +72,9 @@ def model_frame(spec: FitSpec, method: str, *, offset: bool = False,
     return mf
 
 
-def raw_frame(spec: FitSpec, method: str):
+def raw_frame(spec: FitSpec, method: str, response: str = "binary"):
     """:func:`ubreg.design.build_raw_frame` of ``spec`` (no offset: trees have no
-    linear predictor)."""
+    linear predictor; ``response="auto"``: more than two classes are kept)."""
     from ..design import build_raw_frame
     from ..errors import FormulaError
     if spec.offset is not None:
@@ -82,7 +82,7 @@ def raw_frame(spec: FitSpec, method: str):
                            "predictor)")
     return build_raw_frame(spec.formula, spec.data, weights=spec.weights,
                            na_action=spec.na_action, positive=spec.positive,
-                           trusted=spec.trusted, subset=spec.subset)
+                           trusted=spec.trusted, subset=spec.subset, response=response)
 
 
 def signature_schema(func, label: str) -> Schema:

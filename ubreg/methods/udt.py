@@ -19,12 +19,32 @@ from ..fitters.udt.binned import (
 )
 from ..fitters.udt.grow import MAX_DEPTH
 from ..numerics.weights import far_exponent
+from ..results.class_tree import ClassTreeResult
 from ..results.tree import TreeResult, to_tree_columns
 from ..trees.columns import check_columns
 from .schema import OnDask, Option, Schema
 from .spec import FitSpec, Method, raw_frame
 
 __all__ = ["fit_udt", "prune_cp", "OPTIONS", "METHOD"]
+
+
+def _check_prior(value):
+    """``prior``: None, a dict by level, or a sequence of numbers (text: comma-separated)."""
+    if value is None or isinstance(value, dict):
+        return value
+    if isinstance(value, str):
+        try:
+            value = [float(v) for v in value.split(",")]
+        except ValueError:
+            raise ValueError(f"prior={value!r}: numbers separated by commas expected") from None
+    try:
+        values = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"prior must be a sequence of numbers or a dict by level, got "
+                         f"{value!r}") from None
+    if values.ndim != 1 or values.size < 2:
+        raise ValueError(f"prior must hold one number per class, got {value!r}")
+    return tuple(values.tolist())
 
 
 #: udt's options (rpart's controls, with rpart's defaults)
@@ -64,12 +84,20 @@ OPTIONS = Schema((
            "need the raw values); no surrogate splits are searched, so new rows missing a "
            "split's variable follow the majority branch and `variable_importance` counts "
            "the primary splits.", low=2, high=65535, none=True),
+    Option("prior", "value", None, "rpart's `parms = list(prior = )`: the prior "
+           "probabilities of the response's classes, in the order of its levels (a sequence "
+           "of K numbers summing to 1, or a dict by level; on the command line, numbers "
+           "separated by commas).  None: the classes' shares of the training weight, "
+           "rpart's default.  A tree with priors is grown as rpart's tree of K classes "
+           "(gini or entropy) and predicts a DataFrame of class probabilities.",
+           check=_check_prior, dask=OnDask(allowed=(None,), why=(
+               "trees of more than two classes and priors are grown in memory"))),
 ), label="'udt'")
 
 
 def fit_udt(spec: FitSpec, *, min_split: int, min_leaf: int, max_depth: int, cp: float,
             risk: str, xval: int, seed: int | None, prune: str | None,
-            bins: int | None) -> TreeResult:
+            bins: int | None, prior) -> TreeResult | ClassTreeResult:
     """Grow a UDT tree (paper 000 Algorithm 3) and its cross-validated cp table.
 
     The options are :data:`OPTIONS`, checked by :func:`ubreg.fit`.  ``prune``
@@ -79,13 +107,21 @@ def fit_udt(spec: FitSpec, *, min_split: int, min_leaf: int, max_depth: int, cp:
     if isinstance(spec.family, list) or not getattr(spec.family, "is_permissible", False):
         raise ValueError("method 'udt' needs one permissible family (the split criterion), "
                          f"got {spec.family!r}")
-    rf = raw_frame(spec, "udt")
+    rf = raw_frame(spec, "udt", response="auto")
     columns = to_tree_columns(rf.columns)
     # min_split and min_leaf count rows with prior weights, as rpart does (a constant
     # multiple of the weights grows the same tree), weight with frequency weights
     controls = dict(min_split=min_split, min_leaf=min_leaf, max_depth=max_depth, cp=cp,
                     risk=risk, count_rows=spec.weight_kind == "prior")
     w, unit = _grown_weights(rf.weights, spec.weight_kind)
+    if rf.response.kind == "multiclass" or prior is not None:
+        from .udt_classes import fit_class_tree
+        if bins is not None:
+            raise ValueError("bins= grows trees of two classes without priors; a tree of "
+                             f"{len(rf.response.levels)} classes or with priors is grown "
+                             "exact (bins=None)")
+        classes = fit_class_tree(spec, rf, columns, w, unit, prior, controls, xval, seed)
+        return classes if prune is None else classes.prune(prune_cp(classes, prune))
     grow = _binned_grower(columns, w, bins) if bins is not None else None
     tree = (grow or grow_tree)(columns, rf.y, w, spec.family, **controls)
     if grow is None:        # a binned tree has none, as on a Dask frame (the same tree)
@@ -128,7 +164,7 @@ def _binned_grower(columns, weights, bins: int | None):
     return functools.partial(grow_tree_binned, coded=coded)
 
 
-def prune_cp(result: TreeResult, rule: str = "1se") -> float:
+def prune_cp(result: TreeResult | ClassTreeResult, rule: str = "1se") -> float:
     """The cp at which ``result.prune(cp)`` gives the tree the cross-validated cp
     table chooses: ``"1se"``, the smallest tree whose xerror is within one xstd of
     the least (Breiman et al. 1984, §3.4.3; :meth:`TreeResult.cp_one_se`), or
@@ -152,4 +188,5 @@ def fit_udt_on_dask(spec: FitSpec, **options) -> TreeResult:
 
 
 METHOD = Method("udt", fit=fit_udt, result=TreeResult, schema=OPTIONS, quick={"": {"xval": 0}},
-                keeps_missing=True, dask=fit_udt_on_dask, default_family="gini")
+                keeps_missing=True, dask=fit_udt_on_dask, default_family="gini",
+                multiclass=True)

@@ -16,7 +16,7 @@ from .base import PREDICT_TYPES, BinaryResult, Capabilities, check_predict_type,
 if TYPE_CHECKING:
     from ..summary.tree import TreeSummary
 
-__all__ = ["TreeResult", "to_tree_columns"]
+__all__ = ["TreeResult", "to_tree_columns", "leaves_after_prune"]
 
 #: a tree also predicts the rpart number of each row's leaf
 _TYPES = (*PREDICT_TYPES, "leaf")
@@ -25,6 +25,20 @@ _TYPES = (*PREDICT_TYPES, "leaf")
 def to_tree_columns(raw_columns: Iterable[RawColumn]) -> list[TreeColumn]:
     return [TreeColumn(c.name, c.kind, c.values, None if c.levels is None else
                        [str(v) for v in c.levels]) for c in raw_columns]
+
+
+def leaves_after_prune(tree: Tree, training_leaf: np.ndarray) -> np.ndarray:
+    """The leaves (rpart numbers) of rows in the pruned ``tree``, from their leaves
+    ``training_leaf`` in the tree before: each old leaf's first ancestor (k → k // 2)
+    that is a leaf of the pruned tree."""
+    leaves = set(tree.nodes["number"][tree.is_leaf].tolist())
+    old = np.unique(training_leaf)
+    new = []
+    for k in old.tolist():
+        while k not in leaves:
+            k //= 2
+        new.append(k)
+    return np.asarray(new)[np.searchsorted(old, training_leaf)]
 
 
 class TreeResult(BinaryResult):
@@ -165,16 +179,7 @@ class TreeResult(BinaryResult):
         for cached in self._unpickled:          # the full tree's deviance and log-likelihood
             out.__dict__.pop(cached, None)
         out.tree = tree
-        # a row's leaf in the pruned tree is the first ancestor (k → k // 2)
-        # of its old leaf that is a leaf of the pruned tree
-        leaves = set(tree.nodes["number"][tree.is_leaf].tolist())
-        old = np.unique(self.training_leaf)
-        new = []
-        for k in old.tolist():
-            while k not in leaves:
-                k //= 2
-            new.append(k)
-        out.training_leaf = np.asarray(new)[np.searchsorted(old, self.training_leaf)]
+        out.training_leaf = leaves_after_prune(tree, self.training_leaf)
         out.eta = out._by_leaf(out.training_leaf, "link")
         out.call = f"prune({self.call}, cp={cp:g})"
         return out

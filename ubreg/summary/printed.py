@@ -72,7 +72,9 @@ def tree_lines(result) -> list[str]:
     lines = _head(result) + [f"Split criterion: {result.family.describe()};  cost-complexity "
                              f"by {risk} (cp = {tree.controls.get('cp', float('nan')):g}); "
                              f"{result.n_leaves} leaves", ""]
-    text = listing(tree, labels=(str(resp.negative), str(resp.positive)))
+    labels = (getattr(tree, "levels", None)
+              or (str(resp.negative), str(resp.positive)))
+    text = listing(tree, labels=labels)
     return lines + text.rstrip("\n").split("\n")
 
 

@@ -10,14 +10,14 @@ from .rformat import format_r, matrix_lines
 from .tree_listing import listing
 
 if TYPE_CHECKING:
+    from ..results.class_tree import ClassTreeResult
     from ..results.tree import TreeResult
 
-__all__ = ["TreeSummary", "cp_table_lines", "NA_NOTE"]
+__all__ = ["TreeSummary", "ClassTreeSummary", "cp_table_lines", "NA_NOTE"]
 
 #: how a tree treats missing predictor values (the summary's note names the variables)
-NA_NOTE = ("Training rows missing a predictor were routed by surrogate splits (rpart's), "
-           "or the majority branch when none applies: {}. predict() gives NA for a new row "
-           "missing a predictor.")
+NA_NOTE = ("Rows missing a predictor (in training and in predict()) are routed by surrogate "
+           "splits (rpart's), or the majority branch when none applies: {}.")
 
 
 def cp_table_lines(result) -> list[str]:
@@ -43,7 +43,7 @@ class TreeSummary(Summary):
 
     template = "tree_summary.html"
 
-    def __init__(self, result: TreeResult) -> None:
+    def __init__(self, result: TreeResult | ClassTreeResult) -> None:
         super().__init__(result)
         self.table = result.frame
 
@@ -98,3 +98,32 @@ class TreeSummary(Summary):
                 "cptable": [[columns[c][i] for c in columns] for i in range(len(r.cptable))],
                 "cp_columns": list(columns), "risk_label": _RISKS[r.tree.risk],
                 "importance": list(zip(imp.index, [f"{v:.4g}" for v in imp]))}
+
+
+class ClassTreeSummary(TreeSummary):
+    """:class:`TreeSummary` of a tree of K classes (rpart's ``method = "class"``)."""
+
+    def facts(self) -> dict:
+        r = self.result
+        na = ", ".join(f"{k} ({v})" for k, v in r.na_counts.items())
+        prior = ", ".join(f"{k}: {v:.4g}" for k, v in r.prior.items())
+        return {
+            "call": r.call, "family": r.family.describe(), "nobs": r.nobs,
+            "n_dropped": r.n_dropped, "n_leaves": r.n_leaves,
+            "deviance": r.deviance, "null_deviance": r.null_deviance,
+            "surrogate_risk": None, "positive": None, "response": r.response.name,
+            "classes": list(r.classes), "prior": prior, "risk_measure": r.tree.risk,
+            "na_note": NA_NOTE.format(na) if na else "", "xval": r.xval,
+        }
+
+    def _listing(self) -> str:
+        return listing(self.result.tree, labels=self.result.tree.levels)
+
+    def text_lines(self) -> list[str]:
+        lines = super().text_lines()
+        f = self.facts()
+        head = next(i for i, line in enumerate(lines) if line.startswith("Split criterion"))
+        lines[head] = (f"Split criterion: {f['family']} (rpart's classification tree of "
+                       f"{len(f['classes'])} classes); priors {f['prior']}")
+        return [("Variable importance (impurity reduction, rpart's):"
+                 if line.startswith("Variable importance") else line) for line in lines]

@@ -46,15 +46,17 @@ def listing(tree, labels=("0", "1"), digits=7):
     ``print.rpart`` prints a classification tree.
 
     ``loss`` is the misclassified weight and ``yprob`` the class proportions
-    (P(y = 0), P(y = 1)); ``yval`` is the class with yprob ≥ 1/2 for y = 1
-    (rpart takes the first class at a tie).  Losses and proportions are
+    (P(y = 0), P(y = 1); with K classes, the K probabilities); ``yval`` is the class with
+    yprob ≥ 1/2 for y = 1 (rpart takes the first class at a tie), with K classes the
+    class of least expected loss.  Losses and proportions are
     formatted together as R's ``format`` does (``digits`` significant digits).
     """
     f = tree.frame
     split = split_labels(tree, digits=digits)
     width = len(str(int(f["node"].max())))
-    p1 = f["yprob"].to_numpy(dtype=float)
-    probs = format_r(np.concatenate([1.0 - p1, p1]), digits)
+    yprob = np.asarray(tree.yprob, dtype=float)
+    by_class = [1.0 - yprob, yprob] if yprob.ndim == 1 else list(yprob.T)
+    probs = np.asarray(format_r(np.concatenate(by_class), digits)).reshape(len(by_class), -1)
     loss = format_r([signif(v, digits) for v in f["loss"].to_numpy(dtype=float)], digits)
     names = [str(v) for v in labels]
     lab_w = max(len(v) for v in names)
@@ -67,5 +69,5 @@ def listing(tree, labels=("0", "1"), digits=7):
         star = "*" if f["is_leaf"].iat[i] else " "
         lines.append(f"{indent}{int(f['node'].iat[i]):>{width}}) {split[i]} "
                      f"{_num(f['n'].iat[i], digits)} {loss[i]} {yval} "
-                     f"({probs[i]} {probs[len(f) + i]}) {star}")
+                     f"({' '.join(probs[:, i])}) {star}")
     return "\n".join(lines) + "\n"

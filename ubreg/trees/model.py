@@ -15,6 +15,7 @@ itself is used, which is ∇φ(0) or ∇φ(1).
 from __future__ import annotations
 
 from functools import cached_property
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -24,7 +25,10 @@ from .criterion import make_criterion, misclass_risk
 from .prune import cp_rows
 from .route import route
 
-__all__ = ["Tree", "leaf_link", "LINK_EPS"]
+__all__ = ["Tree", "TreeT", "leaf_link", "LINK_EPS"]
+
+#: a Tree or a subclass of it (what its copies keep)
+TreeT = TypeVar("TreeT", bound="Tree")
 
 #: probability clip used to cap the link of pure leaves (unbounded link domains)
 LINK_EPS = 1e-12
@@ -84,7 +88,7 @@ class Tree:
         self.risk = risk
         self.weight_unit = float(weight_unit)
 
-    def in_weight_unit(self, unit: float) -> Tree:
+    def in_weight_unit(self: TreeT, unit: float) -> TreeT:
         """This tree grown on weights divided by ``unit``, presented in the weights' own
         units: what is in their units (node weights, risks, improvements, the deviance)
         is multiplied by ``unit`` when shown, while everything relative (CP, the cp table,
@@ -93,8 +97,19 @@ class Tree:
         infinite)."""
         if unit == 1.0:
             return self
-        return Tree(self.nodes, self.specs, self.family, self.controls, self.alpha, self.risk,
-                    self.weight_unit * unit)
+        return self.replace(weight_unit=self.weight_unit * unit)
+
+    #: what defines a tree (its other attributes are cached from these)
+    _STATE: tuple[str, ...] = ("nodes", "specs", "family", "controls", "alpha", "risk",
+                               "weight_unit")
+
+    def replace(self: TreeT, **changes) -> TreeT:
+        """A tree of the same class with some of :attr:`_STATE` changed (the caches
+        are not carried over)."""
+        out = object.__new__(type(self))
+        out.__dict__.update({k: self.__dict__[k] for k in self._STATE if k in self.__dict__})
+        out.__dict__.update(changes)
+        return out
 
     def times_power_of_two(self, e: int) -> Tree:
         """:meth:`in_weight_unit` of 2^e (a tree grown on weights divided by 2^e)."""
@@ -212,15 +227,18 @@ class Tree:
                                 np.where(nd["na_left"], "left", "right")),
             "n": nd["n"],
             "weight": self._in_weight_units(nd["weight"]),
-            "yprob": self.yprob,
-            "link": leaf_link(self.family, self.yprob),
-            "yval": (self.yprob > 0.5).astype(np.int64),
-            "loss": self.node_misclass,
-            "risk": self.node_surrogate_risk,
+            **self._node_values(),
             "improve": self._in_weight_units(np.where(leaf, 0.0, nd["improve"])),
             "complexity": complexity,
             "n_tied": np.where(leaf, 0, nd["n_tied"]),
         })
+
+    def _node_values(self) -> dict:
+        """The columns of :attr:`frame` on the nodes' response: yprob, link, yval, loss,
+        risk."""
+        return {"yprob": self.yprob, "link": leaf_link(self.family, self.yprob),
+                "yval": (self.yprob > 0.5).astype(np.int64), "loss": self.node_misclass,
+                "risk": self.node_surrogate_risk}
 
     @cached_property
     def surrogates(self) -> pd.DataFrame:
@@ -282,7 +300,7 @@ class Tree:
         """
         nd = self.nodes
         internal = ~self.is_leaf
-        unit = _RPART_UNITS.get(self.family.name, 1.0)
+        unit = self._improve_unit
         improve = self._in_weight_units(np.where(internal, nd["improve"], 0.0)) * unit
         total = np.bincount(nd["var"][internal], weights=improve[internal],
                             minlength=len(self.specs))
@@ -298,6 +316,11 @@ class Tree:
         order = sorted(np.flatnonzero(used), key=lambda j: (-total[j], names[j]))
         return pd.Series(total[order], index=[names[j] for j in order], name="importance",
                          dtype=float)
+
+    @property
+    def _improve_unit(self) -> float:
+        """rpart's units of an improvement per unit of the stored ``improve``."""
+        return _RPART_UNITS.get(self.family.name, 1.0)
 
     # ---- risks and deviances ------------------------------------------------
     @property
@@ -348,7 +371,7 @@ class Tree:
         return leaf_link(self.family, self.yprob)[idx]
 
     # ---- pruning -----------------------------------------------------------
-    def prune(self, cp) -> Tree:
+    def prune(self: TreeT, cp) -> TreeT:
         """The subtree keeping the splits whose complexity exceeds ``cp``
         (relative to the root risk, as rpart's ``prune(tree, cp)``)."""
         cp = float(cp)
@@ -361,8 +384,7 @@ class Tree:
         rel = nd["complexity"] / root if root > 0 else np.zeros(self.n_nodes)
         split = ~self.is_leaf & (rel > cp)
         if split.sum() == (~self.is_leaf).sum():
-            return Tree(self.nodes, self.specs, self.family, self.controls, self.alpha, self.risk,
-                        self.weight_unit)
+            return self.replace()
         alpha = cp * root
         keep = np.zeros(self.n_nodes, dtype=bool)
         keep[0] = True
@@ -370,9 +392,19 @@ class Tree:
             at = np.flatnonzero(nd["depth"] == d)
             p = nd["parent"][at]
             keep[at] = keep[p] & split[p]
-        controls = dict(self.controls, cp=cp)
-        return Tree(subset_nodes(nd, keep, split, alpha), self.specs, self.family, controls,
-                    alpha, self.risk, self.weight_unit)
+        return self.replace(nodes=subset_nodes(nd, keep, split),
+                             controls=dict(self.controls, cp=cp), alpha=alpha)
+
+    def heldout_loss(self, node, y) -> np.ndarray:
+        """The loss of rows of classes ``y`` (0/1) reaching nodes ``node`` (indices), as
+        the cp table's cross-validation adds it: the 0/1 error (``risk="misclass"``, a
+        node at p = 1/2 predicting class 0 as :meth:`predict`) or the surrogate loss
+        F_φ(y* H) with the capped link (``risk="surrogate"``)."""
+        p = self.yprob[node]
+        if self.risk == "misclass":
+            return ((p > 0.5).astype(np.float64) != y).astype(np.float64)
+        ystar = 2.0 * np.asarray(y, dtype=np.float64) - 1.0
+        return np.asarray(self.family.F(ystar * leaf_link(self.family, p)), dtype=np.float64)
 
     def __repr__(self):
         n_leaves = int(self.is_leaf.sum())
@@ -380,9 +412,10 @@ class Tree:
                 f"risk={self.risk!r}>")
 
 
-def subset_nodes(nodes, keep, split, alpha):
+def subset_nodes(nodes, keep, split):
     """Node arrays restricted to ``keep`` (order preserved, indices remapped);
-    nodes whose split is not in ``split`` become leaves with complexity α."""
+    nodes whose split is not in ``split`` become leaves, keeping their complexity as
+    rpart's frame keeps it."""
     idx = np.flatnonzero(keep)
     new_of_old = np.full(keep.shape[0], -1, dtype=np.intp)
     new_of_old[idx] = np.arange(idx.shape[0])
@@ -397,5 +430,4 @@ def subset_nodes(nodes, keep, split, alpha):
     out["parent"] = remap(out["parent"])
     out["left"] = np.where(is_split, remap(out["left"]), -1)
     out["right"] = np.where(is_split, remap(out["right"]), -1)
-    out["complexity"] = np.where(is_split, out["complexity"], alpha)
     return out

@@ -37,8 +37,9 @@ def rpart_complexity(left, right, risk, alpha):
     Returns
     -------
     complexity : ndarray
-        rpart's node complexity before :func:`fix_cp` (α at leaves and at
-        collapsed nodes).
+        rpart's node complexity before :func:`fix_cp`: α at nodes not split (too small,
+        risk at most α, no split found), the complexity computed at a collapsed node
+        (at most α), as partition.c leaves them.
     split : ndarray of bool
         Whether the node's split survives.
     """
@@ -82,10 +83,9 @@ def rpart_complexity(left, right, risk, alpha):
             if t > cl:
                 lr, ls = rk[L], 0
         comp = (rk[i] - (lr + rr)) / (ls + rs + 1)
-        if comp <= alpha:
-            cx[i] = alpha
-            return 0, rk[i]
         cx[i] = comp
+        if comp <= alpha:       # "all was in vain": collapsed, keeping its complexity
+            return 0, rk[i]
         split[i] = True
         return ls + rs + 1, lr + rr
 

@@ -8,13 +8,13 @@ from ...numerics.folds import xval_groups
 from ...numerics.progress import progress
 from ...trees.columns import CATEGORICAL, TreeColumn, check_columns, check_response
 from ...trees.criterion import make_criterion
-from ...trees.model import Tree, leaf_link, subset_nodes
+from ...trees.model import Tree, TreeT, subset_nodes
 from ...trees.prune import cp_rows, fix_cp, rpart_complexity
 from ...trees.route import route
 from ...trees.surrogates import find_surrogates, split_missing
 from .grow import grow_raw, node_risk
 
-__all__ = ["grow_tree", "cp_table_cv", "tree_from_raw", "with_all_surrogates"]
+__all__ = ["grow_tree", "cp_table_cv", "tree_from_raw", "pruned_nodes", "with_all_surrogates"]
 
 
 def _check_family(family):
@@ -70,9 +70,14 @@ def tree_from_raw(raw, info, family, controls: dict, risk: str) -> Tree:
     """The :class:`Tree` of a grown tree (:func:`~ubreg.fitters.udt.grow.grow_raw`
     or :func:`~ubreg.fitters.udt.hist.grow_binned`), pruned at its complexity floor
     as rpart does."""
-    alpha = info["alpha"]
-    crit = make_criterion(family)
-    r = node_risk(crit, raw["wy"], raw["weight"], risk)
+    r = node_risk(make_criterion(family), raw["wy"], raw["weight"], risk)
+    nodes = pruned_nodes(raw, r, info["alpha"])
+    return Tree(nodes, info["specs"], family, controls, info["alpha"], risk)
+
+
+def pruned_nodes(raw, r, alpha):
+    """The node arrays of a grown tree (node risks ``r``) pruned at its complexity floor
+    ``alpha`` as rpart's ``partition()`` prunes, in rpart's order."""
     complexity, split = rpart_complexity(raw["left"], raw["right"], r, alpha)
     # nodes of the final tree: every ancestor's split survives
     keep = np.zeros(r.shape[0], dtype=bool)
@@ -83,12 +88,10 @@ def tree_from_raw(raw, info, family, controls: dict, risk: str) -> Tree:
         at = np.flatnonzero(raw["depth"] == d)
         keep[at] = keep[parent[at]] & split[parent[at]]
     raw["complexity"] = fix_cp(parent, raw["depth"], complexity)
-    nodes = subset_nodes(raw, keep, split, alpha)
-    nodes = _rpart_order(nodes)
-    return Tree(nodes, info["specs"], family, controls, alpha, risk)
+    return _rpart_order(subset_nodes(raw, keep, split))
 
 
-def with_all_surrogates(tree: Tree, columns, weight, count_rows=False) -> Tree:
+def with_all_surrogates(tree: TreeT, columns, weight, count_rows=False) -> TreeT:
     """``tree`` with the surrogate splits of every split node, as rpart finds them.
 
     The grower finds surrogates only where training rows miss the split variable
@@ -119,8 +122,7 @@ def with_all_surrogates(tree: Tree, columns, weight, count_rows=False) -> Tree:
         direction = np.where(miss, 0, np.where(went_left, 1, -1)).astype(np.int8)
         found[int(nd["number"][k])] = find_surrogates(specs, values, rows, direction, w[rows],
                                                       var, count_rows=count_rows, orders=orders)
-    return Tree(dict(nd, surrogates=found), tree.specs, tree.family, tree.controls, tree.alpha,
-                tree.risk, tree.weight_unit)
+    return tree.replace(nodes=dict(nd, surrogates=found))
 
 
 def _rpart_order(nodes):
@@ -192,7 +194,11 @@ def cp_table_cv(columns, y, weight, family, folds=10, seed=0, grow=None,
     """
     folds = int(folds)
     values, specs, n = check_columns(columns)
-    yv, w = check_response(y, weight, n)
+    if grow is None:
+        yv, w = check_response(y, weight, n)
+    else:                  # the grower checks its response (class codes of K classes)
+        yv = np.asarray(y)
+        w = np.ones(n) if weight is None else np.asarray(weight, dtype=np.float64)
     if not 2 <= folds <= n:
         raise ValueError(f"folds must lie in 2..{n}, got {folds}")
     grow = grow_tree if grow is None else grow
@@ -207,7 +213,6 @@ def cp_table_cv(columns, y, weight, family, folds=10, seed=0, grow=None,
     w_total = w.sum()
     xrisk = np.zeros(cps.shape[0])
     xsq = np.zeros(cps.shape[0])
-    ystar = 2.0 * yv - 1.0
     for k in progress(range(folds), "udt xval", total=folds):
         train = np.flatnonzero(group != k)
         test = np.flatnonzero(group == k)
@@ -221,16 +226,10 @@ def cp_table_cv(columns, y, weight, family, folds=10, seed=0, grow=None,
         _, path = route(ft.nodes, specs, tvals, test.shape[0], path=True)
         cpath = ft.nodes["complexity"][path]
         cpath[ft.nodes["left"][path] < 0] = -np.inf       # leaves stop every walk
-        p_node = ft.yprob
-        link_node = leaf_link(family, p_node)
         for j, t in enumerate(thr * scale):
             depth = (cpath > t).sum(axis=1)
             node = path[np.arange(test.shape[0]), depth]
-            if risk == "misclass":
-                # a leaf at p = 1/2 predicts class 0, as Tree.predict (rpart's first class)
-                err = ((p_node[node] > 0.5).astype(float) != yv[test]).astype(float)
-            else:
-                err = np.asarray(family.F(ystar[test] * link_node[node]), dtype=float)
+            err = ft.heldout_loss(node, yv[test])
             xrisk[j] += np.sum(w[test] * err)
             xsq[j] += np.sum(w[test] * err * err)
     xstd = np.sqrt(np.maximum(xsq - xrisk ** 2 / w_total, 0.0))

@@ -1,0 +1,396 @@
+"""rpart's classification tree of K classes (``rpart(method = "class")``): growth.
+
+The binary engine (:mod:`.grow`) grows the trees of two classes with the default priors
+from the weighted count of class 1, for any permissible family.  A response of more
+than two classes, or priors (``prior=``), needs the weight of every class in every node
+and rpart's two criteria of K classes (:mod:`ubreg.trees.class_stats`): this module grows
+those trees, node by node, depth first and left first as rpart's ``partition()``:
+
+- a node is split when it holds at least ``min_split`` observations (and twice
+  ``min_leaf``), lies above ``max_depth`` and its risk exceeds α = cp × the root's risk;
+- every predictor is searched on the node's rows where it is observed (positive weight):
+  a numeric one at the midpoints between distinct consecutive values, each child holding
+  at least ``min_leaf`` observations; a factor over sets of its levels, as rpart's
+  gini.c: with two classes the levels ordered by their altered share of the first class,
+  with more every subset in rpart's Gray-code order (``2^(L−1)`` subsets; a factor of
+  more than :data:`MAX_SUBSET_LEVELS` levels present in a node is refused);
+- the best split has the largest improvement (the first cut in sort or Gray-code
+  order, the earlier predictor among equals) and must exceed 1e-10 of the largest
+  improvement seen (rpart's ``iscale``);
+- its left child is the side whose mean class index Σ_j j p_j is smaller (rpart's
+  ``lmean < rmean``); rows missing the split's variable follow the surrogate splits
+  (:mod:`ubreg.trees.surrogates`), then the heavier side.
+
+Cost-complexity pruning, surrogates at every split and the cp table are the engine's
+(:mod:`ubreg.trees.prune`, :func:`.engine.with_all_surrogates`, :func:`.engine.cp_table_cv`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...trees.class_model import ClassTree
+from ...trees.class_stats import IMPURITIES, ClassWeights
+from ...trees.columns import CATEGORICAL, check_columns, weight_floor
+from ...trees.surrogates import find_surrogates, route_missing
+from .grow import check_controls
+
+__all__ = ["grow_class_tree", "grow_class_raw", "check_classes", "MAX_SUBSET_LEVELS"]
+
+#: levels of a factor (present in a node) up to which every subset is searched with
+#: more than two classes (2^(L−1) − 1 subsets, as rpart)
+MAX_SUBSET_LEVELS = 20
+#: rpart keeps a split whose improvement exceeds this share of the largest one seen
+_ISCALE = 1e-10
+#: Gray-code states evaluated per block (memory: block × levels)
+_GRAY_BLOCK = 1 << 15
+
+
+def check_classes(y, weight, n: int, n_classes: int):
+    """Class codes 0..K−1 and weights (≥ 0, finite, not all 0) as int and float arrays."""
+    codes = np.asarray(y)
+    if codes.ndim != 1 or codes.shape[0] != n:
+        raise ValueError(f"y has shape {codes.shape}, expected ({n},) to match the columns")
+    codes = codes.astype(np.intp)
+    if codes.size and (codes.min() < 0 or codes.max() >= n_classes):
+        raise ValueError(f"class codes must lie in 0..{n_classes - 1}")
+    w = np.ones(n) if weight is None else np.asarray(weight, dtype=np.float64)
+    if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError("weights must be finite and non-negative, one per row")
+    if not w.sum() > 0:
+        raise ValueError("the total weight is zero: nothing to grow a tree on")
+    return codes, w
+
+
+def grow_class_tree(columns, y, weight, family, *, levels, class_weights: ClassWeights,
+                    min_split=20, min_leaf=7, max_depth=30, cp=0.01, risk="misclass",
+                    _alpha=None, count_rows=False) -> ClassTree:
+    """Grow rpart's tree of ``len(levels)`` classes and prune it at ``cp`` as rpart does.
+
+    ``family`` is gini or entropy (rpart's ``split = "gini"`` or ``"information"``);
+    ``class_weights`` holds the priors (:meth:`ClassWeights.of`, from all training rows);
+    ``risk`` must be ``"misclass"`` (rpart's); the other arguments are
+    :func:`ubreg.fitters.udt.grow_tree`'s.  Surrogates are found where training rows
+    miss a split's variable (:func:`.engine.with_all_surrogates` adds the others).
+    """
+    from .engine import pruned_nodes
+    kind = IMPURITIES.get(str(getattr(family, "name", "")))
+    if kind is None:
+        raise ValueError(f"a tree of {len(levels)} classes splits by gini or entropy (rpart's "
+                         f"split = 'gini' or 'information'), got family {family!r}")
+    if risk != "misclass":
+        raise ValueError(f"a tree of {len(levels)} classes is pruned by its misclassification "
+                         f"risk (rpart's), got risk={risk!r}")
+    raw, info = grow_class_raw(columns, y, weight, len(levels), class_weights, kind,
+                               min_split=min_split, min_leaf=min_leaf, max_depth=max_depth,
+                               cp=cp, alpha=_alpha, count_rows=count_rows)
+    r = class_weights.predicted(raw["class_w"])[1]
+    nodes = pruned_nodes(raw, r, info["alpha"])
+    controls = dict(min_split=min_split, min_leaf=min_leaf, max_depth=max_depth, cp=cp)
+    return ClassTree(nodes, info["specs"], family, controls, info["alpha"], levels,
+                     class_weights)
+
+
+class _Split:
+    """The best split of a node so far."""
+
+    def __init__(self):
+        self.improve, self.var, self.n_tied = -np.inf, -1, 0
+        self.threshold, self.low_left, self.side = np.nan, True, None
+        self.lw = self.rw = 0.0
+
+
+def _numeric_best(x, y, w, c, K, weights, kind, edge):
+    """(improve, threshold, low_left, lw, rw) of the best cut of one numeric predictor,
+    or None (gini.c's numeric loop, in its arithmetic: the sums move one row at a time,
+    so that equal splits of two predictors tie as they tie in rpart)."""
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    m = xs.shape[0]
+    if m < 2 or xs[0] == xs[-1]:
+        return None
+    yo, wo = y[order], w[order]
+    moved = np.zeros((m, K))
+    moved[np.arange(m), yo] = wo
+    a = weights.altered[yo] * wo
+    left = np.cumsum(moved, axis=0)[:-1]
+    right = np.cumsum(np.vstack([np.cumsum(moved, axis=0)[-1], -moved]), axis=0)[1:-1]
+    total = np.cumsum(moved, axis=0)[-1]
+    lwt = np.cumsum(a)[:-1]
+    rwt = np.cumsum(np.concatenate([[np.cumsum(a)[-1]], -a]))[1:-1]
+    lcount = np.cumsum(c[order])[:-1]
+    rcount = lcount[-1] + c[order][-1] - lcount
+    valid = (lcount >= edge) & (rcount >= edge) & (xs[1:] != xs[:-1])
+    if not valid.any():
+        return None
+    temp = np.where(valid, _children_impurity(lwt, left, rwt, right, weights.altered, kind),
+                    np.inf)
+    i = int(np.argmin(temp))
+    rtot = np.cumsum(a)[-1]
+    total_ss = float(_children_impurity(np.zeros(1), np.zeros((1, K)), np.array([rtot]),
+                                        total[None, :], weights.altered, kind)[0])
+    if not temp[i] < total_ss:
+        return None
+    low_left = _left_is_lower(left[i], right[i], weights)
+    return (total_ss - float(temp[i]), 0.5 * (xs[i] + xs[i + 1]), low_left,
+            float(left[i].sum()), float(right[i].sum()))
+
+
+def _children_impurity(lwt, left, rwt, right, altered, kind):
+    """Σ_j [lwt·I(p_j | left) + rwt·I(p_j | right)] per cut, summed as gini.c sums it
+    (class by class, left then right; I(p) = p(1 − p) or −p ln p)."""
+    temp = np.zeros(lwt.shape[0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for j in range(left.shape[1]):
+            for wt, n in ((lwt, left[:, j]), (rwt, right[:, j])):
+                p = altered[j] * n / wt
+                if kind == "gini":
+                    imp = p * (1.0 - p)
+                else:
+                    imp = np.where(p == 0, 0.0, -p * np.log(np.where(p > 0, p, 1.0)))
+                temp += np.where(wt > 0, wt * imp, 0.0)
+    return temp
+
+
+def _left_is_lower(left, right, weights):
+    """rpart's ``lmean < rmean``: the mean class index Σ_j j α_j n_j / Σ α n of the
+    left side is smaller."""
+    a = weights.altered
+    j = np.arange(left.shape[-1])
+    return bool((j * a * left).sum() / (a * left).sum()
+                < (j * a * right).sum() / (a * right).sum())
+
+
+def _subset_states(counts, n_levels, K):
+    """Left-side level sets in rpart's search order, as a boolean (states, L) matrix."""
+    present = np.flatnonzero(counts > 0)
+    if K == 2:
+        return None            # ordered by share (see _categorical_best)
+    movable = present[present < n_levels - 1]
+    m = movable.shape[0]
+    t = np.arange(1, 1 << m, dtype=np.int64)
+    gray = t ^ (t >> 1)
+    bits = ((gray[:, None] >> np.arange(m)) & 1).astype(bool)
+    states = np.zeros((t.shape[0], n_levels), dtype=bool)
+    states[:, movable] = bits
+    return states
+
+
+def _categorical_best(code, n_levels, y, w, c, K, weights, kind, edge, name):
+    """(improve, side, weight of the left child, of the right) of the best set split of
+    one factor, or None (gini.c's categorical search; ``side``: 1 left, 2 right, 0 a
+    level absent from the node)."""
+    ccnt = np.bincount(code * K + y, weights=w, minlength=n_levels * K).reshape(n_levels, K)
+    countn = np.bincount(code, weights=c, minlength=n_levels)
+    present = countn > 0
+    awt = ccnt @ weights.altered
+    if K == 2:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rate = np.where(awt > 0, ccnt[:, 0] / awt, 0.0)      # gini.c's rate
+        ordered = np.flatnonzero(present)[np.argsort(rate[present], kind="stable")]
+        states = np.zeros((ordered.shape[0], n_levels), dtype=bool)
+        for s in range(ordered.shape[0]):
+            states[s:, ordered[s]] = True
+    else:
+        if int(present[: n_levels - 1].sum()) > MAX_SUBSET_LEVELS:
+            raise ValueError(
+                f"predictor {name!r} has {int(present.sum())} levels in a node and the "
+                f"response more than two classes: rpart's search of every subset of "
+                f"levels would take 2^{int(present.sum()) - 1} steps; ubreg searches at "
+                f"most {MAX_SUBSET_LEVELS} levels. Collapse levels of {name!r}")
+        states = _subset_states(countn, n_levels, K)
+    total = ccnt.sum(axis=0)
+    total_ss = float(_children_impurity(np.zeros(1), np.zeros((1, K)), np.array([awt.sum()]),
+                                        total[None, :], weights.altered, kind)[0])
+    best_t, best_i = np.inf, -1
+    for a in range(0, states.shape[0], _GRAY_BLOCK):
+        block = states[a:a + _GRAY_BLOCK].astype(np.float64)
+        left = block @ ccnt
+        lcount = block @ countn
+        rcount = countn.sum() - lcount
+        lwt = block @ awt
+        temp = _children_impurity(lwt, left, awt.sum() - lwt, total - left, weights.altered,
+                                  kind)
+        temp = np.where((lcount >= edge) & (rcount >= edge), temp, np.inf)
+        i = int(np.argmin(temp)) if temp.size else 0
+        if temp.size and temp[i] < best_t:
+            best_t, best_i = float(temp[i]), a + i
+    if not best_t < total_ss:
+        return None
+    on_left = states[best_i]
+    left = ccnt[on_left].sum(axis=0)
+    right = total - left
+    first = 1 if _left_is_lower(left, right, weights) else 2
+    side = np.where(present, np.where(on_left, first, 3 - first), 0).astype(np.int8)
+    lw, rw = float(left.sum()), float(right.sum())
+    return total_ss - best_t, side, *((lw, rw) if first == 1 else (rw, lw))
+
+
+def _best_split(values, specs, rows, y, w, c, K, weights, kind, edge, iscale):
+    """The best split of the node of ``rows`` over all predictors (see the notes)."""
+    best = _Split()
+    found = []
+    for j, spec in enumerate(specs):
+        x = values[j][rows]
+        if spec.kind == CATEGORICAL:
+            obs = (x >= 0) & (w > 0)
+            if not obs.any():
+                continue
+            got = _categorical_best(x[obs], len(spec.levels), y[obs], w[obs], c[obs], K,
+                                    weights, kind, edge, spec.name)
+            if got is None:
+                continue
+            improve, side, lw, rw = got
+            thr, low = np.nan, True
+        else:
+            obs = ~np.isnan(x) & (w > 0)
+            got = _numeric_best(x[obs], y[obs], w[obs], c[obs], K, weights, kind, edge)
+            if got is None:
+                continue
+            improve, thr, low, lw, rw = got
+            side = None
+        iscale[0] = max(iscale[0], improve)
+        if not improve > iscale[0] * _ISCALE:
+            continue
+        found.append(improve)
+        if improve > best.improve:            # strictly: the earlier predictor wins ties
+            best.improve, best.var, best.threshold, best.low_left = improve, j, thr, low
+            best.side, best.lw, best.rw = side, lw, rw
+    if best.var >= 0:
+        tol = 1e-12 * max(abs(best.improve), 1.0)
+        best.n_tied = int(sum(abs(f - best.improve) <= tol for f in found))
+    return best
+
+
+class _Nodes:
+    """The grown nodes, appended in growth order (the engine's node arrays at the end)."""
+
+    FIELDS = ("number", "parent", "depth", "left", "right", "var", "threshold", "direction",
+              "na_left", "cat_row", "n", "npos", "weight", "improve", "n_tied")
+
+    def __init__(self, K):
+        self.cols: dict[str, list] = {f: [] for f in self.FIELDS}
+        self.class_w = []
+        self.sides = []
+        self.K = K
+
+    def add(self, number, parent, depth, rows, y, w):
+        i = len(self.cols["number"])
+        for f, v in (("number", number), ("parent", parent), ("depth", depth), ("left", -1),
+                     ("right", -1), ("var", -1), ("threshold", np.nan), ("direction", 0),
+                     ("na_left", True), ("cat_row", -1), ("n", rows.shape[0]),
+                     ("npos", int(np.count_nonzero(w[rows] > 0))),
+                     ("weight", float(w[rows].sum())), ("improve", 0.0), ("n_tied", 0)):
+            self.cols[f].append(v)
+        self.class_w.append(np.bincount(y[rows], weights=w[rows], minlength=self.K))
+        return i
+
+    def arrays(self, lmax):
+        kinds = dict(number=np.int64, parent=np.intp, depth=np.int64, left=np.intp,
+                     right=np.intp, var=np.intp, threshold=np.float64, direction=np.int8,
+                     na_left=bool, cat_row=np.intp, n=np.int64, npos=np.int64,
+                     weight=np.float64, improve=np.float64, n_tied=np.int64)
+        raw = {f: np.asarray(v, dtype=kinds[f]) for f, v in self.cols.items()}
+        raw["class_w"] = np.asarray(self.class_w, dtype=np.float64).reshape(-1, self.K)
+        raw["cat_side"] = (np.stack([np.pad(s, (0, lmax - s.shape[0])) for s in self.sides])
+                           if self.sides else np.zeros((0, lmax), dtype=np.int8))
+        return raw
+
+
+def grow_class_raw(columns, y, weight, n_classes: int, weights: ClassWeights, kind: str, *,
+                   min_split=20, min_leaf=7, max_depth=30, cp=0.01, alpha=None,
+                   count_rows=False):
+    """Grow the K-class tree before complexity pruning (see the module notes).
+
+    Parameters
+    ----------
+    columns : list of TreeColumn
+    y : class codes 0..K−1
+    weight : case weights or None
+    n_classes : K
+    weights : ClassWeights
+        The priors, from all training rows (a fold of the cp table's cross-validation
+        keeps those of the whole data, as rpart's xval does).
+    kind : {"gini", "information"}
+    min_split, min_leaf, max_depth, cp, count_rows
+        As :func:`ubreg.fitters.udt.grow_tree`.
+    alpha : float, optional
+        The complexity floor (default: cp × the root's risk).
+
+    Returns
+    -------
+    (raw node arrays with ``class_w`` and ``surrogates``, info dict)
+    """
+    values, specs, n = check_columns(columns)
+    y, w = check_classes(y, weight, n, n_classes)
+    min_split, min_leaf, max_depth, cp, _ = check_controls(min_split, min_leaf, max_depth,
+                                                           cp, "misclass")
+    unit = bool(np.all(w == 1.0))
+    rows_count = unit or bool(count_rows)
+    c = (w > 0).astype(np.float64) if rows_count else w
+    total = float(w.sum())
+    edge = min_leaf if rows_count else weight_floor(min_leaf, total)
+    min_size = max(min_split, 2 * min_leaf)
+    min_size = min_size if rows_count else weight_floor(min_size, total)
+    nodes = _Nodes(n_classes)
+    root = nodes.add(1, -1, 0, np.arange(n), y, w)
+    root_risk = float(weights.predicted(nodes.class_w[root])[1])
+    alpha = cp * root_risk if alpha is None else alpha
+    surrogates: dict = {}
+    iscale = [0.0]
+    stack = [(root, np.arange(n))]
+    while stack:
+        i, rows = stack.pop()
+        size = nodes.cols["npos"][i] if rows_count else nodes.cols["weight"][i]
+        risk = float(weights.predicted(nodes.class_w[i])[1])
+        if size < min_size or nodes.cols["depth"][i] >= max_depth or not risk > alpha:
+            continue
+        best = _best_split(values, specs, rows, y[rows], w[rows], c[rows], n_classes, weights,
+                           kind, edge, iscale)
+        if best.var < 0:
+            continue
+        left = _record_and_route(nodes, i, best, specs, values, rows, w, surrogates,
+                                 rows_count)
+        number, depth = nodes.cols["number"][i], nodes.cols["depth"][i] + 1
+        kid_l = nodes.add(2 * number, i, depth, rows[left], y, w)
+        kid_r = nodes.add(2 * number + 1, i, depth, rows[~left], y, w)
+        nodes.cols["left"][i], nodes.cols["right"][i] = kid_l, kid_r
+        stack.append((kid_r, rows[~left]))
+        stack.append((kid_l, rows[left]))       # popped first: left first, as rpart
+    lmax = max([len(s.levels) for s in specs if s.kind == CATEGORICAL] or [1])
+    raw = nodes.arrays(lmax)
+    raw["surrogates"] = surrogates
+    info = dict(alpha=alpha, root_risk=root_risk, n=n, specs=specs)
+    return raw, info
+
+
+def _record_and_route(nodes, i, best, specs, values, rows, w, surrogates, rows_count):
+    """Store node ``i``'s split; return which of its rows go left."""
+    cols = nodes.cols
+    j = best.var
+    cols["var"][i], cols["improve"][i], cols["n_tied"][i] = j, best.improve, best.n_tied
+    cols["na_left"][i] = best.lw >= best.rw if best.low_left else best.rw >= best.lw
+    x = values[j][rows]
+    if specs[j].kind == CATEGORICAL:
+        assert best.side is not None
+        cols["cat_row"][i] = len(nodes.sides)
+        nodes.sides.append(best.side)
+        inside = (x >= 0) & (x < best.side.shape[0])
+        s = np.where(inside, best.side[np.where(inside, x, 0)], 0)
+        miss, left = s == 0, s == 1
+    else:
+        cols["threshold"][i] = best.threshold
+        cols["direction"][i] = -1 if best.low_left else 1
+        below = x < best.threshold
+        miss = np.isnan(x)
+        left = np.where(best.low_left, below, ~below) & ~miss
+    if miss.any():
+        number = int(cols["number"][i])
+        direction = np.where(miss, 0, np.where(left, 1, -1)).astype(np.int8)
+        surrogates[number] = find_surrogates(specs, values, rows, direction, w[rows], j,
+                                             count_rows=rows_count)
+        left = left.copy()
+        left[miss] = route_missing(surrogates, specs, values, rows[miss],
+                                   np.full(int(miss.sum()), number),
+                                   np.full(int(miss.sum()), cols["na_left"][i]))
+    return left
+
