@@ -180,3 +180,9 @@ def test_the_data_is_not_changed():
     before = data.copy()
     _ = ubreg.fit("Type ~ .", data, method="udt", xval=3)
     pd.testing.assert_frame_equal(data, before)
+
+
+def test_cv_names_the_family_the_folds_were_fitted_with():
+    # ubreg.cv of udt without family= showed entropy, while every fold grew gini trees
+    cv = ubreg.cv("Type ~ .", _glass(), method="udt", folds=3, seed=1, xval=0)
+    assert cv.family.name == "gini" and 'Permissible("entropy")' not in cv.call

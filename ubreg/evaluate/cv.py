@@ -123,10 +123,14 @@ def cv(formula: str, data: pd.DataFrame | dd.DataFrame | dict[str, Any],
     """
     from ..families import resolve_family
     from ..methods.fit import fit, resolve_weights  # late: it imports the method registry
+    from ..methods.registry import METHODS
 
     weights, kind = resolve_weights(weights, freq_weights)
-    fam = ([resolve_family(f) for f in family] if isinstance(family, (list, tuple))
-           else resolve_family(family))
+    # no family named: the method's default, the one every fold's fit takes
+    named = family if family is not None or method not in METHODS \
+        else METHODS[method].default_family
+    fam = ([resolve_family(f) for f in named] if isinstance(named, (list, tuple))
+           else resolve_family(named))
     fit_kw = _fold_fit_kw(family, fam, method, na_action, positive, fit_options)
     if is_dask_frame(data):     # every fold fitted on the Dask frame (ubreg.evaluate.cv_dask)
         from .cv_dask import cv_dask
