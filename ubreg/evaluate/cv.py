@@ -121,16 +121,10 @@ def cv(formula: str, data: pd.DataFrame | dd.DataFrame | dict[str, Any],
         held-out part), their mean ± SE (SE = sd/√K), the pooled out-of-fold
         metrics and predictions.
     """
-    from ..families import resolve_family
     from ..methods.fit import fit, resolve_weights  # late: it imports the method registry
-    from ..methods.registry import METHODS
 
     weights, kind = resolve_weights(weights, freq_weights)
-    # no family named: the method's default, the one every fold's fit takes
-    named = family if family is not None or method not in METHODS \
-        else METHODS[method].default_family
-    fam = ([resolve_family(f) for f in named] if isinstance(named, (list, tuple))
-           else resolve_family(named))
+    fam = _family_of_folds(family, method)
     fit_kw = _fold_fit_kw(family, fam, method, na_action, positive, fit_options)
     if is_dask_frame(data):     # every fold fitted on the Dask frame (ubreg.evaluate.cv_dask)
         from .cv_dask import cv_dask
@@ -167,6 +161,18 @@ def _with_shared_options(formula: str, frame: pd.DataFrame, weights: np.ndarray 
     if scheduler is not None or entry is None or entry.cv_options is None:
         return fit_kw
     return {**fit_kw, **entry.cv_options(formula, frame, weights, fit_kw)}
+
+
+def _family_of_folds(family: FamilyArgument, method: str) -> Family | list[Family]:
+    """The family (or families) the folds are fitted with: ``family``, or with none named
+    the method's default (udt: gini)."""
+    from ..families import resolve_family
+    from ..methods.registry import METHODS
+    if family is None and method in METHODS:
+        family = METHODS[method].default_family
+    if isinstance(family, (list, tuple)):
+        return [resolve_family(f) for f in family]
+    return resolve_family(family)
 
 
 def _fold_fit_kw(family: FamilyArgument, fam: Family | list[Family], method: str,
