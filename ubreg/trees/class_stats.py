@@ -91,10 +91,9 @@ class ClassWeights:
         gini.c's ginidev sums it (the first class among equals: rpart's ``yval``, ``dev``)."""
         n = np.atleast_2d(np.asarray(counts, dtype=np.float64))
         K = n.shape[1]
-        loss = np.zeros(n.shape)
-        for i in range(K):
-            for j in range(K):
-                loss[:, i] += n[:, j] * float(i != j) * self.risk_weight[j]
+        # loss of predicting i: Σ_j n_j · 1(j ≠ i) · π_j/f_j, a running sum over j
+        terms = n[:, None, :] * (1.0 - np.eye(K))[None, :, :] * self.risk_weight
+        loss = np.cumsum(terms, axis=2)[:, :, -1]
         best = np.argmin(loss, axis=1)
         value = loss[np.arange(n.shape[0]), best]
         if np.ndim(counts) == 1:

@@ -101,54 +101,65 @@ class _Split:
 
 def _numeric_best(x, y, w, c, K, weights, kind, edge):
     """(improve, threshold, low_left, lw, rw) of the best cut of one numeric predictor,
-    or None (gini.c's numeric loop, in its arithmetic: the sums move one row at a time,
-    so that equal splits of two predictors tie as they tie in rpart)."""
+    or None (gini.c's numeric loop, in its arithmetic: the sums run one row at a time, so
+    that equal splits of two predictors tie as they tie in rpart)."""
     order = np.argsort(x, kind="stable")
     xs = x[order]
     m = xs.shape[0]
     if m < 2 or xs[0] == xs[-1]:
         return None
-    yo, wo = y[order], w[order]
-    moved = np.zeros((m, K))
-    moved[np.arange(m), yo] = wo
-    a = weights.altered[yo] * wo
-    left = np.cumsum(moved, axis=0)[:-1]
-    right = np.cumsum(np.vstack([np.cumsum(moved, axis=0)[-1], -moved]), axis=0)[1:-1]
-    total = np.cumsum(moved, axis=0)[-1]
-    lwt = np.cumsum(a)[:-1]
-    rwt = np.cumsum(np.concatenate([[np.cumsum(a)[-1]], -a]))[1:-1]
-    lcount = np.cumsum(c[order])[:-1]
-    rcount = lcount[-1] + c[order][-1] - lcount
-    valid = (lcount >= edge) & (rcount >= edge) & (xs[1:] != xs[:-1])
-    if not valid.any():
+    count = np.cumsum(c[order])
+    cut = np.flatnonzero(xs[1:] != xs[:-1])     # after row cut[k]: between distinct values
+    cut = cut[(count[cut] >= edge) & (count[-1] - count[cut] >= edge)]
+    if not cut.shape[0]:
         return None
-    temp = np.where(valid, _children_impurity(lwt, left, rwt, right, weights.altered, kind),
-                    np.inf)
+    yo, wo = y[order], w[order]
+    if np.all(wo == np.round(wo)):
+        # whole weights: class sums are exact in any order, so they run over blocks of
+        # equal values (one row per cut) instead of rows
+        block = np.concatenate([[0], np.cumsum(xs[1:] != xs[:-1])])
+        per_block = np.bincount(block * K + yo, weights=wo,
+                                minlength=(int(block[-1]) + 1) * K).reshape(-1, K)
+        running = np.cumsum(per_block, axis=0)
+        total, left = running[-1], running[block[cut]]
+        right = total - left
+    else:
+        moved = np.zeros((m, K))
+        moved[np.arange(m), yo] = wo
+        running = np.cumsum(moved, axis=0)
+        total, left = running[-1], running[cut]
+        right = np.cumsum(np.vstack([total[None, :], -moved]), axis=0)[1:][cut]
+    a = weights.altered[yo] * wo
+    a_running = np.cumsum(a)
+    lwt = a_running[cut]
+    rwt = np.cumsum(np.concatenate([a_running[-1:], -a]))[1:][cut]
+    temp = _children_impurity(lwt, left, rwt, right, weights.altered, kind)
     i = int(np.argmin(temp))
-    rtot = np.cumsum(a)[-1]
-    total_ss = float(_children_impurity(np.zeros(1), np.zeros((1, K)), np.array([rtot]),
+    total_ss = float(_children_impurity(np.zeros(1), np.zeros((1, K)), a_running[-1:],
                                         total[None, :], weights.altered, kind)[0])
     if not temp[i] < total_ss:
         return None
     low_left = _left_is_lower(left[i], right[i], weights)
-    return (total_ss - float(temp[i]), 0.5 * (xs[i] + xs[i + 1]), low_left,
+    k = cut[i]
+    return (total_ss - float(temp[i]), 0.5 * (xs[k] + xs[k + 1]), low_left,
             float(left[i].sum()), float(right[i].sum()))
 
 
 def _children_impurity(lwt, left, rwt, right, altered, kind):
     """Σ_j [lwt·I(p_j | left) + rwt·I(p_j | right)] per cut, summed as gini.c sums it
-    (class by class, left then right; I(p) = p(1 − p) or −p ln p)."""
-    temp = np.zeros(lwt.shape[0])
+    (class by class, left then right, one term at a time: a running sum along the
+    interleaved terms; I(p) = p(1 − p) or −p ln p)."""
+    n, K = left.shape
+    terms = np.empty((n, 2 * K))
     with np.errstate(divide="ignore", invalid="ignore"):
-        for j in range(left.shape[1]):
-            for wt, n in ((lwt, left[:, j]), (rwt, right[:, j])):
-                p = altered[j] * n / wt
-                if kind == "gini":
-                    imp = p * (1.0 - p)
-                else:
-                    imp = np.where(p == 0, 0.0, -p * np.log(np.where(p > 0, p, 1.0)))
-                temp += np.where(wt > 0, wt * imp, 0.0)
-    return temp
+        for side, wt, counts in ((0, lwt, left), (1, rwt, right)):
+            p = altered * counts / wt[:, None]
+            if kind == "gini":
+                imp = p * (1.0 - p)
+            else:
+                imp = np.where(p == 0, 0.0, -p * np.log(np.where(p > 0, p, 1.0)))
+            terms[:, side::2] = np.where(wt[:, None] > 0, wt[:, None] * imp, 0.0)
+    return np.cumsum(terms, axis=1)[:, -1]
 
 
 def _left_is_lower(left, right, weights):
