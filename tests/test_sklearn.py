@@ -1,5 +1,6 @@
 """ubreg's scikit-learn estimators: scikit-learn's own estimator checks, pipelines, grid
 search, and the same coefficients as ubreg.fit and as LogisticRegression."""
+import pathlib
 import warnings
 
 import numpy as np
@@ -91,3 +92,22 @@ def test_uboost_classifier_on_three_classes_is_ubreg_fits_multinomial_boosting()
     np.testing.assert_array_equal(est.predict(X), est.classes_[np.argmax(proba, axis=1)])
     with pytest.raises(ValueError, match="Only binary classification"):
         UBoostClassifier(learner="linear").fit(X, y)
+
+
+def test_udt_sample_weights_repeat_rows_when_size_limits_allow():
+    """UDTClassifier's one expected failure is the row counting of min_split and
+    min_leaf: without those limits, sample_weight equals repeating rows (3 classes)."""
+    from sklearn.utils.estimator_checks import check_sample_weight_equivalence_on_dense_data
+    check_sample_weight_equivalence_on_dense_data(
+        "UDTClassifier", UDTClassifier(min_split=2, min_leaf=1, xval=0))
+
+
+def test_udt_classifier_on_three_classes_is_the_fit():
+    iris = pd.read_csv(pathlib.Path(__file__).parent / "fixtures" / "data" / "iris.csv")
+    X, y = iris.drop(columns="Species"), iris["Species"]
+    clf = UDTClassifier(xval=0).fit(X, y)
+    m = ubreg.fit("Species ~ .", iris, method="udt", xval=0)
+    assert list(clf.classes_) == m.classes
+    np.testing.assert_array_equal(clf.predict_proba(X), m.predict(type="prob").to_numpy())
+    assert (clf.predict(X) == m.predict(type="class").astype(str).to_numpy()).all()
+    assert (clf.classes_[clf.decision_function(X).argmax(axis=1)] == clf.predict(X)).all()

@@ -434,7 +434,8 @@ def tree(result, ax=None, **options):
     if ax is None:
         import matplotlib.pyplot as plt
         _, ax = plt.subplots(figsize=figure_size(result.tree, options.get("max_depth")))
-    labels = (str(result.response.negative), str(result.response.positive))
+    labels = (getattr(result.tree, "levels", None)
+              or (str(result.response.negative), str(result.response.positive)))
     return plot_tree(result.tree, ax=ax, labels=labels, **options)
 
 

@@ -159,6 +159,28 @@ class _Layout:
                 self.x[i] = 0.5 * (self.x[self.left[i]] + self.x[self.right[i]])
 
 
+def _node_class(tree, i) -> tuple[int, float]:
+    """(class shown, its probability) at node ``i``: with two classes the class of
+    p ≥ 1/2 and p = P(y = 1) (the colour scale), with K the node's class and its
+    probability."""
+    yprob = np.asarray(tree.yprob)
+    if yprob.ndim == 1:
+        return int(yprob[i] >= 0.5), float(yprob[i])
+    k = int(tree.yval[i])
+    return k, float(yprob[i, k])
+
+
+def _box_colour(tree, i, cmap):
+    """The fill of a leaf: the diverging colour of P(y = 1), or with K classes the class's
+    own colour, paler the less probable it is."""
+    k, p = _node_class(tree, i)
+    if np.asarray(tree.yprob).ndim == 1:
+        return np.asarray(cmap(p)[:3]) * 0.55 + 0.45
+    import matplotlib
+    base = np.asarray(matplotlib.colormaps["tab10"](k % 10)[:3])
+    return base * 0.55 * p + (1.0 - 0.55 * p)
+
+
 def _node_texts(tree, layout, labels, digits):
     """The text in each shown box ({node: text}) and the split condition under each
     drawn internal node ({node: condition}), as literal matplotlib text."""
@@ -167,10 +189,10 @@ def _node_texts(tree, layout, labels, digits):
     cls = [_short(plain_text(lab), 14) for lab in labels]
     texts, conds = {}, {}
     for i in np.flatnonzero(layout.shown):
-        p = float(f["yprob"].iat[i])
+        k, p = _node_class(tree, i)
         stats = f"p={p:.3g}\nn={_number(f['n'].iat[i], digits)}"
         leaf = layout.drawn_leaf[i]
-        texts[i] = f"{cls[int(p >= 0.5)]}\n{stats}" if leaf else stats
+        texts[i] = f"{cls[k]}\n{stats}" if leaf else stats
         if not leaf:
             conds[i] = plain_text(_condition(split[layout.left[i]]))
     return texts, conds
@@ -233,9 +255,8 @@ def _draw(ax, tree, layout, texts, conds, fs):
                                 ha="center", va="center", fontsize=0.85 * fs, color="0.35",
                                 zorder=3, bbox=dict(boxstyle="round,pad=0.1", fc="white",
                                                     ec="none"))
-        p = float(f["yprob"].iat[i])
         cut = leaf and not bool(f["is_leaf"].iat[i])
-        colour = np.asarray(cmap(p)[:3]) * 0.55 + 0.45 if leaf else "0.93"
+        colour = _box_colour(tree, i, cmap) if leaf else "0.93"
         ax.text(x[i], -depth[i], texts[i], ha="center", va="center", fontsize=fs, zorder=4,
                 linespacing=1.1,
                 bbox=dict(boxstyle="round,pad=0.3", fc=colour, ec="0.3",

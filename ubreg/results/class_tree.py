@@ -3,8 +3,9 @@ rpart's classification tree of K classes (:mod:`ubreg.fitters.udt.classes`).
 
 ``predict``: ``response`` (or rpart's spelling ``prob``) a DataFrame of the leaf's K class
 probabilities, ``class`` the leaf's class (least expected loss: the most probable class,
-the first among equals), ``leaf`` its rpart node number, ``link`` the log-odds of each
-class against the first (as the multinomial logit's).
+the first among equals), ``leaf`` its rpart node number, ``link`` the log-probabilities
+log p_k (−inf for a class absent from the leaf): scores whose softmax gives the
+probabilities, their differences the log-odds, largest for the leaf's class.
 """
 from __future__ import annotations
 
@@ -126,8 +127,8 @@ class ClassTreeResult(ClassProbabilityResult):
             return self.tree.yval[idx]
         p = self.tree.yprob[idx]
         if type == "link":
-            with np.errstate(divide="ignore", invalid="ignore"):
-                return np.log(p) - np.log(p[:, :1])
+            with np.errstate(divide="ignore"):
+                return np.log(p)
         return p
 
     # ---- pruning ------------------------------------------------------------
