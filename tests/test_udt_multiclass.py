@@ -186,3 +186,14 @@ def test_cv_names_the_family_the_folds_were_fitted_with():
     # ubreg.cv of udt without family= showed entropy, while every fold grew gini trees
     cv = ubreg.cv("Type ~ .", _glass(), method="udt", folds=3, seed=1, xval=0)
     assert cv.family.name == "gini" and 'Permissible("entropy")' not in cv.call
+
+
+def test_the_tree_is_drawn_with_every_class():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    m = _fit("iris_gini").prune(0.01)
+    ax = ubreg.plots.tree(m)
+    shown = " ".join(t.get_text() for t in ax.texts)
+    assert all(c in shown for c in m.classes)
+    plt.close(ax.figure)
