@@ -17,6 +17,7 @@ from ..evaluate.cv import CVResult
 from ..methods.udt import prune_cp
 from ..plots.treeplot import depth_for_leaves
 from ..results.base import capabilities_of
+from ..results.class_tree import ClassTreeResult
 from ..results.tree import TreeResult
 from .blocks import Row, Section, Table, fmt
 from .figures import MAX_TREE_LEAVES, section_figure
@@ -35,8 +36,8 @@ class PrunedTree:
     """What the trees section says of one tree."""
 
     name: str
-    fitted: TreeResult          # the tree as given
-    shown: TreeResult           # the tree the report shows (pruned, or as given)
+    fitted: TreeResult | ClassTreeResult    # the tree as given
+    shown: TreeResult | ClassTreeResult     # the tree the report shows (pruned, or as given)
     rule: str | None
     cp: float | None
     note: str = ""
@@ -54,7 +55,8 @@ def prune_trees(models: dict, rule) -> tuple[dict, list]:
     out, trees = {}, []
     for name, item in models.items():
         result = item.model if isinstance(item, CVResult) else item
-        if not (isinstance(result, TreeResult) and capabilities_of(result).is_tree):
+        if not (isinstance(result, (TreeResult, ClassTreeResult))
+                and capabilities_of(result).is_tree):
             out[name] = item
             continue
         if rule is None or not _has_cv_table(result):
