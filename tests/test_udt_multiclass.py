@@ -197,3 +197,11 @@ def test_the_tree_is_drawn_with_every_class():
     shown = " ".join(t.get_text() for t in ax.texts)
     assert all(c in shown for c in m.classes)
     plt.close(ax.figure)
+
+
+def test_the_report_prunes_and_shows_a_tree_of_k_classes(tmp_path):
+    m = ubreg.fit("Type ~ .", _glass(), method="udt", cp=0.001, seed=1)
+    out = tmp_path / "glass.html"
+    ubreg.report([m], str(out))
+    html = out.read_text()
+    assert "Trees</h2>" in html and "pruned by the 1-SE rule" in html
