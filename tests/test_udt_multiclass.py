@@ -164,14 +164,14 @@ def test_summary_and_print_show_every_class():
     (dict(prior="a,b"), "numbers separated by commas"),
 ])
 def test_bad_options_are_refused_by_name(kw, message):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ubreg.errors.OptionError, match=message):
         ubreg.fit("Type ~ .", _glass(), method="udt", xval=0, **kw)
 
 
 def test_a_factor_of_too_many_levels_is_refused_by_name():
     data = _glass()
     data["many"] = pd.Categorical([f"l{i % 25}" for i in range(len(data))])
-    with pytest.raises(ValueError, match="'many'"):
+    with pytest.raises(ubreg.errors.DataError, match="'many'"):
         ubreg.fit("Type ~ many", data, method="udt", xval=0)
 
 

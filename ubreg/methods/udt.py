@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from ..errors import OptionError
 from ..fitters.udt import cp_table_cv, grow_tree, with_all_surrogates
 from ..fitters.udt.binned import (
     code_columns,
@@ -36,14 +37,14 @@ def _check_prior(value):
         try:
             value = [float(v) for v in value.split(",")]
         except ValueError:
-            raise ValueError(f"prior={value!r}: numbers separated by commas expected") from None
+            raise OptionError(f"prior={value!r}: numbers separated by commas expected") from None
     try:
         values = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ValueError(f"prior must be a sequence of numbers or a dict by level, got "
+        raise OptionError(f"prior must be a sequence of numbers or a dict by level, got "
                          f"{value!r}") from None
     if values.ndim != 1 or values.size < 2:
-        raise ValueError(f"prior must hold one number per class, got {value!r}")
+        raise OptionError(f"prior must hold one number per class, got {value!r}")
     return tuple(values.tolist())
 
 
@@ -117,7 +118,7 @@ def fit_udt(spec: FitSpec, *, min_split: int, min_leaf: int, max_depth: int, cp:
     if rf.response.kind == "multiclass" or prior is not None:
         from .udt_classes import fit_class_tree
         if bins is not None:
-            raise ValueError("bins= grows trees of two classes without priors; a tree of "
+            raise OptionError("bins= grows trees of two classes without priors; a tree of "
                              f"{len(rf.response.levels)} classes or with priors is grown "
                              "exact (bins=None)")
         classes = fit_class_tree(spec, rf, columns, w, unit, prior, controls, xval, seed)

@@ -6,6 +6,7 @@ import functools
 
 import numpy as np
 
+from ..errors import OptionError
 from ..fitters.udt import cp_table_cv, with_all_surrogates
 from ..fitters.udt.classes import grow_class_tree
 from ..results.class_tree import ClassTreeResult
@@ -34,7 +35,7 @@ def _priors(prior, levels: list) -> list | None:
     unknown = sorted(set(names) - set(levels))
     missing = [lev for lev in levels if lev not in names]
     if unknown or missing:
-        raise ValueError(f"prior by level: the response's levels are {levels}"
+        raise OptionError(f"prior by level: the response's levels are {levels}"
                          + (f"; unknown: {unknown}" if unknown else "")
                          + (f"; missing: {missing}" if missing else ""))
     return [float(names[lev]) for lev in levels]
@@ -48,11 +49,14 @@ def fit_class_tree(spec: FitSpec, rf, columns, w, unit: float, prior, controls: 
     family = spec.family
     assert not isinstance(family, list)         # fit_udt refuses a list of families
     if family.name not in ("gini", "entropy"):
-        raise ValueError(f"method 'udt' on {len(levels)} classes, or with priors, splits by "
+        raise OptionError(f"method 'udt' on {len(levels)} classes, or with priors, splits by "
                          "rpart's criteria: family 'gini' or 'entropy' (split = 'information'),"
                          f" got {family.describe()}")
     totals = np.bincount(codes, weights=w, minlength=len(levels))
-    weights = ClassWeights.of(totals, _priors(prior, levels))
+    try:
+        weights = ClassWeights.of(totals, _priors(prior, levels))
+    except ValueError as exc:                   # the priors' checks, by the option's name
+        raise OptionError(str(exc)) from None
     grow = functools.partial(grow_class_tree, levels=levels, class_weights=weights)
     tree = grow(columns, codes, w, family, **controls)
     tree = with_all_surrogates(tree, columns, w, controls["count_rows"])

@@ -4,8 +4,9 @@ rpart's classification tree of K classes (:mod:`ubreg.fitters.udt.classes`).
 ``predict``: ``response`` (or rpart's spelling ``prob``) a DataFrame of the leaf's K class
 probabilities, ``class`` the leaf's class (least expected loss: the most probable class,
 the first among equals), ``leaf`` its rpart node number, ``link`` the log-probabilities
-log p_k (−inf for a class absent from the leaf): scores whose softmax gives the
-probabilities, their differences the log-odds, largest for the leaf's class.
+log p_k, capped at log 1e-12 for a class absent from the leaf (as a binary tree caps the
+link of a pure leaf): scores whose softmax gives the probabilities (to 1e-12), largest
+for the leaf's class.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import pandas as pd
 from .._version import __version__
 from ..design import RawDesign, as_frame
 from ..trees.class_model import ClassTree
+from ..trees.model import LINK_EPS
 from ..trees.prune import one_se_cp
 from .base import Capabilities, Provenance, check_predict_type, class_series
 from .classes import ClassProbabilityResult
@@ -126,9 +128,8 @@ class ClassTreeResult(ClassProbabilityResult):
         if type == "class":
             return self.tree.yval[idx]
         p = self.tree.yprob[idx]
-        if type == "link":
-            with np.errstate(divide="ignore"):
-                return np.log(p)
+        if type == "link":            # capped as a binary tree's pure leaves (LINK_EPS)
+            return np.log(np.maximum(p, LINK_EPS))
         return p
 
     # ---- pruning ------------------------------------------------------------

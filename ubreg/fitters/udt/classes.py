@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...errors import DataError
 from ...trees.class_model import ClassTree
 from ...trees.class_stats import IMPURITIES, ClassWeights
 from ...trees.columns import CATEGORICAL, check_columns, weight_floor
@@ -203,7 +204,7 @@ def _categorical_best(code, n_levels, y, w, c, K, weights, kind, edge, name):
             states[s:, ordered[s]] = True
     else:
         if int(present[: n_levels - 1].sum()) > MAX_SUBSET_LEVELS:
-            raise ValueError(
+            raise DataError(
                 f"predictor {name!r} has {int(present.sum())} levels in a node and the "
                 f"response more than two classes: rpart's search of every subset of "
                 f"levels would take 2^{int(present.sum()) - 1} steps; ubreg searches at "
