@@ -205,3 +205,12 @@ def test_the_report_prunes_and_shows_a_tree_of_k_classes(tmp_path):
     ubreg.report([m], str(out))
     html = out.read_text()
     assert "Trees</h2>" in html and "pruned by the 1-SE rule" in html
+
+
+def test_a_two_class_tree_predicts_rpart_type_prob():
+    data = pd.read_csv(FIXTURES / "data" / "pima_indians_diabetes2.csv")
+    m = ubreg.fit("diabetes ~ glucose + mass", data, method="udt", xval=0)
+    prob = m.predict(data.head(5), type="prob")
+    assert list(prob.columns) == ["neg", "pos"]
+    np.testing.assert_array_equal(prob["pos"], m.predict(data.head(5), type="response"))
+    np.testing.assert_allclose(prob.sum(axis=1), 1.0)

@@ -18,8 +18,8 @@ if TYPE_CHECKING:
 
 __all__ = ["TreeResult", "to_tree_columns", "leaves_after_prune"]
 
-#: a tree also predicts the rpart number of each row's leaf
-_TYPES = (*PREDICT_TYPES, "leaf")
+#: a tree also predicts the rpart number of each row's leaf, and rpart's class probabilities
+_TYPES = (*PREDICT_TYPES, "leaf", "prob")
 
 
 def to_tree_columns(raw_columns: Iterable[RawColumn]) -> list[TreeColumn]:
@@ -125,10 +125,12 @@ class TreeResult(BinaryResult):
         return self.tree.predict(cols, type="link"), np.zeros(len(newdata), dtype=bool)
 
     def predict(self, newdata: pd.DataFrame | None = None,
-                type: str = "response") -> pd.Series:
+                type: str = "response") -> pd.Series | pd.DataFrame:
         """``response`` (the leaf's p_k), ``link`` (∇φ(p_k), capped),
         ``class`` (response label, p_k > 1/2 as rpart, category dtype with the
-        response's levels) or ``leaf`` (rpart node number, ``Int64``).
+        response's levels), ``leaf`` (rpart node number, ``Int64``) or ``prob``
+        (``predict.rpart``'s: a DataFrame of both classes' probabilities, columns in the
+        order of the response's levels).
 
         Every row gets a prediction, as with rpart's ``predict``: a row of ``newdata``
         missing a split's variable is sent down by that node's surrogate splits, then
@@ -136,6 +138,13 @@ class TreeResult(BinaryResult):
         grown); a predictor the tree never splits on does not matter.
         """
         check_predict_type(type, _TYPES)
+        if type == "prob":          # predict.rpart's type = "prob": a column per class
+            response = self.predict(newdata, type="response")
+            p = response.to_numpy()
+            levels = list(self.response.levels)
+            positive = levels.index(self.response.positive)
+            columns = {lev: (p if k == positive else 1.0 - p) for k, lev in enumerate(levels)}
+            return pd.DataFrame(columns, index=response.index)
         if newdata is None:
             leaf, index = self.training_leaf, self.index
             na = np.zeros(len(leaf), dtype=bool)
