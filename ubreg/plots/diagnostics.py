@@ -434,9 +434,7 @@ def tree(result, ax=None, **options):
     if ax is None:
         import matplotlib.pyplot as plt
         _, ax = plt.subplots(figsize=figure_size(result.tree, options.get("max_depth")))
-    labels = (getattr(result.tree, "levels", None)
-              or (str(result.response.negative), str(result.response.positive)))
-    return plot_tree(result.tree, ax=ax, labels=labels, **options)
+    return plot_tree(result.tree, ax=ax, labels=result.class_labels, **options)
 
 
 def t_margins(result, ax=None, clipped: bool = False):

@@ -82,6 +82,11 @@ class ClassTreeResult(ClassProbabilityResult):
         return int(self.tree.is_leaf.sum())
 
     @property
+    def class_labels(self) -> list[str]:
+        """The labels of the K classes, as the listing and the plot show them."""
+        return [str(c) for c in self.classes]
+
+    @property
     def df_model(self) -> float:
         """K − 1 free probabilities per leaf (not degrees of freedom: the tree is chosen
         adaptively)."""

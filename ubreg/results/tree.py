@@ -91,6 +91,12 @@ class TreeResult(BinaryResult):
         return int(self.tree.is_leaf.sum())
 
     @property
+    def class_labels(self) -> list[str]:
+        """The labels of classes 0 and 1 (the negative and positive levels), as the
+        listing and the plot show them."""
+        return [str(self.response.negative), str(self.response.positive)]
+
+    @property
     def df_model(self) -> float:
         """One free probability per leaf."""
         return float(self.n_leaves)

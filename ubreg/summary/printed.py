@@ -67,14 +67,12 @@ def glm_lines(result) -> list[str]:
 
 def tree_lines(result) -> list[str]:
     """``print.rpart``: the call, the criterion and the node listing."""
-    resp, tree = result.response, result.tree
+    tree = result.tree
     risk = "misclassification" if tree.risk == "misclass" else "surrogate risk"
     lines = _head(result) + [f"Split criterion: {result.family.describe()};  cost-complexity "
                              f"by {risk} (cp = {tree.controls.get('cp', float('nan')):g}); "
                              f"{result.n_leaves} leaves", ""]
-    labels = (getattr(tree, "levels", None)
-              or (str(resp.negative), str(resp.positive)))
-    text = listing(tree, labels=labels)
+    text = listing(tree, labels=result.class_labels)
     return lines + text.rstrip("\n").split("\n")
 
 
