@@ -214,3 +214,11 @@ def test_a_two_class_tree_predicts_rpart_type_prob():
     assert list(prob.columns) == ["neg", "pos"]
     np.testing.assert_array_equal(prob["pos"], m.predict(data.head(5), type="response"))
     np.testing.assert_allclose(prob.sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("method", ["uls", "udt", "uboost"])
+def test_positive_on_more_than_two_classes_is_refused(method):
+    # positive= names the class of two; it was ignored without a word on three classes
+    iris = pd.read_csv(FIXTURES / "data" / "iris.csv")
+    with pytest.raises(ubreg.errors.ResponseError, match="positive='setosa'"):
+        ubreg.fit("Species ~ Sepal.Length", iris, method=method, positive="setosa")

@@ -10,7 +10,7 @@ import pandas as pd
 import patsy
 from patsy import PatsyError
 
-from ..errors import DataError, FormulaError, ResponseError
+from ..errors import DataError, FormulaError
 from ..numerics.factor_matrix import FactorMatrix, is_factor_matrix
 from ..numerics.limits import check_allocation
 from .allowlist import Checker
@@ -30,9 +30,7 @@ from .prepare import Prepared, prepare
 from .response import (
     Response,
     _check_weighted_classes,
-    code_response,
-    code_response_multiclass,
-    more_than_two_classes,
+    code_classes,
 )
 from .rfactor import learn_variables
 from .rformula import term_variables
@@ -200,15 +198,8 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "omit",
 def _coded_response(prep, keep, response, positive, proportions):
     yvals = prep.response_values
     yk = yvals[keep] if isinstance(yvals, pd.Series) else np.asarray(yvals)[keep]
-    if response == "auto":
-        response = "multiclass" if more_than_two_classes(yk, prep.grouped) else "binary"
-    if response == "multiclass":
-        if prep.grouped:
-            raise ResponseError(f"response {prep.response_name!r}: cbind() gives a proportion, "
-                                "not classes")
-        return code_response_multiclass(pd.Series(yk), prep.response_name)
-    return code_response(pd.Series(yk) if not isinstance(yk, pd.Series) else yk,
-                         prep.response_name, positive, proportions, prep.grouped)
+    return code_classes(yk, prep.response_name, positive, response=response,
+                        proportions=proportions, grouped=prep.grouped)
 
 
 def _na_counts(prep, learned) -> list:

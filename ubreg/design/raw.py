@@ -19,13 +19,7 @@ from .checks import (
 )
 from .coerce import check_time_zones, normalise_columns
 from .prepare import prepare
-from .response import (
-    Response,
-    _check_weighted_classes,
-    code_response,
-    code_response_multiclass,
-    more_than_two_classes,
-)
+from .response import Response, _check_weighted_classes, code_classes
 from .rfactor import _as_factor, _codes_among
 from .values import Factor, Logical
 
@@ -192,14 +186,9 @@ def build_raw_frame(formula: str, data, weights=None, na_action: str = "omit",
     if na_counts and prep.na_action == "fail":
         detail = ", ".join(f"{n!r} ({k} rows)" for n, k in na_counts.items())
         raise DataError(f"missing values (NA) in {detail} and na_action='fail'")
-    yk = yvals[keep]
-    if response == "auto" and not prep.grouped and more_than_two_classes(yk, False):
-        if positive is not None:
-            raise FormulaError(f"positive={positive!r}: the response {name!r} has more than "
-                               "two classes (positive names the class of two)")
-        y, coded = code_response_multiclass(pd.Series(yk), name)
-    else:
-        y, coded = code_response(yk, name, positive, grouped=prep.grouped)
+    y, coded = code_classes(yvals[keep], name, positive,
+                            response="binary" if prep.grouped else response,
+                            grouped=prep.grouped)
     w = np.ones(len(y)) if prep.weights is None else prep.weights[keep]
     if not (w > 0).any():
         raise DataError("weights are all zero on the rows used")

@@ -12,6 +12,7 @@ from ..errors import DataError, ResponseError
 
 __all__ = ['Response', 'is_na', 'check_response_finite', 'code_response',
            'code_response_multiclass', 'more_than_two_classes', 'code_response_as',
+           'code_classes',
            'check_weights', 'kept_response_and_weights']
 
 
@@ -247,3 +248,24 @@ def kept_response_and_weights(yvals, keep: np.ndarray, response: Response, frame
     if weights is None:
         return y, np.ones(len(y))
     return y, _finite_nonnegative_weights(np.asarray(frame[weights]))[keep]
+
+
+def code_classes(values, name: str, positive=None, *, response: str = "binary",
+                 proportions: bool = False, grouped: bool = False
+                 ) -> tuple[np.ndarray, Response]:
+    """The coding of a response: ``response="binary"`` (:func:`code_response`),
+    ``"multiclass"`` (:func:`code_response_multiclass`) or ``"auto"`` (multiclass when it
+    has more than two classes); a ``cbind()`` proportion is never classes."""
+    if response == "auto":
+        response = "multiclass" if more_than_two_classes(values, grouped) else "binary"
+    if response == "multiclass":
+        if grouped:
+            raise ResponseError(f"response {name!r}: cbind() gives a proportion, not classes")
+        y, coded = code_response_multiclass(pd.Series(values), name)
+        if positive is not None and len(coded.levels) > 2:
+            raise ResponseError(f"positive={positive!r} names the positive of two classes; "
+                                f"the response {name!r} has {len(coded.levels)} "
+                                f"({coded.levels[:10]}): leave positive unset")
+        return y, coded
+    return code_response(values if isinstance(values, pd.Series) else pd.Series(values), name,
+                         positive, proportions, grouped)

@@ -19,10 +19,9 @@ from .._version import __version__
 from ..design import RawDesign, as_frame
 from ..trees.class_model import ClassTree
 from ..trees.model import LINK_EPS
-from ..trees.prune import one_se_cp
 from .base import Capabilities, Provenance, check_predict_type, class_series
 from .classes import ClassProbabilityResult
-from .tree import leaves_after_prune, to_tree_columns
+from .tree import TreeParts, leaves_after_prune, to_tree_columns
 
 if TYPE_CHECKING:
     from ..design import Design, Response
@@ -34,7 +33,7 @@ __all__ = ["ClassTreeResult"]
 _TYPES = ("response", "prob", "link", "class", "leaf")
 
 
-class ClassTreeResult(ClassProbabilityResult):
+class ClassTreeResult(TreeParts, ClassProbabilityResult):
     """A UDT tree of K classes (rpart's ``method = "class"``; see the module notes).
 
     Attributes ``tree`` (a :class:`~ubreg.trees.class_model.ClassTree`), ``frame`` (one row
@@ -47,6 +46,7 @@ class ClassTreeResult(ClassProbabilityResult):
     method = "udt"
     capabilities = Capabilities(has_training_rows=True, has_deviance=True, is_tree=True,
                                 is_multiclass=True)
+    tree: ClassTree
 
     def __init__(self, *, tree: ClassTree, cptable: pd.DataFrame, xval: int, seed: int | None,
                  na_counts: dict, training_leaf: np.ndarray, formula: str, family: Family,
@@ -66,20 +66,8 @@ class ClassTreeResult(ClassProbabilityResult):
 
     # ---- the tree ---------------------------------------------------------
     @property
-    def frame(self) -> pd.DataFrame:
-        return self.tree.frame
-
-    @property
-    def variable_importance(self) -> pd.Series:
-        return self.tree.variable_importance
-
-    @property
     def prior(self) -> pd.Series:
         return pd.Series(self.tree.class_weights.prior, index=self.classes, name="prior")
-
-    @property
-    def n_leaves(self) -> int:
-        return int(self.tree.is_leaf.sum())
 
     @property
     def class_labels(self) -> list[str]:
@@ -148,17 +136,6 @@ class ClassTreeResult(ClassProbabilityResult):
         out.training_leaf = leaves_after_prune(tree, self.training_leaf)
         out.call = f"prune({self.call}, cp={cp:g})"
         return out
-
-    def cp_one_se(self) -> float:
-        """The 1-SE rule's cp (Breiman et al. 1984); needs ``xval`` > 0."""
-        if "xerror" not in self.cptable:
-            raise ValueError("the cp table has no cross-validation (fit with xval > 0)")
-        return one_se_cp(self.cptable)
-
-    def print_lines(self) -> list[str]:
-        """The lines of ``print(m)`` (R's ``print.rpart``)."""
-        from ..summary.printed import tree_lines
-        return tree_lines(self)
 
     def summary(self) -> ClassTreeSummary:
         from ..summary.tree import ClassTreeSummary

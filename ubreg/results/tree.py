@@ -16,7 +16,7 @@ from .base import PREDICT_TYPES, BinaryResult, Capabilities, check_predict_type,
 if TYPE_CHECKING:
     from ..summary.tree import TreeSummary
 
-__all__ = ["TreeResult", "to_tree_columns", "leaves_after_prune"]
+__all__ = ["TreeResult", "TreeParts", "to_tree_columns", "leaves_after_prune"]
 
 #: a tree also predicts the rpart number of each row's leaf, and rpart's class probabilities
 _TYPES = (*PREDICT_TYPES, "leaf", "prob")
@@ -41,7 +41,40 @@ def leaves_after_prune(tree: Tree, training_leaf: np.ndarray) -> np.ndarray:
     return np.asarray(new)[np.searchsorted(old, training_leaf)]
 
 
-class TreeResult(BinaryResult):
+class TreeParts:
+    """What a UDT result shows of its tree, two classes or K: the node table, the variable
+    importance, the leaves, the 1-SE rule and rpart's print."""
+
+    tree: Tree
+    cptable: pd.DataFrame
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """One row per node, rpart's ``frame``."""
+        return self.tree.frame
+
+    @property
+    def variable_importance(self) -> pd.Series:
+        return self.tree.variable_importance
+
+    @property
+    def n_leaves(self) -> int:
+        return int(self.tree.is_leaf.sum())
+
+    def cp_one_se(self) -> float:
+        """The 1-SE rule: the largest CP whose xerror is within one xstd of the
+        minimum (Breiman et al. 1984); needs ``xval`` > 0."""
+        if "xerror" not in self.cptable:
+            raise ValueError("the cp table has no cross-validation (fit with xval > 0)")
+        return one_se_cp(self.cptable)
+
+    def print_lines(self) -> list[str]:
+        """The lines of ``print(m)`` (R's ``print.rpart``)."""
+        from ..summary.printed import tree_lines
+        return tree_lines(self)
+
+
+class TreeResult(TreeParts, BinaryResult):
     """A UDT tree: leaves carry p_k and the link ∇φ(p_k) (eq. 106).
 
     Training rows missing a predictor are kept and routed by rpart's surrogate
@@ -78,18 +111,6 @@ class TreeResult(BinaryResult):
             self.eta = self._by_leaf(training_leaf, "link")
 
     # ---- the tree ---------------------------------------------------------
-    @property
-    def frame(self) -> pd.DataFrame:
-        return self.tree.frame
-
-    @property
-    def variable_importance(self) -> pd.Series:
-        return self.tree.variable_importance
-
-    @property
-    def n_leaves(self) -> int:
-        return int(self.tree.is_leaf.sum())
-
     @property
     def class_labels(self) -> list[str]:
         """The labels of classes 0 and 1 (the negative and positive levels), as the
@@ -198,18 +219,6 @@ class TreeResult(BinaryResult):
         out.eta = out._by_leaf(out.training_leaf, "link")
         out.call = f"prune({self.call}, cp={cp:g})"
         return out
-
-    def cp_one_se(self) -> float:
-        """The 1-SE rule: the largest CP whose xerror is within one xstd of the
-        minimum (Breiman et al. 1984); needs ``xval`` > 0."""
-        if "xerror" not in self.cptable:
-            raise ValueError("the cp table has no cross-validation (fit with xval > 0)")
-        return one_se_cp(self.cptable)
-
-    def print_lines(self) -> list[str]:
-        """The lines of ``print(m)`` (R's ``print.rpart``)."""
-        from ..summary.printed import tree_lines
-        return tree_lines(self)
 
     def summary(self) -> TreeSummary:
         from ..summary.tree import TreeSummary
