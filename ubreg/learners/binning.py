@@ -160,7 +160,7 @@ class BinnedDesign:
     def design_split(self, col: int, k: int) -> tuple[int, float, bool]:
         """The split "code of binned column ``col`` > k" on the design's values:
         (design column, cut, whether its NaN rows go left)."""
-        if self.source is None:
+        if self.source is None or self.nan_left is None:
             return col, float(self.cuts[col][k]), False
         return int(self.source[col]), float(self.cuts[col][k]), bool(self.nan_left[col])
 

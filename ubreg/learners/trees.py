@@ -234,7 +234,8 @@ def on_design(tree: Tree, binned: BinnedDesign, node: np.ndarray) -> Tree:
     if split.size:
         rows = _node_rows(node, f.size, tree.depth)
         nan_left[split] = rows[2 * split + 1] > rows[2 * split + 2]
-        if binned.source is not None:
+        if binned.source is not None and binned.has_nan is not None \
+                and binned.nan_left is not None:
             cols = f[split]
             learned = binned.has_nan[binned.source[cols]]
             nan_left[split] = np.where(learned, binned.nan_left[cols], nan_left[split])
