@@ -39,7 +39,8 @@ def _data(n=6000, seed=11):
     df["y"] = np.where(rng.uniform(size=n) < 1 / (1 + np.exp(-eta)), "yes", "no")
     df["w"] = rng.integers(0, 4, n).astype(float)
     df.loc[[5, 4000], "y"] = None
-    df.loc[[17], "b"] = np.nan
+    # no NA predictor: a Dask frame refuses them (in memory their rows are kept and
+    # routed, tests/test_boost_missing.py)
     return df
 
 
@@ -155,3 +156,11 @@ def test_a_worker_killed_mid_fit_leaves_the_fit_unchanged(client, frame, ddf, mo
     out = ubreg.fit(FORMULA, ddf, method="uboost", **kw)
     assert killed and killed[0] not in client.scheduler_info()["workers"]
     _assert_same_fit(mem, out, frame)
+
+
+def test_a_missing_predictor_is_refused_by_name(frame):
+    d = frame.copy()
+    d.loc[[17, 18], "b"] = np.nan
+    with dask.config.set(scheduler="threads"), \
+            pytest.raises(ubreg.errors.DataError, match=r"'b' \(2 rows\).*fit in memory"):
+        ubreg.fit(FORMULA, dd.from_pandas(d, npartitions=2), method="uboost", mstop=2)

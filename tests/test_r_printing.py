@@ -122,8 +122,9 @@ def test_print_of_a_linear_fit_without_aic(pima_csv):
 
 @pytest.mark.parametrize("method, options, expect", [
     ("udt", {"xval": 0}, ["n= 768", "1) root 768"]),     # udt keeps rows missing glucose
-    ("uboost", {"mstop": 20}, ["mstop = 20", "n = 752"]),
-    ("tboost", {"rounds": 5}, ["Rounds: 5", "n = 752"]),
+    # uboost and tboost keep them too (each split learns where missing values go)
+    ("uboost", {"mstop": 20}, ["mstop = 20", "n = 768"]),
+    ("tboost", {"rounds": 5}, ["Rounds: 5", "n = 768"]),
     ("gnnb", {"k": 5, "T": 50}, ["k = 5", "n = 752"]),
     ("uls", {"learner": "stumps", "rounds": 5}, ["Rounds: 5", "n = 752"]),
 ])

@@ -93,7 +93,8 @@ class _UbregClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Fit on ``X`` (n_samples, n_features) and labels ``y``."""
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2,
+                             ensure_all_finite=self._nan_finite())
         check_classification_targets(y)
         self.classes_, codes = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
@@ -124,7 +125,8 @@ class _UbregClassifier(ClassifierMixin, BaseEstimator):
 
     def _scores(self, X, type: str):
         check_is_fitted(self, "model_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_data(self, X, dtype=np.float64, reset=False,
+                          ensure_all_finite=self._nan_finite())
         return self.model_.predict(self._frame(X), type=type)
 
     def predict_proba(self, X) -> np.ndarray:
@@ -150,9 +152,18 @@ class _UbregClassifier(ClassifierMixin, BaseEstimator):
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
 
+    #: whether the fit keeps rows with NaN in X and routes them (U-Boost's and
+    #: t-AdaBoost's trees and stumps: ``Method.keeps_missing``)
+    _allow_nan = False
+
+    def _nan_finite(self):
+        """scikit-learn's ``ensure_all_finite``: NaN allowed where the method routes it."""
+        return "allow-nan" if self._allow_nan else True
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = not self._binary
+        tags.input_tags.allow_nan = bool(self._allow_nan)
         return tags
 
 
@@ -247,12 +258,15 @@ UBoostClassifier = _estimator(
     "multinomial loss (entropy, trees or stumps).", _options_of("uboost"), "entropy",
     "any family: a U-loss, ``ubreg.U(name)``, ``ubreg.U_alpha(alpha)``, "
     "``ubreg.U_custom(d1, d2)``, or a permissible family (``\"entropy\"`` is the logistic U)",
-    _binary=property(lambda self: self.learner == "linear"))
+    _binary=property(lambda self: self.learner == "linear"),
+    # the linear base-learner leaves rows with NaN out (na.omit): no prediction for them
+    _allow_nan=property(lambda self: self.learner != "linear"))
 TBoostClassifier = _estimator(
     "TBoostClassifier", "tboost", "t-AdaBoost (paper 004): boosting with tempered weights, "
     "temperature t of ``family``.", _options_of("tboost"), "tempered",
     "``ubreg.TemperedExponential(t)``, or ``\"tempered\"`` and "
-    "``Permissible(\"tempered\", t=...)`` for the loss of the same t (default 0.5)")
+    "``Permissible(\"tempered\", t=...)`` for the loss of the same t (default 0.5)",
+    _allow_nan=True)
 GNNBClassifier = _estimator(
     "GNNBClassifier", "gnnb", "Gentle nearest-neighbour boosting (paper 002, Algorithm 1), "
     "any number of classes (one-vs-rest).", _options_of("gnnb"), "entropy", _binary=False,

@@ -22,6 +22,7 @@ from .quantiles import distributed_cuts, first_pass, gather
 from .reduce import combine, reduce_sums
 
 __all__ = ["CodedRows", "Rounds", "first_pass_setup", "leaf_bounds", "node_histograms",
+           "refuse_missing_predictors",
            "BLOCK_ROWS"]
 
 #: the boosting passes read the partitions' codes in blocks of up to this many rows
@@ -119,6 +120,20 @@ def leaf_bounds(weight_kind, wsum, n_positive, e, min_child_weight, min_samples_
             float(np.ldexp(min_samples_leaf * unit, -e)))
 
 
+def refuse_missing_predictors(na_counts: dict, response_name: str) -> None:
+    """Refuse NA predictors, naming them: in memory U-Boost keeps those rows and sends
+    them the way each split learned (:mod:`ubreg.learners.binning`); its Dask passes
+    bin values only, and dropping the rows instead would fit other data than the
+    same call in memory."""
+    missing = {name: k for name, k in na_counts.items() if name != response_name and k}
+    if missing:
+        detail = ", ".join(f"{name!r} ({k} rows)" for name, k in missing.items())
+        raise DataError(f"missing values (NA) in {detail}: method 'uboost' keeps rows with "
+                        "missing predictors in memory (each split learns where they go), "
+                        "which a Dask frame does not support yet; fit in memory, or drop or "
+                        "impute those rows first (e.g. ddf.dropna(subset=[...]))")
+
+
 def first_pass_setup(parts, max_bins: int) -> tuple[dict, list, BinnedDesign, int]:
     """The setup pass (counts, the first pass of the cuts), the binary exponent e of the
     largest weight (boost_u's scaling of the weights) and the partitions coded in blocks."""
@@ -127,6 +142,7 @@ def first_pass_setup(parts, max_bins: int) -> tuple[dict, list, BinnedDesign, in
     if setup["n_used"] == 0:
         raise DataError(f"no rows left after removing missing values: all {setup['n_input']} "
                         "rows have NA in a variable of the formula")
+    refuse_missing_predictors(setup["na_counts"], parts.parsed.response_name)
     e = int(np.frexp(setup["wmax"])[1])
     coded, binned = _coded(parts, max_bins, e, [piece[1] for piece in pieces],
                            [piece[0]["n_used"] for piece in pieces])

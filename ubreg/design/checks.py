@@ -100,7 +100,9 @@ def _check_numeric_columns(design_info, data: pd.DataFrame, label_levels: dict,
     return data.assign(**converted) if converted else data
 
 
-def _check_finite(X, names, what):
+def _check_finite(X, names, what, nan: bool = False):
+    """Refuse infinite design values (and NaN unless ``nan``: the design of a method
+    that keeps rows with NA predictors holds NaN there)."""
     if is_factor_matrix(X):
         # a factor's columns are rows of its (finite) contrast matrix
         X, names = X.dense, [names[j] for j in X.dense_cols]
@@ -109,7 +111,7 @@ def _check_finite(X, names, what):
     with np.errstate(over="ignore", invalid="ignore"):
         if np.isfinite(X.sum(axis=0)).all():
             return
-    bad = ~np.isfinite(X)
+    bad = np.isinf(X) if nan else ~np.isfinite(X)
     if bad.any():
         cols = [names[j] for j in np.flatnonzero(bad.any(axis=0))]
         raise DataError(f"{what}: infinite values in design column(s) {cols} "

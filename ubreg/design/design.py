@@ -21,7 +21,7 @@ from .checks import (
 )
 from .coding import INTERCEPT, check_design_size
 from .coerce import check_time_zones, normalise_columns
-from .na import RecordingNAAction
+from .na import KeepingNAAction, RecordingNAAction
 from .namespace import _dumps_design_info
 from .sliced import build_in_slices, row_wise
 
@@ -43,8 +43,12 @@ class Design:
     """
 
     def __init__(self, design_info, formula_rhs: str, label_levels: dict | None = None,
-                 offset=None, time_zones: dict | None = None):
+                 offset=None, time_zones: dict | None = None, keep_na: bool = False):
         self.design_info = design_info
+        #: rows with NA predictors are kept, NaN in the columns of the terms that hold
+        #: the NA (:class:`~ubreg.design.na.KeepingNAAction`): the design of a method
+        #: that routes missing values (``Method.keeps_missing``)
+        self.keep_na = keep_na
         #: the model's offset (:class:`~ubreg.design.offset.OffsetSpec`), rebuilt on new data
         self.offset = offset
         self.formula_rhs = formula_rhs
@@ -113,11 +117,11 @@ class Design:
         already checked and its label columns coded.  Every failure is an error
         naming the formula (a PredictionError for new data)."""
 
-        na = RecordingNAAction(na_action)
+        na = KeepingNAAction(na_action) if self.keep_na else RecordingNAAction(na_action)
         what = "newdata" if predicting else "data"
         try:
             data_in = patsy_input(data, self.variables())
-            if na.mode != "fail" and row_wise(self.design_info, data_in):
+            if na.mode != "fail" and not self.keep_na and row_wise(self.design_info, data_in):
                 X, na = build_in_slices(self.design_info, data_in, len(data), na_action)
             else:
                 (X,) = patsy.build_design_matrices([self.design_info], data_in, NA_action=na,
@@ -131,13 +135,16 @@ class Design:
             raise error(f"{what}: cannot evaluate the formula's right-hand side "
                         f"{self.formula_rhs!r}: {type(exc).__name__}: {exc}") from None
         X = np.asarray(X, dtype=np.float64)
-        _check_finite(X, self.column_names, what)
+        if isinstance(na, KeepingNAAction):
+            X = na.blank(X, self.design_info)
+        _check_finite(X, self.column_names, what, nan=self.keep_na)
         return X, na
 
     def __getstate__(self):
         return {"design_info": _dumps_design_info(self.design_info),
                 "formula_rhs": self.formula_rhs, "label_levels": self.label_levels,
-                "offset": self.offset, "time_zones": self.time_zones}
+                "offset": self.offset, "time_zones": self.time_zones,
+                "keep_na": self.keep_na}
 
     def __setstate__(self, state):
         self.design_info = pickle.loads(state["design_info"])
@@ -145,6 +152,7 @@ class Design:
         self.label_levels = state.get("label_levels", {})
         self.offset = state.get("offset")
         self.time_zones = state.get("time_zones", {})
+        self.keep_na = state.get("keep_na", False)
 
     @property
     def has_offset(self) -> bool:

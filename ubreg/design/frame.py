@@ -134,7 +134,8 @@ def _design_matrix(design: Design, frame: pd.DataFrame, na_action: str,
 def build_model_frame(formula: str, data, weights=None, na_action: str = "omit",
                       positive=None, response: str = "binary", trusted: bool = False,
                       offset=None, subset=None, proportions: bool = False,
-                      factor_codes: bool = False, square: bool = False) -> ModelFrame:
+                      factor_codes: bool = False, square: bool = False,
+                      keep_na: bool = False) -> ModelFrame:
     """Evaluate ``formula`` on ``data``: design matrix, response, weights, offset.
 
     R's ``model.frame``: ``subset`` (a boolean array or an expression) first; every
@@ -150,10 +151,16 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "omit",
     ``trusted=True`` lets the formula call any numpy function as ``np.<name>``.  With
     ``square`` (a fitter that forms p × p matrices) those count against the memory cap
     too.  Sizes are checked before anything is evaluated (:func:`check_sizes`).
+    With ``keep_na`` (a method that routes missing values, ``Method.keeps_missing``)
+    rows with NA in a predictor are kept, with NaN in the columns of the terms that hold
+    it (:class:`~ubreg.design.na.KeepingNAAction`): only rows with NA in the response,
+    the weights or the offset are dropped (rpart's ``na.rpart``); ``na_action="fail"``
+    still refuses NA predictors.
     """
     prep = prepare(formula, data, weights, na_action, trusted, offset, subset)
     data, parsed = prep.data, prep.parsed
-    frame, label_levels, learned, keep, offsets = learn_model_frame(prep, square=square)
+    frame, label_levels, learned, keep, offsets = learn_model_frame(
+        prep, complete_cases=not keep_na, square=square)
     if prep.na_action == "fail" and (~keep & ~prep.response_na).any():
         detail = ", ".join(f"{lv.variable.label!r} ({lv.n_na} rows)"
                            for lv in learned.values() if lv.n_na)
@@ -165,13 +172,17 @@ def build_model_frame(formula: str, data, weights=None, na_action: str = "omit",
     info = design_info(parsed, learned)
     if len(info.column_names) == 0:
         raise FormulaError(f"formula {prep.formula!r} has no terms on the right-hand side")
-    design = Design(info, parsed.rhs_text, label_levels, offsets, prep.time_zones)
+    design = Design(info, parsed.rhs_text, label_levels, offsets, prep.time_zones,
+                    keep_na=keep_na)
     kept = frame if keep.all() else frame.loc[keep]
     check_design_size(len(kept), len(info.column_names))
-    X = _design_matrix(design, kept, prep.na_action, factor_codes)
+    if keep_na:
+        X, _ = design.rows(kept, prep.na_action, predicting=False)
+    else:
+        X = _design_matrix(design, kept, prep.na_action, factor_codes)
     if not is_factor_matrix(X):
         X = np.asarray(X, dtype=np.float64)
-    _check_finite(X, design.column_names, "data")
+    _check_finite(X, design.column_names, "data", nan=keep_na)
     y, response_info = _coded_response(prep, keep, response, positive, proportions)
     w = np.ones(len(y)) if prep.weights is None else prep.weights[keep]
     if not (w > 0).any():

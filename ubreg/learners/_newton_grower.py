@@ -103,8 +103,23 @@ def _children(codes, feats, offsets, nbins, stats, order, H, spl, ns, seg, par, 
 
 
 @njit(**JIT)
+def last_of_ties(Ha, o, nb, kc):
+    """The largest cut code k ≥ kc of a column (bins from ``o``, ``nb`` of them) whose
+    split "code > k" sends the node's rows (its histogram ``Ha``) as "code > kc" does:
+    the bins after kc that hold nothing move.  The copy of a column with its NaN bin
+    first takes it, as HistGradientBoosting's right-to-left scan (NaN rows left) keeps
+    the first of equal gains from the right."""
+    while kc + 1 < nb - 1:
+        for s in range(Ha.shape[1]):
+            if Ha[o + kc + 1, s] != 0.0:
+                return kc
+        kc += 1
+    return kc
+
+
+@njit(**JIT)
 def _split_level(H, active, best, best_gain, threshold, cand_col, cand_k, last, codes, src,
-                 node, dst, seg, tree, par, nparts, rows_min):
+                 node, dst, seg, tree, par, nparts, rows_min, offsets, nbins, tie_last):
     """Record the splits of a level (tree[0..2]: feature, cut code, gain) and
     partition the split nodes' segments from ``src`` into ``dst`` (not on the
     last level, whose splits are marked in ``seg[:, 2]``).  Returns the splits
@@ -117,6 +132,8 @@ def _split_level(H, active, best, best_gain, threshold, cand_col, cand_k, last, 
             continue
         b = best[a]
         f, kc = cand_col[b], cand_k[b]
+        if tie_last[f]:
+            kc = last_of_ties(H[a], offsets[f], nbins[f], kc)
         tree[0][nd] = f
         tree[1][nd] = kc
         tree[2][nd] = best_gain[a]
@@ -194,13 +211,16 @@ def _finish(codes, order, buf, node, node_stale, seg, feature, kcut, stats, size
 
 @njit(**JIT)
 def grow_newton(codes, feats, offsets, nbins, first, cand_col, cand_k, stats, H0, threshold,
-                depth, lc, ml, rtol, order, buf, node, node_stale, limits, par, nparts):
+                depth, lc, ml, rtol, order, buf, node, node_stale, limits, tie_last, par,
+                nparts):
     """The Newton tree of ``trees._grow`` from the root's histogram ``H0`` (1,
     bins, k) and the least gain ``threshold``: (feature, cut code, gain, G, H,
     leaf value −G/H, 0 where H ≤ 0) per heap node; ``order``, ``buf`` and
     ``node`` are the workspace's (node set for every row).  ``par``: the kernels
     may run their parallel twins, on ``nparts`` parts, from the sizes
-    ``limits`` (cells of a histogram, rows, candidates × nodes)."""
+    ``limits`` (cells of a histogram, rows, candidates × nodes).  ``tie_last``:
+    the binned columns whose split moves to the last of its ties
+    (:func:`last_of_ties`)."""
     cells_min, rows_min, cand_min = limits[0], limits[1], limits[2]
     ncand = cand_col.shape[0]
     size = 2 ** (depth + 1) - 1
@@ -219,7 +239,8 @@ def grow_newton(codes, feats, offsets, nbins, first, cand_col, cand_k, stats, H0
                                   nparts, cand_min)
         spl, ns = _split_level(H, active, best, best_gain, threshold, cand_col, cand_k,
                                level == depth - 1, codes, src, node, dst, seg,
-                               (feature, kcut, gain), par, nparts, rows_min)
+                               (feature, kcut, gain), par, nparts, rows_min, offsets, nbins,
+                               tie_last)
         if ns == 0:
             break
         H, active = _children(codes, feats, offsets, nbins, stats, dst, H, spl, ns, seg, par,

@@ -17,7 +17,12 @@ link η):
 - growth by splitting the leaf reached by the most training examples until
   the node count (internal + leaves) reaches ``max_size`` (or, with
   ``depth``, every leaf down to that depth);
-- leaf value η(p_leaf), ±``PURE_LEAF`` for a pure or non-finite leaf.
+- leaf value η(p_leaf), ±``PURE_LEAF`` for a pure or non-finite leaf;
+- missing values (NaN), as HistGradientBoosting routes them: a node holding rows
+  with NaN in a column also tries each of its thresholds with those rows sent
+  left (those sent right first; the left ones win only when strictly better), and
+  the split "NaN or not"; a split on a column without NaN in the node sends them
+  to the child of more training examples (the right one on a tie).
 
 Why this is a grower of its own, beside the level-wise growers of
 :mod:`ubreg.learners.trees` (binned columns) and :mod:`ubreg.fitters.udt.grow`
@@ -61,8 +66,11 @@ class BestFirstTree:
     value: list = field(default_factory=list)
     n_nodes: int = 0
     kind: str = "tree"
+    #: whether each node sends a missing value (NaN) left
+    nan_left: list = field(default_factory=list)
 
     def _add(self, value):
+        self.nan_left.append(False)
         self.feature.append(-1)
         self.threshold.append(np.nan)
         self.left.append(-1)
@@ -77,11 +85,14 @@ class BestFirstTree:
         node = np.zeros(X.shape[0], dtype=np.int64)
         feat, thr = np.array(self.feature), np.array(self.threshold)
         left, right = np.array(self.left), np.array(self.right)
+        # trees pickled before missing values were routed have no nan_left
+        nan_left = np.array(getattr(self, "nan_left", None) or [False] * self.n_nodes)
         active = left[node] >= 0
         while active.any():
             idx = np.flatnonzero(active)
             nd = node[idx]
-            go_left = X[idx, feat[nd]] <= thr[nd]
+            x = X[idx, feat[nd]]
+            go_left = (x <= thr[nd]) | (np.isnan(x) & nan_left[nd])
             node[idx] = np.where(go_left, left[nd], right[nd])
             active = left[node] >= 0
         return node
@@ -173,16 +184,35 @@ def separates(left_pos, left_neg, n_pos, n_neg):
 
 def _candidates(X, rows):
     """Per column with a cut: (column, its order on ``rows``, sorted values, cut
-    positions), a cut after each position whose next value is larger."""
+    positions, the rows with a value), a cut after each position whose next value is
+    larger.  NaN sorts last: with m values, position m − 1 is the split "NaN or not"
+    and the cuts before it are tried a second time with the NaN rows left
+    (positions m + s, :func:`_sides`)."""
     cands = []
     for j in range(X.shape[1]):
         xj = X[rows, j]
         order = np.argsort(xj, kind="stable")
         xs = xj[order]
         cut = np.flatnonzero(xs[1:] > xs[:-1])          # split after position cut
+        m = xs.size if not (xs.size and np.isnan(xs[-1])) else int(np.searchsorted(xs, np.nan))
+        if m < xs.size and m > 0:
+            cut = np.concatenate([cut, [m - 1], m + cut])
         if cut.size:
-            cands.append((j, order, xs, cut))
+            cands.append((j, order, xs, cut, m))
     return cands
+
+
+def _sides(sel, m, cq, cp, live_pos, live_neg):
+    """Left sums (weight, positive weight, live rows of each class) of the cut
+    positions ``sel`` (prefix sums over the node's sorted rows): a position p < m
+    sends rows ≤ p left, the NaN rows right; p = m + s sends rows ≤ s and the NaN
+    rows left."""
+    n = cq.size
+    nan = sel >= m
+    s = np.where(nan, sel - m, sel)
+    extra = [a[n - 1] - a[m - 1] if m < n else 0 for a in (cq, cp, live_pos, live_neg)]
+    return tuple(a[s] + np.where(nan, e, 0) for a, e in zip((cq, cp, live_pos, live_neg),
+                                                            extra))
 
 
 def _best_split(X, rows, q, pos, risk, max_candidates, rng):
@@ -205,7 +235,7 @@ def _best_split(X, rows, q, pos, risk, max_candidates, rng):
         keep[rng.choice(total, size=max_candidates, replace=False)] = True
     best = None
     offset = 0
-    for j, order, xs, cut in cands:
+    for j, order, xs, cut, m in cands:
         sel = cut if keep is None else cut[keep[offset:offset + cut.size]]
         offset += cut.size
         if sel.size == 0:
@@ -213,12 +243,14 @@ def _best_split(X, rows, q, pos, risk, max_candidates, rng):
         qo, po = qn[order], posn[order]
         cq = np.cumsum(qo)
         cp = np.cumsum(np.where(po, qo, 0.0))
-        WL, WLp = cq[sel], cp[sel]
-        WR, WRp = W - WL, Wp - WLp
         # admissibility by counts of live rows: differences of float sums are
         # not exactly 0 for an empty side, and would depend on the row order
-        live_pos = np.cumsum((qo > 0) & po)[sel]
-        live_neg = np.cumsum((qo > 0) & ~po)[sel]
+        lp, ln = np.cumsum((qo > 0) & po), np.cumsum((qo > 0) & ~po)
+        if m < xs.size:
+            WL, WLp, live_pos, live_neg = _sides(sel, m, cq, cp, lp, ln)
+        else:
+            WL, WLp, live_pos, live_neg = cq[sel], cp[sel], lp[sel], ln[sel]
+        WR, WRp = W - WL, Wp - WLp
         ok = ((live_pos > 0) & (live_neg > 0)
               & (live_pos < n_live_pos) & (live_neg < n_live_neg))
         ok |= separates(live_pos, live_neg, n_live_pos, n_live_neg)
@@ -231,9 +263,19 @@ def _best_split(X, rows, q, pos, risk, max_candidates, rng):
         delta = np.where(ok, delta, -np.inf)
         k = int(np.argmax(delta))
         if best is None or delta[k] > best[0]:
-            s = sel[k]
-            best = (float(delta[k]), j, 0.5 * (xs[s] + xs[s + 1]))
+            best = (float(delta[k]), j) + _threshold(xs, m, int(sel[k]))
     return best
+
+
+def _threshold(xs, m, p):
+    """(threshold, NaN rows left, or None when the node has none) of cut position p
+    (:func:`_sides`)."""
+    if m == xs.size:
+        return 0.5 * (xs[p] + xs[p + 1]), None
+    if p == m - 1:                                  # NaN or not: every value left
+        return np.inf, False
+    s = p - m if p >= m else p
+    return 0.5 * (xs[s] + xs[s + 1]), p >= m
 
 
 def grow_best_first(X, ystar, q, risk, link, *, max_size=5, depth=None, max_candidates=2000,
@@ -285,10 +327,16 @@ def grow_best_first(X, ystar, q, risk, link, *, max_size=5, depth=None, max_cand
         best = _best_split(X, rows, q, pos, risk, max_candidates, rng)
         if best is None:
             continue                                        # dropped from the queue
-        _, j, thr = best
+        _, j, thr, nan_left = best
         go_left = X[rows, j] <= thr
+        if nan_left is None:
+            # no NaN in the node: they go to the child of more examples (HistGradientBoosting)
+            nan_left = bool(count[rows[go_left]].sum() > count[rows[~go_left]].sum())
+        elif nan_left:
+            go_left |= np.isnan(X[rows, j])
         lrows, rrows = rows[go_left], rows[~go_left]
         tree.feature[node], tree.threshold[node] = j, thr
+        tree.nan_left[node] = nan_left
         tree.left[node] = tree._add(leaf_value(*stats(lrows), link))
         tree.right[node] = tree._add(leaf_value(*stats(rrows), link))
         queue += [(tree.left[node], lrows, d + 1), (tree.right[node], rrows, d + 1)]

@@ -9,6 +9,16 @@ search is exact).  A split "x_j > c" is then "bin code > k".
 Histograms of per-row statistics over all (column, bin) pairs are one sparse
 matrix product ``onehot.T @ stats`` for stumps and rules — no Python loop over
 rows or columns — and compiled kernels for trees (:mod:`ubreg.trees.histograms`).
+
+Missing values (NaN, HistGradientBoosting's rule): the cuts come from a column's
+values; its NaN rows get a bin of their own after the last, so "code > k" sends
+them right of every split (the last candidate, k = number of value bins − 1, is
+the split "missing or not").  The column is also binned a second time, appended
+after the design's columns (``source`` names its design column), with the NaN
+bin first: there "code > k" sends them left.  Every split search of the trees
+and stumps, which scores every candidate of every binned column, thus tries
+both directions with no change to its kernels, and the columns without NaN are
+binned as before (the same codes, the same fits).
 """
 from __future__ import annotations
 
@@ -71,6 +81,14 @@ class BinnedDesign:
     float32 : bool
         Whether :attr:`onehot` (the histograms of stumps and rules) sums in
         single precision.
+    source : (d_binned,) int array or None
+        The design column of each binned column (None: the identity, no NaN):
+        columns with NaN are binned twice, the second copy appended.
+    nan_left : (d_binned,) bool array or None
+        Whether a split on the binned column sends the NaN rows left (its NaN
+        bin is the first) rather than right (last).
+    has_nan : (d,) bool array or None
+        The design columns with NaN in the rows binned.
     onehot : sparse (n, total_bins) CSR, built on first use
         Row i has a 1 in the flat bin of each of its d values.  Histograms of
         stumps and rules are ``onehot.T @ stats`` (a CSC mat-vec, no transpose
@@ -85,6 +103,9 @@ class BinnedDesign:
     nbins: np.ndarray
     offsets: np.ndarray
     float32: bool = False
+    source: np.ndarray | None = None
+    nan_left: np.ndarray | None = None
+    has_nan: np.ndarray | None = None
 
     @cached_property
     def onehot(self) -> sp.csr_matrix:
@@ -134,7 +155,14 @@ class BinnedDesign:
     def subset(self, rows: np.ndarray) -> BinnedDesign:
         """The same bins restricted to some rows (for cross-validation)."""
         return BinnedDesign(self.codes[:, rows], self.cuts, self.nbins, self.offsets,
-                            self.float32)
+                            self.float32, self.source, self.nan_left, self.has_nan)
+
+    def design_split(self, col: int, k: int) -> tuple[int, float, bool]:
+        """The split "code of binned column ``col`` > k" on the design's values:
+        (design column, cut, whether its NaN rows go left)."""
+        if self.source is None or self.nan_left is None:
+            return col, float(self.cuts[col][k]), False
+        return int(self.source[col]), float(self.cuts[col][k]), bool(self.nan_left[col])
 
 
 #: from this many rows on, histograms of stumps and rules are summed in float32
@@ -151,10 +179,13 @@ def _onehot(codes: np.ndarray, offsets: np.ndarray, dtype) -> sp.csr_matrix:
 
 
 def _bin_column(X, j, codes, max_bins, keep):
-    """The cuts of column j of X, and its codes written to ``codes[j]``."""
+    """The cuts of column j of X, and its codes written to ``codes[j]`` (NaN rows:
+    the code after the last bin, their own)."""
     x = np.ascontiguousarray(X[:, j])
     order = np.argsort(x)
     xs = x[order]
+    if xs.size and np.isnan(xs[-1]):           # NaN sorts last: one test of no cost
+        return _bin_nan_column(x, order, xs, j, codes, max_bins, keep)
     c = _column_cuts(x[keep] if keep is not None else x, max_bins,
                      None if keep is not None else xs)
     # codes = np.searchsorted(c, x, side="left"), from the sort: rows from
@@ -163,6 +194,34 @@ def _bin_column(X, j, codes, max_bins, keep):
     codes[j, order] = np.repeat(np.arange(c.size + 1, dtype=np.uint16),
                                 np.diff(p, prepend=0, append=x.size))
     return c
+
+
+def _bin_nan_column(x, order, xs, j, codes, max_bins, keep):
+    """:func:`_bin_column` of a column with NaN: cuts of its values, then
+    ``[inf]`` (the split "missing or not"), the NaN rows coded after the last bin."""
+    m = int(np.searchsorted(xs, np.nan))       # the values, sorted, before the NaN
+    values = x[keep & ~np.isnan(x)] if keep is not None else None
+    c = _column_cuts(values if values is not None else xs[:m], max_bins,
+                     None if values is not None else xs[:m])
+    p = np.searchsorted(xs[:m], c, side="right")
+    codes[j, order[:m]] = np.repeat(np.arange(c.size + 1, dtype=np.uint16),
+                                    np.diff(p, prepend=0, append=m))
+    codes[j, order[m:]] = c.size + 1
+    return np.append(c, np.inf)
+
+
+def _mirrors(codes: np.ndarray, cuts: list, nan_cols: np.ndarray):
+    """The columns with NaN binned again with the NaN bin first (codes + 1, NaN 0;
+    cuts ``[-inf]`` + the values' cuts), appended to ``codes`` and ``cuts``."""
+    extra = codes[nan_cols].copy()
+    for i, j in enumerate(nan_cols):
+        nan_code = cuts[j].size                 # the values' bins, then the NaN bin
+        row = extra[i]
+        nan = row == nan_code
+        row += 1
+        row[nan] = 0
+    cuts = cuts + [np.concatenate([[-np.inf], cuts[j][:-1]]) for j in nan_cols]
+    return np.concatenate([codes, extra]), cuts
 
 
 #: rows × columns worth binning the columns in threads (NumPy's sorts release the GIL)
@@ -201,10 +260,18 @@ def bin_design(X: np.ndarray, max_bins: int = 255, float32: bool | None = None,
         keep = None
     codes = np.empty((d, n), dtype=np.uint16)
     cuts = _bin_columns(X, codes, int(max_bins), keep)
+    has_nan = np.array([c.size > 0 and c[-1] == np.inf for c in cuts], dtype=bool)
+    source = nan_left = None
+    if has_nan.any():
+        nan_cols = np.flatnonzero(has_nan)
+        codes, cuts = _mirrors(codes, cuts, nan_cols)
+        source = np.concatenate([np.arange(d), nan_cols])
+        nan_left = np.arange(source.size) >= d
     nbins = np.array([c.size + 1 for c in cuts], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(nbins)])
     if nbins.max(initial=1) <= 256:
         codes = codes.astype(np.uint8)
     if float32 is None:
         float32 = n >= FLOAT32_ROWS
-    return BinnedDesign(codes, cuts, nbins, offsets, bool(float32))
+    return BinnedDesign(codes, cuts, nbins, offsets, bool(float32), source, nan_left,
+                        has_nan if source is not None else None)

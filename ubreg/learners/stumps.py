@@ -5,7 +5,9 @@ paper's rules with outputs ±1; the sign of the chosen stump is carried by its
 leveraging coefficient).  The weak learner picks the stump of largest
 |edge| Σᵢ vᵢ h(xᵢ), vᵢ = wᵢ ωᵢ y*ᵢ (docs/math.md §4, §6), over every column and
 every bin cut of a :class:`~ubreg.learners.binning.BinnedDesign`: one
-histogram, one cumulative sum, one argmax.
+histogram, one cumulative sum, one argmax.  A missing value (NaN) takes the side
+the stump learned on a column with NaN (:mod:`ubreg.learners.binning`), else the
+side of more training rows (HistGradientBoosting's rule; −1 on a tie).
 """
 from __future__ import annotations
 
@@ -21,21 +23,23 @@ __all__ = ["SignStump", "fit_sign_stump"]
 
 @dataclass(frozen=True)
 class SignStump(SignHypothesis):
-    """h(x) = +1 if x[column] > cut else −1."""
+    """h(x) = +1 if x[column] > cut else −1 (NaN: +1 when ``nan_right``)."""
 
     column: int
     cut: float
     kind: str = "stump"
+    nan_right: bool = False
 
     @property
     def columns(self) -> tuple[int, ...]:
         return (self.column,)
 
     def holds(self, X: np.ndarray) -> np.ndarray:
-        return X[:, self.column] > self.cut
+        x = X[:, self.column]
+        return (x > self.cut) | (np.isnan(x) & self.nan_right)
 
     def key(self):
-        return ("stump", self.column, self.cut)
+        return ("stump", self.column, self.cut, self.nan_right)
 
     def describe(self, names) -> list[str]:
         return [f"{names[self.column]} > {self.cut:.6g} ? +1 : -1"]
@@ -74,6 +78,10 @@ def fit_sign_stump(binned: BinnedDesign, v: np.ndarray, X: np.ndarray | None = N
     edge = total - 2.0 * left              # Σ_right v − Σ_left v
     best = int(np.argmax(np.abs(edge)))
     j, kk = int(col[best]), int(k[best])
-    stump = SignStump(j, binned.cut_value(j, kk))
-    values = np.where(binned.codes[j] > kk, 1.0, -1.0)[:, None]
+    right = binned.codes[j] > kk
+    column, cut, nan_left = binned.design_split(j, kk)
+    if binned.has_nan is None or not binned.has_nan[column]:
+        nan_left = 2 * int(np.count_nonzero(right)) < right.size
+    stump = SignStump(column, cut, nan_right=not nan_left)
+    values = np.where(right, 1.0, -1.0)[:, None]
     return stump, values, float(edge[best])

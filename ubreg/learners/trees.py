@@ -176,7 +176,8 @@ def _grow(binned, stats, gain_fn, depth, min_leaf, min_gain, leaf_col, root_last
     grow_level_wise(tree, binned, H, search, threshold, split_node=split_node,
                     children=lambda H, split, level: _child_histograms(
                         binned, feats, stats, rows.order, H, split))
-    return (tree,) + _leaves(binned, rows, last_splits, stats, size, leaf_sums)
+    out = _leaves(binned, rows, last_splits, stats, size, leaf_sums)
+    return (on_design(tree, binned, out[0]),) + out
 
 
 def _grow_newton(binned, stats, depth, min_leaf, leaf_col, root_last, workspace):
@@ -208,12 +209,48 @@ def _grow_newton(binned, stats, depth, min_leaf, leaf_col, root_last, workspace)
     feature, kcut, gain, G, H, value = run_driver(
         grow_newton, binned.codes, feats, binned.offsets, binned.nbins, search.first,
         setup.col, setup.kk, stats, H0, float(threshold), int(depth), search.lc_arr,
-        search.ml_arr, TIE_RTOL, rows.order, rows.buf, rows.node, rows.node_stale, setup.limits)
+        search.ml_arr, TIE_RTOL, rows.order, rows.buf, rows.node, rows.node_stale, setup.limits,
+        setup.tie_last)
     cut = np.zeros(feature.size)
     for i in np.flatnonzero(feature >= 0):
         cut[i] = binned.cuts[feature[i]][kcut[i]]
-    return (Tree(depth=depth, feature=feature, cut=cut, gain=gain, value=value), rows.node,
-            (G, H))
+    tree = Tree(depth=depth, feature=feature, cut=cut, gain=gain, value=value)
+    return on_design(tree, binned, rows.node), rows.node, (G, H)
+
+
+def on_design(tree: Tree, binned: BinnedDesign, node: np.ndarray) -> Tree:
+    """``tree``, grown on the binned columns, on the design's: each split's design
+    column and the side its missing values go (``Tree.nan_left``), the training rows'
+    leaves ``node`` read.
+
+    A split on a column with NaN in training sends them the way it learned (the
+    binned copy it was found on, :mod:`ubreg.learners.binning`); on a column without,
+    to the child of more training rows, the right one on a tie (HistGradientBoosting's
+    rule: ``grower.py``, ``missing_go_to_left = n_left > n_right``).
+    """
+    f = tree.feature
+    split = np.flatnonzero(f >= 0)
+    nan_left = np.zeros(f.size, dtype=bool)
+    if split.size:
+        rows = _node_rows(node, f.size, tree.depth)
+        nan_left[split] = rows[2 * split + 1] > rows[2 * split + 2]
+        if binned.source is not None and binned.has_nan is not None \
+                and binned.nan_left is not None:
+            cols = f[split]
+            learned = binned.has_nan[binned.source[cols]]
+            nan_left[split] = np.where(learned, binned.nan_left[cols], nan_left[split])
+            f[split] = binned.source[cols]
+    tree.nan_left = nan_left
+    return tree
+
+
+def _node_rows(node: np.ndarray, size: int, depth: int) -> np.ndarray:
+    """The training rows of every heap node, from the leaf of each row."""
+    rows = np.bincount(node, minlength=size)[:size]
+    for level in range(depth, 0, -1):         # each level's pairs summed into their parents
+        lo, hi = 2 ** level - 1, 2 ** (level + 1) - 1
+        rows[(lo - 1) // 2:(hi - 1) // 2] += rows[lo:hi].reshape(-1, 2).sum(axis=1)
+    return rows
 
 
 class _GrowerSetup:
@@ -227,6 +264,15 @@ class _GrowerSetup:
         _, self.col, self.kk = binned.candidates()
         self.limits = np.array([lk._PARALLEL_CELLS, lk._PARALLEL_ROWS,
                                 lk._PARALLEL_CANDIDATES], dtype=np.int64)
+        self.tie_last = _tie_last(binned)
+
+
+def _tie_last(binned) -> np.ndarray:
+    """The binned columns whose split moves to the last of its ties: the copies with
+    the NaN bin first (:func:`ubreg.learners._newton_grower.last_of_ties`)."""
+    if binned.nan_left is None:
+        return np.zeros(binned.d, dtype=np.uint8)
+    return binned.nan_left.astype(np.uint8)
 
 
 def _leaves(binned, rows, last_splits, stats, size, leaf_sums):
@@ -319,7 +365,24 @@ class _SplitSearch:
         g = self.gain_fn(L, R, P)
         lc, ml = self.lc, self.ml
         ok = np.all((L[..., lc] >= ml) & (R[..., lc] >= ml), axis=-1)
-        return _first_best(np.where(ok & ~np.isnan(g), g, -np.inf))
+        best, gain = _first_best(np.where(ok & ~np.isnan(g), g, -np.inf))
+        return _last_of_ties(b, H, best), gain
+
+
+def _last_of_ties(binned, H, best):
+    """``best`` with the candidates on the copies of columns with their NaN bin first
+    moved to the last of their ties (:func:`ubreg.learners._newton_grower.last_of_ties`)."""
+    if binned.nan_left is None:
+        return best
+    from ._newton_grower import last_of_ties
+    _, col, kk = binned.candidates()
+    best = best.copy()
+    for a, c in enumerate(best):
+        f = int(col[c])
+        if binned.nan_left[f]:
+            best[a] = c + last_of_ties(H[a], int(binned.offsets[f]), int(binned.nbins[f]),
+                                       int(kk[c])) - int(kk[c])
+    return best
 
 
 class _Segments:

@@ -59,7 +59,8 @@ def model_frame(spec: FitSpec, method: str, *, offset: bool = False,
                 proportions: bool = False, **kw):
     """:func:`ubreg.design.build_model_frame` of ``spec``; a method that has no linear
     predictor (``offset=False``) refuses an offset, one that needs a binary response
-    (``proportions=False``) refuses proportions."""
+    (``proportions=False``) refuses proportions.  ``keep_na=True`` (a method that
+    routes missing values) keeps the rows with NA predictors, NaN in the design."""
     from ..design import build_model_frame
     from ..errors import FormulaError
     mf = build_model_frame(spec.formula, spec.data, weights=spec.weights,

@@ -76,7 +76,7 @@ def fit_tboost(spec: FitSpec, *, t: float | None, rounds: int, learner: str, mu:
     on that scale.
     """
     t = _resolve_t(spec.family, spec.family_given, t)
-    mf = model_frame(spec, "tboost")
+    mf = model_frame(spec, "tboost", keep_na=True)
     # scale-free (docs/tempered.md §2.1): the learners and the loop see the same
     # normalised weights; weights all equal are the unweighted data
     w = normalise_weights(mf.weights)
@@ -168,4 +168,4 @@ def _on_columns(weak, cols):
 
 
 METHOD = Method("tboost", fit=fit_tboost, result=TBoostResult, schema=OPTIONS,
-                quick={"": {"rounds": 3}})
+                quick={"": {"rounds": 3}}, keeps_missing=True)

@@ -76,7 +76,8 @@ def fit_uboost_method(spec: FitSpec, *, U, learner: str, depth: int, mstop: int,
     :mod:`ubreg.fitters.boost.uboost`."""
     family = boosted_family(spec.family, spec.family_given, U)
     U = as_u_loss(family)
-    mf = model_frame(spec, "uboost", response="auto")
+    # the linear base-learner has no missing-value direction: its rows are complete (na.omit)
+    mf = model_frame(spec, "uboost", response="auto", keep_na=learner != "linear")
     options = dict(learner=learner, depth=depth, mstop=mstop, nu=nu, max_bins=max_bins,
                    init=init, min_child_weight=min_child_weight,
                    min_samples_leaf=min_samples_leaf)
@@ -130,4 +131,5 @@ def fit_uboost_on_dask(spec: FitSpec, **options):
 
 
 METHOD = Method("uboost", fit=fit_uboost_method, result=UBoostResult, schema=OPTIONS,
-                quick={"": {"mstop": 5}}, dask=fit_uboost_on_dask, multiclass=True)
+                quick={"": {"mstop": 5}}, dask=fit_uboost_on_dask, multiclass=True,
+                keeps_missing=True)

@@ -3,8 +3,9 @@
 The level-wise grower (:mod:`ubreg.learners.trees`: ULS's and t-AdaBoost's trees,
 U-Boost's Newton trees) and U-Boost on Dask grow these: node i has children
 2i + 1 and 2i + 2, and sends a row right when its value of the node's column is
-above the node's cut.  On bin codes the same tree routes rows in
-:func:`ubreg.trees.codes.heap_slots`.
+above the node's cut; a missing value (NaN) goes the way the split learned
+(``nan_left``, HistGradientBoosting's rule: :mod:`ubreg.learners.binning`).  On bin
+codes the same tree routes rows in :func:`ubreg.trees.codes.heap_slots`.
 """
 from __future__ import annotations
 
@@ -22,8 +23,10 @@ class Tree:
     ``feature[i] = −1`` marks a leaf; otherwise node i sends x to its right
     child when x[feature[i]] > cut[i].  ``value`` holds leaf outputs (filled
     by the learner; None for ULS's trees, whose leaf coefficients ULS solves);
-    ``gain`` the criterion gain of each split.  Its features are the
-    indicators of its leaves, its output the value of x's leaf.
+    ``gain`` the criterion gain of each split; ``nan_left[i]`` whether node i
+    sends a missing value left (None, as in trees grown on Dask: left, where
+    ``NaN > cut`` is false).  Its features are the indicators of its leaves, its
+    output the value of x's leaf.
     """
 
     depth: int
@@ -32,6 +35,7 @@ class Tree:
     gain: np.ndarray
     value: np.ndarray | None = field(default=None)
     kind: str = "tree"
+    nan_left: np.ndarray | None = field(default=None)
 
     @property
     def leaves(self) -> np.ndarray:
@@ -68,6 +72,10 @@ class Tree:
                 break
             x = X[rows, np.where(split, f, 0)]
             go = x > self.cut[idx]
+            if self.nan_left is not None:
+                nan = np.isnan(x)
+                if nan.any():
+                    go = np.where(nan, ~self.nan_left[idx], go)
             idx = np.where(split, 2 * idx + 1 + go, idx)
         return idx
 

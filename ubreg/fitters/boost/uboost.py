@@ -23,7 +23,10 @@ with several columns, e.g. a factor, is fitted jointly), giving a sparse
 coefficient path.  Trees split on binned design columns (≤ ``max_bins``
 quantile bins per column, exact below that many distinct values);
 categorical predictors arrive as their dummy columns.  ``min_samples_leaf``
-and ``min_child_weight`` bound the leaves.
+and ``min_child_weight`` bound the leaves.  Trees and stumps take NaN in X (a
+missing predictor; a missing level is NaN in each of its dummies): every split
+learns where they go, HistGradientBoosting's rule (:mod:`ubreg.learners.binning`,
+:func:`ubreg.learners.trees.on_design`); the linear learner needs complete rows.
 
 The result keeps the training design matrix (for ``cv_risk``), so its pickle
 grows with n × p.  A user-defined U given by ``lambda`` functions does not
