@@ -111,3 +111,16 @@ def test_udt_classifier_on_three_classes_is_the_fit():
     np.testing.assert_array_equal(clf.predict_proba(X), m.predict(type="prob").to_numpy())
     assert (clf.predict(X) == m.predict(type="class").astype(str).to_numpy()).all()
     assert (clf.classes_[clf.decision_function(X).argmax(axis=1)] == clf.predict(X)).all()
+
+
+def test_udt_classifier_routes_missing_values_as_the_fit():
+    # udt routes NaN by rpart's surrogates; UDTClassifier refused X with NaN
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int)
+    X[::7, 0] = np.nan
+    clf = UDTClassifier(xval=0).fit(X, y)
+    data = pd.DataFrame(X, columns=["x0", "x1", "x2"]).assign(y=y)
+    m = ubreg.fit("y ~ x0 + x1 + x2", data, method="udt", xval=0)
+    np.testing.assert_array_equal(clf.predict_proba(X)[:, 1], m.predict(type="response"))
+    assert clf.__sklearn_tags__().input_tags.allow_nan

@@ -152,8 +152,8 @@ class _UbregClassifier(ClassifierMixin, BaseEstimator):
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
 
-    #: whether the fit keeps rows with NaN in X and routes them (U-Boost's and
-    #: t-AdaBoost's trees and stumps: ``Method.keeps_missing``)
+    #: whether the fit keeps rows with NaN in X and routes them (UDT's surrogates, U-Boost's
+    #: and t-AdaBoost's trees and stumps: ``Method.keeps_missing``)
     _allow_nan = False
 
     def _nan_finite(self):
@@ -246,7 +246,7 @@ UDTClassifier = _estimator(
     "UDTClassifier", "udt", "A UDT tree (paper 000 Algorithm 3) with rpart's controls: "
     "``family=\"gini\"`` is CART, ``\"entropy\"`` C4.5, ``\"matsushita\"`` "
     "Kearns–Mansour; on more than two classes rpart's tree of K classes (gini or "
-    "entropy).", _options_of("udt"), "gini", _binary=False,
+    "entropy).", _options_of("udt"), "gini", _binary=False, _allow_nan=True,
     expected_failed_checks={"check_sample_weight_equivalence_on_dense_data": (
         "sample_weight are rpart's case weights: min_split (20) and min_leaf (7) count rows, "
         "as scikit-learn's own trees count samples (min_samples_split), so 15 weighted rows "
