@@ -26,16 +26,34 @@ ESTIMATORS = [ULSClassifier(), ULSClassifier(learner="stumps", rounds=10), UDTCl
               UNNClassifier()]
 
 
-def _expected_failures(estimator):
-    """Each estimator lists the checks it fails, with the reason, itself."""
-    return dict(estimator.expected_failed_checks)
+# Parameters a check runs with, as scikit-learn's own PER_ESTIMATOR_CHECK_PARAMS gives its
+# trees: UDT's sample_weight are rpart's case weights and min_split (20) and min_leaf (7)
+# count rows, so 15 weighted rows are not split where their 27 repetitions are; without
+# those limits the weights must act exactly as repeated rows (3 classes in the check).
+CHECK_PARAMS = {("UDTClassifier", "check_sample_weight_equivalence_on_dense_data"):
+                [dict(min_split=2, min_leaf=1, family="gini"),
+                 dict(min_split=2, min_leaf=1, family="entropy")]}
 
 
-@parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected_failures)
+@parametrize_with_checks(ESTIMATORS)
 def test_scikit_learn_estimator_checks(estimator, check):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")          # convergence and separation on toy data
-        check(estimator)
+    params = CHECK_PARAMS.get((type(estimator).__name__, check.func.__name__), [{}])
+    for values in params:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")      # convergence and separation on toy data
+            check(estimator.set_params(**values) if values else estimator)
+
+
+def test_udt_with_rpart_limits_treats_weights_as_case_weights():
+    """With rpart's min_split and min_leaf, weight 2 is not the row twice (rpart's case
+    weights: the limits count rows), the reason for CHECK_PARAMS above."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(15, 2))
+    y = (X[:, 0] > 0).astype(int)
+    weights = np.full(15, 2.0)
+    weighted = UDTClassifier(xval=0).fit(X, y, sample_weight=weights)
+    repeated = UDTClassifier(xval=0).fit(np.repeat(X, 2, axis=0), np.repeat(y, 2))
+    assert weighted.model_.n_leaves == 1 < repeated.model_.n_leaves
 
 
 # --- in pipelines, grid search and cross-validation --------------------------------------
@@ -92,14 +110,6 @@ def test_uboost_classifier_on_three_classes_is_ubreg_fits_multinomial_boosting()
     np.testing.assert_array_equal(est.predict(X), est.classes_[np.argmax(proba, axis=1)])
     with pytest.raises(ValueError, match="Only binary classification"):
         UBoostClassifier(learner="linear").fit(X, y)
-
-
-def test_udt_sample_weights_repeat_rows_when_size_limits_allow():
-    """UDTClassifier's one expected failure is the row counting of min_split and
-    min_leaf: without those limits, sample_weight equals repeating rows (3 classes)."""
-    from sklearn.utils.estimator_checks import check_sample_weight_equivalence_on_dense_data
-    check_sample_weight_equivalence_on_dense_data(
-        "UDTClassifier", UDTClassifier(min_split=2, min_leaf=1, xval=0))
 
 
 def test_udt_classifier_on_three_classes_is_the_fit():

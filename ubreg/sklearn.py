@@ -66,8 +66,6 @@ class _UbregClassifier(ClassifierMixin, BaseEstimator):
     #: sample_weight as frequency weights (a row repeated; GNNB's Algorithm 1 has no example
     #: weights) rather than R's prior weights (scale-free, rows counted as rows)
     _weights_repeat_rows = False
-    #: scikit-learn estimator checks this estimator fails, with the reason (none)
-    expected_failed_checks: dict = {}
 
     def _options(self) -> dict:
         """The ubreg.fit options of this estimator: its parameters (but ``family``) that
@@ -246,12 +244,7 @@ UDTClassifier = _estimator(
     "UDTClassifier", "udt", "A UDT tree (paper 000 Algorithm 3) with rpart's controls: "
     "``family=\"gini\"`` is CART, ``\"entropy\"`` C4.5, ``\"matsushita\"`` "
     "Kearns–Mansour; on more than two classes rpart's tree of K classes (gini or "
-    "entropy).", _options_of("udt"), "gini", _binary=False, _allow_nan=True,
-    expected_failed_checks={"check_sample_weight_equivalence_on_dense_data": (
-        "sample_weight are rpart's case weights: min_split (20) and min_leaf (7) count rows, "
-        "as scikit-learn's own trees count samples (min_samples_split), so 15 weighted rows "
-        "are not split where their 27 repetitions are; with min_split=2, min_leaf=1 the "
-        "check passes (tests/test_sklearn.py)")})
+    "entropy).", _options_of("udt"), "gini", _binary=False, _allow_nan=True)
 UBoostClassifier = _estimator(
     "UBoostClassifier", "uboost", "U-Boost (paper 003 §4.4): Newton boosting of ``learner`` "
     "under the U-loss ``family``; on more than two classes, K trees a round on the "
