@@ -151,6 +151,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
+@pytest.mark.slow
 def test_no_import_cycles():
     """Imports inside functions and module paths named by strings included: a late
     import still makes the two modules depend on each other."""
@@ -161,6 +162,7 @@ def test_no_import_cycles():
     assert _cycles(graph) == []
 
 
+@pytest.mark.slow
 def test_imports_run_one_way_between_folders():
     """Also imports inside functions (made late to save time, they are still edges)."""
     wrong = []
@@ -175,6 +177,7 @@ def test_imports_run_one_way_between_folders():
     assert wrong == []
 
 
+@pytest.mark.slow
 def test_no_private_names_across_folders():
     wrong = []
     for module, path in MODULES.items():
@@ -223,6 +226,7 @@ def _private_attributes() -> tuple[dict[str, set[str]], list[tuple[str, str, int
     return defined, reads
 
 
+@pytest.mark.slow
 def test_no_private_attributes_read_across_folders():
     """``x._name`` where ``_name`` belongs to another folder's objects (a result's
     private state read by evaluate/, a method patching a result): behaviour that other
@@ -233,6 +237,7 @@ def test_no_private_attributes_read_across_folders():
     assert wrong == []
 
 
+@pytest.mark.slow
 def test_modules_and_functions_stay_small():
     long_modules, long_functions = [], []
     for module, path in MODULES.items():

@@ -69,6 +69,7 @@ def frame():
                          "g": rng.choice(["a", "b", "c"], size=n)})
 
 
+@pytest.mark.slow
 def test_na_in_response_is_dropped_and_counted_or_refused(every_method, frame):
     method = every_method
     d = frame.astype({"y": float})
@@ -126,6 +127,7 @@ def test_one_class_only(every_method, frame):
         _fit(method, "y ~ x1", frame.assign(y=0))
 
 
+@pytest.mark.slow
 def test_constant_predictor_fits_finitely(every_method, frame):
     method = every_method
     m = _fit(method, "y ~ x1 + z", frame.assign(z=3.0))

@@ -49,6 +49,7 @@ def adaboost(X, y, rounds):
     return np.array(staged).T, np.array(alphas)
 
 
+@pytest.mark.slow
 def test_exponential_stumps_is_adaboost(data):
     rounds = 12
     m = ubreg.fit("y ~ a + b + c", data, family=ubreg.Exponential(), method="uls",
@@ -64,6 +65,7 @@ def test_exponential_stumps_is_adaboost(data):
                                np.cumprod(np.sqrt(1 - np.tanh(alphas) ** 2)), rtol=1e-9)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", ["entropy", "matsushita", "gini", "mu", "power"])
 @pytest.mark.parametrize("learner,kw", [("stumps", {}), ("rules", {"literals": 2}),
                                         ("trees", {"depth": 2})])

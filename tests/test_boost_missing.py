@@ -75,6 +75,7 @@ def test_a_stump_sends_missing_values_to_the_side_of_their_class(train):
     assert p.iloc[0] > 0.8 > 0.6 > p.iloc[1]
 
 
+@pytest.mark.slow
 def test_keeping_the_missing_rows_beats_dropping_or_imputing_them(train):
     """Stumps cannot isolate an imputed value (deeper trees can: two splits around the
     median mark the missing rows almost as well)."""
@@ -106,6 +107,7 @@ def _integer_data(n, seed):
     return d
 
 
+@pytest.mark.slow
 def test_the_trees_are_histgradientboostings():
     """Same loss, depth, step, bins and leaf bounds: the same splits, missing directions
     (tie-breaks included) and predictions, also for NaN in a column without NaN in

@@ -52,6 +52,7 @@ def test_demo_writes_both_reports_and_prints_their_paths(demo):
     assert "768 rows were read; 724 are complete in every model variable" in text
 
 
+@pytest.mark.slow
 def test_fit_with_report(tmp_path, capsys):
     csv = tmp_path / "pima.csv"
     ubreg.datasets.load_pima().to_csv(csv, index=False)

@@ -10,6 +10,7 @@ from ubreg.numerics.folds import fold_assignment
 FORMULA = "diabetes ~ glucose + mass + age"
 
 
+@pytest.mark.slow
 def test_reproducible_with_a_seed_and_data_untouched(pima):
     before = pima.copy()
     a = ubreg.cv(FORMULA, pima, folds=5, seed=11, refit=False)
@@ -34,6 +35,7 @@ def test_folds_partition_the_rows_and_stratification_holds(stratified):
             assert counts.max() - counts.min() <= 1
 
 
+@pytest.mark.slow
 def test_metrics_equal_fitting_each_fold_by_hand(pima):
     res = ubreg.cv(FORMULA, pima, family="matsushita", folds=4, seed=3)
     complete = pima.dropna(subset=["diabetes", "glucose", "mass", "age"])
@@ -55,6 +57,7 @@ def test_metrics_equal_fitting_each_fold_by_hand(pima):
     assert "Brier score" in str(res) and "<table" in res.html()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", ["gini", "entropy", "matsushita", "entropy2", "power"])
 def test_uls_every_family(pima, family):
     res = ubreg.cv(FORMULA, pima, family=family, folds=3, seed=0, refit=False)
@@ -62,6 +65,7 @@ def test_uls_every_family(pima, family):
     assert 0.6 < res.mean["auc"] < 1.0
 
 
+@pytest.mark.slow
 def test_every_registered_method_runs():
     data = ubreg.datasets.load_pima().dropna().iloc[:150]
     for method in sorted(ubreg.METHODS):
@@ -70,6 +74,7 @@ def test_every_registered_method_runs():
         assert np.isfinite(res.mean["brier"]), method
 
 
+@pytest.mark.slow
 def test_weights_column_and_bad_folds(pima):
     data = pima.assign(w=np.where(pima["age"] > 40, 2.0, 1.0))
     res = ubreg.cv(FORMULA, data, freq_weights="w", folds=3, seed=0)
@@ -80,6 +85,7 @@ def test_weights_column_and_bad_folds(pima):
         ubreg.cv(FORMULA, pima, folds=1)
 
 
+@pytest.mark.slow
 def test_progress_bar_over_the_folds_only_on_a_terminal(pima, capsys, monkeypatch):
     import sys
     monkeypatch.delenv("UBREG_PROGRESS", raising=False)
@@ -120,6 +126,7 @@ def _cv_warnings(pima, scheduler):
     return res, [(w.category, str(w.message)) for w in caught]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scheduler", [None, "threads", "sync"])
 def test_fold_warnings_reach_the_caller_once_per_fold_naming_it(pima, monkeypatch, scheduler):
     if scheduler is not None:
@@ -134,6 +141,7 @@ def test_fold_warnings_reach_the_caller_once_per_fold_naming_it(pima, monkeypatc
     assert got == want
 
 
+@pytest.mark.slow
 def test_fold_warnings_of_a_method_same_for_threads_and_sequential(pima):
     """uboost warns in every fold that U= is deprecated: four warnings either way."""
     pytest.importorskip("dask")

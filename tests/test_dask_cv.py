@@ -103,6 +103,7 @@ def test_fold_of_rows_is_a_function_of_the_row_and_the_seed():
     assert isinstance(fold_key(np.random.default_rng(0)), int)
 
 
+@pytest.mark.slow
 def test_folds_from_a_column():
     frame = FRAME.assign(f=np.arange(len(FRAME)) % 3 + 1)
     out = ubreg.cv(FORMULA, dd.from_pandas(frame, npartitions=3), folds=3, fold="f",

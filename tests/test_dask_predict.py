@@ -94,6 +94,7 @@ def _assert_lazy_and_equal(model, kwargs, ddf=NEW_DDF, pdf=NEW):
     return got
 
 
+@pytest.mark.slow
 def test_every_method_predicts_a_dask_frame_lazily_and_exactly(every_method):
     model = _fit(every_method)
     for kwargs in _predict_cases(model):
@@ -113,6 +114,7 @@ def test_class_meta_is_categorical_with_the_response_levels(every_method):
     assert lazy.cat.known
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("label", sorted(k for k, c in METHOD_CASES.items() if c.multiclass))
 def test_multiclass_methods_give_a_lazy_frame_of_posteriors(label):
     model = _fit(label, response="y3")
@@ -126,6 +128,7 @@ def test_multiclass_methods_give_a_lazy_frame_of_posteriors(label):
     assert got.loc[NA_ROWS[:2]].isna().all() != routed
 
 
+@pytest.mark.slow
 def test_the_online_learner_predicts_a_dask_frame():
     learner = OnlineLearner(FORMULA).partial_fit(TRAIN.iloc[:80]).partial_fit(TRAIN.iloc[80:])
     for kwargs in [{"type": t} for t in PREDICT_TYPES]:
@@ -162,6 +165,7 @@ def test_each_partition_is_predicted_once_on_compute(monkeypatch):
     assert calls[1:] == sizes                   # one call per partition, its rows
 
 
+@pytest.mark.slow
 def test_a_dask_frame_of_other_partitions_and_an_empty_partition():
     model = _fit("udt")
     frame = NEW.copy()
@@ -186,6 +190,7 @@ def test_errors_are_raised_when_predict_is_called_not_at_compute():
 
 
 
+@pytest.mark.slow
 def test_categorical_columns_known_or_not_predict_as_strings():
     """A categorical column of newdata, its categories known to dask or not, predicts as
     the column of strings, for a model fitted on strings or on a categorical of the same

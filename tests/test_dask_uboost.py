@@ -75,6 +75,7 @@ CASES = [dict(mstop=20), dict(mstop=12, family=ubreg.U("exponential"), depth=2, 
          dict(mstop=10, family=ubreg.Permissible("tempered", t=0.0), depth=2)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kw", CASES)
 def test_threaded_scheduler_gives_the_in_memory_fit(frame, ddf, kw):
     mem = ubreg.fit(FORMULA, frame, method="uboost", **kw)
@@ -158,6 +159,7 @@ def test_a_worker_killed_mid_fit_leaves_the_fit_unchanged(client, frame, ddf, mo
     _assert_same_fit(mem, out, frame)
 
 
+@pytest.mark.slow
 def test_a_missing_predictor_is_refused_by_name(frame):
     d = frame.copy()
     d.loc[[17, 18], "b"] = np.nan

@@ -21,6 +21,7 @@ def test_blocks_group_consecutive_partitions_up_to_a_share_of_a_worker():
     assert dask_uboost._blocks([0, 0], 1) == [[0, 1]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kw", [dict(mstop=15), dict(mstop=8, weights="w", depth=2,
                                                       min_samples_leaf=5, max_bins=32)])
 def test_blocks_of_partitions_give_the_in_memory_fit(monkeypatch, kw):

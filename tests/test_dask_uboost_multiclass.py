@@ -44,6 +44,7 @@ def frame():
     return _data()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kw", [dict(mstop=8), dict(mstop=5, depth=2, weights="w",
                                                     min_samples_leaf=5, max_bins=16),
                                 dict(mstop=5, learner="stumps", freq_weights="w")])
@@ -73,6 +74,7 @@ def test_a_dask_frame_of_three_classes_gives_the_in_memory_fit(frame, kw):
     assert "3 classes" in str(out.summary()) and "Dask partitions" in repr(out)
 
 
+@pytest.mark.slow
 def test_other_families_and_k_class_refits_are_refused_by_name(frame):
     ddf = dd.from_pandas(frame, npartitions=2, sort=True)
     with dask.config.set(scheduler="threads"):
@@ -86,6 +88,7 @@ def test_other_families_and_k_class_refits_are_refused_by_name(frame):
         ubreg.cv_risk(out, folds=2)
 
 
+@pytest.mark.slow
 def test_cv_of_a_dask_frame_of_three_classes_is_the_in_memory_cv_on_the_same_folds(frame):
     """ubreg.cv of a Dask frame scores K-class models too: each fold's K probabilities,
     the multiclass metrics, the same as the in-memory cv given the Dask run's folds."""

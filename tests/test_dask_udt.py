@@ -68,6 +68,7 @@ def _assert_same_tree(mem, out):
 # ---------------------------------------------------------------------------
 # in memory: bins=
 # ---------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("family", ["gini", "entropy", "matsushita"])
 def test_bins_above_the_distinct_values_give_the_exact_tree(frame, family):
     """With at least as many bins as distinct values, bins=k is rpart's tree bit for bit."""
@@ -77,6 +78,7 @@ def test_bins_above_the_distinct_values_give_the_exact_tree(frame, family):
     assert exact.frame.equals(binned.frame)
 
 
+@pytest.mark.slow
 def test_bins_cut_numeric_predictors_and_cross_validate(frame):
     m = ubreg.fit(FORMULA, frame, method="udt", bins=4, xval=5, seed=2)
     thresholds = m.frame.loc[m.frame["var"] == "x", "threshold"].dropna().unique()
@@ -97,6 +99,7 @@ def test_bins_checks_its_value_and_refuses_missing_predictors(frame):
 # ---------------------------------------------------------------------------
 # the local threaded scheduler
 # ---------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("kw", [dict(cp=0.001), dict(cp=0.0, min_leaf=3, family="matsushita"),
                                 dict(weights="w", cp=0.002, family="gini"),
                                 dict(freq_weights="w", cp=0.002, risk="surrogate")])
@@ -108,6 +111,7 @@ def test_threaded_scheduler_grows_the_exact_in_memory_tree(frame, ddf, kw):
     _assert_same_tree(mem, out)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kw", [dict(cp=0.001), dict(weights="w", cp=0.002, family="gini"),
                                 dict(freq_weights="w", cp=0.002)])
 def test_loglik_and_residuals_are_the_in_memory_ones(frame, ddf, kw):
@@ -129,6 +133,7 @@ def test_loglik_and_residuals_are_the_in_memory_ones(frame, ddf, kw):
         assert out.loglik == pytest.approx(mem.loglik, rel=1e-12)     # not the pruned one's
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bins", [3, 16, 255])
 def test_threaded_scheduler_grows_the_binned_in_memory_tree(bins):
     """Continuous predictors (more distinct values than bins): the quantile cuts
@@ -146,6 +151,7 @@ def test_threaded_scheduler_grows_the_binned_in_memory_tree(bins):
     np.testing.assert_array_equal(out.predict().compute().to_numpy(), mem.predict().to_numpy())
 
 
+@pytest.mark.slow
 def test_dask_refusals_name_the_option_and_the_reason(frame, ddf):
     with pytest.raises(ValueError, match=r"xval=10 on a Dask frame: the cross-validated cp"):
         ubreg.fit(FORMULA, ddf, method="udt", xval=10)

@@ -110,6 +110,7 @@ def test_caret_between_terms_keeps_its_interaction_meaning(frame):
 
 
 # --- one rule for numbers stored as object -------------------------------------------
+@pytest.mark.slow
 def test_object_columns_of_numbers_are_numeric_at_fit_and_predict(frame):
     data = frame.assign(xo=frame.x.astype(object))
     m = _quiet_fit("y ~ xo", data)
@@ -186,6 +187,7 @@ def _nullable(frame):
     return data, numpy
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["uls", "udt"])
 def test_nullable_dtypes_behave_like_their_numpy_counterparts(frame, method):
     data, numpy = _nullable(frame)

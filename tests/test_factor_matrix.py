@@ -82,6 +82,7 @@ def _dense_path(monkeypatch):
                         lambda *a, **k: real(*a[:4], factor_codes=False))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("weights", [None, "w"])
 def test_a_coded_fit_is_the_dense_fit(monkeypatch, weights):
     """Coefficients, every covariance (model, HC0-HC3), hat values, profile
@@ -123,6 +124,7 @@ def test_a_coded_fit_pickles_small_and_reads_old_pickles():
     np.testing.assert_allclose(old.hat_values(), m.hat_values(), rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_a_wide_factor_costs_its_codes_and_contrast_matrix():
     rng = np.random.default_rng(6)
     n, levels = 20_000, 2000

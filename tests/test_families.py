@@ -498,6 +498,7 @@ def _bregman(family, u, v):
     return family.phi(u) - family.phi(v) - (u - v) * family.dphi(v)
 
 
+@pytest.mark.slow
 def test_deviance_of_a_fit_is_twice_the_bregman_divergence(fam):
     """For every family, with weights, on data whose fit saturates rows of the bounded
     links (misclassified ones among them): deviance = 2 Σ wᵢ D_φ(yᵢ‖p̂ᵢ) with p̂ the

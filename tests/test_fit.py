@@ -35,6 +35,7 @@ FORMULA = "diabetes ~ pregnant + glucose + mass + pedigree"
 
 
 # ---- solvers and families ------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("name", FAMILY_NAMES)
 def test_corrective_and_coordinate_reach_the_same_optimum(pima, name):
     fam = ubreg.Permissible(name)

@@ -836,6 +836,7 @@ def _fuzz(canary, formula, method):
     check_example(formula, method, canary)
 
 
+@pytest.mark.slow
 def test_grammar_fuzz_reaches_nothing_outside_the_allowlist(canary):
     OUTCOMES.clear()
     SECONDS.clear()
@@ -859,6 +860,7 @@ ISSUE_ATTACKS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["uls", "udt"])
 @pytest.mark.parametrize("formula", ISSUE_ATTACKS)
 def test_the_issue_attacks_are_refused(canary, formula, method):

@@ -66,6 +66,7 @@ def test_products_of_bases_are_refused_by_their_estimate(data):
                      r"3000 rows × 4000001 columns\).*over ubreg's memory cap")
 
 
+@pytest.mark.slow
 def test_the_p_by_p_matrices_after_a_design_count(small_cap):
     # 175 columns: (.)^2 has 15 400 terms; the design fits in 200 MB, its QR does not
     rng = np.random.default_rng(1)
@@ -82,6 +83,7 @@ def test_a_factor_of_many_levels_is_refused_by_its_contrasts(small_cap):
     _refused_quickly("y ~ f", d, DataError, r"43000 (rows|levels)")
 
 
+@pytest.mark.slow
 def test_wide_formulas_fit():
     rng = np.random.default_rng(2)
     p, n = 600, 700

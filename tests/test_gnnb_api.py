@@ -216,6 +216,7 @@ def test_summary_updates_summed_over_blocks(three):
 
 
 # ---- factors stay together -------------------------------------------------------
+@pytest.mark.slow
 def test_factor_indicators_adjacent_and_never_split():
     rng = np.random.default_rng(4)
     n = 120

@@ -31,6 +31,7 @@ def _tied_data(n=600, seed=0, levels=4):
                          "g": g})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method, opts", [("gnnb", {}), ("unn", {}),
                                           ("gnnb", {"standardize": False}),
                                           ("gnnb", {"chooser": "largest"})])
@@ -43,6 +44,7 @@ def test_cv_with_the_graph_equals_cv_without(method, opts):
     pd.testing.assert_frame_equal(shared.folds, plain.folds)
 
 
+@pytest.mark.slow
 def test_multiclass_cv_with_the_graph_equals_cv_without():
     rng = np.random.default_rng(1)
     n = 900

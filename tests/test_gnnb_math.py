@@ -110,6 +110,7 @@ def test_h_star_values():
 # probability-scale recursion (11) clips ∇φ(b w) back into the domain, forgetting
 # part of h; the fitter keeps h itself, whose weights ∇φ⁻¹(−y h)/b are eq. (26)
 # and the derivatives of the risk (2) that the fitter reports.
+@pytest.mark.slow
 @pytest.mark.parametrize("name,params", FAMILIES[:-1], ids=IDS[:-1])
 def test_fitter_equals_algorithm1(name, params):
     fam = _family(name, params)
@@ -180,6 +181,7 @@ def test_updates_count_is_sum_of_inverse_neighbourhoods():
 
 
 # ---- Theorem 4: monotone risk and the per-step guarantee (31)-(32) ---------
+@pytest.mark.slow
 @pytest.mark.parametrize("name,params", FAMILIES, ids=IDS)
 @pytest.mark.parametrize("chooser", ["sequential", "largest"])
 def test_risk_never_increases_and_meets_bound(name, params, chooser):
@@ -208,6 +210,7 @@ def _repeated_problem(m=240, C=3, k=5, seed=9):
     return X, Y, NeighbourIndex(X).query(None, k)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,params", FAMILIES, ids=IDS)
 @pytest.mark.parametrize("chooser,update", [("sequential", "gnnb"), ("largest", "gnnb"),
                                             ("sequential", "unn")])
@@ -255,6 +258,7 @@ def test_gnnb_star_picks_largest_delta():
 
 
 # ---- Lemma 3 ----------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("name,params", FAMILIES, ids=IDS)
 def test_lemma3_with_repeated_observations(name, params):
     fam = _family(name, params)
@@ -424,6 +428,7 @@ def _fit_fields(fit):
     return {f: getattr(fit, f) for f in ("alpha", "z", "deltas", "chosen", "n_updates")}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,params", COMPILED_FAMILIES, ids=IDS[:5])
 @pytest.mark.parametrize("threads", [False, True], ids=["one_thread", "class_blocks"])
 def test_compiled_loops_equal_numpy_loops(name, params, threads, monkeypatch):
@@ -470,6 +475,7 @@ def test_inverse_neighbourhoods_are_stable():
                                                                              minlength=m))])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunks", [(1, 10**9, 62), (3, 10**9, 62), (3, 50, 62), (8, 1, 62),
                                     (3, 10**9, 0)],
                          ids=["one_per_task", "three_per_task", "flush_on_ties", "flush_always",

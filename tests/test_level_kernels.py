@@ -130,6 +130,7 @@ def _uboost_frame(rng, n=30_000):
 FORMULA = "y ~ " + " + ".join(f"x{j}" for j in range(6))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(parallel.workers() < 2, reason="one core: no parallel twin is launched")
 @pytest.mark.parametrize("U", ["logistic", "exponential"])
 def test_parallel_uboost_is_the_serial_uboost(monkeypatch, U):
@@ -145,6 +146,7 @@ def test_parallel_uboost_is_the_serial_uboost(monkeypatch, U):
         np.testing.assert_array_equal(a, c)
 
 
+@pytest.mark.slow
 def test_threads_may_fit_at_once():
     frame = _uboost_frame(np.random.default_rng(6), n=25_000)
     alone = ubreg.fit(FORMULA, frame, method="uboost", learner="trees", depth=3, mstop=10)
@@ -249,6 +251,7 @@ def test_fused_logistic_statistics_where_the_curvature_underflows():
     assert (np.abs(z) > 745).any()                 # the fallback ran
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(parallel.workers() < 2, reason="one core: no parallel twin is launched")
 def test_the_fit_does_not_depend_on_the_number_of_parts(monkeypatch):
     # the work split three ways (on however many threads numba has) and one way

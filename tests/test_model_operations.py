@@ -239,11 +239,13 @@ def _same_step(m, case):
     _close(m.anova["AIC"], case["anova_aic"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("direction", ["backward", "both"])
 def test_step_from_the_full_model_is_r(full, direction):
     _same_step(ubreg.step(full, direction=direction), CASES[f"step_{direction}"])
 
 
+@pytest.mark.slow
 def test_step_forward_from_the_null_model_is_r():
     null = ubreg.fit("diabetes ~ 1", CC)
     m = ubreg.step(null, scope="~ glucose + mass + pedigree + age + pressure + pregnant",
@@ -251,6 +253,7 @@ def test_step_forward_from_the_null_model_is_r():
     _same_step(m, CASES["step_forward"])
 
 
+@pytest.mark.slow
 def test_step_with_bic_and_a_lower_scope_is_r(full):
     # step(full, k = log(nrow(cc)), trace = 0)
     m = ubreg.step(full, k=np.log(len(CC)))
@@ -265,6 +268,7 @@ def test_step_with_bic_and_a_lower_scope_is_r(full):
     _close(m.anova["AIC"], [751.838276120249, 718.226442210886, 704.147449795384])
 
 
+@pytest.mark.slow
 def test_step_trace_prints_r_steps(full, capsys):
     ubreg.step(full, direction="backward", trace=True)
     out = capsys.readouterr().out

@@ -171,6 +171,7 @@ def test_input_is_not_modified():
     pd.testing.assert_frame_equal(d, before)
 
 
+@pytest.mark.slow
 def test_scikit_learn_estimator_is_logistic_regression_on_three_classes():
     from sklearn.linear_model import LogisticRegression
 

@@ -176,6 +176,7 @@ def test_theorem3_is_tight_at_low_noise(family):
     assert lhs > 0.3 * (base + penalty)
 
 
+@pytest.mark.slow
 def test_theorem3_fails_for_a_rate_far_above_eq98():
     """η = 3× eq. 98's rate breaks the inequality (gini, q = 2): the check can
     fail.  (For entropy and matsushita even 100× the rate does not break it on

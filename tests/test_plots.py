@@ -126,6 +126,7 @@ def test_coefficients_and_tree(model):
         plots.tree(model, ax=_ax())
 
 
+@pytest.mark.slow
 def test_tree_results_are_drawn_and_reported(tmp_path):
     data = ubreg.datasets.load_pima()
     m = ubreg.fit("diabetes ~ glucose + mass + age", data, method="udt", xval=0)
@@ -161,6 +162,7 @@ def _quoted(name):
     return name.replace("\\", "\\\\")
 
 
+@pytest.mark.slow
 def test_user_strings_are_literal_text_not_mathtext():
     import matplotlib
     matplotlib.use("Agg")
@@ -198,6 +200,7 @@ def _text_boxes(ax):
     return [(t.get_text(), t.get_window_extent(renderer)) for t in ax.texts]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [None, (5.0, 3.8)])
 def test_tree_labels_do_not_overlap_and_stay_in_the_figure(size):
     """The pima tree of the demo: no two labels (splits, node and leaf boxes) overlap."""
@@ -216,6 +219,7 @@ def test_tree_labels_do_not_overlap_and_stay_in_the_figure(size):
         plt.close(ax.figure)
 
 
+@pytest.mark.slow
 def test_every_plot_returns_its_axes_also_with_ax_none(model):
     import matplotlib.pyplot as plt
     for name in plots.available(model):
@@ -236,6 +240,7 @@ def test_margins_ticks_are_not_crowded(model):
     np.testing.assert_allclose(ticks, [-1, -0.5, 0, 0.5, 1])
 
 
+@pytest.mark.slow
 def test_calibration_weights(tmp_path):
     data = ubreg.datasets.load_pima().dropna(subset=["glucose", "mass"]).reset_index(drop=True)
     rng = np.random.default_rng(3)

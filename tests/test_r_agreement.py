@@ -40,6 +40,7 @@ def _names(ref):
     return list(ref["coefficients"]["name"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("solver", ["corrective", "coordinate"])
 def test_coefficients_se_z(case, solver):
     ref, _, fits = case

@@ -307,6 +307,7 @@ def test_offset_without_intercept_null_deviance_equals_r():
     assert m.df_null == r["df_null"]
 
 
+@pytest.mark.slow
 def test_results_pickle_with_what_inference_needs(big):
     import pickle
     again = pickle.loads(pickle.dumps(big))
@@ -318,6 +319,7 @@ def test_results_pickle_with_what_inference_needs(big):
 
 
 # --- 6. confint ---------------------------------------------------------------------------
+@pytest.mark.slow
 def test_confint_profile_equals_mass(big):
     r = CASES["confint"]
     ci = big.confint()
@@ -362,6 +364,7 @@ def test_every_residual_type_equals_r(big):
 
 
 # --- 8. family names ----------------------------------------------------------------------
+@pytest.mark.slow
 def test_binomial_and_every_family_name_is_accepted():
     base = _fit("diabetes ~ glucose + mass", CC)
     _close(_fit("diabetes ~ glucose + mass", CC, family="binomial").coef, base.coef, rtol=0)

@@ -44,6 +44,7 @@ def test_udt_default_is_rparts_tree(pima_csv, split, family):
     np.testing.assert_allclose(f["yprob"], rf["prob_pos"], rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.slow
 def test_udt_surrogate_risk_is_an_option(pima_csv):
     """``risk="surrogate"`` prunes by the paper's surrogate risk: a different, larger tree
     whose cp table is on that scale."""

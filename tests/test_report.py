@@ -41,6 +41,7 @@ def _model_section(html, anchor="model-1"):
     return found.group(1)
 
 
+@pytest.mark.slow
 def test_user_strings_are_escaped(hostile, tmp_path):
     m = ubreg.fit(f'y ~ Q("{SCRIPT}") + g', hostile)
     assert any(SCRIPT in name for name in m.coef.index)
@@ -105,6 +106,7 @@ def test_pdf_report_and_its_pages(tmp_path):
         assert img.min() < 128                               # something is drawn on each page
 
 
+@pytest.mark.slow
 def test_duck_typed_results_and_held_out_data(tmp_path):
     """An object that is not a ubreg result is read by the minimal protocol of
     ubreg.results.base (predict, y, weights; response for held-out data), whatever
@@ -130,6 +132,7 @@ def test_duck_typed_results_and_held_out_data(tmp_path):
     assert "not drawn" not in html and "not computed" not in html
 
 
+@pytest.mark.slow
 def test_a_model_without_training_rows_is_shown_on_the_report_data(tmp_path):
     data = ubreg.datasets.load_pima()
     online = ubreg.OnlineLearner("diabetes ~ glucose + mass").partial_fit(data.iloc[:500])
@@ -145,6 +148,7 @@ def test_a_model_without_training_rows_is_shown_on_the_report_data(tmp_path):
     assert f"<td>{auc:.4f}</td>" in held                    # the held-out metrics column
 
 
+@pytest.mark.slow
 def test_format_errors(tmp_path):
     m = ubreg.fit("diabetes ~ glucose", ubreg.datasets.load_pima())
     with pytest.raises(ValueError, match="format"):
@@ -208,6 +212,7 @@ def test_a_failing_figure_is_a_note_in_its_place(tmp_path, monkeypatch):
     assert pdf.read_bytes().startswith(b"%PDF")
 
 
+@pytest.mark.slow
 def test_a_figure_failing_while_rendered_is_a_note(tmp_path, monkeypatch):
     """An error raised by savefig (as a mathtext parse error is) is caught too."""
     from ubreg import plots
@@ -247,6 +252,7 @@ def test_cv_risk_path_of_uboost_on_request(tmp_path):
     assert 'id="model-1-cv_risk"' not in text and "CV risk path" not in text
 
 
+@pytest.mark.slow
 def test_tboost_report_shows_its_loss_path(tmp_path):
     m = ubreg.fit("diabetes ~ glucose + mass", ubreg.datasets.load_pima(), method="tboost",
                   rounds=6)
@@ -255,6 +261,7 @@ def test_tboost_report_shows_its_loss_path(tmp_path):
         assert f'id="model-1-{name}"' in text, name
 
 
+@pytest.mark.slow
 def test_comparison_table_scrolls_inside_the_page(tmp_path):
     data = ubreg.datasets.load_pima()
     m = ubreg.fit("diabetes ~ glucose + mass", data)

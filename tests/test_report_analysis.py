@@ -48,6 +48,7 @@ def fits(frame):
 # ---------------------------------------------------------------------------
 # data
 # ---------------------------------------------------------------------------
+@pytest.mark.slow
 def test_data_summary_numbers_equal_pandas(frame, fits):
     s = data_summary(frame, fits)
     model_vars = ["y", "x1", "g", "x2"]                        # response first, formula order
@@ -94,6 +95,7 @@ def test_data_section_in_the_html(frame, fits, tmp_path):
 # ---------------------------------------------------------------------------
 # the model table (modelsummary's layout)
 # ---------------------------------------------------------------------------
+@pytest.mark.slow
 def test_model_table_terms_estimates_and_fit_block(frame, fits):
     from ubreg.summary.linear import significance_stars
 
@@ -131,6 +133,7 @@ def _sd(column, weights):
     return float(np.sqrt(w @ (column - w @ column) ** 2))
 
 
+@pytest.mark.slow
 def test_odds_ratios_with_profile_intervals_and_per_sd(fits):
     m = fits["logit"]
     t = plots.effects(m, scale="raw", interval="profile", odds_ratios=True)
@@ -149,6 +152,7 @@ def test_odds_ratios_with_profile_intervals_and_per_sd(fits):
     assert per_sd.loc["gb", "estimate"] == pytest.approx(np.exp(m.coef["gb"]))
 
 
+@pytest.mark.slow
 def test_odds_ratios_of_entropy2_and_the_other_families(frame):
     m2 = ubreg.fit("y ~ x1 + g", frame, family="entropy2")
     t = plots.effects(m2, scale="raw", interval="profile", odds_ratios=True)
@@ -197,6 +201,7 @@ def equal(frame):
     return cv_models(SPECS, frame, folds=5, seed=3)
 
 
+@pytest.mark.slow
 def test_separate_cvs_use_different_rows(frame):
     """The problem: each model alone drops only the rows missing its own variables, and a
     tree's refit keeps even those."""
@@ -210,6 +215,7 @@ def test_separate_cvs_use_different_rows(frame):
         paired_differences(alone)
 
 
+@pytest.mark.slow
 def test_cv_models_use_the_same_rows_and_folds(frame, equal):
     rows = frame[["y", "x1", "g", "x2"]].dropna().index
     assert common_rows(frame, [s["formula"] for s in SPECS.values()]).equals(rows)
@@ -221,6 +227,7 @@ def test_cv_models_use_the_same_rows_and_folds(frame, equal):
     assert all(np.array_equal(folds[0], f) for f in folds)
 
 
+@pytest.mark.slow
 def test_paired_differences_are_fold_by_fold(equal):
     d = paired_differences(equal, "log_loss")
     table = pd.DataFrame({n: c.folds["log_loss"].to_numpy() for n, c in equal.items()})
@@ -266,6 +273,7 @@ def test_comparison_section_states_n_k_seed_and_noise(equal):
     assert not any(getattr(b, "id", "") == "comparison-aic" for b in section.blocks)
 
 
+@pytest.mark.slow
 def test_unequal_cvs_are_flagged_and_aics_of_other_rows_not_compared(frame, fits):
     a = ubreg.cv("y ~ x1 + g", frame, folds=4, seed=1)
     b = ubreg.cv("y ~ x1 + x2", frame, folds=4, seed=1, family="entropy2")

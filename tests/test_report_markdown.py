@@ -85,6 +85,7 @@ def test_hostile_text_is_escaped_everywhere():
     assert f'<td class="left"><code>{ESCAPED}</code></td>' in html
 
 
+@pytest.mark.slow
 def test_render_markdown_page(tmp_path):
     from ubreg.reporting.figures import new_figure
     md = tmp_path / "hostile.md"
@@ -105,6 +106,7 @@ def test_render_markdown_page(tmp_path):
     assert render_markdown(md) == md.with_suffix(".html")        # default: next to the .md
 
 
+@pytest.mark.slow
 def test_every_table_of_the_uls_report_is_in_its_page(tmp_path):
     md = REPORTS / "uls_flavours.md"
     text = md.read_text(encoding="utf-8")

@@ -97,6 +97,7 @@ def test_summary_html_shows_hidden_characters_as_visible_escapes(bidi_data):
         assert "&lt;U+202E&gt;" in html and "&lt;U+200B&gt;" in html
 
 
+@pytest.mark.slow
 def test_plots_draw_hidden_characters_as_visible_escapes(bidi_data):
     m = ubreg.fit(f'y ~ Q("dose{RLO}gm") + g', bidi_data)
     ax = plots.coefficients(m, ax=Figure().add_subplot())
@@ -155,6 +156,7 @@ def test_shown_names_rule():
         shown_names(["x"], limit=8)
 
 
+@pytest.mark.slow
 def test_long_levels_are_shortened_in_html_with_the_full_name_as_tooltip(tmp_path):
     d = _long_data(LONG_LEVELS, 300)
     m = _fit("y ~ x + g", d)

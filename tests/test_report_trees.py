@@ -24,6 +24,7 @@ def one_se_by_hand(cptable):
     raise AssertionError("no row")
 
 
+@pytest.mark.slow
 def test_prune_option_of_fit_is_the_one_se_tree(pima, full_tree):
     cp, nsplit = one_se_by_hand(full_tree.cptable)
     assert prune_cp(full_tree, "1se") == pytest.approx(cp)
@@ -33,6 +34,7 @@ def test_prune_option_of_fit_is_the_one_se_tree(pima, full_tree):
     assert "cp=" in pruned.call
 
 
+@pytest.mark.slow
 def test_prune_min_and_errors(pima, full_tree):
     table = full_tree.cptable
     best = int(np.argmin(table["xerror"].to_numpy()))
@@ -71,6 +73,7 @@ def test_report_shows_the_tree_pruned_by_the_one_se_rule(full_tree, tmp_path):
         ubreg.report({"tree": full_tree}, tmp_path / "x.html", prune="max")
 
 
+@pytest.mark.slow
 def test_a_tree_without_a_cross_validated_cp_table_is_shown_as_fitted(pima):
     from ubreg.reporting.trees_section import prune_trees, trees_section
 

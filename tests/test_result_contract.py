@@ -203,16 +203,19 @@ def check_contract(m, newdata):
             getattr(plots, name)(m, ax=_ax(), newdata=newdata)
 
 
+@pytest.mark.slow
 def test_every_method_returns_a_result_that_keeps_its_declarations(every_method, pima):
     check_contract(_fitted(every_method, pima), pima.iloc[:40])
 
 
+@pytest.mark.slow
 def test_the_on_line_learner_keeps_its_declarations(pima):
     online = ubreg.OnlineLearner(FORMULA).partial_fit(pima.iloc[:400])
     assert type(online).capabilities == Capabilities()          # no training rows kept
     check_contract(online, pima.iloc[400:])
 
 
+@pytest.mark.slow
 def test_the_dask_result_keeps_its_declarations(pima):
     dd = pytest.importorskip("dask.dataframe")
     import dask
@@ -293,6 +296,7 @@ def _functions_of(tree):
     return out
 
 
+@pytest.mark.slow
 def test_no_catch_all_handlers_or_attribute_probes_in_the_presentation_layers():
     found_catch_all, problems = set(), []
     for path in _presentation_modules():

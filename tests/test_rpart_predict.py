@@ -82,6 +82,7 @@ def test_variable_importance_is_rparts(case):
     np.testing.assert_allclose(imp.to_numpy(), list(ref["importance"].values()), rtol=1e-9)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(k for k, v in REF["cases"].items() if "newdata" in v))
 def test_rows_missing_a_predictor_are_routed_as_predict_rpart(name):
     m, ref = FITS[name](), REF["cases"][name]
@@ -136,6 +137,7 @@ PRINT_INFERT = """\
        15) age>=30.5 36  9 1 (0.2500000 0.7500000) *"""
 
 
+@pytest.mark.slow
 def test_the_default_tree_prints_as_rpart():
     m = ubreg.fit("case ~ age + parity + spontaneous + induced", _infert(), method="udt")
     # (R ends the lines of internal nodes with two spaces: compared without them)

@@ -91,6 +91,7 @@ def test_a_bad_command_line_value_is_refused_naming_the_option(name, learner):
             option.parse("not-a-value")
 
 
+@pytest.mark.slow
 def test_the_command_line_reads_options_by_their_kind(tmp_path, capsys):
     csv = tmp_path / "pima.csv"
     ubreg.datasets.load_pima().head(200).to_csv(csv, index=False)
@@ -127,6 +128,7 @@ def test_the_estimators_take_every_option_with_its_default():
         assert family == {"udt": "gini", "tboost": "tempered"}.get(name, "entropy"), name
 
 
+@pytest.mark.slow
 def test_the_estimators_keep_a_data_frames_column_names():
     pytest.importorskip("sklearn")
     pima = ubreg.datasets.load_pima().dropna().head(300)

@@ -22,6 +22,7 @@ def _sources():
                 yield path
 
 
+@pytest.mark.slow
 def test_nothing_reads_outside_the_repository():
     hits = [f"{p.relative_to(ROOT)}:{i}" for p in _sources()
             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)

@@ -35,6 +35,7 @@ CHECK_PARAMS = {("UDTClassifier", "check_sample_weight_equivalence_on_dense_data
                  dict(min_split=2, min_leaf=1, family="entropy")]}
 
 
+@pytest.mark.slow
 @parametrize_with_checks(ESTIMATORS)
 def test_scikit_learn_estimator_checks(estimator, check):
     params = CHECK_PARAMS.get((type(estimator).__name__, check.func.__name__), [{}])
@@ -80,6 +81,7 @@ def test_uls_entropy_equals_ubreg_fit_and_logistic_regression(pima):
     assert est.score(X, y) == pytest.approx(lr.score(X, y))
 
 
+@pytest.mark.slow
 def test_pipeline_grid_search_and_cross_val_score(pima):
     from sklearn.model_selection import GridSearchCV, cross_val_score
     from sklearn.pipeline import make_pipeline

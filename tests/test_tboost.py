@@ -344,6 +344,7 @@ def test_frequency_weights_equal_duplicated_rows(learner):
 
 
 # --------------------------------------------------------------------------- clipping, result level
+@pytest.mark.slow
 def test_clipped_predictions_are_the_left_to_right_clipped_sum():
     """With the exact μ (t = 0.5, δ = 2) |H| passes δ, so the clipping acts: the
     clipped prediction is the poster's running sum S_j = clip(S_{j−1} + α_j h_j(x)),
@@ -480,6 +481,7 @@ def test_udt_t1_depth1_is_real_adaboost_with_the_matsushita_stump():
     np.testing.assert_allclose(res.eta, mu * h, rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_udt_learner_row_order_and_frequency_weights():
     df = rounded(n=150, seed=4)
     opts = dict(method="tboost", family=TE(0.5), rounds=5, learner="udt", depth=2)
@@ -513,6 +515,7 @@ def test_a_family_the_method_does_not_boost_is_refused():
                       family=[ubreg.Permissible("gini"), ubreg.Permissible("entropy")])
 
 
+@pytest.mark.slow
 def test_the_loss_families_fit_without_a_warning():
     import warnings
 

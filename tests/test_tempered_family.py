@@ -229,6 +229,7 @@ def _tree_signature(result):
     return frame
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t, other", [(0.0, "gini"), (1.0, "matsushita")])
 def test_udt_trees_identical(t, other):
     """The UDT criterion Σ w(−φ(p))/b_φ of tempered t = 0 (t = 1) is Gini's
@@ -255,6 +256,7 @@ def _saturating_data(t, n=200, seed=1):
     return fam, pd.DataFrame({"y": y, "x1": x1, "x2": x2})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", [-0.5, -1.0, -3.0])
 def test_negative_t_linear_fit_converges_with_positive_standard_errors(t):
     """t < 0: the posterior reaches 0 and 1 at finite η with an unbounded curvature on

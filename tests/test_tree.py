@@ -320,6 +320,7 @@ def test_na_rows_follow_the_majority_branch():
 
 
 # ---- pruning and the cp table ---------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("risk", ["surrogate", "misclass"])
 def test_pruning_is_monotone_and_nested(risk):
     X, y = data(1500, seed=10, noise=2.0)
@@ -343,6 +344,7 @@ def test_pruning_is_monotone_and_nested(risk):
     assert tree.prune(0.0).n_nodes == tree.n_nodes and tree.n_nodes > 0
 
 
+@pytest.mark.slow
 def test_cp_table_cv_and_one_se_rule():
     X, y = data(600, seed=11, noise=2.0)
     kw = dict(cp=0.002, max_depth=6, risk="surrogate")    # the root's CV surrogate risk is ~1

@@ -58,6 +58,7 @@ def test_fused_candidates_are_numpys(name, params, min_leaf):
                                           err_msg=f"{name} x{j} {key}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, params", FAMILIES, ids=IDS)
 def test_trees_do_not_depend_on_the_fused_route(monkeypatch, name, params):
     """Whole trees, every level fused or none: the same nodes, improvements and tie

@@ -69,6 +69,7 @@ def test_kernel_gains_are_numpys_bit_for_bit(monkeypatch, name, params):
     np.testing.assert_array_equal(got, ref)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, params", KERNEL_FAMILIES, ids=IDS)
 def test_trees_do_not_depend_on_the_route(monkeypatch, name, params):
     """Same trees, same improvements, tie counts included, with every level
@@ -125,6 +126,7 @@ def test_kernels_are_planned_for_large_trees_only():
     assert not sqrt.plan_kernels(10**5 * 20 * 8, True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("weighted", [False, True])
 def test_trees_do_not_depend_on_the_compiled_partition(monkeypatch, weighted):
     """The orderings partitioned by the compiled kernel or by numpy: the same trees

@@ -74,6 +74,7 @@ def compare_trees(tree, sk, X, y, crit):
     return compared, tied
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("crit, family", [("gini", "gini"), ("entropy", "entropy")])
 @pytest.mark.parametrize("depth", [1, 3, 6, None])
 def test_same_tree_as_sklearn(crit, family, depth):

@@ -34,6 +34,7 @@ NON_LIKELIHOOD = ["matsushita", "gini", ubreg.Permissible("logcosh", zeta=-4),
                   ubreg.Permissible("tempered", t=-1.0)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", NON_LIKELIHOOD)
 def test_a_non_likelihood_family_defaults_to_the_sandwich(data, family):
     m = _fit(data, family)
@@ -78,6 +79,7 @@ def test_predict_refuses_unknown_keywords(data):
         m.predict(data, se_fit=True, vcov="HC9")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", NON_LIKELIHOOD)
 def test_aic_only_where_the_loss_is_a_likelihood(data, family):
     """AIC ranked families by a log-likelihood only entropy maximises (ΔAIC infinite for
@@ -171,6 +173,7 @@ def _fit_formula(formula, data, family):
         return ubreg.fit(formula, data, family=family)
 
 
+@pytest.mark.slow
 def test_entropy2_tables_are_on_the_likelihood_scale(pair):
     """entropy2 is the binomial likelihood in bits: anova printed a deviance in bits
     beside a p-value from nats, and drop1/add1/anova(m) gave no test at all."""
@@ -189,6 +192,7 @@ def test_entropy2_tables_are_on_the_likelihood_scale(pair):
     assert "in nats" in str(ubreg.anova(e2))
 
 
+@pytest.mark.slow
 def test_entropy2_profile_intervals_are_entropys_in_its_units(pair):
     e, e2 = pair
     np.testing.assert_allclose(e2.confint().to_numpy() * np.log(2), e.confint().to_numpy(),
@@ -207,6 +211,7 @@ def _model_data(family, n=200, seed=0):
     return d
 
 
+@pytest.mark.slow
 def test_a_bread_concentrated_in_a_few_rows_is_named():
     """logcosh with ζ = −20: a handful of rows in a thin band at the link's edge carry the
     curvature, and Wald tests rejected a true null 9–11% of the time even with HC0.

@@ -50,6 +50,7 @@ def data():
     return d
 
 
+@pytest.mark.slow
 def test_a_family_name_with_an_override_is_escaped_in_summary_and_print(data):
     fam = ubreg.families.CustomPermissible(lambda p: -np.sqrt(p * (1 - p)),
                                            name=f"mine{RLO}evil")

@@ -47,6 +47,7 @@ def uniform_weights(data):
     return np.random.default_rng(0).uniform(0.2, 3.0, len(data))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method, options", METHODS)
 @pytest.mark.parametrize("scale", SCALES)
 def test_constant_prior_weights_are_no_weights(pima, reference, method, options, scale):
@@ -55,6 +56,7 @@ def test_constant_prior_weights_are_no_weights(pima, reference, method, options,
     np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method, options", METHODS)
 @pytest.mark.parametrize("scale", [1e-100, 1e100])
 def test_scaled_prior_weights_give_the_same_fit(pima, reference, method, options, scale):
@@ -92,6 +94,7 @@ def sklearn_reference():
     return get
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["ULSClassifier", "UDTClassifier", "UBoostClassifier"])
 @pytest.mark.parametrize("scale", [5e-324, 1e-100, 1e100])
 def test_scikit_learn_sample_weight_is_scale_free(sklearn_reference, name, scale):
@@ -104,6 +107,7 @@ def test_scikit_learn_sample_weight_is_scale_free(sklearn_reference, name, scale
     np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method, options", [("uls", {}), ("udt", {"xval": 0}),
                                              ("uboost", {"mstop": 10})])
 @pytest.mark.parametrize("scale", [1e-100])

@@ -65,6 +65,7 @@ def logitboost(X, y, rounds):
 EXACT = dict(learner="stumps", nu=1.0, init="zero", min_child_weight=0.0, max_bins=1024)
 
 
+@pytest.mark.slow
 def test_exponential_U_is_gentle_adaboost(data):
     m = ubreg.fit("y ~ a + b + c", data, method="uboost", family=ubreg.U("exponential"),
                   mstop=8, **EXACT)
@@ -73,6 +74,7 @@ def test_exponential_U_is_gentle_adaboost(data):
     np.testing.assert_allclose(m.predict(type="link") / 2, ref, rtol=1e-9, atol=1e-9)
 
 
+@pytest.mark.slow
 def test_logistic_U_is_logitboost(data):
     m = ubreg.fit("y ~ a + b + c", data, method="uboost", family=ubreg.U("logistic"), mstop=8,
                   **EXACT)
@@ -81,6 +83,7 @@ def test_logistic_U_is_logitboost(data):
     np.testing.assert_allclose(m.predict(type="response"), 1 / (1 + np.exp(-2 * ref)), atol=1e-9)
 
 
+@pytest.mark.slow
 def test_componentwise_linear_approaches_the_mle(data):
     mle = ubreg.fit("y ~ a + b + c", data, family="entropy").coef
     m = ubreg.fit("y ~ a + b + c", data, method="uboost", family=ubreg.U("logistic"),
@@ -129,6 +132,7 @@ def test_init_mean_is_the_constant_minimiser(data):
         assert risk(F0) <= min(risk(F0 - 1e-3), risk(F0 + 1e-3))
 
 
+@pytest.mark.slow
 def test_cv_risk(data):
     m = ubreg.fit("y ~ a + b + c", data, method="uboost", learner="trees", depth=2, mstop=40,
                   nu=0.2)
@@ -320,6 +324,7 @@ def test_boosting_summaries_lay_out_no_chi2_degrees_of_freedom(method, options):
     assert not re.search(r"deviance[^\n]*\bon [0-9.]+ (df|degrees)", text), text
 
 
+@pytest.mark.slow
 def test_cv_risk_refits_the_folds_as_ubreg_fit_would(data):
     """The folds of cv_risk are the fits ubreg.fit makes of the same rows: prior weights
     count relative to their mean there too, so a constant multiple of the weights is the
@@ -353,6 +358,7 @@ BOOSTED_FAMILIES = [ubreg.Permissible("matsushita"), ubreg.Permissible("gini"),
                     ubreg.Exponential(), ubreg.TemperedExponential(0.5)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", BOOSTED_FAMILIES, ids=repr)
 def test_every_family_is_boosted_and_kept(data, family):
     """family= is the loss boosted (once ignored with a warning): the risk path falls, the
@@ -373,6 +379,7 @@ def test_every_family_is_boosted_and_kept(data, family):
     assert family.describe() in str(m) and family.describe() in str(m.summary())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", [ubreg.Permissible("matsushita"),
                                     ubreg.Permissible("tempered", t=0.0),
                                     ubreg.Exponential()], ids=repr)

@@ -24,6 +24,7 @@ def _data(n, seed):
     return d
 
 
+@pytest.mark.slow
 def test_held_out_log_loss_is_histgradientboostings():
     train, test = _data(4000, 1), _data(4000, 2)
     m = ubreg.fit("y ~ x0 + x1 + x2 + x3 + x4", train, method="uboost", mstop=100, nu=0.1,
@@ -55,6 +56,7 @@ def test_the_training_risk_falls_and_is_the_log_loss():
     assert "multinomial log-loss" in str(m.summary()) and "30 rounds of 4" in str(m)
 
 
+@pytest.mark.slow
 def test_weights_scale_free_and_zero_weight_rows_absent():
     d = _data(500, 4)
     w = np.random.default_rng(0).integers(1, 4, len(d)).astype(float)
@@ -106,6 +108,7 @@ def test_with_mstop_on_k_classes_is_the_fit_with_fewer_rounds():
         m.with_mstop(13)
 
 
+@pytest.mark.slow
 def test_cv_risk_on_k_classes_is_the_held_out_log_loss_of_each_folds_refit():
     d, m = _frame_and_fit()
     path = ubreg.cv_risk(m, folds=3, seed=4)

@@ -41,6 +41,7 @@ def test_formula_fit_reproduces_rpart_fixture(split, family):
     assert all(leaf.loc[row - 1] == k for row, k in expected.items())
 
 
+@pytest.mark.slow
 def test_predict_newdata_equals_training_predictions(pima):
     m = ubreg.fit(FORMULA, pima, family="matsushita", method="udt")
     # rows missing a predictor are routed by the surrogates, as the training rows were
@@ -62,6 +63,7 @@ def test_categorical_predictor_splits_natively(pima):
         m.predict(d.head(2).assign(band=["a", "zz"]))
 
 
+@pytest.mark.slow
 def test_na_action_raise_and_response_na(pima):
     with pytest.raises(DataError, match="glucose"):
         ubreg.fit(FORMULA, pima, method="udt", na_action="raise")
@@ -87,6 +89,7 @@ def test_frequency_weights_two_equal_duplicated_rows(pima):
     pd.testing.assert_frame_equal(a.frame.drop(columns=["n"]), b.frame.drop(columns=["n"]))
 
 
+@pytest.mark.slow
 def test_prune_and_one_se_rule(pima):
     m = ubreg.fit(FORMULA, pima, method="udt", cp=0.001, seed=3)
     assert {"CP", "nsplit", "rel error", "xerror", "xstd"} <= set(m.cptable.columns)
@@ -102,6 +105,7 @@ def test_prune_and_one_se_rule(pima):
     pd.testing.assert_frame_equal(again.cptable, m.cptable)
 
 
+@pytest.mark.slow
 def test_a_pruned_tree_does_not_keep_the_full_tree_s_cached_statistics(pima):
     # deviance, null deviance and log-likelihood are cached on first use; the pruned copy
     # must compute its own (it kept the full tree's log-likelihood)
@@ -125,6 +129,7 @@ def test_theorem_4_surrogate_risk(pima):
     np.testing.assert_allclose(m.deviance, 2 * fam.b * m.surrogate_risk, rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_summary_plot_pickle(pima):
     m = ubreg.fit(FORMULA, pima, method="udt", family="entropy")
     text = str(m.summary())

@@ -60,6 +60,7 @@ def case(request):
     return request.param, REF[request.param], _fit(request.param)
 
 
+@pytest.mark.slow
 def test_tree_is_rpart(case):
     _, ref, m = case
     f, rf = m.frame, ref["frame"]
@@ -91,6 +92,7 @@ def test_splits_improvements_and_importance_are_rpart(case):
     np.testing.assert_allclose(imp[ref_imp.index], ref_imp, rtol=1e-9)
 
 
+@pytest.mark.slow
 def test_cp_table_and_training_leaves_are_rpart(case):
     _, ref, m = case
     cp = ref["cptable"]
@@ -100,6 +102,7 @@ def test_cp_table_and_training_leaves_are_rpart(case):
     np.testing.assert_array_equal(m.predict(type="leaf").to_numpy(dtype=int), ref["where"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["glass_na", "glass_na_information"])
 def test_new_rows_missing_predictors_are_predicted_as_predict_rpart(name):
     ref = REF[name]
@@ -116,6 +119,7 @@ def test_new_rows_missing_predictors_are_predicted_as_predict_rpart(name):
     pd.testing.assert_frame_equal(m.predict(new), prob)
 
 
+@pytest.mark.slow
 def test_probabilities_sum_to_one_and_the_class_is_the_most_probable():
     m = _fit("glass_information")
     p = m.predict(type="prob")
@@ -133,6 +137,7 @@ def test_a_tie_of_classes_predicts_the_first_class_as_rpart():
     assert (f["yval"][tied] == p[tied].argmax(axis=1)).all()
 
 
+@pytest.mark.slow
 def test_pruning_and_the_cross_validated_cp_table():
     data = _glass()
     m = ubreg.fit("Type ~ .", data, method="udt", cp=0.001, xval=10, seed=1)
@@ -175,6 +180,7 @@ def test_a_factor_of_too_many_levels_is_refused_by_name():
         ubreg.fit("Type ~ many", data, method="udt", xval=0)
 
 
+@pytest.mark.slow
 def test_the_data_is_not_changed():
     data = _glass("glass_na")
     before = data.copy()
@@ -182,6 +188,7 @@ def test_the_data_is_not_changed():
     pd.testing.assert_frame_equal(data, before)
 
 
+@pytest.mark.slow
 def test_cv_names_the_family_the_folds_were_fitted_with():
     # ubreg.cv of udt without family= showed entropy, while every fold grew gini trees
     cv = ubreg.cv("Type ~ .", _glass(), method="udt", folds=3, seed=1, xval=0)
@@ -199,6 +206,7 @@ def test_the_tree_is_drawn_with_every_class():
     plt.close(ax.figure)
 
 
+@pytest.mark.slow
 def test_the_report_prunes_and_shows_a_tree_of_k_classes(tmp_path):
     m = ubreg.fit("Type ~ .", _glass(), method="udt", cp=0.001, seed=1)
     out = tmp_path / "glass.html"

@@ -156,6 +156,7 @@ def test_nobs_counts_rows_of_nonzero_prior_weight_and_sums_freq_weights(method, 
             assert np.isnan(m.df_resid)
 
 
+@pytest.mark.slow
 def test_cv_passes_freq_weights_through():
     d = DATA.dropna(subset=["glucose", "mass"])
     res = ubreg.cv("diabetes ~ glucose + mass", d, freq_weights="w_int", folds=3, seed=0)
