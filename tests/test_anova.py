@@ -13,21 +13,21 @@ LARGE = "diabetes ~ glucose + mass + pressure + C(pregnant > 3)"
 
 
 @pytest.fixture(scope="module")
-def pima():
-    return ubreg.datasets.load_pima().dropna(subset=["glucose", "mass", "pressure"])
+def pima_rows(pima):
+    return pima.dropna(subset=["glucose", "mass", "pressure"])
 
 
 @pytest.fixture(scope="module")
-def glm(pima):
-    d = pima.assign(y=(pima["diabetes"] == "pos").astype(int))
+def glm(pima_rows):
+    d = pima_rows.assign(y=(pima_rows["diabetes"] == "pos").astype(int))
     small = smf.glm("y ~ glucose + mass", d, family=sm.families.Binomial()).fit()
     large = smf.glm("y ~ glucose + mass + pressure + C(pregnant > 3)", d,
                     family=sm.families.Binomial()).fit(cov_type="HC0")
     return small, large
 
 
-def test_entropy_is_the_likelihood_ratio_test(pima, glm):
-    a = ubreg.anova(ubreg.fit(SMALL, pima), ubreg.fit(LARGE, pima))
+def test_entropy_is_the_likelihood_ratio_test(pima_rows, glm):
+    a = ubreg.anova(ubreg.fit(SMALL, pima_rows), ubreg.fit(LARGE, pima_rows))
     small, large = glm
     lr = 2 * (large.llf - small.llf)
     assert a.likelihood_ratio
@@ -39,8 +39,8 @@ def test_entropy_is_the_likelihood_ratio_test(pima, glm):
     assert "likelihood-ratio" in str(a)
 
 
-def test_wald_test_uses_the_robust_covariance(pima, glm):
-    a = ubreg.anova(ubreg.fit(SMALL, pima), ubreg.fit(LARGE, pima))
+def test_wald_test_uses_the_robust_covariance(pima_rows, glm):
+    a = ubreg.anova(ubreg.fit(SMALL, pima_rows), ubreg.fit(LARGE, pima_rows))
     w = glm[1].wald_test("pressure = 0, C(pregnant > 3)[T.True] = 0", scalar=True)
     assert a.wald_statistic == pytest.approx(float(w.statistic), rel=1e-5)
     assert a.wald_pvalue == pytest.approx(float(w.pvalue), rel=1e-4)
@@ -49,8 +49,8 @@ def test_wald_test_uses_the_robust_covariance(pima, glm):
 
 
 @pytest.mark.parametrize("family", ["matsushita", "gini", "power"])
-def test_other_families_label_the_statistic_and_give_no_lr_pvalue(pima, family):
-    m0, m1 = ubreg.fit(SMALL, pima, family=family), ubreg.fit(LARGE, pima, family=family)
+def test_other_families_label_the_statistic_and_give_no_lr_pvalue(pima_rows, family):
+    m0, m1 = ubreg.fit(SMALL, pima_rows, family=family), ubreg.fit(LARGE, pima_rows, family=family)
     a = ubreg.anova(m0, m1)
     assert not a.likelihood_ratio and np.isnan(a.lr_pvalue)
     assert "Pr(>Chi)" not in a.table.columns
@@ -65,32 +65,32 @@ def test_other_families_label_the_statistic_and_give_no_lr_pvalue(pima, family):
     assert "Wald" in a.html()
 
 
-def test_order_does_not_matter(pima):
-    m0, m1 = ubreg.fit(SMALL, pima), ubreg.fit(LARGE, pima)
+def test_order_does_not_matter(pima_rows):
+    m0, m1 = ubreg.fit(SMALL, pima_rows), ubreg.fit(LARGE, pima_rows)
     assert ubreg.anova(m1, m0).lr_statistic == pytest.approx(ubreg.anova(m0, m1).lr_statistic)
 
 
-def test_nestedness_and_data_checks(pima):
+def test_nestedness_and_data_checks(pima_rows):
     full = ubreg.datasets.load_pima()
-    m0 = ubreg.fit(SMALL, pima)
+    m0 = ubreg.fit(SMALL, pima_rows)
     with pytest.raises(NotNestedError, match="not nested.*only in the first: \\['glucose'\\]"):
-        ubreg.anova(ubreg.fit("diabetes ~ glucose + age", pima),
-                    ubreg.fit("diabetes ~ mass + age", pima))
+        ubreg.anova(ubreg.fit("diabetes ~ glucose + age", pima_rows),
+                    ubreg.fit("diabetes ~ mass + age", pima_rows))
     with pytest.raises(NotNestedError, match="different families"):
-        ubreg.anova(m0, ubreg.fit(LARGE, pima, family="gini"))
+        ubreg.anova(m0, ubreg.fit(LARGE, pima_rows, family="gini"))
     with pytest.raises(NotNestedError, match="different rows"):
         ubreg.anova(ubreg.fit(SMALL, full), ubreg.fit("diabetes ~ glucose + mass + insulin", full))
     with pytest.raises(NotNestedError, match="same terms"):
-        ubreg.anova(m0, ubreg.fit(SMALL, pima))
+        ubreg.anova(m0, ubreg.fit(SMALL, pima_rows))
     with pytest.raises(TypeError, match="nested linear fits"):
         ubreg.anova(m0, object())
 
 
-def test_weights_of_different_kinds_are_not_nested(pima):
-    w = np.arange(len(pima)) % 3 + 1.0
-    m0 = ubreg.fit(SMALL, pima, weights=w)
+def test_weights_of_different_kinds_are_not_nested(pima_rows):
+    w = np.arange(len(pima_rows)) % 3 + 1.0
+    m0 = ubreg.fit(SMALL, pima_rows, weights=w)
     with pytest.raises(NotNestedError, match="prior and freq weights"):
-        ubreg.anova(m0, ubreg.fit(LARGE, pima, freq_weights=w))
-    a = ubreg.anova(m0, ubreg.fit(LARGE, pima, weights=w))
-    assert a.table["Resid. Df"].tolist() == [len(pima) - m0.df_model,
-                                            len(pima) - m0.df_model - a.df]
+        ubreg.anova(m0, ubreg.fit(LARGE, pima_rows, freq_weights=w))
+    a = ubreg.anova(m0, ubreg.fit(LARGE, pima_rows, weights=w))
+    assert a.table["Resid. Df"].tolist() == [len(pima_rows) - m0.df_model,
+                                            len(pima_rows) - m0.df_model - a.df]

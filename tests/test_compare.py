@@ -6,16 +6,16 @@ import ubreg
 
 
 @pytest.fixture(scope="module")
-def pima():
-    return ubreg.datasets.load_pima().dropna(subset=["glucose", "mass", "age", "pregnant"])
+def pima_rows(pima):
+    return pima.dropna(subset=["glucose", "mass", "age", "pregnant"])
 
 
 @pytest.fixture(scope="module")
-def models(pima):
-    return {"small": ubreg.fit("diabetes ~ glucose + mass", pima),
-            "large": ubreg.fit("diabetes ~ pregnant + glucose + mass + age", pima,
+def models(pima_rows):
+    return {"small": ubreg.fit("diabetes ~ glucose + mass", pima_rows),
+            "large": ubreg.fit("diabetes ~ pregnant + glucose + mass + age", pima_rows,
                                family="matsushita"),
-            "other": ubreg.fit("diabetes ~ age + glucose", pima, family="gini")}
+            "other": ubreg.fit("diabetes ~ age + glucose", pima_rows, family="gini")}
 
 
 class NoCoefficients:
@@ -71,9 +71,9 @@ def test_frame_text_and_html(models):
     assert max(map(len, narrow.splitlines()[:-1])) <= 60
 
 
-def test_cv_results_add_mean_and_se(pima):
-    cvr = ubreg.cv("diabetes ~ glucose + mass", pima, folds=4, seed=2)
-    c = ubreg.compare([cvr, ubreg.fit("diabetes ~ glucose", pima)])
+def test_cv_results_add_mean_and_se(pima_rows):
+    cvr = ubreg.cv("diabetes ~ glucose + mass", pima_rows, folds=4, seed=2)
+    c = ubreg.compare([cvr, ubreg.fit("diabetes ~ glucose", pima_rows)])
     s = c.statistics()
     first = c.names[0]
     assert s.loc["cv_auc", first] == pytest.approx(cvr.mean["auc"])
@@ -83,8 +83,8 @@ def test_cv_results_add_mean_and_se(pima):
     assert "±" in c.frame().loc["AUC (CV)", first]
 
 
-def test_models_without_coefficients_contribute_statistics(pima, models):
-    tree = ubreg.fit("diabetes ~ glucose + mass", pima, method="udt", xval=0)
+def test_models_without_coefficients_contribute_statistics(pima_rows, models):
+    tree = ubreg.fit("diabetes ~ glucose + mass", pima_rows, method="udt", xval=0)
     c = ubreg.compare({"tree": tree, "small": models["small"]})
     coefs = c.coefficients()
     assert coefs[("tree", "estimate")].isna().all()
@@ -104,9 +104,9 @@ def test_an_object_that_is_not_a_result_gives_its_metrics_only(models):
     assert c.frame().loc["Method", "fake"] == "NoCoefficients"
 
 
-def test_multiclass_and_online_models(pima, models):
-    gnnb = ubreg.fit("diabetes ~ glucose + mass", pima, method="gnnb", k=5)
-    online = ubreg.OnlineLearner("diabetes ~ glucose + mass").partial_fit(pima)
+def test_multiclass_and_online_models(pima_rows, models):
+    gnnb = ubreg.fit("diabetes ~ glucose + mass", pima_rows, method="gnnb", k=5)
+    online = ubreg.OnlineLearner("diabetes ~ glucose + mass").partial_fit(pima_rows)
     s = ubreg.compare({"gnnb": gnnb, "online": online, "small": models["small"]}).statistics()
     assert s.loc["nobs", "gnnb"] == gnnb.nobs and np.isnan(s.loc["deviance", "gnnb"])
     assert s.loc["auc", "gnnb"] == pytest.approx(
@@ -115,8 +115,8 @@ def test_multiclass_and_online_models(pima, models):
     assert np.isnan(s.loc["auc", "online"])                 # nothing to score it on
 
 
-def test_user_strings_are_escaped_in_html(pima):
-    m = ubreg.fit("diabetes ~ glucose", pima)
+def test_user_strings_are_escaped_in_html(pima_rows):
+    m = ubreg.fit("diabetes ~ glucose", pima_rows)
     html = ubreg.compare({"<b>x</b>": m}).html()
     assert "<b>x</b>" not in html and "&lt;b&gt;x&lt;/b&gt;" in html
 
@@ -159,8 +159,8 @@ def test_text_blocks_drop_coefficient_rows_empty_in_all_their_models(models):
     assert "pregnant" not in only_small and "glucose" in only_small
 
 
-def test_aic_only_for_linear_fits(pima, models):
-    tree = ubreg.fit("diabetes ~ glucose + mass", pima, method="udt", xval=0)
+def test_aic_only_for_linear_fits(pima_rows, models):
+    tree = ubreg.fit("diabetes ~ glucose + mass", pima_rows, method="udt", xval=0)
     c = ubreg.compare({"small": models["small"], "tree": tree})
     s = c.statistics()
     assert s.loc["aic", "small"] == pytest.approx(models["small"].aic)
@@ -173,8 +173,8 @@ def test_aic_only_for_linear_fits(pima, models):
     assert "†" not in str(ubreg.compare(models))           # only linear fits: no footnote
 
 
-def test_uboost_has_no_aic(pima):
-    m = ubreg.fit("diabetes ~ glucose + mass", pima, method="uboost", mstop=20)
+def test_uboost_has_no_aic(pima_rows):
+    m = ubreg.fit("diabetes ~ glucose + mass", pima_rows, method="uboost", mstop=20)
     s = ubreg.compare({"uboost": m}).statistics()
     assert np.isnan(s.loc["aic", "uboost"])
     assert s.loc["deviance", "uboost"] == pytest.approx(m.deviance)   # the rest is kept

@@ -36,20 +36,20 @@ PACKAGE = pathlib.Path(ubreg.__file__).parent
 
 
 @pytest.fixture(scope="module")
-def pima():
-    return ubreg.datasets.load_pima().dropna(subset=["glucose", "mass", "age"]) \
+def pima_rows(pima):
+    return pima.dropna(subset=["glucose", "mass", "age"]) \
         .reset_index(drop=True)
 
 
 _FITTED = {}
 
 
-def _fitted(label, pima):
+def _fitted(label, pima_rows):
     if label not in _FITTED:
         case = method_case(label)
         with warnings.catch_warnings():       # the tiny quick fits may separate or stop early
             warnings.simplefilter("ignore", ConvergenceWarning)
-            _FITTED[label] = ubreg.fit(FORMULA, pima, method=case.method, **case.options)
+            _FITTED[label] = ubreg.fit(FORMULA, pima_rows, method=case.method, **case.options)
     return _FITTED[label]
 
 
@@ -204,29 +204,29 @@ def check_contract(m, newdata):
 
 
 @pytest.mark.slow
-def test_every_method_returns_a_result_that_keeps_its_declarations(every_method, pima):
-    check_contract(_fitted(every_method, pima), pima.iloc[:40])
+def test_every_method_returns_a_result_that_keeps_its_declarations(every_method, pima_rows):
+    check_contract(_fitted(every_method, pima_rows), pima_rows.iloc[:40])
 
 
 @pytest.mark.slow
-def test_the_on_line_learner_keeps_its_declarations(pima):
-    online = ubreg.OnlineLearner(FORMULA).partial_fit(pima.iloc[:400])
+def test_the_on_line_learner_keeps_its_declarations(pima_rows):
+    online = ubreg.OnlineLearner(FORMULA).partial_fit(pima_rows.iloc[:400])
     assert type(online).capabilities == Capabilities()          # no training rows kept
-    check_contract(online, pima.iloc[400:])
+    check_contract(online, pima_rows.iloc[400:])
 
 
 @pytest.mark.slow
-def test_the_dask_result_keeps_its_declarations(pima):
+def test_the_dask_result_keeps_its_declarations(pima_rows):
     dd = pytest.importorskip("dask.dataframe")
     import dask
     with dask.config.set(scheduler="synchronous"):
-        m = ubreg.fit(FORMULA, dd.from_pandas(pima, npartitions=2))
+        m = ubreg.fit(FORMULA, dd.from_pandas(pima_rows, npartitions=2))
         assert type(m).capabilities == ubreg.results.linear.LinearResult.capabilities
-        check_contract(m, pima.iloc[:40])
+        check_contract(m, pima_rows.iloc[:40])
 
 
-def test_the_declared_capabilities_by_method(pima):
-    declared = {label: type(_fitted(label, pima)).capabilities.declared()
+def test_the_declared_capabilities_by_method(pima_rows):
+    declared = {label: type(_fitted(label, pima_rows)).capabilities.declared()
                 for label in ("uls", "uls-stumps", "udt", "uboost", "tboost", "gnnb")}
     base = ["has_training_rows", "has_deviance"]
     assert declared == {
@@ -249,8 +249,8 @@ def test_a_declaration_must_rest_on_what_it_needs():
         Capabilities(has_deviance=True)
 
 
-def test_objects_that_are_not_results_are_read_as_undeclared(pima):
-    m = _fitted("uls", pima)
+def test_objects_that_are_not_results_are_read_as_undeclared(pima_rows):
+    m = _fitted("uls", pima_rows)
 
     class Wrapper:                    # answers every attribute, declares nothing
         def __getattr__(self, name):
@@ -361,14 +361,14 @@ def test_import_loads_neither_jinja2_nor_matplotlib():
     assert out == ["[]", "True"]
 
 
-def test_a_new_result_prints_by_its_class_not_by_its_capability_flags(pima):
+def test_a_new_result_prints_by_its_class_not_by_its_capability_flags(pima_rows):
     """A result class of one's own that declares a capability another result has
     (a cross-validated risk path, as U-Boost) prints by its own class's form, not by a
     form chosen from the flag (which read U-Boost's attributes and raised)."""
     import copy
     from dataclasses import replace
 
-    m = ubreg.fit("diabetes ~ glucose + mass", pima, learner="stumps", rounds=5)
+    m = ubreg.fit("diabetes ~ glucose + mass", pima_rows, learner="stumps", rounds=5)
 
     class PathResult(type(m)):
         capabilities = replace(type(m).capabilities, has_cv_path=True)
@@ -378,13 +378,13 @@ def test_a_new_result_prints_by_its_class_not_by_its_capability_flags(pima):
     assert repr(new) == repr(m)
 
 
-def test_cv_risk_refuses_a_new_result_that_declares_has_cv_path_by_name(pima):
+def test_cv_risk_refuses_a_new_result_that_declares_has_cv_path_by_name(pima_rows):
     """A result class of one's own that declares has_cv_path has no refit in cv_risk: a
     TypeError naming it, not an AttributeError from inside the refit."""
     import copy
     from dataclasses import replace
 
-    m = ubreg.fit("diabetes ~ glucose + mass", pima, learner="stumps", rounds=5)
+    m = ubreg.fit("diabetes ~ glucose + mass", pima_rows, learner="stumps", rounds=5)
 
     class PathResult(type(m)):
         capabilities = replace(type(m).capabilities, has_cv_path=True)

@@ -59,15 +59,15 @@ def test_udt_with_rpart_limits_treats_weights_as_case_weights():
 
 # --- in pipelines, grid search and cross-validation --------------------------------------
 @pytest.fixture(scope="module")
-def pima():
-    data = ubreg.datasets.load_pima().dropna(subset=["glucose", "mass", "age", "pedigree"])
+def pima_xy(pima):
+    data = pima.dropna(subset=["glucose", "mass", "age", "pedigree"])
     X = data[["glucose", "mass", "age", "pedigree"]]
     return X, data["diabetes"]
 
 
-def test_uls_entropy_equals_ubreg_fit_and_logistic_regression(pima):
+def test_uls_entropy_equals_ubreg_fit_and_logistic_regression(pima_xy):
     from sklearn.linear_model import LogisticRegression
-    X, y = pima
+    X, y = pima_xy
     est = ULSClassifier().fit(X, y)
     assert list(est.classes_) == ["neg", "pos"] and list(est.feature_names_in_) == list(X)
     direct = ubreg.fit("diabetes ~ glucose + mass + age + pedigree",
@@ -82,11 +82,11 @@ def test_uls_entropy_equals_ubreg_fit_and_logistic_regression(pima):
 
 
 @pytest.mark.slow
-def test_pipeline_grid_search_and_cross_val_score(pima):
+def test_pipeline_grid_search_and_cross_val_score(pima_xy):
     from sklearn.model_selection import GridSearchCV, cross_val_score
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
-    X, y = pima
+    X, y = pima_xy
     pipe = make_pipeline(StandardScaler(), UDTClassifier())
     grid = GridSearchCV(pipe, {"udtclassifier__family": ["gini", "entropy"],
                                "udtclassifier__max_depth": [2, 4]}, cv=3).fit(X, y)

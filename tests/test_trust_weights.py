@@ -15,8 +15,8 @@ METHODS = [("uls", {}), ("uls", {"learner": "stumps"}), ("udt", {"xval": 0}),
 
 
 @pytest.fixture(scope="module")
-def pima():
-    return ubreg.datasets.load_pima().dropna().reset_index(drop=True)
+def complete(pima):
+    return pima.dropna().reset_index(drop=True)
 
 
 def _predict(data, method, options, **weights):
@@ -28,7 +28,7 @@ def _predict(data, method, options, **weights):
 
 @pytest.fixture(scope="module")
 def reference():
-    """``reference(pima, method, options, key)``: the predictions of the fit without
+    """``reference(complete, method, options, key)``: the predictions of the fit without
     weights (key None) or with the weights ``uniform_weights`` (key "uniform"), fitted
     once per method for the module (each scale is compared with the same fit; read only)."""
     fits = {}
@@ -50,27 +50,27 @@ def uniform_weights(data):
 @pytest.mark.slow
 @pytest.mark.parametrize("method, options", METHODS)
 @pytest.mark.parametrize("scale", SCALES)
-def test_constant_prior_weights_are_no_weights(pima, reference, method, options, scale):
-    ref = reference(pima, method, options)
-    got = _predict(pima, method, options, weights=np.full(len(pima), scale))
+def test_constant_prior_weights_are_no_weights(complete, reference, method, options, scale):
+    ref = reference(complete, method, options)
+    got = _predict(complete, method, options, weights=np.full(len(complete), scale))
     np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("method, options", METHODS)
 @pytest.mark.parametrize("scale", [1e-100, 1e100])
-def test_scaled_prior_weights_give_the_same_fit(pima, reference, method, options, scale):
-    w = uniform_weights(pima)
-    ref = reference(pima, method, options, "uniform")
-    got = _predict(pima, method, options, weights=w * scale)
+def test_scaled_prior_weights_give_the_same_fit(complete, reference, method, options, scale):
+    w = uniform_weights(complete)
+    ref = reference(complete, method, options, "uniform")
+    got = _predict(complete, method, options, weights=w * scale)
     np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)
 
 
-def test_weights_whose_sum_overflows_are_refused_by_name(pima):
+def test_weights_whose_sum_overflows_are_refused_by_name(complete):
     # udt with every weight 1e308 raised IndexError
     for method, options in METHODS:
         with pytest.raises(ubreg.errors.DataError, match="weights add up to more than"):
-            ubreg.fit(FORMULA, pima, method=method, weights=np.full(len(pima), 1e308),
+            ubreg.fit(FORMULA, complete, method=method, weights=np.full(len(complete), 1e308),
                       **options)
 
 
@@ -111,25 +111,26 @@ def test_scikit_learn_sample_weight_is_scale_free(sklearn_reference, name, scale
 @pytest.mark.parametrize("method, options", [("uls", {}), ("udt", {"xval": 0}),
                                              ("uboost", {"mstop": 10})])
 @pytest.mark.parametrize("scale", [1e-100])
-def test_constant_prior_weights_on_dask_are_no_weights(pima, method, options, scale):
+def test_constant_prior_weights_on_dask_are_no_weights(complete, method, options, scale):
     dd = pytest.importorskip("dask.dataframe")
-    data = pima.assign(w=1.0)
+    data = complete.assign(w=1.0)
     ref = ubreg.fit(FORMULA, dd.from_pandas(data, npartitions=2), method=method, **options)
     got = ubreg.fit(FORMULA, dd.from_pandas(data.assign(w=scale), npartitions=2),
                     method=method, weights="w", **options)
-    np.testing.assert_allclose(np.asarray(got.predict(pima), float),
-                               np.asarray(ref.predict(pima), float), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(got.predict(complete), float),
+                               np.asarray(ref.predict(complete), float), rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.parametrize("scale", [5e-324, 1e-300, 1e300])
-def test_a_tree_s_cp_table_and_complexities_do_not_depend_on_the_weights_scale(pima, scale):
+def test_a_tree_s_cp_table_and_complexities_do_not_depend_on_the_weights_scale(complete, scale):
     # the tree was the same, but its cp table was 1e300 off (inf at 5e-324, one row at
     # 1e300) and frame["complexity"] with it: the complexities stayed in the units of the
     # weights divided by a power of two
-    ref = ubreg.fit(FORMULA, pima, method="udt", xval=0)
+    ref = ubreg.fit(FORMULA, complete, method="udt", xval=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
-        m = ubreg.fit(FORMULA, pima, method="udt", xval=0, weights=np.full(len(pima), scale))
+        m = ubreg.fit(FORMULA, complete, method="udt", xval=0,
+                      weights=np.full(len(complete), scale))
         np.testing.assert_allclose(m.cptable.to_numpy(), ref.cptable.to_numpy(), rtol=1e-9)
         np.testing.assert_allclose(m.frame["complexity"], ref.frame["complexity"], rtol=1e-9)
         assert m.prune(0.02).n_leaves == ref.prune(0.02).n_leaves

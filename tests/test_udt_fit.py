@@ -16,11 +16,6 @@ FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 FORMULA = "diabetes ~ pregnant + glucose + pressure + mass + pedigree + age"
 
 
-@pytest.fixture(scope="module")
-def pima():
-    return ubreg.datasets.load_pima()
-
-
 @pytest.mark.parametrize("split, family", [("gini", "gini"), ("information", "entropy")])
 def test_formula_fit_reproduces_rpart_fixture(split, family):
     ref = json.loads((FIXTURES / f"rpart_pima_{split}.json").read_text())
