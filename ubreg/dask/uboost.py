@@ -36,7 +36,7 @@ import numpy as np
 
 from ..families.ulosses import as_u_loss, boosted_family
 from ..fitters.boost.margin_values import values_into
-from ..fitters.boost.uboost import UBoostFit
+from ..learners.ensembles import UBoostFit
 from ..numerics.scratch import scratch
 from ..results.inference import bernoulli_loglik
 from .boost_passes import CodedRows, Rounds, first_pass_setup, leaf_bounds, node_histograms

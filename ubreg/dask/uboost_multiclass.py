@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DataError, OptionError
-from ..fitters.boost.multinomial import MulticlassBoostFit
+from ..learners.ensembles import MulticlassBoostFit
 from ..numerics.scratch import scratch
 from ..numerics.softmax import log_softmax
 from .boost_passes import Rounds, first_pass_setup, leaf_bounds, node_histograms

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..fitters.boost.multinomial import staged_scores
-from ..fitters.boost.uboost import boost_u, staged_F
+from ..fitters.boost.uboost import boost_u
+from ..learners.ensembles import staged_F, staged_scores
 from ..methods.uboost import boost_multiclass, boosting_weights
 from ..numerics.folds import stratified_folds
 from ..numerics.softmax import log_softmax

@@ -12,8 +12,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from ..fitters.boost.uboost import UBoostFit
-from ..fitters.boost.uls_boost import ULSBoostFit, feature_matrix
+from ..learners.ensembles import UBoostFit, ULSBoostFit, feature_matrix, staged_F
 from .base import BinaryResult, Capabilities, check_predict_type
 
 if TYPE_CHECKING:
@@ -293,7 +292,6 @@ class UBoostResult(BinaryResult):
 
     def staged_predict(self, newdata: pd.DataFrame, type: str = "response") -> pd.DataFrame:
         """Predictions after 0..mstop iterations (columns), on the scale ``type``."""
-        from ..fitters.boost.uboost import staged_F
         check_predict_type(type)
         X, na = self.design.transform(newdata)
         S = staged_F(self.fit_info, X)
@@ -309,7 +307,6 @@ class UBoostResult(BinaryResult):
         if isinstance(mstop, bool) or not isinstance(mstop, (int, np.integer)) \
                 or not 0 <= mstop <= self.mstop:
             raise ValueError(f"mstop must be an integer in [0, {self.mstop}], got {mstop!r}")
-        from ..fitters.boost.uboost import staged_F
         f = self.fit_info
         eta = staged_F(UBoostFit(f.learners[:mstop], f.F0, f.nu, f.eta, f.risk_path, f.gains,
                                  f.selected), self.X)[:, -1]

@@ -14,6 +14,7 @@ import pandas as pd
 
 from .._version import __version__
 from ..design import as_frame
+from ..learners.ensembles import staged_scores, truncated
 from ..numerics.softmax import log_softmax
 from .base import Capabilities, Provenance, check_predict_type, class_series
 from .classes import ClassProbabilityResult
@@ -109,7 +110,6 @@ class MulticlassBoostResult(ClassProbabilityResult):
     def scores(self, X: np.ndarray) -> np.ndarray:
         """(n, K) scores F(x) of design rows X: F0 plus ν times every round's tree of each
         class."""
-        from ..fitters.boost.multinomial import staged_scores
         *_, F = staged_scores(self.fit_info, X)
         return F
 
@@ -118,7 +118,6 @@ class MulticlassBoostResult(ClassProbabilityResult):
         if isinstance(mstop, bool) or not isinstance(mstop, (int, np.integer)) \
                 or not 0 <= mstop <= self.mstop:
             raise ValueError(f"mstop must be an integer in [0, {self.mstop}], got {mstop!r}")
-        from ..fitters.boost.multinomial import truncated
         return MulticlassBoostResult(
             fit=truncated(self.fit_info, int(mstop), self.X),
             options={**self.options, "mstop": int(mstop)}, X=self.X, formula=self.formula,

@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike
 
 from ..design import as_frame
 from ..families.tempered_algebra import clip_level, clipped_sum, tanh_t
-from ..fitters.tboost.boost import TBoostFit
+from ..learners.ensembles import TBoostFit
 from .base import BinaryResult, Capabilities, check_predict_type
 
 if TYPE_CHECKING:

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...learners.ensembles import ULSBoostFit, feature_matrix
 from ...numerics.folds import stratified_folds
-from .uls_boost import ULSBoostFit, boost_uls, feature_matrix
+from .uls_boost import boost_uls
 
 __all__ = ["fit_fstar"]
 

@@ -12,28 +12,16 @@ K-class U-Boost.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ...learners.binning import bin_design
+from ...learners.ensembles import MulticlassBoostFit
 from ...learners.trees import fit_newton_tree, root_histogram, tree_workspace
 from ...numerics.progress import progress
 from ...numerics.softmax import log_softmax
 from .uboost import _unit_weights
 
-__all__ = ["MulticlassBoostFit", "boost_multinomial", "staged_scores", "truncated"]
-
-
-@dataclass(frozen=True)
-class MulticlassBoostFit:
-    """``learners[m][k]``: the tree of class k at round m; ``F0`` the (K,) start."""
-
-    learners: list
-    F0: np.ndarray
-    nu: float
-    F: np.ndarray                   # (n, K) training scores
-    risk_path: np.ndarray           # Σ w (−log p_y) / Σ w after 0..mstop rounds
+__all__ = ["boost_multinomial"]
 
 
 def _risk(log_p, codes, w, wsum):
@@ -94,22 +82,3 @@ def boost_multinomial(X, codes, K: int, w, *, depth=3, mstop=100, nu=0.1, max_bi
                               risk_path=np.asarray(risk))
 
 
-def staged_scores(fit: MulticlassBoostFit, X: np.ndarray):
-    """Yield the (n, K) scores F on design rows X after 0, 1, ..., mstop rounds (0: F0):
-    each round adds ν times its tree of class k to F_k, in class order (the arithmetic
-    of the fit itself, so the last are the training scores to the bit on its rows)."""
-    F = np.tile(fit.F0, (X.shape[0], 1))
-    yield F.copy()
-    for trees in fit.learners:
-        for k, tree in enumerate(trees):
-            F[:, k] += fit.nu * tree.predict(X)
-        yield F.copy()
-
-
-def truncated(fit: MulticlassBoostFit, mstop: int, X: np.ndarray) -> MulticlassBoostFit:
-    """The fit of the first ``mstop`` rounds; ``X`` its training design (to recompute F)."""
-    short = MulticlassBoostFit(learners=fit.learners[:mstop], F0=fit.F0, nu=fit.nu, F=fit.F,
-                               risk_path=fit.risk_path[:mstop + 1])
-    *_, F = staged_scores(short, X)
-    return MulticlassBoostFit(learners=short.learners, F0=fit.F0, nu=fit.nu, F=F,
-                              risk_path=short.risk_path)

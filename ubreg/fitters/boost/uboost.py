@@ -34,34 +34,20 @@ pickle.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ...families.ulosses import Logistic, ULoss
 from ...learners.binning import bin_design
+from ...learners.ensembles import UBoostFit
 from ...learners.linear import Componentwise
 from ...learners.trees import fit_newton_tree, root_histogram, tree_workspace
 from ...numerics.progress import progress
 from .margin_values import values_into
 
-__all__ = ["UBOOST_LEARNERS", "UBoostFit", "boost_u"]
+__all__ = ["UBOOST_LEARNERS", "boost_u"]
 
 UBOOST_LEARNERS = ("stumps", "trees", "linear")
 #: what ubreg.fit gives a method when no family= is passed
-
-
-@dataclass
-class UBoostFit:
-    """Arrays of a U-Boost run (no statistics)."""
-
-    learners: list          # the base-learner of each iteration (Tree or LinearStep)
-    F0: float
-    nu: float
-    eta: np.ndarray         # F on the training rows
-    risk_path: np.ndarray   # Σ w U(y*F)/Σ w at iterations 0..mstop
-    gains: np.ndarray       # (mstop, n_terms) risk reduction per term per iteration
-    selected: np.ndarray    # (mstop, n_terms) bool: term used by the iteration
 
 
 def _column_terms(term_slices: dict, p: int) -> tuple[list, np.ndarray]:
@@ -305,10 +291,3 @@ def boost_u(X, y, w, U: ULoss, *, learner="trees", depth=3, mstop=100, nu=0.1,
                      gains=gains, selected=selected)
 
 
-def staged_F(fit: UBoostFit, X) -> np.ndarray:
-    """(m, mstop + 1) F after 0..mstop iterations on design rows X."""
-    out = np.empty((X.shape[0], len(fit.learners) + 1))
-    out[:, 0] = fit.F0
-    for m, base in enumerate(fit.learners):
-        out[:, m + 1] = out[:, m] + fit.nu * base.predict(X)
-    return out

@@ -23,39 +23,19 @@ risk, ``"E."`` the family whose weak hypothesis has the largest |edge|.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from ...errors import ConvergenceWarning
-from ...families.base import Family
 from ...learners.binning import bin_design
+from ...learners.ensembles import ULSBoostFit
 from ...numerics.warnings import warn
 from ..uls import fit_uls, surrogate_risk
 from .leverage import MAX_DELTA, solve_leverage
 from .weak import LEARNERS, propose
 
-__all__ = ["STRATEGIES", "ULSBoostFit", "boost_uls"]
+__all__ = ["STRATEGIES", "boost_uls"]
 
 STRATEGIES = ("F*", "F.", "E.")
-
-
-@dataclass
-class ULSBoostFit:
-    """Arrays of a ULS boosting run (no statistics)."""
-
-    hypotheses: list              # one per round; each gives ≥ 1 feature
-    blocks: list                  # number of features of each round's hypothesis
-    coef: np.ndarray              # one per feature
-    coef_history: np.ndarray | None   # (rounds, features) when corrective
-    eta: np.ndarray
-    risk_path: np.ndarray         # surrogate risk at H = 0 and after each round
-    edge_path: np.ndarray         # normalised |edge| of each round's hypothesis
-    family_path: list             # the family used at each round
-    family: Family                # the family whose posterior reads H
-    capped: int = 0               # rounds whose δ hit MAX_DELTA (separation)
-    strategy: str | None = None
-    candidates: dict = field(default_factory=dict)   # F*: risk of each family
 
 
 def check_strategy(strategy, bag):
@@ -209,8 +189,3 @@ def _renormalise(eta, family, in_bag: bool):
     return eta * s, s
 
 
-def feature_matrix(hypotheses, X) -> np.ndarray:
-    """(m, total features) values of every hypothesis on design rows X."""
-    if not hypotheses:
-        return np.zeros((X.shape[0], 0))
-    return np.hstack([h.transform(X) for h in hypotheses])

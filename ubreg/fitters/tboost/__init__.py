@@ -7,9 +7,6 @@ The tempered algebra is :mod:`ubreg.families.tempered_algebra`, the loss it mini
 """
 from __future__ import annotations
 
-from .boost import TBoostFit, tboost
+from .boost import tboost
 
-__all__ = [
-           "TBoostFit",
-           "tboost",
-]
+__all__ = ["tboost"]

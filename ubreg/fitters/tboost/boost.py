@@ -7,7 +7,6 @@ per-round record.  It never modifies its inputs.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -24,38 +23,14 @@ from ...families.tempered_algebra import (
     power_mean,
     tensor_t,
 )
+from ...learners.ensembles import TBoostFit
 from ...numerics.progress import progress
 
-__all__ = ["PERFECT", "TBoostFit", "closed_form_mu", "exact_mu", "is_perfect", "normalise_weights",
+__all__ = ["PERFECT", "closed_form_mu", "exact_mu", "is_perfect", "normalise_weights",
            "tboost", "tempered_update"]
 
 #: μ r at t = 1 when |ρ| = 1 ([J] replaces the infinite μ by ±100/r)
 MU_R_CAP_T1 = 100.0
-
-
-@dataclass
-class TBoostFit:
-    """What t-AdaBoost returns (arrays only)."""
-
-    t: float
-    hypotheses: list
-    alpha: np.ndarray
-    mu: np.ndarray
-    rho: np.ndarray
-    r: np.ndarray
-    Z: np.ndarray
-    K: np.ndarray
-    n_forgotten: np.ndarray          # zero weights after each update
-    train_values: list               # h_j(x_i) on the training rows
-    weights: np.ndarray              # q_{J+1}
-    margin_clipped: np.ndarray       # γ_i of §2.5 (one-sided clipped margin)
-    stopped: str = ""
-    co_density_min: list = field(default_factory=list)
-    co_density_max: list = field(default_factory=list)
-    #: the closed-form μ_j of §2.2(a) and the Z_j it would give (equal to mu
-    #: and Z when mu="closed"; for the record when mu="exact")
-    mu_closed: np.ndarray | None = None
-    Z_closed: np.ndarray | None = None
 
 
 def _w(w, q):
