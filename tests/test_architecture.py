@@ -177,6 +177,20 @@ def test_imports_run_one_way_between_folders():
     assert wrong == []
 
 
+#: the fitter modules results still import (ARCHITECTURE.md): the linear fits' working
+#: design for inference and GNNB's neighbour index; every other result predicts with a
+#: tree (trees/) or an ensemble (learners/ensembles.py)
+RESULTS_READ_FITTERS = {"ubreg.fitters.uls", "ubreg.fitters.gnnb.fitter",
+                        "ubreg.fitters.gnnb.graph", "ubreg.fitters.gnnb.neighbours",
+                        "ubreg.fitters.gnnb.preprocess"}
+
+
+def test_results_import_only_the_fitters_architecture_names():
+    found = {t for m, p in MODULES.items() if m.startswith("ubreg.results.")
+             for t in _imports(m, p, top_level_only=False) if t.startswith("ubreg.fitters")}
+    assert found <= RESULTS_READ_FITTERS
+
+
 @pytest.mark.slow
 def test_no_private_names_across_folders():
     wrong = []
