@@ -20,8 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..results.base import capabilities_of
-from ..summary.linear import format_pvalue
+from ..summary.linear import SIGNIF_LEGEND, format_pvalue, significance_stars
 from ..summary.render import render_template
 from .deviance_table import (
     DevianceTable,
@@ -30,6 +29,8 @@ from .deviance_table import (
     deviance_of,
     is_likelihood,
 )
+from .model_sequence import sequence_table
+from .nesting import check_nested_pair, order_nested
 from .sequential import sequential_anova
 
 if TYPE_CHECKING:
@@ -38,47 +39,6 @@ if TYPE_CHECKING:
 
 __all__ = ["anova", "AnovaResult", "NotNestedError"]
 
-
-
-def _check_linear(m: object, which: str) -> None:
-    caps = capabilities_of(m)
-    if not (caps.has_coefficients and caps.has_covariance and caps.has_deviance):
-        raise TypeError(f"anova compares nested linear fits (results with coefficients, their "
-                        f"covariance and a deviance); {which} is a {type(m).__name__}")
-
-
-def _same_fit_data(m0: LinearResult, m1: LinearResult) -> None:
-    if m0.family != m1.family:
-        raise NotNestedError(f"the models have different families ({m0.family.describe()} and "
-                             f"{m1.family.describe()}); anova compares fits of one family")
-    r0, r1 = m0.response, m1.response
-    if (r0.name, r0.positive) != (r1.name, r1.positive):
-        raise NotNestedError(f"the models have different responses: P({r0.name} = {r0.positive}) "
-                             f"and P({r1.name} = {r1.positive})")
-    if len(m0.index) != len(m1.index) or not m0.index.equals(m1.index):
-        raise NotNestedError(f"the models were fitted on different rows ({len(m0.index)} and "
-                             f"{len(m1.index)}): NA in a variable of only one model drops "
-                             f"different rows; fit both on the same complete rows")
-    if not np.array_equal(m0.weights, m1.weights):
-        raise NotNestedError("the models were fitted with different weights")
-    k0, k1 = m0.weight_kind, m1.weight_kind
-    if k0 != k1:
-        raise NotNestedError(f"the models read their weights differently ({k0} and {k1} "
-                             "weights): fit both with weights= or both with freq_weights=")
-
-
-def _order(m0: LinearResult, m1: LinearResult) -> tuple[LinearResult, LinearResult]:
-    t0, t1 = list(m0.coef.index), list(m1.coef.index)
-    if set(t0) <= set(t1) and len(t0) < len(t1):
-        return m0, m1
-    if set(t1) <= set(t0) and len(t1) < len(t0):
-        return m1, m0
-    if set(t0) == set(t1):
-        raise NotNestedError("the models have the same terms: nothing to test")
-    only0 = [t for t in t0 if t not in t1]
-    only1 = [t for t in t1 if t not in t0]
-    raise NotNestedError(f"the models are not nested: terms only in the first: {only0}; "
-                         f"only in the second: {only1}")
 
 
 def _wald(m1: LinearResult, added: list[str], cov: str = "robust") -> tuple[float, int, float]:
@@ -93,45 +53,47 @@ def _wald(m1: LinearResult, added: list[str], cov: str = "robust") -> tuple[floa
     return stat, df, float(stats.chi2.sf(stat, df))
 
 
-class AnovaResult:
+class AnovaResult(DevianceTable):
     """Deviance table of two nested fits, and the Wald test of the added terms.
+
+    A DataFrame (R's ``anova`` layout: Resid. Df, Resid. Dev, Df, Deviance, and for
+    likelihood families the LR χ² p-value ``Pr(>Chi)``), with the tests as attributes.
 
     Attributes
     ----------
-    table : DataFrame
-        R's ``anova`` layout: Resid. Df, Resid. Dev, Df, Deviance, and for
-        likelihood families the LR χ² p-value.
     likelihood_ratio : bool
         True when the deviance difference is a likelihood-ratio statistic.
-    lr_statistic, lr_df, lr_pvalue : float
-        The LR test (NaN p-value when it is not one).
+    lr_statistic, lr_pvalue : float
+        The LR test (NaN when it is not one).
     wald_statistic, wald_df, wald_pvalue : float
         Wald χ² test of the added terms with the robust (HC0) covariance.
     added : list of str
         Terms of the larger model that the smaller one lacks.
     """
 
+    _metadata = DevianceTable._metadata + [
+        "models", "family", "added", "likelihood_ratio", "df", "deviance_difference",
+        "lr_statistic", "lr_pvalue", "wald_statistic", "wald_df", "wald_pvalue"]
+
     def __init__(self, m0: LinearResult, m1: LinearResult) -> None:
-        self.models = (m0, m1)
-        self.family = m0.family
-        self.added = [t for t in m1.coef.index if t not in set(m0.coef.index)]
-        self.likelihood_ratio = is_likelihood(m0)
+        likelihood = is_likelihood(m0)
         dev0, dev1 = deviance_of(m0), deviance_of(m1)           # entropy2: in nats
-        self.df = float(m1.df_model - m0.df_model)
-        self.deviance_difference = float(dev0 - dev1)
-        if self.likelihood_ratio:
+        df = float(m1.df_model - m0.df_model)
+        cols = {"Resid. Df": [m0.df_resid, m1.df_resid], "Resid. Dev": [dev0, dev1],
+                "Df": [np.nan, df], "Deviance": [np.nan, dev0 - dev1]}
+        if likelihood:
             # 2 (ℓ₁ − ℓ₀) with the Bernoulli log-likelihood: = the deviance difference for
             # entropy, and in nats (not bits) for entropy2
-            self.lr_statistic = float(2.0 * (m1.loglik - m0.loglik))
-            self.lr_pvalue = float(stats.chi2.sf(self.lr_statistic, self.df))
-        else:
-            self.lr_statistic, self.lr_pvalue = float("nan"), float("nan")
+            lr = float(2.0 * (m1.loglik - m0.loglik))
+            cols["Pr(>Chi)"] = [np.nan, float(stats.chi2.sf(lr, df))]
+        super().__init__(pd.DataFrame(cols, index=["1", "2"]))
+        self.models, self.family = (m0, m1), m0.family
+        self.added = [t for t in m1.coef.index if t not in set(m0.coef.index)]
+        self.likelihood_ratio, self.df = likelihood, df
+        self.deviance_difference = float(dev0 - dev1)
+        self.lr_statistic = lr if likelihood else float("nan")
+        self.lr_pvalue = float(cols["Pr(>Chi)"][1]) if likelihood else float("nan")
         self.wald_statistic, self.wald_df, self.wald_pvalue = _wald(m1, self.added)
-        cols = {"Resid. Df": [m0.df_resid, m1.df_resid], "Resid. Dev": [dev0, dev1],
-                "Df": [np.nan, self.df], "Deviance": [np.nan, self.deviance_difference]}
-        if self.likelihood_ratio:
-            cols["Pr(>Chi)"] = [np.nan, self.lr_pvalue]
-        self.table = pd.DataFrame(cols, index=["1", "2"])
 
     @property
     def statistic_label(self) -> str:
@@ -141,10 +103,6 @@ class AnovaResult:
                        f"; {self.family.describe()}'s deviances × ln 2, in nats") + ")")
         return (f"deviance difference of {self.family.describe()} fits: a difference of "
                 "surrogate risks, not a likelihood ratio, so no χ² p-value is given")
-
-    def frame(self) -> pd.DataFrame:
-        """The deviance table (a copy)."""
-        return self.table.copy()
 
     def wald_frame(self) -> pd.DataFrame:
         """The robust Wald test of the added terms, one row."""
@@ -179,8 +137,13 @@ class AnovaResult:
         lines += [f"Model {i + 1}: {f}" for i, f in enumerate(c["models"])]
         rows = [c["header"]] + c["rows"]
         w = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
-        lines += [""] + ["  ".join([r[0].ljust(w[0])] + [x.rjust(k) for x, k in zip(r[1:], w[1:])])
-                         for r in rows]
+        stars = ["", "", significance_stars(self.lr_pvalue).ljust(3)] if self.likelihood_ratio \
+            else ["", "", ""]
+        lines += [""] + ["  ".join([r[0].ljust(w[0])] + [x.rjust(k) for x, k in zip(r[1:], w[1:])]
+                                   + ([star] if self.likelihood_ratio else []))
+                         for r, star in zip(rows, stars)]
+        if self.likelihood_ratio:
+            lines += ["---", SIGNIF_LEGEND]
         wald = (f"Wald test of the added terms ({c['wald']['terms']}) with the robust (HC0) "
                 f"covariance: χ² = {c['wald']['statistic']} on {c['wald']['df']} df, "
                 f"p = {c['wald']['p']}")
@@ -197,43 +160,46 @@ class AnovaResult:
         return self.html()
 
 
-def anova(m0: LinearResult, m1: LinearResult | None = None,
+def anova(m0: LinearResult, *models: LinearResult,
           test: str | None = "Chisq") -> DevianceTable | AnovaResult | MultinomialAnova:
-    """The deviance table of one model, or the comparison of two nested linear fits.
+    """The deviance table of one model, or the comparison of nested linear fits.
 
     Parameters
     ----------
-    m0, m1 : LinearResult
+    m0, *models : LinearResult
         One model: its sequential table (R's ``anova(fit, test = "Chisq")``,
         :func:`~ubreg.evaluate.sequential.sequential_anova`).  Two: fits of the
         same family, response, rows and weights, the terms of one a subset of
-        the other's (either order).
+        the other's (either order).  Three or more: R's ``anova(m1, m2, m3, ...)``,
+        each model against the one before it, in the order given (each pair nested).
     test : {"Chisq", "LRT", None}
-        For one model: whether to give ``Pr(>Chi)`` (likelihood fits only).
+        Whether to give ``Pr(>Chi)`` (likelihood fits only; two models always have it).
 
     Returns
     -------
     DevianceTable or AnovaResult
-        One model: the sequential table.  Two multinomial logits: R's
-        ``anova.multinom`` likelihood-ratio test.  Two: with ``entropy``, R's
-        ``anova(m0, m1, test = "Chisq")`` (likelihood-ratio χ²); otherwise the
-        deviance difference, labelled as such, without p-value; always the
-        Wald test of the added terms with the robust covariance.
+        A DataFrame printed as R prints it.  One model: the sequential table.  Two
+        multinomial logits: R's ``anova.multinom`` likelihood-ratio test.  Two: with
+        ``entropy``, R's ``anova(m0, m1, test = "Chisq")`` (likelihood-ratio χ²);
+        otherwise the deviance difference, labelled as such, without p-value; always
+        the Wald test of the added terms with the robust covariance.  More: R's table
+        of the sequence (:func:`~ubreg.evaluate.model_sequence.sequence_table`).
 
     Raises
     ------
     NotNestedError
-        If the fits are not nested fits of the same data (the message says why).
+        If two consecutive fits are not nested fits of the same data (the message says
+        why).
     """
-    if m1 is None:
+    if not models:
         return sequential_anova(m0, test)
     check_test(test)
+    if len(models) > 1:
+        return sequence_table([m0, *models], test)
+    m1 = models[0]
     from ..results.multinomial import MultinomialResult
     if isinstance(m0, MultinomialResult) and isinstance(m1, MultinomialResult):
         from .anova_multinomial import multinomial_anova
         return multinomial_anova(m0, m1)
-    _check_linear(m0, "the first model")
-    _check_linear(m1, "the second model")
-    _same_fit_data(m0, m1)
-    small, large = _order(m0, m1)
-    return AnovaResult(small, large)
+    check_nested_pair(m0, m1)
+    return AnovaResult(*order_nested(m0, m1))

@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from ..results.base import capabilities_of
-from ..summary.linear import format_pvalue
+from ..summary.linear import SIGNIF_LEGEND, format_pvalue, significance_stars
 
 if TYPE_CHECKING:
     from ..results.linear import LinearResult
@@ -125,45 +125,65 @@ class NotNestedError(ValueError):
     """The two models are not nested fits of the same data."""
 
 
-class DevianceTable:
-    """A deviance table as R prints it.
+class DevianceTable(pd.DataFrame):
+    """A deviance table: a DataFrame with R's rows and columns, printed as R prints it.
 
-    Attributes
+    R's ``anova`` and ``drop1`` return a data.frame; so does ubreg: ``drop1(m)["Pr(>Chi)"]``
+    is the column, ``.loc["glucose"]`` a row.  A slice or any computation on it is a
+    plain DataFrame (only the table itself carries R's heading and print).
+
+    Parameters
     ----------
     table : DataFrame
-        R's rows and columns (``Df``, ``Deviance``, ``AIC``, ``LRT``,
-        ``Pr(>Chi)``, ``Resid. Df``, ``Resid. Dev``, as the table has them);
-        NA as NaN.
+        R's rows and columns (``Df``, ``Deviance``, ``AIC``, ``LRT``, ``Pr(>Chi)``,
+        ``Resid. Df``, ``Resid. Dev``, as the table has them); NA as NaN.
     heading : list of str
         The lines R prints above the table.
     notes : list of str
         Lines below it (what the numbers are, when they are not R's).
     """
 
-    def __init__(self, table: pd.DataFrame, heading: Iterable[str],
-                 notes: Iterable[str] = ()) -> None:
-        self.table = table
+    _metadata = ["heading", "notes"]
+
+    def __init__(self, table: Any = None, heading: Iterable[str] = (),
+                 notes: Iterable[str] = (), **kwargs: Any) -> None:
+        super().__init__(table, **kwargs)
         self.heading = list(heading)
         self.notes = list(notes)
 
+    @property
+    def _constructor(self) -> type:
+        return pd.DataFrame
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """The numbers as a plain DataFrame."""
+        return pd.DataFrame(self)
+
     def frame(self) -> pd.DataFrame:
-        """The table (a copy)."""
-        return self.table.copy()
+        """The table (a copy, a plain DataFrame)."""
+        return pd.DataFrame(self).copy()
 
     def _text_rows(self) -> list[list[str]]:
         t = self.table
-        rows = [[""] + list(t.columns)]
+        stars = "Pr(>Chi)" in t and bool(np.isfinite(t["Pr(>Chi)"]).any())
+        rows = [[""] + list(t.columns) + ([""] if stars else [])]
         for name, row in t.iterrows():
-            rows.append([str(name)] + [_cell(c, row[c]) for c in t.columns])
+            cells = [str(name)] + [_cell(c, row[c]) for c in t.columns]
+            rows.append(cells + ([significance_stars(row["Pr(>Chi)"])] if stars else []))
         return rows
 
     def __str__(self) -> str:
         rows = self._text_rows()
-        w = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
-        body = ["  ".join([r[0].ljust(w[0])] + [x.rjust(k) for x, k in zip(r[1:], w[1:])])
-                for r in rows]
+        stars = rows[0][-1] == ""
+        numbers = len(rows[0]) - stars
+        w = [max(len(r[j]) for r in rows) for j in range(numbers)]
+        # printCoefmat: the stars left-justified after the p-values, their legend below
+        body = ["  ".join([r[0].ljust(w[0])] + [x.rjust(k) for x, k in zip(r[1:numbers], w[1:])]
+                          + ([r[-1].ljust(3)] if stars else [])) for r in rows]
+        legend = ["---", SIGNIF_LEGEND] if stars else []
         notes = ["", *self.notes] if self.notes else []
-        return "\n".join([*self.heading, "", *body, *notes])
+        return "\n".join([*self.heading, "", *body, *legend, *notes])
 
     def __repr__(self) -> str:
         return str(self)

@@ -23,11 +23,12 @@ from .rformat import format_pvalues, format_r, named_vector_lines
 if TYPE_CHECKING:
     from ..results.linear import LinearResult
 
-__all__ = ["LinearSummary", "format_pvalue", "significance_stars", "format_coef_columns",
-           "standard_error_notes", "saturated_note", "aliased_note", "convergence_note",
+__all__ = ["LinearSummary", "SIGNIF_LEGEND", "format_pvalue", "significance_stars",
+           "format_coef_columns", "standard_error_notes", "saturated_note", "aliased_note",
+           "convergence_note",
            "RISK_NOTE", "covariance_label", "formula_order"]
 
-_SIGNIF_LEGEND = "Signif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1"
+SIGNIF_LEGEND = "Signif. codes:  0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1"
 
 
 def significance_stars(p: float) -> str:
@@ -183,7 +184,7 @@ class LinearSummary(Summary):
         lines += ["", "Coefficients:"]
         # the stars left-justified, as printCoefmat writes them
         lines += align_rows([r[:-1] + [r[-1].ljust(3)] for r in self._coef_rows()])
-        lines += ["---", _SIGNIF_LEGEND, ""]
+        lines += ["---", SIGNIF_LEGEND, ""]
         lines.append(f"(Family: {f['family']}; response: P({f['response']} = {f['positive']}); "
                      f"covariance: {f['covariance']})")
         lines.append("")
@@ -200,7 +201,7 @@ class LinearSummary(Summary):
                 "quantiles": list(zip(self.residual_quantiles.index,
                                       [c.strip() for c in
                                        _quantile_cells(self.residual_quantiles)])),
-                "legend": _SIGNIF_LEGEND}
+                "legend": SIGNIF_LEGEND}
 
 
 def _quantile_cells(q: pd.Series) -> list[str]:
