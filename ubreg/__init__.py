@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .evaluate.cv_risk import cv_risk
     from .evaluate.single_terms import add1, drop1
     from .evaluate.stepwise import step
+    from .evaluate.tidy import glance, tidy
     from .evaluate.update import update
     from .families.tempered_exponential import TemperedExponential
     from .families.ulosses import U, U_alpha, U_custom
@@ -53,6 +54,8 @@ _LAZY = {
     "anova": ("ubreg.evaluate.anova", "anova"),
     "update": ("ubreg.evaluate.update", "update"),
     "drop1": ("ubreg.evaluate.single_terms", "drop1"),
+    "tidy": ("ubreg.evaluate.tidy", "tidy"),
+    "glance": ("ubreg.evaluate.tidy", "glance"),
     "add1": ("ubreg.evaluate.single_terms", "add1"),
     "step": ("ubreg.evaluate.stepwise", "step"),
     "plots": ("ubreg.plots", None),
@@ -64,7 +67,7 @@ _LAZY = {
 __all__ = ["fit", "METHODS", "Permissible", "Exponential", "CustomPermissible", "U", "U_alpha",
            "U_custom", "TemperedExponential", "OnlineLearner", "compare", "cv", "cv_risk",
            "anova", "update",
-           "drop1", "add1", "step", "report",
+           "drop1", "add1", "step", "tidy", "glance", "report",
            "render_markdown", "render_vignette", "plots", "set_memory_cap", "families",
            "datasets", "errors", "__version__"]
 
