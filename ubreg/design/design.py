@@ -2,6 +2,7 @@
 """
 from __future__ import annotations
 
+import copy
 import pickle
 
 import numpy as np
@@ -111,6 +112,14 @@ class Design:
         X, na = self.rows(data, "omit", predicting=True)
         mask = na.mask if na.mask is not None else np.zeros(len(data), dtype=bool)
         return X, mask
+
+    def transform_passing_na(self, data) -> np.ndarray:
+        """Design matrix of every row of ``data``, NaN in the columns of each term that
+        reads a missing value (R's ``model.matrix`` of ``model.frame(na.action =
+        na.pass)``; :class:`~ubreg.design.na.KeepingNAAction`)."""
+        passing = copy.copy(self)
+        passing.keep_na = True
+        return passing.transform(data)[0]
 
     def rows(self, data, na_action: str, predicting: bool):
         """(design matrix of ``data``'s complete rows, the NA bookkeeping); ``data``

@@ -17,6 +17,7 @@ from ..numerics.separation import Separation
 from .base import BinaryResult, Capabilities, check_predict_type
 from .inference import HC_TYPES, deviance, hc_covariance, wald_table
 from .inference import hat_values as _hat_values
+from .terms import predict_terms, row_positions
 
 if TYPE_CHECKING:
     from ..summary.linear import LinearSummary
@@ -354,7 +355,14 @@ class LinearResult(BinaryResult):
         |dp̂/dη| = 1/φ''(p̂) on the response scale, the delta method) and,
         with ``interval``, ``lower`` and ``upper``: η ± z_{(1+level)/2}·se on the link
         scale, mapped through the posterior for ``type="response"``.
+
+        ``type="terms"``: R's ``predict(fit, type = "terms")``, η split by term (centred
+        columns; ``attrs["constant"]`` holds the rest, :mod:`ubreg.results.terms`).
         """
+        if type == "terms":
+            if se_fit or interval is not None:
+                raise ValueError("se_fit and interval are not given for type='terms'")
+            return predict_terms(self, newdata)
         kind = self._vcov_key(self.default_vcov if vcov is None else vcov)
         if not se_fit and interval is None:
             return super().predict(newdata, type)
@@ -408,7 +416,7 @@ class LinearResult(BinaryResult):
         if self.na_action != "exclude" or self.input_index is None:
             return values
         out = np.full(len(self.input_index), np.nan)
-        out[_positions(self.input_index, self.index)] = values.to_numpy(dtype=np.float64)
+        out[row_positions(self.input_index, self.index)] = values.to_numpy(dtype=np.float64)
         return pd.Series(out, index=self.input_index, name=values.name)
 
     # ---- deviance with an offset -------------------------------------------
@@ -485,18 +493,6 @@ def _check_level(level: float) -> None:
 def _interval_names(level: float) -> tuple[str, str]:
     """R's column names of a confidence interval: ``"2.5 %"``, ``"97.5 %"``."""
     return f"{100 * (1 - level) / 2:g} %", f"{100 * (1 + level) / 2:g} %"
-
-
-def _positions(full: pd.Index, part: pd.Index) -> np.ndarray:
-    """Where the rows of ``part`` (a subsequence of ``full``, in order) sit in ``full``."""
-    if full.is_unique:
-        return full.get_indexer(part)
-    out, i = np.empty(len(part), dtype=np.intp), 0
-    for k, label in enumerate(part):
-        while full[i] != label:
-            i += 1
-        out[k], i = i, i + 1
-    return out
 
 
 def _se_frame(result: LinearResult, X: np.ndarray | FactorMatrix, eta_ok: np.ndarray,
