@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from .evaluate.compare import compare
     from .evaluate.cv import cv
     from .evaluate.cv_risk import cv_risk
+    from .evaluate.hypothesis import linear_hypothesis, wald_test
     from .evaluate.single_terms import add1, drop1
     from .evaluate.stepwise import step
     from .evaluate.tidy import glance, tidy
@@ -55,6 +56,8 @@ _LAZY = {
     "update": ("ubreg.evaluate.update", "update"),
     "drop1": ("ubreg.evaluate.single_terms", "drop1"),
     "tidy": ("ubreg.evaluate.tidy", "tidy"),
+    "linear_hypothesis": ("ubreg.evaluate.hypothesis", "linear_hypothesis"),
+    "wald_test": ("ubreg.evaluate.hypothesis", "wald_test"),
     "glance": ("ubreg.evaluate.tidy", "glance"),
     "add1": ("ubreg.evaluate.single_terms", "add1"),
     "step": ("ubreg.evaluate.stepwise", "step"),
@@ -67,7 +70,8 @@ _LAZY = {
 __all__ = ["fit", "METHODS", "Permissible", "Exponential", "CustomPermissible", "U", "U_alpha",
            "U_custom", "TemperedExponential", "OnlineLearner", "compare", "cv", "cv_risk",
            "anova", "update",
-           "drop1", "add1", "step", "tidy", "glance", "report",
+           "drop1", "add1", "step", "tidy", "glance", "linear_hypothesis", "wald_test",
+           "report",
            "render_markdown", "render_vignette", "plots", "set_memory_cap", "families",
            "datasets", "errors", "__version__"]
 

@@ -114,11 +114,15 @@ def aic_shift(model: LinearResult, k: float) -> float:
 def _cell(column: str, value: float) -> str:
     if not np.isfinite(value):
         return ""
-    if column in ("Df", "Resid. Df"):
+    if column in ("Df", "Resid. Df", "Res.Df"):
         return f"{value:g}"
-    if column == "Pr(>Chi)":
+    if column.startswith("Pr("):
         return format_pvalue(value)
-    return f"{value:.4f}" if column in ("LRT",) else f"{value:.2f}"
+    return f"{value:.4f}" if column in ("LRT", "Chisq") else f"{value:.2f}"
+
+
+def _pvalue_column(table: pd.DataFrame) -> str | None:
+    return next((c for c in table.columns if str(c).startswith("Pr(")), None)
 
 
 class NotNestedError(ValueError):
@@ -166,11 +170,12 @@ class DevianceTable(pd.DataFrame):
 
     def _text_rows(self) -> list[list[str]]:
         t = self.table
-        stars = "Pr(>Chi)" in t and bool(np.isfinite(t["Pr(>Chi)"]).any())
+        pcol = _pvalue_column(t)
+        stars = pcol is not None and bool(np.isfinite(t[pcol]).any())
         rows = [[""] + list(t.columns) + ([""] if stars else [])]
         for name, row in t.iterrows():
             cells = [str(name)] + [_cell(c, row[c]) for c in t.columns]
-            rows.append(cells + ([significance_stars(row["Pr(>Chi)"])] if stars else []))
+            rows.append(cells + ([significance_stars(row[pcol])] if stars else []))
         return rows
 
     def __str__(self) -> str:
