@@ -133,7 +133,7 @@ def parse_hypothesis(hypothesis: str | Sequence[str],
 
 def _label(weights: np.ndarray, constant: float, names: list[str]) -> str:
     """``2 glucose + mass = 0.1``: car's print of an equation."""
-    parts = []
+    parts: list[str] = []
     for w, n in zip(weights, names):
         if w == 0:
             continue
