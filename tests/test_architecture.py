@@ -34,7 +34,7 @@ LAYERS = [
     {"plots"},
     {"reporting"},
     {"sklearn"},
-    {"cli", "__main__", "__init__", "precompile"},
+    {"cli", "cli_analysis", "__main__", "__init__", "precompile"},
 ]
 
 

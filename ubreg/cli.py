@@ -1,4 +1,5 @@
-"""The ``ubreg`` command line: ``ubreg demo`` and ``ubreg fit``.
+"""The ``ubreg`` command line: ``ubreg demo``, ``ubreg fit`` (``--save`` a model), and the
+analysis commands ``compare``, ``anova`` and ``predict`` (:mod:`ubreg.cli_analysis`).
 
 Errors are one line on stderr (``ubreg: error: ...``, a multi-line message
 joined) and exit status 2, never a traceback — unless ``--debug`` is given
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
+import pickle
 import re
 import shlex
 import sys
@@ -20,6 +22,7 @@ from typing import Any, TypeAlias
 import pandas as pd
 
 from ._version import __version__
+from .cli_analysis import add_commands, read_csv
 from .errors import UbregError
 
 __all__ = ["main", "demo_models", "parse_option"]
@@ -141,10 +144,7 @@ def _fit(args) -> int:
     from .methods.fit import fit
     from .reporting import report
 
-    try:
-        data = pd.read_csv(args.data)
-    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise UbregError(f"cannot read {args.data!r}: {exc}") from None
+    data = read_csv(args.data)
     options: dict[str, Any] = {}        # ubreg.fit's **options
     raw: dict[str, str] = {}
     for item in args.option or []:
@@ -170,11 +170,22 @@ def _fit(args) -> int:
     model = fit(args.formula, data, family=family, method=args.method,
                 weights=args.weights, freq_weights=args.freq_weights, **options)
     print(model.summary())
+    if args.save:
+        _save(model, args.save)
     if args.report:
         path = report({"model": model}, args.report, title=f"ubreg fit: {args.formula}",
                       call=args.command_line, cv_risk=args.cv_risk, training_data=data)
         print(f"report: {path.resolve()}")
     return 0
+
+
+def _save(model: Any, path: str) -> None:
+    try:
+        with open(path, "wb") as stream:
+            pickle.dump(model, stream, protocol=pickle.HIGHEST_PROTOCOL)
+    except OSError as exc:
+        raise UbregError(f"cannot save the model to {path!r}: {exc}") from None
+    print(f"model saved: {pathlib.Path(path).resolve()}")
 
 
 #: arguments of ubreg.fit that have their own command-line argument
@@ -241,12 +252,13 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--folds", type=int, default=10, help="cross-validation folds (default 10)")
     demo.add_argument("--seed", type=int, default=1, help="seed of the CV split (default 1)")
     demo.set_defaults(run=_demo)
+    family_help, method_help = _choices_help()
     f = sub.add_parser("fit", help="fit FORMULA on a CSV file and print the summary")
     f.add_argument("formula")
     f.add_argument("data", help="CSV file with a header row")
     f.add_argument("--family", default=None,
-                   help="a family name (default: the method's, entropy for most)")
-    f.add_argument("--method", default="uls")
+                   help=family_help + " (default: the method's, entropy for most)")
+    f.add_argument("--method", default="uls", help=method_help + " (default uls)")
     f.add_argument("--solver", choices=["corrective", "coordinate"])
     weights = f.add_mutually_exclusive_group()
     weights.add_argument("--weights", metavar="COLUMN",
@@ -260,12 +272,24 @@ def _parser() -> argparse.ArgumentParser:
     f.add_argument("--report", metavar="FILE", help="also write a report (.html or .pdf)")
     f.add_argument("--cv-risk", action="store_true",
                    help="in the report, also cross-validate the risk path (uboost)")
+    f.add_argument("--save", metavar="FILE", help="also save the fitted model (a pickle, "
+                   "for ubreg predict)")
     f.set_defaults(run=_fit)
+    add_commands(sub, family_help, method_help)
     pre = sub.add_parser("precompile", help="compile the numba kernels into numba's cache "
                          "once, ahead of the first fit (about two minutes on two cores)")
     pre.add_argument("--processes", type=int, default=2, help="processes (default 2)")
     pre.set_defaults(run=_precompile)
     return parser
+
+
+def _choices_help() -> tuple[str, str]:
+    """The help of --family and --method: their valid values, from the registries."""
+    from .families import ALIASES, FAMILIES
+    from .methods.registry import METHODS
+    aliases = ", ".join(f"{a} ({b})" for a, b in ALIASES.items())
+    return (f"one of {', '.join(FAMILIES)}; aliases {aliases}",
+            f"one of {', '.join(METHODS)}")
 
 
 def _precompile(args) -> int:
