@@ -24,7 +24,7 @@ GROUPS = [
     ("Fitting", ["fit", "OnlineLearner", "update"]),
     ("Losses", ["Permissible", "Exponential", "CustomPermissible", "U_alpha", "U_custom"]),
     ("Evaluating and comparing", ["compare", "cv", "cv_risk", "anova", "drop1", "add1",
-                                  "step"]),
+                                  "step", "linear_hypothesis", "wald_test", "tidy", "glance"]),
     ("Reports", ["report", "render_markdown", "render_vignette"]),
     ("Settings", ["set_memory_cap"]),
 ]
@@ -56,6 +56,8 @@ def _entry(name: str, obj, inherited: str | None = "") -> list[str]:
         if issubclass(obj, BaseException):
             return [f".. autoexception:: {name}", "   :show-inheritance:", ""]
         lines = [f".. autoclass:: {name}", "   :members:", "   :show-inheritance:"]
+        if any(b.__name__ == "DataFrame" for b in obj.__mro__[1:]):
+            inherited = None            # a table is a DataFrame: not pandas' whole API again
         if inherited is not None:
             lines.append(f"   :inherited-members: {inherited}".rstrip())
         return lines + [""]

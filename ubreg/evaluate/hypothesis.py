@@ -24,7 +24,7 @@ from scipy import stats
 from ..results.base import capabilities_of
 from .deviance_table import DevianceTable
 
-__all__ = ["linear_hypothesis", "wald_test", "parse_hypothesis"]
+__all__ = ["HypothesisTest", "linear_hypothesis", "wald_test", "parse_hypothesis"]
 
 _NUMBER = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
@@ -152,7 +152,9 @@ class HypothesisTest(DevianceTable):
 
 def wald_test(model: Any, L: Any, rhs: Any = None, vcov: Any = None,
               labels: Sequence[str] | None = None) -> HypothesisTest:
-    """The Wald χ² test of Lβ = rhs (car's ``linearHypothesis(m, L, rhs, vcov. = V)``).
+    """The Wald χ² test of Lβ = rhs, as car's ``linearHypothesis`` with a matrix.
+
+    R's ``linearHypothesis(m, L, rhs, vcov. = V)``.
 
     Parameters
     ----------
@@ -206,9 +208,9 @@ def wald_test(model: Any, L: Any, rhs: Any = None, vcov: Any = None,
 
 def linear_hypothesis(model: Any, hypothesis: Any, rhs: Any = None,
                       vcov: Any = None) -> HypothesisTest:
-    """car's ``linearHypothesis(m, hypothesis, vcov. = V)`` of a linear fit.
+    """The Wald test of linear equations on the coefficients, as car's ``linearHypothesis``.
 
-    ``hypothesis``: equations over the coefficients (``"glucose = mass"``,
+    R's ``linearHypothesis(m, hypothesis, vcov. = V)``.  ``hypothesis``: equations over the coefficients (``"glucose = mass"``,
     ``["mass = 0", "age = 0"]``, ``"2*glucose + mass = 0.1"``; see the module notes),
     or a matrix L with ``rhs``, as :func:`wald_test`.
     """

@@ -35,8 +35,9 @@ def _check(model: Any, what: str) -> None:
 
 def tidy(model: Any, conf_int: bool = False, conf_level: float = 0.95,
          exponentiate: bool = False) -> pd.DataFrame:
-    """A row per coefficient, as R's ``broom::tidy(fit, conf.int, conf.level,
-    exponentiate)``.
+    """A row per coefficient, as R's ``broom::tidy``.
+
+    R's ``tidy(fit, conf.int, conf.level, exponentiate)``.
 
     Parameters
     ----------
@@ -91,7 +92,7 @@ def _multinomial_rows(model: Any) -> pd.DataFrame:
 
 
 def glance(model: Any) -> pd.DataFrame:
-    """One row of the fit's statistics, as R's ``broom::glance(fit)`` of a glm.
+    """One row of the fit's statistics, as R's ``broom::glance`` of a glm.
 
     Returns
     -------
