@@ -211,8 +211,9 @@ def linear_hypothesis(model: Any, hypothesis: Any, rhs: Any = None,
     """The Wald test of linear equations on the coefficients, as car's ``linearHypothesis``.
 
     R's ``linearHypothesis(m, hypothesis, vcov. = V)``.  ``hypothesis``: equations over
-    the coefficients (``"glucose = mass"``, ``["mass = 0", "age = 0"]``, ``"2*glucose + mass = 0.1"``; see the module notes),
-    or a matrix L with ``rhs``, as :func:`wald_test`.
+    the coefficients (``"glucose = mass"``, ``["mass = 0", "age = 0"]``,
+    ``"2*glucose + mass = 0.1"``; see the module notes), or a matrix L with ``rhs``, as
+    :func:`wald_test`.
     """
     if isinstance(hypothesis, str) or (isinstance(hypothesis, Sequence)
                                        and all(isinstance(h, str) for h in hypothesis)):
