@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from .methods.online import OnlineLearner
     from .methods.registry import METHODS
     from .reporting import render_markdown, render_vignette, report
+    from .reporting.modelsummary import datasummary_df, modelsummary
 
 #: public names loaded on first use: name -> (module, attribute; None for the module)
 _LAZY = {
@@ -63,6 +64,8 @@ _LAZY = {
     "step": ("ubreg.evaluate.stepwise", "step"),
     "plots": ("ubreg.plots", None),
     "report": ("ubreg.reporting", "report"),
+    "modelsummary": ("ubreg.reporting.modelsummary", "modelsummary"),
+    "datasummary_df": ("ubreg.reporting.modelsummary", "datasummary_df"),
     "render_markdown": ("ubreg.reporting", "render_markdown"),
     "render_vignette": ("ubreg.reporting", "render_vignette"),
 }
@@ -71,7 +74,7 @@ __all__ = ["fit", "METHODS", "Permissible", "Exponential", "CustomPermissible", 
            "U_custom", "TemperedExponential", "OnlineLearner", "compare", "cv", "cv_risk",
            "anova", "update",
            "drop1", "add1", "step", "tidy", "glance", "linear_hypothesis", "wald_test",
-           "report",
+           "report", "modelsummary", "datasummary_df",
            "render_markdown", "render_vignette", "plots", "set_memory_cap", "families",
            "datasets", "errors", "__version__"]
 

@@ -25,7 +25,8 @@ GROUPS = [
     ("Losses", ["Permissible", "Exponential", "CustomPermissible", "U_alpha", "U_custom"]),
     ("Evaluating and comparing", ["compare", "cv", "cv_risk", "anova", "drop1", "add1",
                                   "step", "linear_hypothesis", "wald_test", "tidy", "glance"]),
-    ("Reports", ["report", "render_markdown", "render_vignette"]),
+    ("Reports", ["report", "render_markdown", "render_vignette", "modelsummary",
+                 "datasummary_df"]),
     ("Settings", ["set_memory_cap"]),
 ]
 #: top-level names that are modules, with the page documenting them
