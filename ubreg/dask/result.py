@@ -136,12 +136,15 @@ class DaskLinearResult(DaskResultMixin, LinearResult):
         """None: the rows' curvature stays on the workers (the in-memory fit measures it)."""
         return None
 
-    def summary(self, vcov: str | None = None, *,
-                cov: str | None = None) -> DaskLinearSummary:
+    def summary(self, vcov: str | None = None, *, cov: str | None = None,
+                cluster: Any = None) -> DaskLinearSummary:
         """R ``summary.glm``-style summary with the covariance ``vcov`` (``"model"``,
         ``"HC0"``/``"robust"`` or ``"HC1"``: HC2 and HC3 need the rows' hat values,
-        which a fit of a Dask frame does not hold); the deviance-residual quantiles
-        are dask's approximate quantiles (exact min and max)."""
+        which a fit of a Dask frame does not hold, and so does ``cluster``); the
+        deviance-residual quantiles are dask's approximate quantiles (exact min and
+        max)."""
+        if cluster is not None:
+            self._training_matrix("summary(cluster=...)")     # raises: no rows held
         return DaskLinearSummary(self, cov=one_vcov(vcov, cov, self.default_vcov))
 
 

@@ -153,11 +153,14 @@ class Comparison:
     :meth:`coefficients` and :meth:`statistics` hold the numbers.
     """
 
-    def __init__(self, models: dict, statistic: str = "se", cov: str | None = None):
+    def __init__(self, models: dict, statistic: str = "se", cov: str | None = None,
+                 cluster: Any = None):
         if statistic not in ("se", "z"):
             raise ValueError(f"statistic must be 'se' or 'z', got {statistic!r}")
         self.statistic = statistic
         self.cov = cov
+        #: the clusters of a cluster-robust covariance (``LinearResult.vcov(cluster=)``)
+        self.cluster = cluster
         self.names = list(models)
         self.models = {}
         self.cvs = {}
@@ -173,7 +176,8 @@ class Comparison:
         for name, m in self.models.items():
             if not capabilities_of(m).has_coefficients:
                 continue
-            t = m.coef_table() if self.cov is None else m.coef_table(cov=self.cov)
+            t = (m.coef_table(cov=self.cov, cluster=self.cluster) if self.cluster is not None
+                 else m.coef_table() if self.cov is None else m.coef_table(cov=self.cov))
             tables[name] = t
             terms += [term for term in t.index if term not in terms]  # first-appearance order
         cols = pd.MultiIndex.from_product([self.names, ["estimate", "std_error", "z", "p"]],
@@ -262,6 +266,8 @@ class Comparison:
         second = "standard errors" if self.statistic == "se" else "z statistics"
         cov = {None: "each model's default: model-based for a likelihood family, robust HC0 "
                      "otherwise", "model": "model-based"}.get(self.cov, self.cov)
+        if self.cluster is not None:
+            cov = f"cluster-robust {self.cov or 'HC0'} (sandwich::vcovCL)"
         note = (f"Estimates with {second} ({cov} covariance) in parentheses; "
                 "* p < 0.05, ** p < 0.01, *** p < 0.001, . p < 0.1. "
                 "Metrics on the training rows (frequency-weighted).")
@@ -359,7 +365,7 @@ class Comparison:
 
 
 def compare(models: Any, names: Sequence[str] | None = None, statistic: str = "se",
-            cov: str | None = None) -> Comparison:
+            cov: str | None = None, cluster: Any = None) -> Comparison:
     """Compare fitted models side by side.
 
     Parameters
@@ -376,6 +382,10 @@ def compare(models: Any, names: Sequence[str] | None = None, statistic: str = "s
         Covariance of the standard errors, for models with coefficients; by default
         each model's own (``default_vcov``: model-based for ``entropy`` and
         ``entropy2``, the robust HC0 sandwich for any other family).
+    cluster : optional
+        Cluster-robust standard errors (``sandwich::vcovCL``, of type ``cov``, HC0 by
+        default): a column name of the models' data, or labels
+        (:meth:`~ubreg.results.linear.LinearResult.vcov`).
 
     Returns
     -------
@@ -389,4 +399,5 @@ def compare(models: Any, names: Sequence[str] | None = None, statistic: str = "s
     >>> c = ubreg.compare({"logistic": m1, "matsushita": m2})   # doctest: +SKIP
     >>> print(c)                                                # doctest: +SKIP
     """
-    return Comparison(named_models(models, names), statistic=statistic, cov=cov)
+    return Comparison(named_models(models, names), statistic=statistic, cov=cov,
+                      cluster=cluster)

@@ -72,12 +72,15 @@ TrainingData: TypeAlias = "pd.DataFrame | dict[str, Any] | None"
 
 def _report_call(models: dict[str, Any], path: PathArg | PathArgs, title: str,
                  data: pd.DataFrame | None, cv_risk: bool | int = False,
-                 training_data: TrainingData = None, prune: str | None = "1se") -> str:
+                 training_data: TrainingData = None, prune: str | None = "1se",
+                 cluster: Any = None) -> str:
     names = ", ".join(repr(n) for n in models)
     extra = ", data=<DataFrame>" if data is not None else ""
     extra += ", training_data=<DataFrame>" if training_data is not None else ""
     extra += f", cv_risk={cv_risk!r}" if cv_risk else ""
     extra += f", prune={prune!r}" if prune != "1se" else ""
+    extra += "" if cluster is None else (f", cluster={cluster!r}" if isinstance(cluster, str)
+                                         else ", cluster=<labels>")
     where = [str(p) for p in path] if isinstance(path, (list, tuple)) else str(path)
     return f"ubreg.report([{names}], {where!r}, title={title!r}{extra})"
 
@@ -86,21 +89,21 @@ def _report_call(models: dict[str, Any], path: PathArg | PathArgs, title: str,
 def report(models: Any, path: PathArg, title: str = ..., data: pd.DataFrame | None = ..., *,
            names: Sequence[str] | None = ..., format: str | None = ..., call: str | None = ...,
            cv_risk: bool | int = ..., training_data: TrainingData = ...,
-           prune: str | None = ...) -> pathlib.Path: ...
+           prune: str | None = ..., cluster: Any = ...) -> pathlib.Path: ...
 
 
 @overload
 def report(models: Any, path: PathArgs, title: str = ..., data: pd.DataFrame | None = ..., *,
            names: Sequence[str] | None = ..., format: str | None = ..., call: str | None = ...,
            cv_risk: bool | int = ..., training_data: TrainingData = ...,
-           prune: str | None = ...) -> list[pathlib.Path]: ...
+           prune: str | None = ..., cluster: Any = ...) -> list[pathlib.Path]: ...
 
 
 def report(models: Any, path: PathArg | PathArgs, title: str = "ubreg report",
            data: pd.DataFrame | None = None, *, names: Sequence[str] | None = None,
            format: str | None = None, call: str | None = None, cv_risk: bool | int = False,
-           training_data: TrainingData = None,
-           prune: str | None = "1se") -> pathlib.Path | list[pathlib.Path]:
+           training_data: TrainingData = None, prune: str | None = "1se",
+           cluster: Any = None) -> pathlib.Path | list[pathlib.Path]:
     """Write a report of one or more fitted models.
 
     Parameters
@@ -134,6 +137,9 @@ def report(models: Any, path: PathArg | PathArgs, title: str = "ubreg report",
         ``udt`` trees are shown pruned by the 1-SE rule of their cross-validated cp
         table (default), at its least error, or as fitted (None); the pruned tree
         stands for its model in the whole report (the fitted model is unchanged).
+    cluster : optional
+        Cluster-robust (``sandwich::vcovCL``, HC0) standard errors of the linear fits in
+        their summaries and table (:meth:`~ubreg.results.linear.LinearResult.vcov`).
 
     Returns
     -------
@@ -163,9 +169,9 @@ def report(models: Any, path: PathArg | PathArgs, title: str = "ubreg report",
     formats = [_format_of(p, format) for p in paths]
     named = named_models(models, names)
     ctx = build_context(named, title=title, data=data, cv_risk=cv_risk,
-                        training_data=training_data, prune=prune,
+                        training_data=training_data, prune=prune, cluster=cluster,
                         call=call or _report_call(named, path, title, data, cv_risk,
-                                                  training_data, prune))
+                                                  training_data, prune, cluster))
     for p, fmt in zip(paths, formats):
         p.parent.mkdir(parents=True, exist_ok=True)
         if fmt == "html":

@@ -13,6 +13,7 @@ import platform
 import sys
 from dataclasses import dataclass, field
 from importlib import metadata
+from typing import Any
 
 from markupsafe import Markup
 
@@ -23,6 +24,7 @@ from ..evaluate.cv import CVResult
 from ..evaluate.cv_risk import cv_risk as cross_validated_risk
 from ..evaluate.metrics import METRIC_NAMES, metrics_of
 from ..results.base import Result, capabilities_of
+from ..results.linear import LinearResult
 from .comparison_section import calibration_section, comparison_section
 from .data_section import data_section
 from .figures import ReportFigure, error_text, model_figures
@@ -79,11 +81,13 @@ class ReportContext:
     notes: list[str] = field(default_factory=list)
 
 
-def _summary(result) -> tuple[Markup | None, str]:
-    """(HTML, text) of the model's summary; an object that is not a Result has none."""
+def _summary(result, cluster: Any = None) -> tuple[Markup | None, str]:
+    """(HTML, text) of the model's summary (cluster-robust for a linear fit, with
+    ``cluster``); an object that is not a Result has none."""
     if not isinstance(result, Result):
         return None, f"(no summary: a {type(result).__name__} is not a ubreg result)"
-    s = result.summary()
+    s = (result.summary(cluster=cluster)
+         if cluster is not None and isinstance(result, LinearResult) else result.summary())
     # summary.html() is rendered by ubreg's own autoescaping templates
     return Markup(s.html()), str(s)
 
@@ -116,10 +120,10 @@ def _cv_risk_path(result, cv_risk, notes: list):
     return path
 
 
-def _section(i: int, name: str, item, data, cv_risk) -> ModelSection:
+def _section(i: int, name: str, item, data, cv_risk, cluster: Any = None) -> ModelSection:
     """One model's section: summary, metrics, figures and notes."""
     result, cv = as_model_and_cv(item)
-    summary_html, summary_text = _summary(result)
+    summary_html, summary_text = _summary(result, cluster)
     notes: list[str] = []
     cv_path = _cv_risk_path(result, cv_risk, notes)
     figures, fig_notes = model_figures(result, newdata=data, cv_path=cv_path)
@@ -139,22 +143,24 @@ def _section(i: int, name: str, item, data, cv_risk) -> ModelSection:
 
 
 def build_context(models: dict, title: str, call: str, data=None, cv_risk: bool | int = False,
-                  training_data=None, prune: str | None = "1se") -> ReportContext:
+                  training_data=None, prune: str | None = "1se",
+                  cluster: Any = None) -> ReportContext:
     """Everything the HTML and PDF reports show, as plain data.
 
     ``models`` maps names to results or CV results; trees are pruned first
     (:func:`~ubreg.reporting.trees_section.prune_trees`), so that the pruned tree
-    stands for its model in every section.
+    stands for its model in every section; ``cluster`` makes the standard errors of
+    the linear fits cluster-robust (summaries and the models table).
     """
     models, trees = prune_trees(models, prune)
     results, cvs = {}, {}
     for name, item in models.items():
         results[name], cvs[name] = as_model_and_cv(item)
     training = None if training_data is None else as_frame(training_data, "training_data")
-    sections = [data_section(training, results), models_section(results, cvs),
+    sections = [data_section(training, results), models_section(results, cvs, cluster),
                 odds_ratio_section(results), comparison_section(results, cvs),
                 calibration_section(results, cvs, data), trees_section(trees)]
-    model_sections = [_section(i, name, item, data, cv_risk)
+    model_sections = [_section(i, name, item, data, cv_risk, cluster)
                       for i, (name, item) in enumerate(models.items())]
     data_note = None
     if data is not None:

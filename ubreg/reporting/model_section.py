@@ -15,6 +15,8 @@ on a log axis.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..evaluate.compare import Comparison, fit_statistics
@@ -109,18 +111,20 @@ def _fit_rows(models: dict, cvs: dict) -> list:
     return rows
 
 
-def models_section(models: dict, cvs: dict) -> Section | None:
-    """The ``models`` section: the coefficient models side by side (modelsummary)."""
+def models_section(models: dict, cvs: dict, cluster: Any = None) -> Section | None:
+    """The ``models`` section: the coefficient models side by side (modelsummary), with
+    cluster-robust standard errors given ``cluster``."""
     chosen = coefficient_models(models)
     if not chosen:
         return None
-    comparison = Comparison(chosen)
+    comparison = Comparison(chosen, cluster=cluster)
     names = list(chosen)
     order = list(dict.fromkeys(t for m in chosen.values() for t in formula_order(m)))
     rows = _coefficient_rows(comparison, names, order) + _fit_rows(chosen, cvs)
-    notes = ["Estimates on each family's link scale (last row), standard errors (model-based "
-             "sandwich covariance, docs/math.md §3) in parentheses; * p < 0.05, ** p < 0.01, "
-             "*** p < 0.001, . p < 0.1 (Wald).",
+    covariance = ("model-based sandwich covariance, docs/math.md §3" if cluster is None else
+                  "cluster-robust HC0 covariance, sandwich::vcovCL")
+    notes = [f"Estimates on each family's link scale (last row), standard errors ({covariance}) "
+             "in parentheses; * p < 0.05, ** p < 0.01, *** p < 0.001, . p < 0.1 (Wald).",
              "Deviance only where it is a binomial deviance (entropy); for the other families "
              "2 Σ D_φ is a risk, not comparable across families. AIC from the Bernoulli "
              "log-likelihood of the fitted posteriors, for the linear fits (infinite when a "

@@ -15,6 +15,7 @@ from ..fitters.uls import LinearFit, working_design, working_transform
 from ..numerics.factor_matrix import FactorMatrix, row_blocks, take_columns
 from ..numerics.separation import Separation
 from .base import BinaryResult, Capabilities, check_predict_type
+from .cluster import cluster_label, clustered_covariance
 from .inference import HC_TYPES, deviance, hc_covariance, wald_table
 from .inference import hat_values as _hat_values
 from .terms import predict_terms, row_positions
@@ -161,7 +162,7 @@ class LinearResult(BinaryResult):
         undercovers when the data do not follow the family's model."""
         return "model" if self.family.binomial_likelihood else "robust"
 
-    def vcov(self, kind: str | None = None) -> pd.DataFrame:
+    def vcov(self, kind: str | None = None, cluster: Any = None) -> pd.DataFrame:
         """Covariance of β̂ (docs/math.md §3).
 
         Parameters
@@ -173,7 +174,16 @@ class LinearResult(BinaryResult):
             A⁻¹B_robust A⁻¹; HC1 = HC0 · n/(n − k) (n = :attr:`nobs`, k the rank);
             HC2 and HC3 divide each row's meat by 1 − hᵢ and (1 − hᵢ)², hᵢ the hat
             values of the weighted fit (:meth:`hat_values`).
+        cluster : str, list of str, array-like or DataFrame, optional
+            Cluster-robust: ``sandwich::vcovCL(fit, cluster = ~ g, type = kind)``, by
+            default of type HC0 (R's for a glm) with the G/(G − 1) adjustment; HC1 also
+            multiplies by (n − 1)/(n − k).  A column name of the fit's data, names for
+            multi-way clustering, or one label per training row
+            (:func:`~ubreg.results.cluster.clustered_covariance`).
         """
+        if cluster is not None:
+            V = clustered_covariance(self, kind, cluster)[0]
+            return pd.DataFrame(V, index=self.coef.index, columns=self.coef.index)
         key = self._vcov_key(self.default_vcov if kind is None else kind)
         if key not in self._cov:
             self._cov[key] = self._computed_cov(key)
@@ -235,8 +245,9 @@ class LinearResult(BinaryResult):
         h = _hat_values(X, self.y, self.weights, self.eta, self.family)
         return self._padded(pd.Series(h, index=self.index, name="hat"))
 
-    def _wald(self, cov: str | None = None, level: float = 0.95) -> dict[str, np.ndarray]:
-        return wald_table(self.coef.to_numpy(), self.vcov(cov).to_numpy(), level)
+    def _wald(self, cov: str | None = None, level: float = 0.95,
+              cluster: Any = None) -> dict[str, np.ndarray]:
+        return wald_table(self.coef.to_numpy(), self.vcov(cov, cluster).to_numpy(), level)
 
     @property
     def bse(self) -> pd.Series:
@@ -251,15 +262,18 @@ class LinearResult(BinaryResult):
         return pd.Series(self._wald()["p"], index=self.coef.index, name="p")
 
     # ---- intervals and tables ----------------------------------------------
-    def conf_int(self, level: float = 0.95, cov: str | None = None) -> pd.DataFrame:
+    def conf_int(self, level: float = 0.95, cov: str | None = None, *,
+                 cluster: Any = None) -> pd.DataFrame:
         """Wald confidence intervals β̂ ± z_{(1+level)/2}·se (R's ``confint.default``),
-        with the covariance ``cov`` (:meth:`vcov`; by default :attr:`default_vcov`)."""
+        with the covariance ``cov`` (:meth:`vcov`; by default :attr:`default_vcov`),
+        cluster-robust with ``cluster`` (``lmtest::coefci(fit, vcov = vcovCL)``)."""
         _check_level(level)
-        t = self._wald(cov, level)
+        t = self._wald(cov, level, cluster)
         lo, hi = _interval_names(level)
         return pd.DataFrame({lo: t["lower"], hi: t["upper"]}, index=self.coef.index)
 
-    def confint(self, level: float = 0.95, method: str | None = None) -> pd.DataFrame:
+    def confint(self, level: float = 0.95, method: str | None = None, *,
+                cluster: Any = None) -> pd.DataFrame:
         """Confidence intervals for the coefficients, as R's ``confint``.
 
         Parameters
@@ -278,15 +292,22 @@ class LinearResult(BinaryResult):
             for every other family, whose deviance is not a likelihood ratio,
             docs/math.md §3): β̂ ± z·se with the default covariance
             (:attr:`default_vcov`), R's ``confint.default``.
+        cluster : optional
+            Wald intervals with the cluster-robust covariance (:meth:`vcov`; R's
+            ``lmtest::coefci(fit, vcov = vcovCL(fit, cluster = ~ g))``); the method must
+            then be ``"wald"`` (the default with ``cluster``).
 
         Profile intervals are computed once per level (a result does not change) and
         then returned as copies.
         """
         _check_level(level)
-        profile_ok = bool(self.family.binomial_likelihood)
+        profile_ok = bool(self.family.binomial_likelihood) and cluster is None
         method = ("profile" if profile_ok else "wald") if method is None else method
         if method == "wald":
-            return self.conf_int(level)
+            return self.conf_int(level, cluster=cluster)
+        if cluster is not None:
+            raise ValueError("a cluster-robust interval is a Wald interval: use "
+                             "method='wald' (or no method) with cluster")
         if method != "profile":
             raise ValueError(f"method must be 'profile' or 'wald', got {method!r}")
         if not profile_ok:
@@ -316,11 +337,12 @@ class LinearResult(BinaryResult):
         return pd.DataFrame({lo: lower, hi: upper}, index=self.coef.index)
 
     def coef_table(self, vcov: str | None = None, level: float = 0.95, *,
-                   cov: str | None = None) -> pd.DataFrame:
+                   cov: str | None = None, cluster: Any = None) -> pd.DataFrame:
         """Tidy coefficient table: estimate, std_error, z, p, conf_low, conf_high
-        (Wald, with the covariance ``vcov`` of :meth:`vcov`; ``cov`` is its older
-        name)."""
-        t = self._wald(one_vcov(vcov, cov, self.default_vcov), level)
+        (Wald, with the covariance ``vcov`` of :meth:`vcov`, cluster-robust with
+        ``cluster``; ``cov`` is its older name)."""
+        default = self.default_vcov if cluster is None else "HC0"
+        t = self._wald(one_vcov(vcov, cov, default), level, cluster)
         return pd.DataFrame({"estimate": self.coef.to_numpy(), "std_error": t["se"], "z": t["z"],
                              "p": t["p"], "conf_low": t["lower"], "conf_high": t["upper"]},
                             index=pd.Index(self.coef.index, name="term"))
@@ -345,13 +367,14 @@ class LinearResult(BinaryResult):
 
     def predict(self, newdata: pd.DataFrame | None = None, type: str = "response", *,
                 se_fit: bool = False, interval: str | None = None, level: float = 0.95,
-                vcov: str | None = None) -> pd.Series | pd.DataFrame:
+                vcov: str | None = None, cluster: Any = None) -> pd.Series | pd.DataFrame:
         """Predictions on the link, response or class scale (:meth:`BinaryResult.predict`).
 
         With ``se_fit=True`` or ``interval="confidence"`` a DataFrame indexed like
         ``newdata`` (the training rows when it is None), R's ``predict.glm(se.fit =
         TRUE)``: ``fit``, ``se_fit`` (√(xᵀVx) with V the covariance ``vcov`` of
-        :meth:`vcov`, by default :attr:`default_vcov`, on the link scale; times
+        :meth:`vcov`, by default :attr:`default_vcov`, cluster-robust with ``cluster``,
+        on the link scale; times
         |dp̂/dη| = 1/φ''(p̂) on the response scale, the delta method) and,
         with ``interval``, ``lower`` and ``upper``: η ± z_{(1+level)/2}·se on the link
         scale, mapped through the posterior for ``type="response"``.
@@ -363,7 +386,8 @@ class LinearResult(BinaryResult):
             if se_fit or interval is not None:
                 raise ValueError("se_fit and interval are not given for type='terms'")
             return predict_terms(self, newdata)
-        kind = self._vcov_key(self.default_vcov if vcov is None else vcov)
+        kind = vcov if cluster is not None else self._vcov_key(
+            self.default_vcov if vcov is None else vcov)
         if not se_fit and interval is None:
             return super().predict(newdata, type)
         check_predict_type(type)
@@ -380,7 +404,8 @@ class LinearResult(BinaryResult):
         else:
             newdata = as_frame(newdata, "newdata")
             (X, eta_ok, na), index = self._rows_for(newdata), newdata.index
-        return _se_frame(self, X, eta_ok, na, index, type, se_fit, interval, level, kind)
+        V = self.vcov(kind, cluster).to_numpy()
+        return _se_frame(self, X, eta_ok, na, index, type, se_fit, interval, level, V)
 
     # ---- residuals, padded as R's na.exclude --------------------------------
     @property
@@ -438,12 +463,18 @@ class LinearResult(BinaryResult):
         from ..summary.printed import glm_lines
         return glm_lines(self)
 
-    def summary(self, vcov: str | None = None, *, cov: str | None = None) -> LinearSummary:
+    def summary(self, vcov: str | None = None, *, cov: str | None = None,
+                cluster: Any = None) -> LinearSummary:
         """R ``summary.glm``-style summary (text, HTML and DataFrame forms), with the
         standard errors of the covariance ``vcov`` (:meth:`vcov`; ``cov`` is its
-        older name); the header names it."""
+        older name), cluster-robust with ``cluster`` (``lmtest::coeftest(fit, vcov =
+        vcovCL(fit, cluster = ~ g))``); the header names it."""
         from ..summary.linear import LinearSummary
-        return LinearSummary(self, cov=one_vcov(vcov, cov, self.default_vcov))
+        if cluster is None:
+            return LinearSummary(self, cov=one_vcov(vcov, cov, self.default_vcov))
+        _, clusters, kind = clustered_covariance(self, one_vcov(vcov, cov, "HC0"), cluster)
+        return LinearSummary(self, cov=kind, cluster=cluster,
+                             label=cluster_label(kind, clusters))
 
 
 #: fewer effective Hessian rows than this per coefficient: the Wald level is not to be trusted
@@ -498,11 +529,11 @@ def _interval_names(level: float) -> tuple[str, str]:
 def _se_frame(result: LinearResult, X: np.ndarray | FactorMatrix, eta_ok: np.ndarray,
               na: np.ndarray,
               index: pd.Index, type: str, se_fit: bool, interval: str | None,
-              level: float, kind: str) -> pd.DataFrame:
+              level: float, V: np.ndarray) -> pd.DataFrame:
     """``predict.glm(se.fit = TRUE)``'s fit and se, and the confidence limits, with the
-    covariance ``kind``."""
+    covariance V (p × p)."""
     keep = ~result.fit_info.aliased
-    V = result.vcov(kind).to_numpy()[np.ix_(keep, keep)]
+    V = V[np.ix_(keep, keep)]
     quad = np.empty(X.shape[0])
     for start, stop, rows in row_blocks(take_columns(X, keep)):
         quad[start:stop] = np.einsum("ij,jk,ik->i", rows, V, rows)

@@ -11,7 +11,7 @@ legend.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -79,11 +79,16 @@ class LinearSummary(Summary):
     """
 
     template = "linear_summary.html"
+    _label: str | None = None           # summaries pickled before cluster-robust ones
+    cluster: Any = None
 
-    def __init__(self, result: LinearResult, cov: str = "model") -> None:
+    def __init__(self, result: LinearResult, cov: str = "model", *, cluster: Any = None,
+                 label: str | None = None) -> None:
         super().__init__(result)
         self.cov = cov
-        self.table = result.coef_table(cov=cov).iloc[formula_order(result)]
+        #: the clusters of a cluster-robust covariance (``vcov(cluster=)``), and its label
+        self.cluster, self._label = cluster, label
+        self.table = result.coef_table(cov=cov, cluster=cluster).iloc[formula_order(result)]
         self.residual_quantiles = self._residual_quantiles()
 
     def _residual_quantiles(self) -> pd.Series:
@@ -104,6 +109,8 @@ class LinearSummary(Summary):
 
     def covariance(self) -> str:
         """Which covariance the standard errors come from, as the summary says it."""
+        if self._label is not None:
+            return self._label
         if self.cov == "model" and self.result.family.binomial_likelihood:
             return "model-based (inverse Fisher information, as glm)"
         return covariance_label(self.cov)
