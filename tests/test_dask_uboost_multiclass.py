@@ -19,7 +19,7 @@ TOL = 1e-10
 
 def _data(n=3000, seed=5):
     """Three classes; a continuous predictor beyond 255 distinct values, an integer, a
-    factor missing from some partitions, NA rows in the response and a predictor."""
+    factor missing from some partitions, NA rows in the response."""
     rng = np.random.default_rng(seed)
     df = pd.DataFrame({"a": rng.integers(0, 30, n).astype(float), "b": rng.normal(size=n),
                        "x": rng.exponential(size=n)})
@@ -34,8 +34,17 @@ def _data(n=3000, seed=5):
     df["y"] = np.array(["hi", "lo", "mid"])[cls]
     df["w"] = rng.integers(0, 4, n).astype(float)
     df.loc[[5, 2000], "y"] = None
-    # no NA predictor: a Dask frame refuses them (in memory their rows are kept and
-    # routed, tests/test_boost_missing.py)
+    return df
+
+
+def _with_missing(df, seed=1):
+    """NA predictors, kept in memory and on Dask: b in 10 % of the rows, the factor in
+    5 % (NaN in each of its dummies), x in one row."""
+    rng = np.random.default_rng(seed)
+    df = df.copy()
+    df.loc[rng.uniform(size=len(df)) < 0.1, "b"] = np.nan
+    df.loc[rng.uniform(size=len(df)) < 0.05, "g"] = None
+    df.loc[[17], "x"] = np.nan
     return df
 
 
@@ -44,17 +53,26 @@ def frame():
     return _data()
 
 
+@pytest.fixture(scope="module")
+def frame_na(frame):
+    return _with_missing(frame)
+
+
 @pytest.mark.slow
+@pytest.mark.parametrize("data", ["frame", "frame_na"])
 @pytest.mark.parametrize("kw", [dict(mstop=8), dict(mstop=5, depth=2, weights="w",
                                                     min_samples_leaf=5, max_bins=16),
                                 dict(mstop=5, learner="stumps", freq_weights="w")])
-def test_a_dask_frame_of_three_classes_gives_the_in_memory_fit(frame, kw):
+def test_a_dask_frame_of_three_classes_gives_the_in_memory_fit(request, data, kw):
+    """Also with NA predictors (``frame_na``): their rows are kept, binned and routed
+    as in memory."""
+    frame = request.getfixturevalue(data)
     mem = ubreg.fit(FORMULA, frame, method="uboost", **kw)
     with dask.config.set(scheduler="threads"):
         out = ubreg.fit(FORMULA, dd.from_pandas(frame, npartitions=4, sort=True),
                         method="uboost", **kw)
         assert isinstance(out, DaskMulticlassBoostResult) and out.classes == mem.classes
-        clean = frame.dropna()
+        clean = frame.dropna(subset=["y"])       # NA predictors are predicted too
         for type in ("link", "response"):
             np.testing.assert_allclose(out.predict(clean, type=type),
                                        mem.predict(clean, type=type), rtol=0, atol=TOL)
@@ -62,6 +80,8 @@ def test_a_dask_frame_of_three_classes_gives_the_in_memory_fit(frame, kw):
         np.testing.assert_allclose(out.risk_path, mem.risk_path, rtol=0, atol=TOL)
         assert [[t.feature.tolist() for t in trees] for trees in out.fit_info.learners] == \
             [[t.feature.tolist() for t in trees] for trees in mem.fit_info.learners]
+        assert [[t.nan_left.tolist() for t in trees] for trees in out.fit_info.learners] == \
+            [[t.nan_left.tolist() for t in trees] for trees in mem.fit_info.learners]
         assert (out.nobs, out.n_dropped, out.mstop) == (mem.nobs, mem.n_dropped, mem.mstop)
         for name in ("deviance", "null_deviance", "loglik", "training_error"):
             assert getattr(out, name) == pytest.approx(getattr(mem, name), rel=1e-10)

@@ -6,15 +6,25 @@ client side: :class:`Rounds` grows one Newton tree level by level from the summe
 histograms of the partitions, one pass a level (the smaller child summed, its sibling
 the parent's minus it).  :mod:`ubreg.dask.uboost` and :mod:`ubreg.dask.uboost_multiclass`
 give the statistics each pass sums.
+
+Missing predictors (NaN in the design) are binned as bin_design bins them: the cuts
+of a column come from its values, its NaN rows get a bin of their own after the last,
+and a column with NaN in any row is coded a second time with the NaN bin first
+(:func:`ubreg.learners.binning.mirrors`), so every split search tries both
+directions.  The trees are grown on the binned columns; the partitions count the
+training rows of every tree's leaves as they add the tree to F
+(:func:`ubreg.trees.codes.advance_F`), and from those summed by the final pass
+:func:`on_design` sets each split's design column and missing-value direction as
+the in-memory fit does.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..errors import DataError
-from ..learners.binning import BinnedDesign
+from ..learners.binning import BinnedDesign, mirrors
 from ..learners.level_wise import grow_level_wise
-from ..learners.trees import min_gain_threshold, newton_split_search
+from ..learners.trees import min_gain_threshold, newton_split_search, on_design_counts
 from ..numerics.scratch import scratch
 from ..trees.heap import Tree
 from .frame import _workers_memory
@@ -22,35 +32,44 @@ from .quantiles import distributed_cuts, first_pass, gather
 from .reduce import combine, reduce_sums
 
 __all__ = ["CodedRows", "Rounds", "first_pass_setup", "leaf_bounds", "node_histograms",
-           "refuse_missing_predictors",
-           "BLOCK_ROWS"]
+           "on_design", "design_gains", "BLOCK_ROWS"]
 
 #: the boosting passes read the partitions' codes in blocks of up to this many rows
 #: (consecutive partitions coded together): fewer, larger tasks a pass
 BLOCK_ROWS = 1_048_576
 
 
-def _positive(part, columns=None) -> list:
-    """The design columns ``columns`` (all: None) of a packed partition's rows of
-    positive weight, float64: each read from its packed group, so a pass of the
-    cuts that needs the continuous columns only never unpacks the others."""
+def _positive(part, columns=None, nan_rows=None) -> list:
+    """The values (not NaN) of the design columns ``columns`` (all: None) in a packed
+    partition's rows of positive weight, float64: each read from its packed group, so
+    a pass of the cuts that needs the continuous columns only never unpacks the others.
+    ``nan_rows`` (all columns) gets each column's NaN count over every row, as
+    bin_design marks a column with NaN in any row."""
     _, w = part.y_w()
     keep = None if bool(np.all(w > 0)) else w > 0
     out = []
     for j in range(part.n_columns) if columns is None else columns:
         x = part.column(j)
-        out.append(x if keep is None else x[keep])
+        nan = np.isnan(x)
+        if nan_rows is not None:
+            nan_rows[j] = np.count_nonzero(nan)
+        use = ~nan if keep is None else keep & ~nan
+        out.append(x if use.all() else x[use])
     return out
 
 
 def _setup(part, max_bins: int) -> tuple[dict, list]:
-    """The counts of the setup, and the first pass of the cuts."""
+    """The counts of the setup (NaN rows per design column too), and the first pass
+    of the cuts."""
     y, w = part.y_w()
+    nan_rows = np.zeros(part.n_columns, dtype=np.int64)
+    first = first_pass(part, lambda p: _positive(p, None, nan_rows), max_bins)
     setup = {"n_input": part.n_input, "n_dropped": part.n_dropped,
              "na_counts": part.na_counts, "n_used": len(y),
              "wmax": float(w.max(initial=0.0)), "n_positive": int(np.count_nonzero(w)),
-             "pos1": int(np.sum((w > 0) & (y == 1))), "pos0": int(np.sum((w > 0) & (y == 0)))}
-    return setup, first_pass(part, _positive, max_bins)
+             "pos1": int(np.sum((w > 0) & (y == 1))), "pos0": int(np.sum((w > 0) & (y == 0))),
+             "nan_rows": nan_rows}
+    return setup, first
 
 
 class CodedRows:
@@ -60,20 +79,32 @@ class CodedRows:
         self.codes, self.y, self.w = codes, y, w
 
 
-def _encode(parts: list, cuts: list, dtype, e: int) -> CodedRows:
-    """The codes, y and scaled weights of consecutive partitions, one after the other."""
+def _encode(parts: list, cuts: list, dtype, e: int, has_nan: np.ndarray) -> CodedRows:
+    """The codes, y and scaled weights of consecutive partitions, one after the other.
+    ``cuts`` are the design columns' (a column with NaN, ``has_nan``: its values' cuts
+    then ``inf``, its NaN rows coded after the last bin) followed by those of the
+    copies of the columns with NaN (:func:`ubreg.learners.binning.mirrors`)."""
     from ..trees.codes import search_codes
-    codes = np.empty((len(cuts), sum(part.n for part in parts)), dtype=dtype)
+    p = has_nan.size
+    codes = np.empty((p, sum(part.n for part in parts)), dtype=dtype)
     ys, ws = [], []
     start = 0
     for part in parts:
         y, w = part.y_w()
         stop = start + len(y)
-        for j, c in enumerate(cuts):    # np.searchsorted(c, x_j, side="left"), compiled
-            search_codes(np.asarray(c, dtype=np.float64), part.column(j), codes[j, start:stop])
+        for j, c in enumerate(cuts[:p]):   # np.searchsorted(c, x_j, side="left"), compiled
+            x, out = part.column(j), codes[j, start:stop]
+            c = np.asarray(c, dtype=np.float64)
+            # a column with NaN: searched among its values' cuts (finite: the compiled
+            # search's grid), its NaN rows then coded after the last bin
+            search_codes(c[:-1] if has_nan[j] else c, x, out)
+            if has_nan[j]:
+                out[np.isnan(x)] = c.size
         ys.append(y.astype(np.int8 if y.max(initial=0) < 128 else np.int16))   # 0/1, class codes
         ws.append(np.ldexp(w, -e))
         start = stop
+    if has_nan.any():
+        codes = mirrors(codes, list(cuts[:p]), np.flatnonzero(has_nan))[0]
     return CodedRows(codes, np.concatenate(ys), np.concatenate(ws))
 
 
@@ -94,20 +125,31 @@ def _blocks(rows: list, workers: int) -> list:
     return blocks
 
 
-def _coded(parts, max_bins: int, e: int, first: list, rows: list) -> tuple[list, BinnedDesign]:
+def _coded(parts, max_bins: int, e: int, first: list, rows: list,
+           nan_rows: np.ndarray) -> tuple[list, BinnedDesign]:
     """bin_design's cuts over the partitions (``first``: their first pass, done
-    with the setup), and the partitions coded in blocks (persisted)."""
+    with the setup; ``nan_rows``: the NaN rows of each design column), and the
+    partitions coded in blocks (persisted)."""
     import dask
     from dask import delayed
 
     p = len(parts.design.column_names)
     cuts, _ = distributed_cuts(parts.frames, _positive, p, max_bins, first=first)
+    has_nan = np.asarray(nan_rows) > 0
+    cuts = [np.append(c, np.inf) if has_nan[j] else c for j, c in enumerate(cuts)]
+    source = nan_left = None
+    if has_nan.any():
+        _, cuts, source, nan_left = mirrors(np.zeros((p, 0), dtype=np.uint16), cuts,
+                                            np.flatnonzero(has_nan))
     nbins = np.array([c.size + 1 for c in cuts], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(nbins)])
     dtype = np.uint8 if nbins.max(initial=1) <= 256 else np.uint16
-    coded = list(dask.persist(*[delayed(_encode)([parts.frames[i] for i in block], cuts, dtype, e)
+    coded = list(dask.persist(*[delayed(_encode)([parts.frames[i] for i in block], cuts, dtype, e,
+                                                 has_nan)
                                 for block in _blocks(rows, _workers_memory()[0])]))
-    binned = BinnedDesign(np.zeros((p, 0), dtype=dtype), cuts, nbins, offsets)
+    binned = BinnedDesign(np.zeros((len(cuts), 0), dtype=dtype), cuts, nbins, offsets,
+                          source=source, nan_left=nan_left,
+                          has_nan=has_nan if source is not None else None)
     return coded, binned
 
 
@@ -120,20 +162,6 @@ def leaf_bounds(weight_kind, wsum, n_positive, e, min_child_weight, min_samples_
             float(np.ldexp(min_samples_leaf * unit, -e)))
 
 
-def refuse_missing_predictors(na_counts: dict, response_name: str) -> None:
-    """Refuse NA predictors, naming them: in memory U-Boost keeps those rows and sends
-    them the way each split learned (:mod:`ubreg.learners.binning`); its Dask passes
-    bin values only, and dropping the rows instead would fit other data than the
-    same call in memory."""
-    missing = {name: k for name, k in na_counts.items() if name != response_name and k}
-    if missing:
-        detail = ", ".join(f"{name!r} ({k} rows)" for name, k in missing.items())
-        raise DataError(f"missing values (NA) in {detail}: method 'uboost' keeps rows with "
-                        "missing predictors in memory (each split learns where they go), "
-                        "which a Dask frame does not support yet; fit in memory, or drop or "
-                        "impute those rows first (e.g. ddf.dropna(subset=[...]))")
-
-
 def first_pass_setup(parts, max_bins: int) -> tuple[dict, list, BinnedDesign, int]:
     """The setup pass (counts, the first pass of the cuts), the binary exponent e of the
     largest weight (boost_u's scaling of the weights) and the partitions coded in blocks."""
@@ -142,10 +170,9 @@ def first_pass_setup(parts, max_bins: int) -> tuple[dict, list, BinnedDesign, in
     if setup["n_used"] == 0:
         raise DataError(f"no rows left after removing missing values: all {setup['n_input']} "
                         "rows have NA in a variable of the formula")
-    refuse_missing_predictors(setup["na_counts"], parts.parsed.response_name)
     e = int(np.frexp(setup["wmax"])[1])
     coded, binned = _coded(parts, max_bins, e, [piece[1] for piece in pieces],
-                           [piece[0]["n_used"] for piece in pieces])
+                           [piece[0]["n_used"] for piece in pieces], setup.pop("nan_rows"))
     return setup, coded, binned, e
 
 
@@ -165,6 +192,25 @@ def node_histograms(codes, stats, feature, kcut, slots, feats, offsets, n_stats:
     grouped_histograms_into(codes, feats, np.asarray(offsets, dtype=np.int64), slot, S, stats,
                             out, scratch("rows", n, np.int64), scratch("gathered", n * n_stats))
     return out
+
+
+def on_design(trees: list, binned: BinnedDesign, rows: np.ndarray) -> None:
+    """Each tree, grown on the binned columns, on the design's (in place): split
+    columns and missing-value directions from the training rows of its leaves
+    ``rows`` ((trees, nodes), summed over the partitions), as the in-memory fit's
+    :func:`~ubreg.learners.trees.on_design` sets them."""
+    for tree, counts in zip(trees, rows):
+        on_design_counts(tree, binned, counts)
+
+
+def design_gains(tree: Tree, binned: BinnedDesign, p: int) -> np.ndarray:
+    """The split gains of ``tree`` (grown on the binned columns) by design column,
+    as the in-memory fit sums them on its tree's design columns."""
+    f = tree.feature
+    if binned.source is not None:
+        f = np.where(f >= 0, binned.source[np.maximum(f, 0)], -1)
+    return Tree(depth=tree.depth, feature=f, cut=tree.cut,
+                gain=tree.gain).split_gains_by_column(p)
 
 
 class Rounds:

@@ -185,16 +185,19 @@ def read_levels(spec, multiclass: bool = False) -> Levels:
                   na_action)
 
 
-def prepare_partitions(spec, persist="auto", multiclass: bool = False) -> Partitioned:
+def prepare_partitions(spec, persist="auto", multiclass: bool = False,
+                       keep_na: bool = False) -> Partitioned:
     """Check the formula, learn levels and design, and build the partitions (a response of
-    more than two classes coded 0..K−1 with ``multiclass``, else refused)."""
+    more than two classes coded 0..K−1 with ``multiclass``, else refused; rows with NA
+    predictors kept, NaN in the design, with ``keep_na``: :func:`ubreg.design.learn_design`)."""
     import dask
     from dask import delayed
 
     lv = read_levels(spec, multiclass)
     ddf, parsed, response, parts, rows = lv.data, lv.parsed, lv.response, lv.parts, lv.rows
     weights, na_action = spec.weights, lv.na_action
-    design = learn_design(parsed, lambda: (p.compute() for p in parts), lv.label_levels)
+    design = learn_design(parsed, lambda: (p.compute() for p in parts), lv.label_levels,
+                          keep_na)
     n_columns = len(design.column_names)
     if persist == "auto":
         persist = should_persist(sum(rows), n_columns, max(rows))

@@ -5,8 +5,10 @@
 partition-wise sums:
 
 1. the design is learned and built partition by partition
-   (:func:`ubreg.dask.frame.prepare_partitions`); a setup pass counts rows and
-   weights (the weights are divided by the power of two of the in-memory fit);
+   (:func:`ubreg.dask.frame.prepare_partitions`; rows with NA predictors kept,
+   NaN in the design, as in memory); a setup pass counts rows, weights and each
+   column's NaN rows (the weights are divided by the power of two of the
+   in-memory fit);
 2. bin_design's cuts are computed exactly over the partitions
    (:mod:`ubreg.dask.quantiles`: the in-memory bins; the first of its passes is
    the setup pass), every partition is coded once (uint8) and kept in worker
@@ -24,7 +26,9 @@ partition-wise sums:
    (:func:`ubreg.learners.trees.newton_split_search`) and the leaf values
    −ΣG/ΣH from the histograms' sums;
 5. the first pass of each iteration also brings the training U-risk of the
-   current F, and a final pass the last risk and the deviances.
+   current F, and a final pass the last risk, the deviances and the rows of
+   every tree's leaves, which set each split's design column and missing-value
+   direction as in memory (:mod:`ubreg.dask.boost_passes`).
 
 The trees are those of the in-memory fit with the same bins (the sums differ
 by rounding only), so the predictions agree to rounding
@@ -39,7 +43,15 @@ from ..fitters.boost.margin_values import values_into
 from ..learners.ensembles import UBoostFit
 from ..numerics.scratch import scratch
 from ..results.inference import bernoulli_loglik
-from .boost_passes import CodedRows, Rounds, first_pass_setup, leaf_bounds, node_histograms
+from .boost_passes import (
+    CodedRows,
+    Rounds,
+    design_gains,
+    first_pass_setup,
+    leaf_bounds,
+    node_histograms,
+    on_design,
+)
 from .fitter import _check_r_options
 from .frame import prepare_partitions
 from .reduce import reduce_sums
@@ -51,10 +63,12 @@ __all__ = ["fit_uboost_dask"]
 # ---------------------------------------------------------------------------
 class _State:
     """A partition's codes, F and the per-row statistics (g, h[, w], 1) of the next
-    tree, and its U-risk sum Σ w U(y* F)."""
+    tree, its U-risk sum Σ w U(y* F), and ``tree_rows``: the rows of each heap node's
+    leaf in every tree so far (what the trees' missing-value directions need)."""
 
     def __init__(self, coded, F, stats, risk):
         self.coded, self.F, self.stats, self.risk = coded, F, stats, risk
+        self.tree_rows: list = []
 
 
 def _state(coded: CodedRows, F: np.ndarray, U, leaf_rows: bool) -> _State:
@@ -87,13 +101,17 @@ def _first_state(coded: CodedRows, F0: float, U, leaf_rows: bool) -> _State:
 
 def _advance(state: _State, feature, kcut, value, nu: float, U, leaf_rows: bool) -> _State:
     """The next state: F ← F + ν value[leaf] (the in-memory fit's arithmetic,
-    ``fitters.boost._kernels.ADVANCE``)."""
+    ``fitters.boost._kernels.ADVANCE``), and the rows of the tree's leaves added to
+    ``tree_rows``."""
     from ..trees.codes import advance_F
     codes = state.coded.codes
     F = np.empty(codes.shape[1])
+    rows = np.zeros(len(feature), dtype=np.int64)
     advance_F(codes, np.asarray(feature, dtype=np.int64), np.asarray(kcut, dtype=np.int64),
-              np.asarray(value, dtype=np.float64), float(nu), state.F, F)
-    return _state(state.coded, F, U, leaf_rows)
+              np.asarray(value, dtype=np.float64), float(nu), state.F, F, rows)
+    new = _state(state.coded, F, U, leaf_rows)
+    new.tree_rows = state.tree_rows + [rows]
+    return new
 
 
 def _histograms(state: _State, feature, kcut, slots, feats, offsets, with_risk: bool,
@@ -110,7 +128,8 @@ def _histograms(state: _State, feature, kcut, slots, feats, offsets, with_risk: 
 
 
 def _final(state: _State, family, eta0: float, w_scale: int, weight_kind: str) -> dict:
-    """The last risk, the deviances and the log-likelihood (user's weights)."""
+    """The last risk, the deviances and the log-likelihood (user's weights), and the
+    (trees, nodes) rows of every tree's leaves."""
     y = state.coded.y.astype(np.float64)
     w = np.ldexp(state.coded.w, w_scale)
     F = state.F
@@ -118,7 +137,8 @@ def _final(state: _State, family, eta0: float, w_scale: int, weight_kind: str) -
             "divergence": float(w @ family.divergence(y, F)),
             "null_divergence": float(w @ family.divergence(y, np.full(len(y), eta0))),
             "loglik": bernoulli_loglik(family, y, F, w, weight_kind),
-            "errors": float(w @ ((F >= 0) != (y == 1)))}
+            "errors": float(w @ ((F >= 0) != (y == 1))),
+            "tree_rows": np.array(state.tree_rows, dtype=np.int64)}
 
 
 # ---------------------------------------------------------------------------
@@ -157,7 +177,8 @@ def fit_uboost_dask(spec, *, U, learner: str, depth: int, mstop: int, nu: float,
     family = boosted_family(spec.family, spec.family_given, U)
     _check_r_options(spec)
     U = as_u_loss(family)
-    parts = prepare_partitions(spec, persist="auto", multiclass=True)
+    # rows with NA predictors are kept, as the in-memory trees and stumps keep them
+    parts = prepare_partitions(spec, persist="auto", multiclass=True, keep_na=True)
     options = dict(learner=learner, depth=int(depth), mstop=int(mstop), nu=float(nu),
                    max_bins=int(max_bins), init=init, min_child_weight=float(min_child_weight),
                    min_samples_leaf=float(min_samples_leaf))
@@ -182,21 +203,23 @@ def fit_uboost_dask(spec, *, U, learner: str, depth: int, mstop: int, nu: float,
     del coded
     rounds = Rounds(binned, float(nu), 1 if learner == "stumps" else int(depth), bounds,
                     leaf_rows, _histograms)
-    col_term, n_terms = _terms(parts_light.design.term_slices, len(binned.cuts))
+    p = len(parts_light.design.column_names)
+    col_term, n_terms = _terms(parts_light.design.term_slices, p)
     learners, risk, shares = [], [], []
     for _ in range(int(mstop)):
         tree, kcut, r = rounds.tree(states)
         risk.append(r / wsum)
         learners.append(tree)
-        by_col = tree.split_gains_by_column(len(binned.cuts))
-        share = np.bincount(col_term, weights=by_col, minlength=n_terms)
+        share = np.bincount(col_term, weights=design_gains(tree, binned, p), minlength=n_terms)
         shares.append(share / share.sum() if share.sum() > 0 else share)
-        states = list(dask.persist(*[delayed(_advance)(s, tree.feature, kcut, tree.value,
+        # the tree routes the codes on its binned columns (on_design rewrites them)
+        states = list(dask.persist(*[delayed(_advance)(s, tree.feature.copy(), kcut, tree.value,
                                                        float(nu), U, leaf_rows)
                                      for s in states]))
     ybar = sums["wy"] / wsum
     eta0 = family.intercept_only_eta(ybar) if parts_light.design.has_intercept else 0.0
     final = reduce_sums(states, _final, family, eta0, e, spec.weight_kind)
+    on_design(learners, binned, final.pop("tree_rows"))
     risk.append(final["risk"] / wsum)
     risk_path = np.asarray(risk)
     gains = np.zeros((int(mstop), n_terms))

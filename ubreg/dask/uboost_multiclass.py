@@ -19,7 +19,13 @@ from ..errors import DataError, OptionError
 from ..learners.ensembles import MulticlassBoostFit
 from ..numerics.scratch import scratch
 from ..numerics.softmax import log_softmax
-from .boost_passes import Rounds, first_pass_setup, leaf_bounds, node_histograms
+from .boost_passes import (
+    Rounds,
+    first_pass_setup,
+    leaf_bounds,
+    node_histograms,
+    on_design,
+)
 from .reduce import combine, reduce_sums
 
 __all__ = ["fit_multiclass_dask"]
@@ -27,10 +33,12 @@ __all__ = ["fit_multiclass_dask"]
 
 class _State:
     """A partition's codes, class codes, scaled weights, scores F (n, K), the
-    probabilities P at F and the log-loss sum Σ w (−log p_y)."""
+    probabilities P at F, the log-loss sum Σ w (−log p_y) and ``tree_rows``: the rows
+    of each heap node's leaf in every tree so far, in class order a round."""
 
-    def __init__(self, coded, F):
+    def __init__(self, coded, F, tree_rows: list | None = None):
         self.coded, self.F = coded, F
+        self.tree_rows = tree_rows or []
         log_p = log_softmax(F)
         codes = coded.y.astype(np.intp)
         self.P = np.exp(log_p)
@@ -42,15 +50,17 @@ def _first_state(coded, F0: np.ndarray) -> _State:
 
 
 def _advance(state: _State, trees: list, nu: float) -> _State:
-    """F_k ← F_k + ν value_k[leaf of the row] for each class's tree, in class order."""
+    """F_k ← F_k + ν value_k[leaf of the row] for each class's tree, in class order
+    (the rows of each tree's leaves added to ``tree_rows``)."""
     from ..trees.codes import advance_F
     codes = state.coded.codes
     F = np.empty_like(state.F)
+    rows = np.zeros((len(trees), len(trees[0][0])), dtype=np.int64)
     for k, (feature, kcut, value) in enumerate(trees):
         advance_F(codes, np.asarray(feature, dtype=np.int64), np.asarray(kcut, dtype=np.int64),
                   np.asarray(value, dtype=np.float64), float(nu),
-                  np.ascontiguousarray(state.F[:, k]), F[:, k])
-    return _State(state.coded, F)
+                  np.ascontiguousarray(state.F[:, k]), F[:, k], rows[k])
+    return _State(state.coded, F, state.tree_rows + list(rows))
 
 
 def _class_stats(state: _State, k: int, n_stats: int, leaf_rows: bool) -> np.ndarray:
@@ -83,12 +93,14 @@ def _class_sums(coded, K: int) -> dict:
 
 
 def _final(state: _State, e: int) -> dict:
-    """The last log-loss, the deviance (user's weights) and the training errors."""
+    """The last log-loss, the deviance (user's weights), the training errors and the
+    (trees, nodes) rows of every tree's leaves."""
     codes = state.coded.y.astype(np.intp)
     w_user = np.ldexp(state.coded.w, e)
     log_p = log_softmax(state.F)[np.arange(len(codes)), codes]
     return {"risk": state.risk, "deviance": float(-2.0 * np.sum(w_user * log_p)),
-            "errors": float(w_user @ (np.argmax(state.F, axis=1) != codes))}
+            "errors": float(w_user @ (np.argmax(state.F, axis=1) != codes)),
+            "tree_rows": np.array(state.tree_rows, dtype=np.int64)}
 
 
 def fit_multiclass_dask(spec, parts, family, *, learner: str, depth: int, mstop: int,
@@ -129,10 +141,12 @@ def fit_multiclass_dask(spec, parts, family, *, learner: str, depth: int, mstop:
             if k == 0:
                 risk.append(r / wsum)
             trees.append(tree)
-            cuts.append((tree.feature, kcut, tree.value))
+            # the tree routes the codes on its binned columns (on_design rewrites them)
+            cuts.append((tree.feature.copy(), kcut, tree.value))
         learners.append(trees)
         states = list(dask.persist(*[delayed(_advance)(s, cuts, float(nu)) for s in states]))
     final = combine(dask.compute(*[delayed(_final)(s, e) for s in states]))
+    on_design([tree for trees in learners for tree in trees], binned, final.pop("tree_rows"))
     risk.append(final["risk"] / wsum)
     fit = MulticlassBoostFit(learners=learners, F0=F0, nu=float(nu), F=np.zeros((0, K)),
                              risk_path=np.asarray(risk))

@@ -157,21 +157,28 @@ def learn_partitioned_variables(parsed: PartitionedFormula, frames, label_levels
     return learned
 
 
-def learn_design(parsed: PartitionedFormula, frames, label_levels: dict) -> Design:
+def learn_design(parsed: PartitionedFormula, frames, label_levels: dict,
+                 keep_na: bool = False) -> Design:
     """The right-hand side's :class:`Design`, learned over partitions (see
-    :func:`learn_partitioned_variables`), coded as R codes it."""
-    learned = learn_partitioned_variables(parsed, frames, label_levels)
+    :func:`learn_partitioned_variables`), coded as R codes it.  ``keep_na`` (a method
+    that routes missing values) as :func:`build_model_frame`'s: the levels are learned
+    on every row whose response is not NA, and the design keeps rows with NA
+    predictors (NaN in the columns of their terms)."""
+    learned = learn_partitioned_variables(parsed, frames, label_levels,
+                                          complete_cases=not keep_na)
     info = design_info(parsed.parsed, learned)
     if len(info.column_names) == 0:
         raise FormulaError(f"formula {parsed.formula!r} has no terms on the right-hand side")
-    return Design(info, parsed.parsed.rhs_text, label_levels)
+    return Design(info, parsed.parsed.rhs_text, label_levels, keep_na=keep_na)
 
 
 def build_partition_frame(parsed: PartitionedFormula, design: Design, response: Response,
                           frame: pd.DataFrame, weights=None, na_action: str = "drop") -> dict:
     """One partition's arrays, as :func:`build_model_frame` makes them.
 
-    Returns a dict: ``X``, ``y``, ``w`` (complete rows), ``index`` (their
+    Returns a dict: ``X``, ``y``, ``w`` (the rows kept: complete rows, or with a
+    design that keeps NA predictors (``Design.keep_na``) the rows whose response is
+    not NA, NaN in X where a predictor is NA), ``index`` (their
     labels), ``n_input``, ``n_dropped`` and ``na_counts`` (name → rows, the
     response first, in the order of :attr:`ModelFrame.na_factors`).
     ``weights`` is ``None`` or the name of a column.

@@ -28,7 +28,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["BinnedDesign", "bin_design", "column_cuts"]
+__all__ = ["BinnedDesign", "bin_design", "column_cuts", "mirrors"]
 
 
 def _column_cuts(x: np.ndarray, max_bins: int, xs: np.ndarray | None = None) -> np.ndarray:
@@ -210,9 +210,12 @@ def _bin_nan_column(x, order, xs, j, codes, max_bins, keep):
     return np.append(c, np.inf)
 
 
-def _mirrors(codes: np.ndarray, cuts: list, nan_cols: np.ndarray):
-    """The columns with NaN binned again with the NaN bin first (codes + 1, NaN 0;
-    cuts ``[-inf]`` + the values' cuts), appended to ``codes`` and ``cuts``."""
+def mirrors(codes: np.ndarray, cuts: list, nan_cols: np.ndarray):
+    """The columns ``nan_cols`` (their cuts end in ``inf``, their NaN code after the
+    last bin) binned again with the NaN bin first (codes + 1, NaN 0; cuts ``[-inf]`` +
+    the values' cuts), appended to ``codes`` and ``cuts``: (codes, cuts, ``source``,
+    ``nan_left``) of :class:`BinnedDesign`.  ``codes`` may have no rows (the cuts of a
+    Dask fit) and any unsigned dtype (the codes only grow up to the NaN code)."""
     extra = codes[nan_cols].copy()
     for i, j in enumerate(nan_cols):
         nan_code = cuts[j].size                 # the values' bins, then the NaN bin
@@ -221,7 +224,9 @@ def _mirrors(codes: np.ndarray, cuts: list, nan_cols: np.ndarray):
         row += 1
         row[nan] = 0
     cuts = cuts + [np.concatenate([[-np.inf], cuts[j][:-1]]) for j in nan_cols]
-    return np.concatenate([codes, extra]), cuts
+    source = np.concatenate([np.arange(len(cuts) - nan_cols.size), nan_cols])
+    nan_left = np.arange(source.size) >= source.size - nan_cols.size
+    return np.concatenate([codes, extra]), cuts, source, nan_left
 
 
 #: rows × columns worth binning the columns in threads (NumPy's sorts release the GIL)
@@ -264,9 +269,7 @@ def bin_design(X: np.ndarray, max_bins: int = 255, float32: bool | None = None,
     source = nan_left = None
     if has_nan.any():
         nan_cols = np.flatnonzero(has_nan)
-        codes, cuts = _mirrors(codes, cuts, nan_cols)
-        source = np.concatenate([np.arange(d), nan_cols])
-        nan_left = np.arange(source.size) >= d
+        codes, cuts, source, nan_left = mirrors(codes, cuts, nan_cols)
     nbins = np.array([c.size + 1 for c in cuts], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(nbins)])
     if nbins.max(initial=1) <= 256:

@@ -66,7 +66,7 @@ from .level_wise import grow_level_wise
 
 __all__ = ["Tree", "fit_leaf_tree", "fit_newton_tree", "grow_tree",
            "tree_workspace",
-           "leaf_indicators", "newton_gain", "udt_gain", "newton_split_search",
+           "leaf_indicators", "newton_gain", "udt_gain", "newton_split_search", "on_design_counts",
            "min_gain_threshold", "root_histogram", "MIN_GAIN"]
 
 
@@ -228,11 +228,19 @@ def on_design(tree: Tree, binned: BinnedDesign, node: np.ndarray) -> Tree:
     to the child of more training rows, the right one on a tie (HistGradientBoosting's
     rule: ``grower.py``, ``missing_go_to_left = n_left > n_right``).
     """
+    size = tree.feature.size
+    return on_design_counts(tree, binned, np.bincount(node, minlength=size)[:size])
+
+
+def on_design_counts(tree: Tree, binned: BinnedDesign, leaf_rows: np.ndarray) -> Tree:
+    """:func:`on_design` from the training rows that end in each heap node
+    (``leaf_rows``, (nodes,) counts; a Dask fit sums them over its partitions).
+    ``tree.feature`` is rewritten in place."""
     f = tree.feature
     split = np.flatnonzero(f >= 0)
     nan_left = np.zeros(f.size, dtype=bool)
     if split.size:
-        rows = _node_rows(node, f.size, tree.depth)
+        rows = _node_rows(np.array(leaf_rows, dtype=np.int64), tree.depth)
         nan_left[split] = rows[2 * split + 1] > rows[2 * split + 2]
         if binned.source is not None and binned.has_nan is not None \
                 and binned.nan_left is not None:
@@ -244,9 +252,9 @@ def on_design(tree: Tree, binned: BinnedDesign, node: np.ndarray) -> Tree:
     return tree
 
 
-def _node_rows(node: np.ndarray, size: int, depth: int) -> np.ndarray:
-    """The training rows of every heap node, from the leaf of each row."""
-    rows = np.bincount(node, minlength=size)[:size]
+def _node_rows(rows: np.ndarray, depth: int) -> np.ndarray:
+    """The training rows of every heap node, from the rows ending in each (summed
+    into their parents in place)."""
     for level in range(depth, 0, -1):         # each level's pairs summed into their parents
         lo, hi = 2 ** level - 1, 2 ** (level + 1) - 1
         rows[(lo - 1) // 2:(hi - 1) // 2] += rows[lo:hi].reshape(-1, 2).sum(axis=1)
@@ -357,8 +365,11 @@ class _SplitSearch:
         from . import _level_kernels
         b = self.binned
         if self.newton:
-            return _level_kernels.newton_split(H, b.offsets, b.nbins, self.feats, self.first,
-                                               self.ncand, self.lc_arr, self.ml_arr, TIE_RTOL)
+            # the ties as the compiled grower breaks them (grow_newton's tie_last)
+            best, gain = _level_kernels.newton_split(H, b.offsets, b.nbins, self.feats,
+                                                     self.first, self.ncand, self.lc_arr,
+                                                     self.ml_arr, TIE_RTOL)
+            return _last_of_ties(b, H, best), gain
         L, P = histograms.left_sums(H, b.offsets, b.nbins, self.feats, self.ncand)
         P = P[:, None, :]
         R = P - L

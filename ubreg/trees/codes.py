@@ -4,7 +4,8 @@
 * :func:`code_tree_slots`: the node a row reaches in a tree stored by node id
   (binned UDT's levels, in memory and on Dask partitions);
 * :func:`heap_slots`, :func:`advance_F`: the node a row reaches in a tree in heap
-  order (U-Boost's trees on Dask partitions), each row walking from the root once.
+  order (U-Boost's trees on Dask partitions), each row walking from the root once
+  (:func:`advance_F` also counts the rows of each leaf).
 
 ``cache=True`` compiles once per machine; the module (and numba) is imported on
 the first binned tree, not by ``import ubreg``.
@@ -109,9 +110,11 @@ def heap_slots(codes, feature, kcut, slots, out):
 
 
 @njit(**JIT)
-def advance_F(codes, feature, kcut, value, nu, F, out):
+def advance_F(codes, feature, kcut, value, nu, F, out, rows):
     """``out[i] = F[i] + nu * value[leaf]``, the leaf row i reaches (:func:`_node`):
     ``F + nu * value[leaves]`` with no array of leaves in between (the same
-    products and sums)."""
+    products and sums); ``rows[leaf]`` counts the rows that reach each leaf."""
     for i in range(codes.shape[1]):
-        out[i] = F[i] + nu * value[_node(codes, feature, kcut, i)]
+        nd = _node(codes, feature, kcut, i)
+        out[i] = F[i] + nu * value[nd]
+        rows[nd] += 1

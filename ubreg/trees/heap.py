@@ -24,9 +24,8 @@ class Tree:
     child when x[feature[i]] > cut[i].  ``value`` holds leaf outputs (filled
     by the learner; None for ULS's trees, whose leaf coefficients ULS solves);
     ``gain`` the criterion gain of each split; ``nan_left[i]`` whether node i
-    sends a missing value left (None, as in trees grown on Dask: left, where
-    ``NaN > cut`` is false).  Its features are the indicators of its leaves, its
-    output the value of x's leaf.
+    sends a missing value left (None: left, where ``NaN > cut`` is false).  Its
+    features are the indicators of its leaves, its output the value of x's leaf.
     """
 
     depth: int
