@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .evaluate.single_terms import add1, drop1
     from .evaluate.stepwise import step
     from .evaluate.update import update
+    from .evaluate.vif import vif
     from .families.tempered_exponential import TemperedExponential
     from .families.ulosses import U, U_alpha, U_custom
     from .methods.fit import fit
@@ -55,6 +56,7 @@ _LAZY = {
     "drop1": ("ubreg.evaluate.single_terms", "drop1"),
     "add1": ("ubreg.evaluate.single_terms", "add1"),
     "step": ("ubreg.evaluate.stepwise", "step"),
+    "vif": ("ubreg.evaluate.vif", "vif"),
     "plots": ("ubreg.plots", None),
     "report": ("ubreg.reporting", "report"),
     "render_markdown": ("ubreg.reporting", "render_markdown"),
@@ -64,7 +66,7 @@ _LAZY = {
 __all__ = ["fit", "METHODS", "Permissible", "Exponential", "CustomPermissible", "U", "U_alpha",
            "U_custom", "TemperedExponential", "OnlineLearner", "compare", "cv", "cv_risk",
            "anova", "update",
-           "drop1", "add1", "step", "report",
+           "drop1", "add1", "step", "vif", "report",
            "render_markdown", "render_vignette", "plots", "set_memory_cap", "families",
            "datasets", "errors", "__version__"]
 
