@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from .evaluate.stepwise import step
     from .evaluate.tidy import glance, tidy
     from .evaluate.update import update
+    from .evaluate.vif import vif
     from .families.tempered_exponential import TemperedExponential
     from .families.ulosses import U, U_alpha, U_custom
     from .methods.fit import fit
@@ -62,6 +63,7 @@ _LAZY = {
     "glance": ("ubreg.evaluate.tidy", "glance"),
     "add1": ("ubreg.evaluate.single_terms", "add1"),
     "step": ("ubreg.evaluate.stepwise", "step"),
+    "vif": ("ubreg.evaluate.vif", "vif"),
     "plots": ("ubreg.plots", None),
     "report": ("ubreg.reporting", "report"),
     "modelsummary": ("ubreg.reporting.modelsummary", "modelsummary"),
@@ -73,7 +75,7 @@ _LAZY = {
 __all__ = ["fit", "METHODS", "Permissible", "Exponential", "CustomPermissible", "U", "U_alpha",
            "U_custom", "TemperedExponential", "OnlineLearner", "compare", "cv", "cv_risk",
            "anova", "update",
-           "drop1", "add1", "step", "tidy", "glance", "linear_hypothesis", "wald_test",
+           "drop1", "add1", "step", "tidy", "glance", "linear_hypothesis", "wald_test", "vif",
            "report", "modelsummary", "datasummary_df",
            "render_markdown", "render_vignette", "plots", "set_memory_cap", "families",
            "datasets", "errors", "__version__"]

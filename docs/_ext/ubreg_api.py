@@ -24,7 +24,7 @@ GROUPS = [
     ("Fitting", ["fit", "OnlineLearner", "update"]),
     ("Losses", ["Permissible", "Exponential", "CustomPermissible", "U_alpha", "U_custom"]),
     ("Evaluating and comparing", ["compare", "cv", "cv_risk", "anova", "drop1", "add1",
-                                  "step", "linear_hypothesis", "wald_test", "tidy", "glance"]),
+                                  "step", "linear_hypothesis", "wald_test", "tidy", "glance", "vif"]),
     ("Reports", ["report", "render_markdown", "render_vignette", "modelsummary",
                  "datasummary_df"]),
     ("Settings", ["set_memory_cap"]),
@@ -147,6 +147,7 @@ def write_api_pages(srcdir) -> list[str]:
     """Write ``api/pages/*.rst``; return the names of the pages."""
     import ubreg
     from ubreg.results.base import Capabilities, Result
+    from ubreg.results.influence import InfluenceMeasures
     from ubreg.summary.base import Summary
 
     out = pathlib.Path(srcdir) / "api" / "pages"
@@ -160,7 +161,9 @@ def write_api_pages(srcdir) -> list[str]:
         "What :func:`ubreg.fit` returns: one class per kind of model, each declaring its",
         ":class:`~ubreg.results.base.Capabilities` (the on-line learner,",
         ":class:`ubreg.OnlineLearner`, is its own result).  Inherited members are listed",
-        "on each class.", ""], results + [("ubreg.results.base.Capabilities", Capabilities)])
+        "on each class.", ""], results + [("ubreg.results.base.Capabilities", Capabilities),
+                                          ("ubreg.results.influence.InfluenceMeasures",
+                                           InfluenceMeasures)])
 
     evaluate = _classes_of("ubreg.evaluate", lambda c: True)
     import ubreg.evaluate.metrics as metrics

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from ..summary.base import Summary
 
 __all__ = ["Result", "Provenance", "BinaryResult", "Capabilities", "UNDECLARED", "capabilities_of",
+           "INFLUENCE_METHODS",
            "PREDICT_TYPES", "check_predict_type", "class_series", "NO_LIKELIHOOD"]
 
 #: the scales of ``predict(newdata, type=...)`` every result offers
@@ -206,6 +207,12 @@ class Provenance:
     refit: Callable[..., Result]
 
 
+#: the influence measures of a linear result (:mod:`ubreg.results.influence`): another
+#: result's error for them says why it has none
+INFLUENCE_METHODS = frozenset({"hatvalues", "hat_values", "cooks_distance", "rstandard",
+                               "rstudent", "dfbeta", "dfbetas", "influence_measures"})
+
+
 class Result(abc.ABC):
     """A fitted ubreg model: the base of every result.
 
@@ -259,6 +266,16 @@ class Result(abc.ABC):
         as ``newdata`` (:func:`dask_dispatching`): it returns a lazy Dask Series
         (or DataFrame), the in-memory ``predict`` of each partition, with the
         same options."""
+
+    if not TYPE_CHECKING:        # hidden from mypy, which would accept any attribute
+        def __getattr__(self, name: str) -> Any:
+            # only reached for a missing attribute: say why there are no influence measures
+            if name in INFLUENCE_METHODS:
+                raise AttributeError(f"{type(self).__name__} has no {name}(): influence "
+                                     "measures (R's hatvalues, rstudent, cooks.distance, "
+                                     "dfbeta, ...) are defined for linear fits "
+                                     "(method='uls') only")
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def shipped(self) -> Result:
         """The result as shipped to the workers that predict a Dask frame's

@@ -24,7 +24,8 @@ from ..numerics.factor_matrix import row_blocks
 from ..numerics.linalg import BLOCK_ROWS, inverse_spd, weighted_gram, weighted_grams
 
 __all__ = ["sandwich", "meat_weights", "covariances", "flat_directions", "deviance", "null_eta",
-           "bernoulli_loglik", "wald_table", "hat_values", "hc_covariance", "HC_TYPES"]
+           "bernoulli_loglik", "wald_table", "hat_values", "hat_and_bread", "hc_covariance",
+           "HC_TYPES"]
 
 #: the covariance types of ``sandwich::vcovHC`` that ubreg computes
 HC_TYPES = ("HC0", "HC1", "HC2", "HC3")
@@ -193,12 +194,19 @@ def hat_values(X: np.ndarray, y: np.ndarray, w: np.ndarray, eta: np.ndarray,
     the columns, so the working design of the fit gives the same values.
     Computed by blocks of rows (no n × p temporary beyond a block).
     """
+    return hat_and_bread(X, y, w, eta, family)[0]
+
+
+def hat_and_bread(X: np.ndarray, y: np.ndarray, w: np.ndarray, eta: np.ndarray,
+                  family: Family) -> tuple[np.ndarray, np.ndarray]:
+    """(the hat values of :func:`hat_values`, A⁻¹): the one computation of both, which
+    the influence measures share (:mod:`ubreg.results.influence`)."""
     curvature = w * family.hessian(y, eta)
     A_inv = _bread_inverse(weighted_gram(X, curvature))
     h = np.empty(X.shape[0])
     for start, stop, block in row_blocks(X, BLOCK_ROWS):
         h[start:stop] = np.einsum("ij,ij->i", block @ A_inv, block)
-    return curvature * h
+    return curvature * h, A_inv
 
 
 def hc_covariance(kind: str, X: np.ndarray, y: np.ndarray, w: np.ndarray, eta: np.ndarray,

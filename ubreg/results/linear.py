@@ -17,7 +17,7 @@ from ..numerics.separation import Separation
 from .base import BinaryResult, Capabilities, check_predict_type
 from .cluster import cluster_label, clustered_covariance
 from .inference import HC_TYPES, deviance, hc_covariance, wald_table
-from .inference import hat_values as _hat_values
+from .influence import InfluenceMixin
 from .terms import predict_terms, row_positions
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["LinearResult", "posterior_slope", "one_vcov"]
 
 
-class LinearResult(BinaryResult):
+class LinearResult(InfluenceMixin, BinaryResult):
     """A linear separator H(x) = xᵀβ fitted by ULS (method ``"uls"``).
 
     Attributes
@@ -49,9 +49,10 @@ class LinearResult(BinaryResult):
     offset : ndarray or None
         The offset of each training row (η = xᵀβ + offset), None without one.
     na_action : {"omit", "exclude", "fail"}
-        R's: with ``"exclude"``, :meth:`residuals`, :attr:`fitted_values` and
-        :meth:`hat_values` have one entry per input row (after ``subset``), NaN
-        where a row was dropped (R's ``naresid``).
+        R's: with ``"exclude"``, :meth:`residuals`, :attr:`fitted_values`,
+        :meth:`hatvalues` and the other influence measures
+        (:class:`~ubreg.results.influence.InfluenceMixin`) have one entry per input
+        row (after ``subset``), NaN where a row was dropped (R's ``naresid``).
     model_matrix : ndarray or None
         The design matrix of the training rows (R's ``model.matrix``): hat values,
         HC2/HC3, profile intervals and ``predict(se_fit=True)`` of the training
@@ -173,7 +174,7 @@ class LinearResult(BinaryResult):
             are ``sandwich::vcovHC(type = kind)``: HC0 (``"robust"`` is its alias)
             A⁻¹B_robust A⁻¹; HC1 = HC0 · n/(n − k) (n = :attr:`nobs`, k the rank);
             HC2 and HC3 divide each row's meat by 1 − hᵢ and (1 − hᵢ)², hᵢ the hat
-            values of the weighted fit (:meth:`hat_values`).
+            values of the weighted fit (:meth:`hatvalues`).
         cluster : str, list of str, array-like or DataFrame, optional
             Cluster-robust: ``sandwich::vcovCL(fit, cluster = ~ g, type = kind)``, by
             default of type HC0 (R's for a glm) with the G/(G − 1) adjustment; HC1 also
@@ -236,14 +237,6 @@ class LinearResult(BinaryResult):
                              "result does not hold (a fit of a Dask frame): fit the data in "
                              "memory")
         return self._X
-
-    def hat_values(self) -> pd.Series:
-        """Hat values hᵢ = wᵢ ℓ''ᵢ xᵢᵀA⁻¹xᵢ of the training rows (R's ``hatvalues`` of a
-        glm: the diagonal of the weighted fit's hat matrix; Σ hᵢ = rank;
-        :func:`~ubreg.results.inference.hat_values`)."""
-        X = working_design(self._training_matrix("hat_values()"), self.fit_info)
-        h = _hat_values(X, self.y, self.weights, self.eta, self.family)
-        return self._padded(pd.Series(h, index=self.index, name="hat"))
 
     def _wald(self, cov: str | None = None, level: float = 0.95,
               cluster: Any = None) -> dict[str, np.ndarray]:
