@@ -105,7 +105,12 @@ BOOSTING_LOSSES = [pytest.param(lambda name=name: ubreg.U(name), id=f"U-{name}")
     # t > 1 is left out: its loss is +∞ past a pole at |H| = 1/(t − 1)
     pytest.param(lambda t=t: ubreg.TemperedExponential(t), id=f"tempered-exponential(t={t:g})")
     for t in (0.0, 0.5, 1.0)]
-ALL_LOSSES = PERMISSIBLE + [pytest.param(Exponential, id="exponential")] + BOOSTING_LOSSES
+#: R's binomial likelihood with a non-canonical link (ubreg.families.links): a Family whose
+#: hessian is the expected curvature (Fisher scoring's weight)
+LINK_LOSSES = [pytest.param(lambda link=link: ubreg.binomial(link), id=f"binomial({link})")
+               for link in ("probit", "cloglog", "cauchit")]
+ALL_LOSSES = (PERMISSIBLE + [pytest.param(Exponential, id="exponential")] + BOOSTING_LOSSES
+              + LINK_LOSSES)
 #: the families whose loss saturates past a bounded link domain
 SATURATING = [p for p in PERMISSIBLE
               if np.isfinite(p.values[0]().link_domain[1])
@@ -326,10 +331,19 @@ def test_gradient_is_the_derivative_of_the_loss(any_family):
 
 
 def test_hessian_is_the_derivative_of_the_gradient(any_family):
+    """hessian is d²ℓ/dη², or its expectation under the posterior for a family that says
+    so (``expected_curvature``: the Fisher weight); newton_curvature is d²ℓ/dη² either way."""
     eta = inner_etas(any_family)
+    fd = {y: _central(lambda e, y=y: any_family.gradient(y, e), eta, 1e-6) for y in (0.0, 1.0)}
     for y in (0.0, 1.0):
-        fd = _central(lambda e, y=y: any_family.gradient(y, e), eta, 1e-6)
-        np.testing.assert_allclose(any_family.hessian(y, eta), fd, rtol=1e-6, atol=1e-8)
+        expected = fd[y]
+        if any_family.expected_curvature:
+            p = any_family.posterior(eta)
+            expected = p * fd[1.0] + (1 - p) * fd[0.0]
+        np.testing.assert_allclose(any_family.hessian(y, eta), expected, rtol=1e-6, atol=1e-8)
+        if getattr(any_family, "link_name", None) != "cauchit":   # Fisher scoring there
+            np.testing.assert_allclose(any_family.newton_curvature(y, eta), fd[y], rtol=1e-6,
+                                       atol=1e-8)
 
 
 def test_hessian_eta_is_one_over_d2phi(fam):
@@ -342,8 +356,8 @@ def test_hessian_eta_is_one_over_d2phi(fam):
 def test_score_variance_is_the_bernoulli_second_moment(any_family):
     """score_variance(η) = E[(dℓ/dη)²] for y ~ Bernoulli(posterior(η))."""
     eta = inner_etas(any_family)
-    p = any_family.posterior(eta)
-    moment = p * any_family.gradient(1, eta) ** 2 + (1 - p) * any_family.gradient(0, eta) ** 2
+    p, q = any_family.posterior_pair(eta)       # q = 1 − p without cancellation (probit at 5)
+    moment = p * any_family.gradient(1, eta) ** 2 + q * any_family.gradient(0, eta) ** 2
     np.testing.assert_allclose(any_family.score_variance(eta), moment, rtol=1e-12, atol=1e-15)
 
 
@@ -373,13 +387,17 @@ def test_posterior_pair_is_consistent(any_family):
     # (gini's p = (1 + η)/2 leaves [0, 1]: p + q = 1 up to the rounding of p)
     np.testing.assert_array_less(np.abs(p + q - 1.0), 2.3e-16 * np.maximum(1.0, np.abs(p)))
     np.testing.assert_array_equal(p, any_family.posterior(eta))
-    # the two sides of ±η mirror each other (exactly, but for gini's rounding)
+    # the two sides of ±η mirror each other (exactly, but for gini's rounding), but for
+    # cloglog's asymmetric link
     _, q_neg = any_family.posterior_pair(-eta)
-    np.testing.assert_allclose(p, q_neg, rtol=4e-16, atol=4e-16)
+    symmetric = getattr(any_family, "link_name", None) != "cloglog"
+    if symmetric:
+        np.testing.assert_allclose(p, q_neg, rtol=4e-16, atol=4e-16)
     if not getattr(any_family, "extends_past_domain", False):
         assert np.all((0 <= p) & (p <= 1))
         assert np.all(np.diff(p) >= 0)
-    assert float(any_family.posterior(0.0)) == 0.5
+    # cloglog: 1 − exp(−e⁰) = 1 − 1/e
+    assert float(any_family.posterior(0.0)) == (0.5 if symmetric else -np.expm1(-1.0))
 
 
 def test_power_half_is_matsushita():

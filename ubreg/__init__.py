@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import datasets, errors, families
 from ._version import __version__
-from .families import CustomPermissible, Exponential, Permissible
+from .families import CustomPermissible, Exponential, Permissible, binomial
 from .numerics.limits import set_memory_cap
 
 if TYPE_CHECKING:
@@ -72,7 +72,8 @@ _LAZY = {
     "render_vignette": ("ubreg.reporting", "render_vignette"),
 }
 
-__all__ = ["fit", "METHODS", "Permissible", "Exponential", "CustomPermissible", "U", "U_alpha",
+__all__ = ["fit", "METHODS", "Permissible", "Exponential", "CustomPermissible", "binomial",
+           "U", "U_alpha",
            "U_custom", "TemperedExponential", "OnlineLearner", "compare", "cv", "cv_risk",
            "anova", "update",
            "drop1", "add1", "step", "tidy", "glance", "linear_hypothesis", "wald_test", "vif",

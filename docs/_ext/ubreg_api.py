@@ -22,7 +22,8 @@ import shutil
 #: the top-level names by group, in reading order; names not in ubreg.__all__ are skipped
 GROUPS = [
     ("Fitting", ["fit", "OnlineLearner", "update"]),
-    ("Losses", ["Permissible", "Exponential", "CustomPermissible", "U_alpha", "U_custom"]),
+    ("Losses", ["Permissible", "Exponential", "CustomPermissible", "binomial", "U_alpha",
+                "U_custom"]),
     ("Evaluating and comparing", ["compare", "cv", "cv_risk", "anova", "drop1", "add1",
                                   "step", "linear_hypothesis", "wald_test", "tidy", "glance", "vif"]),
     ("Reports", ["report", "render_markdown", "render_vignette", "modelsummary",

@@ -162,7 +162,7 @@ def _setup_sums(part, family, centred: bool) -> dict:
         wg = ww * family.gradient(y, eta)
         gsum += float(wg.sum())
         acc.vector("grad", piece, X.T @ wg)
-        h = family.hessian(y, eta)
+        h = family.newton_curvature(y, eta)
         if h.size:
             h0_min, h0_max = min(h0_min, float(h.min())), max(h0_max, float(h.max()))
         scatter = merge_scatter(scatter, _block_scatter(piece, X, ww, centred))
@@ -196,7 +196,7 @@ def _newton_sums(part, beta, family, shift=None) -> dict:
         ww = np.ones(len(y)) if w is None else w
         loss += float(ww @ family.loss(y, eta))
         acc.vector("grad", piece, X.T @ (ww * family.gradient(y, eta)))
-        acc.gram("hess", piece, _scaled_gram(X, ww * family.hessian(y, eta), scratch))
+        acc.gram("hess", piece, _scaled_gram(X, ww * family.newton_curvature(y, eta), scratch))
     out = acc.result(("grad",), ("hess",))
     out["loss"] = loss
     return out

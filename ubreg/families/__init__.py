@@ -2,7 +2,8 @@
 
 ``Permissible(name, **params)`` builds a registered family by name; the
 registry is :data:`FAMILIES`.  ``Exponential()`` is AdaBoost's loss and
-``CustomPermissible(phi, ...)`` builds a family from a user's φ.
+``CustomPermissible(phi, ...)`` builds a family from a user's φ.  ``binomial(link=...)``
+is R's binomial likelihood with a link (:mod:`ubreg.families.links`).
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from .base import Family, PermissibleFamily
 from .closed import Entropy, Entropy2, Gini, Matsushita, Mu
 from .custom import CustomPermissible
 from .exponential import Exponential
+from .links import LINKS, BinomialLink, binomial, family_from_call
 from .logcosh import LogCosh
 from .power import Power
 from .tempered import Tempered
@@ -19,7 +21,7 @@ from .tempered import Tempered
 __all__ = [
     "Family", "PermissibleFamily", "Permissible", "Exponential", "CustomPermissible",
     "Gini", "Entropy", "Entropy2", "Matsushita", "Mu", "Power", "LogCosh",
-    "FAMILIES", "ALIASES", "resolve_family",
+    "BinomialLink", "binomial", "FAMILIES", "ALIASES", "resolve_family",
 ]
 
 #: every permissible family by canonical name
@@ -75,7 +77,10 @@ def Permissible(name: str, **params: Any) -> PermissibleFamily:
 
 
 def resolve_family(family: Family | str | None) -> Family:
-    """Accept a Family instance or a family name; return a Family."""
+    """Accept a Family instance, a family name or R's call ``binomial(link = "...")``
+    (:func:`~ubreg.families.links.family_from_call`); return a Family.
+
+    A link's name alone (``"probit"``) is refused: it names no family."""
     if family is None:
         return Entropy()
     if isinstance(family, Family):
@@ -83,5 +88,13 @@ def resolve_family(family: Family | str | None) -> Family:
     if isinstance(family, str):
         if family.lower() in ("exponential", "adaboost"):
             return Exponential()
+        called = family_from_call(family)
+        if called is not None:
+            return called
+        if family.strip().lower() in LINKS:
+            link = family.strip().lower()
+            raise ValueError(f"{family!r} is a link, not a family: write "
+                             f"family='binomial(link = \"{link}\")' (R's spelling) or "
+                             f"family=ubreg.binomial(link={link!r})")
         return Permissible(family)
     raise TypeError(f"family must be a ubreg family or a name, got {type(family).__name__}")

@@ -41,7 +41,9 @@ def has_proportions(y: ArrayLike) -> bool:
 
 
 class Family(abc.ABC):
-    """A strictly convex loss of the edge y*·η, evaluated per row.
+    """A strictly convex loss of the edge y*·η, evaluated per row (or, for R's binomial
+    likelihood with a non-canonical link, :mod:`ubreg.families.links`, a proper loss of
+    y and η).
 
     Subclasses implement the link-scale methods.  All methods are vectorised,
     accept scalars or arrays, and return finite values for every finite ``eta``
@@ -74,6 +76,14 @@ class Family(abc.ABC):
     #: True when the loss is exp(−y*η): the root of eq. (70) for a feature valued in
     #: {−1, +1} is then AdaBoost's δ = ½ ln(W₊/W₋) (docs/math.md §4)
     adaboost_closed_form: bool = False
+    #: True when :meth:`hessian` gives the expected curvature E[d²ℓ/dη²] under the fitted
+    #: posterior (the Fisher weight) rather than d²ℓ/dη²: A is then the expected
+    #: information, R's for a non-canonical link (:class:`~ubreg.families.links.BinomialLink`);
+    #: Newton steps take :meth:`newton_curvature`
+    expected_curvature: bool = False
+    #: True when only the linear fit of ``method="uls"`` (R's glm) takes this family: it
+    #: has no φ for a tree criterion and no boosting is defined on it
+    glm_only: bool = False
 
     @property
     def risk_scale(self) -> float:
@@ -106,6 +116,16 @@ class Family(abc.ABC):
     def hessian(self, y: ArrayOrFloat, eta: ArrayOrFloat) -> ArrayOrFloat:
         """d²ℓ/dη² per row (a positive curvature weight)."""
 
+    def newton_curvature(self, y: ArrayOrFloat, eta: ArrayOrFloat) -> ArrayOrFloat:
+        """The row weight of a Newton step's curvature matrix Xᵀdiag(w·c)X: :meth:`hessian`.
+
+        A family whose :meth:`hessian` is the expected curvature (``expected_curvature``)
+        may give the observed d²ℓ/dη² here, where it is never negative, for Newton's
+        quadratic convergence instead of Fisher scoring's linear one; inference keeps
+        :meth:`hessian`.
+        """
+        return self.hessian(y, eta)
+
     @abc.abstractmethod
     def score_variance(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         """E[(dℓ/dη)²] when y ~ Bernoulli(posterior(η)): the 'model' meat of
@@ -133,6 +153,13 @@ class Family(abc.ABC):
     def link(self, p: ArrayOrFloat) -> ArrayOrFloat:
         """Inverse of :meth:`posterior` (η from p), where it exists."""
         raise NotImplementedError(f"{self.name} has no link function")
+
+    def posterior_derivative(self, eta: ArrayOrFloat) -> ArrayOrFloat:
+        """dp̂/dη (R's ``mu.eta``); this default is a central difference, which families
+        with a closed form replace."""
+        eta = _as_float(eta)
+        h = 1e-5 * np.maximum(1.0, np.abs(eta))
+        return (self.posterior(eta + h) - self.posterior(eta - h)) / (2.0 * h)
 
     def scalar_posterior(self) -> Callable[[float], float]:
         """A float → float posterior, for loops that take one row at a time (the
@@ -230,6 +257,11 @@ class PermissibleFamily(Family):
     # ---- derived objects ---------------------------------------------------
     def link(self, p: ArrayOrFloat) -> ArrayOrFloat:
         return self.dphi(p)
+
+    def posterior_derivative(self, eta: ArrayOrFloat) -> ArrayOrFloat:
+        """dp̂/dη = 1/φ''(p̂), the curvature in η (:meth:`hessian_eta`; 0 for a saturated
+        row)."""
+        return self.hessian_eta(eta)
 
     @property
     def risk_scale(self) -> float:

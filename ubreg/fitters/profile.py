@@ -18,7 +18,9 @@ as a spline in z; here each end is the root of z_j(b) = ±z found by Brent's
 method on constrained fits, which is the exact crossing (to 1e-10 in b relative
 to the standard error).  The two agree to about 1e-4 relative; where they
 differ, this one is the more exact.  Only for a family whose deviance is a
-likelihood-ratio statistic (``entropy``, docs/math.md §3).
+likelihood-ratio statistic (``entropy``, and R's other binomial links,
+:class:`~ubreg.families.links.BinomialLink`; docs/math.md §3): the constrained fits
+minimise, and D_j measures, the binomial deviance itself.
 """
 from __future__ import annotations
 

@@ -313,7 +313,7 @@ class _ArrayProblem(NewtonProblem):
         return rmatvec(self.X, self.w * self.family.gradient(self.y, self.eta))
 
     def hessian(self, iteration):
-        h = self.family.hessian(self.y, self.eta)
+        h = self.family.newton_curvature(self.y, self.eta)
         if iteration == 0 and self.gram is not None and h.size and np.all(h == h[0]):
             return h[0] * self.gram
         return blocked_products(self.X, [self.w * h], buffer=self.buffer)[0][0]
@@ -369,7 +369,7 @@ def _one_dimensional(zj, y, w, eta, family, wsum, zscale, tol=1e-10, maxit=100):
         d1 = float(zj @ (w * family.gradient(y, cur)))
         if abs(d1) / (wsum * zscale) <= tol:
             break
-        d2 = float((zj * zj) @ (w * family.hessian(y, cur)))
+        d2 = float((zj * zj) @ (w * family.newton_curvature(y, cur)))
         step = d1 / d2 if d2 > 0 else np.sign(d1)
         t = 1.0
         while True:

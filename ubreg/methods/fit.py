@@ -153,7 +153,8 @@ def fit(formula: str, data: pd.DataFrame | dd.DataFrame, family: FamilyArgument 
 
 def _run(entry: Method, on_dask: bool, spec: FitSpec, options: dict) -> Result:
     """The method's in-memory fitter, or its Dask backend for a Dask frame, with every
-    option checked (:meth:`Method.resolve`)."""
+    option checked (:meth:`Method.resolve`), once the family suits the method."""
+    _check_glm_only(spec.family, entry.name, options)
     backend = entry.dask_backend() if on_dask else entry.fit
     if backend is None:
         raise DataError(NOT_ON_DASK.format(name=entry.name, on_dask=_methods_on_dask()))
@@ -168,6 +169,26 @@ def _run(entry: Method, on_dask: bool, spec: FitSpec, options: dict) -> Result:
 def _type_name(data: object) -> str:
     kind = type(data)
     return f"{kind.__module__.split('.')[0]}.{kind.__qualname__}"
+
+
+def _check_glm_only(families: Family | list[Family], method: str, options: dict) -> None:
+    """Refuse, by name, a family that only glm fits (``Family.glm_only``: R's binomial with
+    a probit, cloglog or cauchit link) given to any other method or learner, or in a bag."""
+    bag = families if isinstance(families, list) else [families]
+    only = [f for f in bag if f.glm_only]
+    if not only:
+        return
+    name = only[0].describe()
+    if isinstance(families, list):
+        raise ValueError(f"family {name} cannot join a bag of families: only method='uls' "
+                         "with learner='linear' (R's glm) fits it")
+    if method != "uls" or options.get("learner", "linear") != "linear":
+        learner = options.get("learner")
+        given = f"method={method!r}" + (f" with learner={learner!r}" if learner else "")
+        raise ValueError(f"family {name} (the binomial likelihood with a non-canonical link, "
+                         f"which has no permissible φ) is fitted by method='uls' with "
+                         f"learner='linear' only (R's glm), not by {given}; use a permissible "
+                         "family (e.g. 'entropy') there")
 
 
 def _resolve_families(family: FamilyArgument) -> Family | list[Family]:

@@ -144,7 +144,8 @@ def fit_linear(spec: FitSpec, *, solver: str, tol: float, maxiter: int | None,
     family = spec.family
     if mf.response.kind == "multiclass":
         return fit_multinomial_result(spec, mf, tol=tol, maxiter=maxiter)
-    if mf.response.kind == "proportion" and not family.is_permissible:
+    if mf.response.kind == "proportion" and not (family.is_permissible
+                                                  or family.binomial_likelihood):
         raise ValueError(f"response {mf.response.name!r} holds proportions, whose loss is the "
                          "Bregman divergence D_phi(y||p) of a permissible family (docs/math.md "
                          f"§3); {family.describe()} is defined for 0/1 responses only")

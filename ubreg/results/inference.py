@@ -8,7 +8,10 @@ docs/math.md §3.  With η = xᵀβ and p̂ = ∇φ⁻¹(η), per observation th
 - B_robust = Σ mᵢ ℓ'ᵢ² xᵢxᵢᵀ = Σ mᵢ (yᵢ − p̂ᵢ)² xᵢxᵢᵀ (HC0), mᵢ = wᵢ² for prior weights
   (each row one observation whose score is wᵢℓ'ᵢxᵢ, R's ``sandwich``) and wᵢ for
   frequency weights (wᵢ copies of the row; :func:`meat_weights`),
-- V = A⁻¹ B A⁻¹.  For ``entropy`` B_model = A, so V_model = A⁻¹, glm's vcov.
+- V = A⁻¹ B A⁻¹.  For ``entropy`` B_model = A, so V_model = A⁻¹, glm's vcov.  For R's
+  other binomial links (:class:`~ubreg.families.links.BinomialLink`) ℓ'' is the Fisher
+  weight μ'²/(μ(1 − μ)) (``Family.expected_curvature``), which is also E[ℓ'²]: again
+  B_model = A and V_model = (XᵀWX)⁻¹, glm's vcov, and A is sandwich's bread.
 - HC1–HC3 (``sandwich::vcovHC``) rescale the HC0 meat by n/(n − k) or, row by
   row, by 1/(1 − hᵢ) and 1/(1 − hᵢ)², hᵢ = wᵢ ℓ''ᵢ xᵢᵀA⁻¹xᵢ the hat values of
   the weighted fit (:func:`hat_values`).

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from ..design import as_frame
-from ..families.base import ArrayOrFloat, Family, PermissibleFamily
+from ..families.base import ArrayOrFloat, Family
 from ..fitters.uls import LinearFit, working_design, working_transform
 from ..numerics.factor_matrix import FactorMatrix, row_blocks, take_columns
 from ..numerics.separation import Separation
@@ -499,14 +499,10 @@ def one_vcov(vcov: str | None, cov: str | None, default: str = "model") -> str:
 
 
 def posterior_slope(family: Family, eta: ArrayLike) -> ArrayOrFloat:
-    """dp̂/dη: 1/φ''(p̂) for a permissible family (docs/math.md §3: its curvature in η;
-    0 for a saturated row); a central difference for any other loss (R's
-    ``mu.eta``)."""
-    eta = np.asarray(eta, dtype=np.float64)
-    if family.is_permissible:             # the flag of a PermissibleFamily
-        return cast(PermissibleFamily, family).hessian_eta(eta)
-    h = 1e-5 * np.maximum(1.0, np.abs(eta))
-    return (family.posterior(eta + h) - family.posterior(eta - h)) / (2.0 * h)
+    """dp̂/dη (R's ``mu.eta``): :meth:`Family.posterior_derivative`, 1/φ''(p̂) for a
+    permissible family (docs/math.md §3: its curvature in η; 0 for a saturated row), the
+    closed form of a binomial link, a central difference for any other loss."""
+    return family.posterior_derivative(np.asarray(eta, dtype=np.float64))
 
 
 def _check_level(level: float) -> None:
