@@ -87,24 +87,27 @@ def _plan(start, length):
 
 def _running(buf, lev):
     """Running sums along each segment's row of ``buf`` (g, columns[, K]) in the level's
-    padded layout, in place: ``np.cumsum`` of the row alone, one column at a time (the
-    head column first: 0, or where the sums start from)."""
+    padded layout, as a new array: ``np.cumsum`` of the row alone, one column at a time
+    (the head column first: 0, or where the sums start from)."""
     g, tail = buf.shape[0], buf.shape[2:]
+    out = np.empty_like(buf)
     for first, rows, row in lev.blocks:
         span = slice(first, first + rows * row)
-        block = buf[:, span].reshape((g, rows, row) + tail)
-        if np.may_share_memory(block, buf):          # a view: summed in place
-            np.cumsum(block, axis=2, out=block)
+        shape = (g, rows, row) + tail
+        dst = out[:, span].reshape(shape)
+        if np.may_share_memory(dst, out):            # a view: summed into place
+            np.cumsum(buf[:, span].reshape(shape), axis=2, out=dst)
         else:
-            buf[:, span] = np.cumsum(block, axis=2).reshape((g, rows * row) + tail)
-    return buf
+            out[:, span] = np.cumsum(buf[:, span].reshape(shape), axis=2).reshape(
+                (g, rows * row) + tail)
+    return out
 
 
 def _both_sides(buf, lev, last):
     """(running sums of the padded ``buf`` (g, columns[, K]), what remains right of each
     position as gini.c subtracts it, ``cumsum([total, −v_0, −v_1, ...])[1:]``, the totals
     at positions ``last`` (g, S)); ``buf`` is overwritten."""
-    run = _running(buf.copy(), lev)
+    run = _running(buf, lev)
     total = run[np.arange(buf.shape[0])[:, None], lev.col[np.maximum(last, 0)]]
     np.negative(buf, out=buf)
     buf[:, lev.head] = total
@@ -157,12 +160,13 @@ def _class_sums(orders, nan, ok, cand, last, pad, g, lev, K):
         np.put_along_axis(moved, g.y_ext[pad][:, :, None], g.w_ext[pad][:, :, None], axis=2)
         run, rest, total = _both_sides(moved, lev, last)
         return run[rc, lev.col[ic]], rest[rc, lev.col[ic]], total
-    yk = g.y[orders] if nan is None else np.where(nan, K, g.y[orders])
+    yk = g.y8[orders] if nan is None else np.where(nan, K, g.y8[orders])
     brk = np.zeros((p, m), dtype=bool)
     brk[:, lev.start] = True
     brk[:, 1:] |= ok[:, :-1]
-    run_id = np.cumsum(brk.ravel()) - 1
-    n_runs = int(run_id[-1]) + 1
+    heads = np.flatnonzero(brk)               # few runs: np.repeat beats a cumsum of bools
+    n_runs = heads.shape[0]
+    run_id = np.repeat(np.arange(n_runs), np.diff(np.r_[heads, p * m]))
     per = np.bincount(run_id * (K + 1) + yk.ravel(),
                       weights=None if g.unit else g.w[orders].ravel(),
                       minlength=n_runs * (K + 1)).reshape(n_runs, K + 1)[:, :K]
@@ -262,7 +266,9 @@ def grow_levels(values, specs, y, w, weights, kind, nodes, ctl) -> dict:
                         whole_a=_whole(a), unit=bool(np.all(w == 1.0)),
                         has_nan={j: bool(np.isnan(values[j]).any()) for j in numeric},
                         # a trailing row of weight 0 fills the padding of running sums
-                        y_ext=np.append(y, 0), w_ext=np.append(w, 0.0), a_ext=np.append(a, 0.0))
+                        y_ext=np.append(y, 0), w_ext=np.append(w, 0.0), a_ext=np.append(a, 0.0),
+                        # classes in a byte (and K, the missing values' class): faster gathers
+                        y8=y.astype(np.uint8 if nodes.K < 255 else np.intp))
     # the root's weighted impurity bounds every improvement (with room for rounding)
     cap = float(impurity_sum(nodes.class_w[0], weights.altered, kind)) * (1.0 + 1e-6)
     dtype = np.int32 if n < 2 ** 31 else np.intp
