@@ -132,6 +132,55 @@ def _numeric(x, d, w, two, count_rows=False, presorted=False):
     return float(best[i]), float((xs[i] + xs[i + 1]) / 2.0), bool(to_left[i] > to_right[i])
 
 
+def _numeric_rows(xs, d, w, two, count_rows=False):
+    """:func:`_numeric` of several predictors at once, each a row of ``xs`` (g, m) sorted
+    stably in increasing order (NaN last), with the node's directions ``d`` and weights
+    ``w`` in that order: {row: result} for the rows with a surrogate.  The weights must
+    be whole numbers of exact sum: the sums are then those of :func:`_numeric` in any
+    order."""
+    g, m = xs.shape
+    if m < 2:
+        return {}
+    obs = ~np.isnan(xs)
+    wl = np.where((d > 0) & obs, w, 0.0)
+    wr = np.where((d < 0) & obs, w, 0.0)
+    l_tot, r_tot = wl.sum(axis=1)[:, None], wr.sum(axis=1)[:, None]
+    cl, cr = np.cumsum(wl, axis=1)[:, :-1], np.cumsum(wr, axis=1)[:, :-1]
+    if count_rows:
+        directed = np.cumsum((d != 0) & obs, axis=1, dtype=np.float64)
+        below, total = directed[:, :-1], directed[:, -1:]
+    else:
+        below, total = cl + cr, l_tot + r_tot
+    valid = (xs[:, 1:] != xs[:, :-1]) & obs[:, 1:] & (below >= two) & (total - below >= two)
+    to_right = (l_tot - cl) + cr
+    to_left = cl + (r_tot - cr)
+    best = np.where(valid, np.maximum(to_right, to_left), -np.inf)
+    i = np.argmax(best, axis=1)
+    r = np.arange(g)
+    out = {}
+    for k in np.flatnonzero(best[r, i] > np.maximum(l_tot, r_tot)[:, 0]):
+        c = int(i[k])
+        out[int(k)] = (float(best[k, c]), float((xs[k, c] + xs[k, c + 1]) / 2.0),
+                       bool(to_left[k, c] > to_right[k, c]))
+    return out
+
+
+def _numeric_node(specs, values, rows, d, w, primary, two, count_rows, orders):
+    """{predictor: :func:`_numeric` result} of the numeric predictors other than
+    ``primary`` at the node of ``rows``, searched together (:func:`_numeric_rows`) when
+    the weights are whole numbers and the node is small enough to be sorted (see
+    :func:`_node_in_order`); None otherwise."""
+    cols = [j for j, sp in enumerate(specs) if sp.kind != CATEGORICAL and j != primary]
+    large = orders is not None and rows.shape[0] * 16 >= values[0].shape[0]
+    if not cols or large or not (bool(np.all(w == np.round(w)))
+                                 and float(w.sum()) < 2.0 ** 52):
+        return None
+    x = np.stack([values[j][rows] for j in cols])
+    o = np.argsort(x, axis=1, kind="stable")
+    found = _numeric_rows(np.take_along_axis(x, o, axis=1), d[o], w[o], two, count_rows)
+    return {j: found.get(k) for k, j in enumerate(cols)}
+
+
 def _categorical(code, n_levels, d, w, two, count_rows=False):
     """Each level to its better side: (agreement weight, side) or None.  The two
     observations agreeing and disagreeing are rows with ``count_rows``, weight otherwise."""
@@ -193,20 +242,22 @@ def find_surrogates(specs, values, rows, direction, w, primary, count_rows=False
     if majority >= 1.0:
         return ()
     two = 2.0 if count_rows else weight_floor(2, total)
-    in_order = _node_in_order(values, rows, d, w, orders)
+    batch = _numeric_node(specs, values, rows, d, w, primary, two, count_rows, orders)
+    in_order = None if batch is not None else _node_in_order(values, rows, d, w, orders)
     found = []
     for j, spec in enumerate(specs):
         if j == primary:
             continue
-        x = values[j][rows]
         if spec.kind == CATEGORICAL:
-            best = _categorical(x, len(spec.levels), d, w, two, count_rows)
+            best = _categorical(values[j][rows], len(spec.levels), d, w, two, count_rows)
             if best is None:
                 continue
             weight, thr, low, side = best[0], np.nan, False, best[1]
         else:
-            if in_order is None:
-                best = _numeric(x, d, w, two, count_rows)
+            if batch is not None:
+                best = batch[j]
+            elif in_order is None:
+                best = _numeric(values[j][rows], d, w, two, count_rows)
             else:
                 xj, dj, wj = in_order(j)
                 best = _numeric(xj, dj, wj, two, count_rows, presorted=True)

@@ -4,7 +4,10 @@ The binary engine (:mod:`.grow`) grows the trees of two classes with the default
 from the weighted count of class 1, for any permissible family.  A response of more
 than two classes, or priors (``prior=``), needs the weight of every class in every node
 and rpart's two criteria of K classes (:mod:`ubreg.trees.class_stats`): this module grows
-those trees, node by node, depth first and left first as rpart's ``partition()``:
+those trees as rpart's ``partition()`` does, node by node, depth first and left first
+(:func:`_grow_depth_first`, the reference), or level by level on the binary engine's
+presorted segments, to the same tree (:mod:`.classlevel`, the default; it leaves the
+trees it cannot reproduce to the depth-first growth):
 
 - a node is split when it holds at least ``min_split`` observations (and twice
   ``min_leaf``), lies above ``max_depth`` and its risk exceeds α = cp × the root's risk;
@@ -26,6 +29,8 @@ Cost-complexity pruning, surrogates at every split and the cp table are the engi
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 
 from ...errors import DataError
@@ -33,6 +38,8 @@ from ...trees.class_model import ClassTree
 from ...trees.class_stats import IMPURITIES, ClassWeights
 from ...trees.columns import CATEGORICAL, check_columns, weight_floor
 from ...trees.surrogates import find_surrogates, route_missing
+from .classlevel import ISCALE as _ISCALE
+from .classlevel import Undecided, grow_levels
 from .grow import check_controls
 
 __all__ = ["grow_class_tree", "grow_class_raw", "check_classes", "MAX_SUBSET_LEVELS"]
@@ -40,8 +47,6 @@ __all__ = ["grow_class_tree", "grow_class_raw", "check_classes", "MAX_SUBSET_LEV
 #: levels of a factor (present in a node) up to which every subset is searched with
 #: more than two classes (2^(L−1) − 1 subsets, as rpart)
 MAX_SUBSET_LEVELS = 20
-#: rpart keeps a split whose improvement exceeds this share of the largest one seen
-_ISCALE = 1e-10
 #: Gray-code states evaluated per block (memory: block × levels)
 _GRAY_BLOCK = 1 << 15
 
@@ -344,35 +349,50 @@ def grow_class_raw(columns, y, weight, n_classes: int, weights: ClassWeights, ki
     min_size = max(min_split, 2 * min_leaf)
     min_size = min_size if rows_count else weight_floor(min_size, total)
     nodes = _Nodes(n_classes)
-    root = nodes.add(1, -1, 0, np.arange(n), y, w)
-    root_risk = float(weights.predicted(nodes.class_w[root])[1])
-    alpha = cp * root_risk if alpha is None else alpha
+    nodes.add(1, -1, 0, np.arange(n), y, w)
+    root_risk = float(weights.predicted(nodes.class_w[0])[1])
+    ctl = SimpleNamespace(rows_count=rows_count, edge=edge, min_size=min_size,
+                          max_depth=max_depth, alpha=cp * root_risk if alpha is None else alpha)
+    try:
+        surrogates = grow_levels(values, specs, y, w, weights, kind, nodes, ctl)
+    except Undecided:
+        nodes = _Nodes(n_classes)
+        nodes.add(1, -1, 0, np.arange(n), y, w)
+        surrogates = _grow_depth_first(values, specs, y, w, c, weights, kind, nodes, ctl)
+    lmax = max([len(s.levels) for s in specs if s.kind == CATEGORICAL] or [1])
+    raw = nodes.arrays(lmax)
+    raw["surrogates"] = surrogates
+    info = dict(alpha=ctl.alpha, root_risk=root_risk, n=n, specs=specs)
+    return raw, info
+
+
+def _grow_depth_first(values, specs, y, w, c, weights, kind, nodes, ctl) -> dict:
+    """Grow from the root in ``nodes`` node by node, depth first and left first, as rpart's
+    ``partition()`` (the reference of :func:`.classlevel.grow_levels`, and its fallback);
+    returns the surrogate splits by node number."""
     surrogates: dict = {}
     iscale = [0.0]
-    stack = [(root, np.arange(n))]
+    stack = [(0, np.arange(y.shape[0]))]
     while stack:
         i, rows = stack.pop()
-        size = nodes.cols["npos"][i] if rows_count else nodes.cols["weight"][i]
+        size = nodes.cols["npos"][i] if ctl.rows_count else nodes.cols["weight"][i]
         risk = float(weights.predicted(nodes.class_w[i])[1])
-        if size < min_size or nodes.cols["depth"][i] >= max_depth or not risk > alpha:
+        if size < ctl.min_size or nodes.cols["depth"][i] >= ctl.max_depth \
+                or not risk > ctl.alpha:
             continue
-        best = _best_split(values, specs, rows, y[rows], w[rows], c[rows], n_classes, weights,
-                           kind, edge, iscale)
+        best = _best_split(values, specs, rows, y[rows], w[rows], c[rows], nodes.K, weights,
+                           kind, ctl.edge, iscale)
         if best.var < 0:
             continue
         left = _record_and_route(nodes, i, best, specs, values, rows, w, surrogates,
-                                 rows_count)
+                                 ctl.rows_count)
         number, depth = nodes.cols["number"][i], nodes.cols["depth"][i] + 1
         kid_l = nodes.add(2 * number, i, depth, rows[left], y, w)
         kid_r = nodes.add(2 * number + 1, i, depth, rows[~left], y, w)
         nodes.cols["left"][i], nodes.cols["right"][i] = kid_l, kid_r
         stack.append((kid_r, rows[~left]))
         stack.append((kid_l, rows[left]))       # popped first: left first, as rpart
-    lmax = max([len(s.levels) for s in specs if s.kind == CATEGORICAL] or [1])
-    raw = nodes.arrays(lmax)
-    raw["surrogates"] = surrogates
-    info = dict(alpha=alpha, root_risk=root_risk, n=n, specs=specs)
-    return raw, info
+    return surrogates
 
 
 def _record_and_route(nodes, i, best, specs, values, rows, w, surrogates, rows_count):
