@@ -6,7 +6,7 @@ sorted once (stably, NaN last); the open nodes of a level are contiguous segment
 every ordering; a level's splits partition the orderings stably into the children's
 segments (:func:`.grow._relayout`, :func:`.partition.partition_rows`).  Every cut of every
 numeric predictor in every open node of a level is scored by one pass of array
-operations; factors are searched node by node (:func:`.classes._categorical_best`).
+operations; factors are searched node by node (:func:`.classes.categorical_best`).
 
 The tree does not depend on the order in which its nodes grow (α = cp × the root's risk
 is fixed), provided every number is formed as gini.c forms it within a node:
@@ -20,7 +20,7 @@ is fixed), provided every number is formed as gini.c forms it within a node:
   matrices of one segment a row, after a head column (0, or the total from which the
   right side's weights are subtracted), and summed by ``np.cumsum`` along the rows
   (:func:`_running`), as gini.c adds and subtracts them;
-- the children's impurities are :func:`.classes._children_impurity`'s, cut by cut; the
+- the children's impurities are :func:`.classes.children_impurity`'s, cut by cut; the
   first cut of least impurity in sort order is each predictor's best.
 
 rpart keeps a predictor's split only if its improvement exceeds 1e-10 of the largest
@@ -40,6 +40,13 @@ import numpy as np
 from ...errors import DataError
 from ...trees.class_stats import impurity_sum
 from ...trees.columns import CATEGORICAL
+from .class_splits import (
+    Split,
+    categorical_best,
+    children_impurity,
+    left_is_lower,
+    record_and_route,
+)
 from .grow import _relayout
 from .partition import partition_rows
 
@@ -194,7 +201,6 @@ def _numeric_block(cols, orders, g: SimpleNamespace, lev, K, weights, kind, edge
     """The best cut of each predictor ``cols`` (orderings ``orders``, (c, m)) in each
     segment: improve (c, S), NaN where none; the cut's position; the left and right
     class weights there (c, S, K); the predictors' values in order (c, m)."""
-    from .classes import _children_impurity
     p, m = orders.shape
     S = lev.S
     xs = np.empty((p, m))
@@ -214,8 +220,8 @@ def _numeric_block(cols, orders, g: SimpleNamespace, lev, K, weights, kind, edge
     rc, ic = np.divmod(cand, m)
     left, right, total = _class_sums(orders, nan, ok, cand, last, pad, g, lev, K)
     lwt, rwt, atot = _child_weights(orders, pad, last, rc, ic, g, lev)
-    temp = _children_impurity(lwt, left, rwt, right, weights.altered, kind)
-    total_ss = _children_impurity(np.zeros(p * S), np.zeros((p * S, K)), atot.ravel(),
+    temp = children_impurity(lwt, left, rwt, right, weights.altered, kind)
+    total_ss = children_impurity(np.zeros(p * S), np.zeros((p * S, K)), atot.ravel(),
                                   total.reshape(-1, K), weights.altered, kind).reshape(p, S)
     return (*_first_least(temp, total_ss, rc, ic, left, right, lev), xs)
 
@@ -304,12 +310,11 @@ def _split_nodes(nodes, ids, best, ks, g, rows_of, lo_of, lo, surrogates, weight
     """Split the nodes ``ids`` (segments ``ks``) by their best splits, route their rows
     (surrogates where rows miss the variable) and add their children, left then right.
     Returns (which training rows go left: all but the right children's, the children)."""
-    from .classes import _record_and_route
     go_left = np.ones(g.n, dtype=bool)      # rows of unsplit segments count as left
     kids: list[int] = []
     for i, k in zip(ids, ks):
         rows = rows_of.pop(i)
-        left = _record_and_route(nodes, i, _split_of(best, k, weights), g.specs, g.values,
+        left = record_and_route(nodes, i, _split_of(best, k, weights), g.specs, g.values,
                                  rows, g.w, surrogates, g.rows_count)
         go_left[rows] = left
         number, depth = nodes.cols["number"][i], nodes.cols["depth"][i] + 1
@@ -357,9 +362,8 @@ def _numeric_all(g, lev, orders, K, weights, kind, edge):
 
 
 def _categorical_all(g, lev, j, base, K, weights, kind, edge):
-    """:func:`.classes._categorical_best` of factor ``j`` in each segment (its rows in row
+    """:func:`.classes.categorical_best` of factor ``j`` in each segment (its rows in row
     order): (improve (S,), NaN where none; {segment: (side, lw, rw)})."""
-    from .classes import _categorical_best
     spec = g.specs[j]
     improve, got = np.full(lev.S, np.nan), {}
     for s in range(lev.S):
@@ -370,7 +374,7 @@ def _categorical_all(g, lev, j, base, K, weights, kind, edge):
             continue
         rows = rows[obs]
         try:
-            res = _categorical_best(x[obs], len(spec.levels), g.y[rows], g.w[rows], g.c[rows],
+            res = categorical_best(x[obs], len(spec.levels), g.y[rows], g.w[rows], g.c[rows],
                                     K, weights, kind, edge, spec.name)
         except DataError as exc:       # the depth-first growth meets it at its own node
             raise Undecided(str(exc)) from None
@@ -413,15 +417,14 @@ def _level_best(g, lev, orders, K, weights, kind, edge, lo, cap):
 
 
 def _split_of(best, s, weights):
-    """Segment ``s``'s best split as :func:`.classes._record_and_route` takes it."""
-    from .classes import _left_is_lower, _Split
-    split = _Split()
+    """Segment ``s``'s best split as :func:`.classes.record_and_route` takes it."""
+    split = Split()
     j = int(best.var[s])
     split.improve, split.var, split.n_tied = float(best.improve[s]), j, int(best.n_tied[s])
     if j in best.num:
         _, at, left, right, xs = best.num[j]
         split.threshold = 0.5 * (xs[at[s]] + xs[at[s] + 1])
-        split.low_left = _left_is_lower(left[s], right[s], weights)
+        split.low_left = left_is_lower(left[s], right[s], weights)
         split.lw, split.rw = float(left[s].sum()), float(right[s].sum())
     else:
         split.side, split.lw, split.rw = best.cat[j][s]
