@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from .evaluate.vif import vif
     from .families.tempered_exponential import TemperedExponential
     from .families.ulosses import U, U_alpha, U_custom
+    from .fitters.irls import glm_control
     from .methods.fit import fit
     from .methods.online import OnlineLearner
     from .methods.registry import METHODS
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 #: public names loaded on first use: name -> (module, attribute; None for the module)
 _LAZY = {
     "fit": ("ubreg.methods.fit", "fit"),
+    "glm_control": ("ubreg.fitters.irls", "glm_control"),
     "METHODS": ("ubreg.methods.registry", "METHODS"),
     "OnlineLearner": ("ubreg.methods.online", "OnlineLearner"),
     "U": ("ubreg.families.ulosses", "U"),
@@ -72,8 +74,8 @@ _LAZY = {
     "render_vignette": ("ubreg.reporting", "render_vignette"),
 }
 
-__all__ = ["fit", "METHODS", "Permissible", "Exponential", "CustomPermissible", "binomial",
-           "U", "U_alpha",
+__all__ = ["fit", "glm_control", "METHODS", "Permissible", "Exponential", "CustomPermissible",
+           "binomial", "U", "U_alpha",
            "U_custom", "TemperedExponential", "OnlineLearner", "compare", "cv", "cv_risk",
            "anova", "update",
            "drop1", "add1", "step", "tidy", "glance", "linear_hypothesis", "wald_test", "vif",

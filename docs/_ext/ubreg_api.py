@@ -21,7 +21,7 @@ import shutil
 
 #: the top-level names by group, in reading order; names not in ubreg.__all__ are skipped
 GROUPS = [
-    ("Fitting", ["fit", "OnlineLearner", "update"]),
+    ("Fitting", ["fit", "glm_control", "OnlineLearner", "update"]),
     ("Losses", ["Permissible", "Exponential", "CustomPermissible", "binomial", "U_alpha",
                 "U_custom"]),
     ("Evaluating and comparing", ["compare", "cv", "cv_risk", "anova", "drop1", "add1",

@@ -78,6 +78,9 @@ class LinearFit:
     #: per design column, e with the column fitted as x·2^−e (:func:`unit_exponents`);
     #: ``None`` when every column is fitted in its own unit
     unit: np.ndarray | None = None
+    #: the η at which R's IRLS weighted its last least-squares step (``glm_control``), at
+    #: which R's covariance is taken; ``None`` for fits iterated to the optimum
+    working_eta: np.ndarray | None = None
 
 
 @dataclass
@@ -110,6 +113,9 @@ def convergence_message(fit: LinearFit, tol: float) -> str | None:
     risk), or None."""
     if fit.converged:
         return None
+    if fit.solver == "irls":
+        return (f"IRLS did not converge in {fit.iterations} iterations of glm_control's "
+                "maxit (R: 'glm.fit: algorithm did not converge')")
     why = ("the line search could not decrease the risk" if fit.stalled
            else f"after {fit.iterations} iterations")
     return f"ULS did not converge: max |edge| {fit.max_edge:.3g} > tol {tol:g} ({why})"

@@ -17,6 +17,7 @@ from ..errors import ConvergenceWarning, DataError, InferenceWarning, Separation
 from ..fitters.boost.adaptive import fit_fstar
 from ..fitters.boost.leverage import MAX_DELTA
 from ..fitters.boost.uls_boost import STRATEGIES, boost_uls, check_strategy
+from ..fitters.irls import check_control, fit_irls
 from ..fitters.profile import profile_intervals
 from ..fitters.uls import (
     EXTREME_MESSAGE,
@@ -66,6 +67,12 @@ LINEAR_OPTIONS = Schema((
            "`converged=False`); `\"raise\"` makes it an error.  On a Dask frame the "
            "program, which needs all rows at once, is not run and `\"raise\"` raises on "
            "the symptom alone.", choices=("warn", "raise")),
+    Option("control", "value", None, "R's stopping rule: `ubreg.glm_control(epsilon=1e-8, "
+           "maxit=25)` runs R's IRLS from R's starting values and stops where `glm` stops "
+           "(|ΔD|/(|D| + 0.1) < epsilon), so that the numbers are R's default ones to the "
+           "digits R prints; it replaces `solver`, `tol` and `maxiter`.  None: iterate "
+           "to the optimum.  On the command line: `-o control=epsilon=1e-8,maxit=25`.",
+           check=check_control, none=True, where="memory"),
     Option("persist", "choice", "auto", "Keep each partition's design in (cluster) memory "
            "for the Newton passes, or rebuild it from the source at every pass (False: "
            "memory bounded by a few partitions, time a multiple); `\"auto\"` persists when "
@@ -130,7 +137,7 @@ def fit_uls_method(spec: FitSpec, *, learner: str, **options):
 
 
 def fit_linear(spec: FitSpec, *, solver: str, tol: float, maxiter: int | None,
-               on_separation: str) -> LinearResult | MultinomialResult:
+               on_separation: str, control) -> LinearResult | MultinomialResult:
     """ULS over the design columns (paper 000 Algorithm 1, docs/math.md §4), with the
     options :data:`LINEAR_OPTIONS`; on a response of more than two classes, the
     multinomial logit (:mod:`ubreg.methods.multinomial`)."""
@@ -143,6 +150,10 @@ def fit_linear(spec: FitSpec, *, solver: str, tol: float, maxiter: int | None,
                      square=True, response="auto")
     family = spec.family
     if mf.response.kind == "multiclass":
+        if control is not None:
+            raise ValueError("control=glm_control() is R's glm stopping rule, for a binary "
+                             "or proportion response; the multinomial fit (nnet::multinom's "
+                             "model) takes tol= and maxiter=")
         return fit_multinomial_result(spec, mf, tol=tol, maxiter=maxiter)
     if mf.response.kind == "proportion" and not (family.is_permissible
                                                   or family.binomial_likelihood):
@@ -152,12 +163,18 @@ def fit_linear(spec: FitSpec, *, solver: str, tol: float, maxiter: int | None,
     names = mf.design.column_names
     intercept = names.index("(Intercept)") if mf.design.has_intercept else None
     offset = mf.offset if mf.design.has_offset else None
-    result_fit = fit_uls(mf.X, mf.y, mf.weights, family, solver=solver, tol=tol, maxiter=maxiter,
-                         intercept=intercept, offset=offset)
+    if control is None:
+        result_fit = fit_uls(mf.X, mf.y, mf.weights, family, solver=solver, tol=tol,
+                             maxiter=maxiter, intercept=intercept, offset=offset)
+    else:
+        result_fit = fit_irls(mf.X, mf.y, mf.weights, family, control, intercept=intercept,
+                              offset=offset,
+                              start_trials=mf.weights if mf.trials is None else mf.trials)
     T = working_transform(result_fit, 1.0)          # patsy's intercept column is 1
     assert result_fit.eta is not None               # an in-memory fit has its links
     cov = sandwich(working_design(mf.X, result_fit), mf.y, mf.weights, result_fit.eta, family,
-                   transform=T, weight_kind=spec.weight_kind)
+                   transform=T, weight_kind=spec.weight_kind,
+                   working_eta=result_fit.working_eta)
     result = LinearResult(fit=result_fit, covariance=cov,
                           separation=_separation(mf, result_fit, family),
                           formula=spec.formula, family=family, design=mf.design,

@@ -36,7 +36,8 @@ HC_TYPES = ("HC0", "HC1", "HC2", "HC3")
 
 def sandwich(X: np.ndarray, y: np.ndarray, w: np.ndarray, eta: np.ndarray, family: Family,
              transform: np.ndarray | None = None,
-             weight_kind: str = "prior") -> dict[str, np.ndarray]:
+             weight_kind: str = "prior",
+             working_eta: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Model-based and robust (HC0) covariances of β̂ (docs/math.md §3).
 
     A, B_model and B_robust come from one blocked pass over X; when the
@@ -48,11 +49,22 @@ def sandwich(X: np.ndarray, y: np.ndarray, w: np.ndarray, eta: np.ndarray, famil
     the coefficients of X to those reported (β = T β̃,
     :func:`~ubreg.fitters.uls.working_transform`).  Returns
     :func:`covariances` of the three matrices.
+
+    ``working_eta`` (a fit stopped by R's rule, ``glm_control``) is the η of the last
+    IRLS weights, at which R takes its covariance: A and B_model are evaluated there,
+    and the score of row i is R's working residual at η times its working weight at
+    ``working_eta`` (``sandwich::estfun.glm``), ℓ'(η)·c(η̃)/c(η).
     """
     meat = meat_weights(w, weight_kind)
-    A, B_model, B_robust = weighted_grams(X, [w * family.hessian(y, eta),
-                                              w * family.score_variance(eta),
-                                              meat * family.gradient(y, eta) ** 2])
+    score = family.gradient(y, eta)
+    at = eta
+    if working_eta is not None:
+        at = working_eta
+        c, c_at = family.hessian(y, eta), family.hessian(y, at)
+        score = np.divide(score * c_at, c, out=np.zeros_like(score), where=c > 0)
+    A, B_model, B_robust = weighted_grams(X, [w * family.hessian(y, at),
+                                              w * family.score_variance(at),
+                                              meat * score ** 2])
     return covariances(A, B_model, B_robust, transform)
 
 

@@ -198,8 +198,12 @@ class LinearSummary(Summary):
         lines += _deviance_lines(f)
         lines.append("")
         status = "converged" if f["converged"] else "NOT converged"
-        lines.append(f"Number of ULS iterations: {f['iterations']} ({f['solver']} solver, "
-                     f"{status}, max |edge| {f['max_edge']:.1e})")
+        if f["solver"] == "irls":       # control=glm_control(): R's algorithm and line
+            lines.append(f"Number of Fisher Scoring iterations: {f['iterations']}"
+                         + ("" if f["converged"] else " (NOT converged)"))
+        else:
+            lines.append(f"Number of ULS iterations: {f['iterations']} ({f['solver']} "
+                         f"solver, {status}, max |edge| {f['max_edge']:.1e})")
         return lines + self.note_lines(f["notes"]) + [""]
 
     def html_context(self) -> dict:
