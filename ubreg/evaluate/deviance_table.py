@@ -183,8 +183,9 @@ class DevianceTable(pd.DataFrame):
         stars = rows[0][-1] == ""
         numbers = len(rows[0]) - stars
         w = [max(len(r[j]) for r in rows) for j in range(numbers)]
-        # printCoefmat: the stars left-justified after the p-values, their legend below
-        body = ["  ".join([r[0].ljust(w[0])] + [x.rjust(k) for x, k in zip(r[1:numbers], w[1:])]
+        # print.anova: columns one space apart, the stars left-justified after the
+        # p-values (printCoefmat), their legend below
+        body = [" ".join([r[0].ljust(w[0])] + [x.rjust(k) for x, k in zip(r[1:numbers], w[1:])]
                           + ([r[-1].ljust(3)] if stars else [])) for r in rows]
         legend = ["---", SIGNIF_LEGEND] if stars else []
         notes = ["", *self.notes] if self.notes else []

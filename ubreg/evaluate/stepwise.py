@@ -119,7 +119,7 @@ def _scored(fit: LinearResult, direction: str, labels: Sequence[str],
 
 def _choose(fit: LinearResult, terms: ModelTerms, lower: ModelTerms | None,
             upper: ModelTerms | None, backward: bool, forward: bool, crit: _Criterion,
-            trace: bool) -> str | None:
+            trace: int) -> str | None:
     """R's choice of one step: the change (``"- term"``, ``"+ term"``) or None."""
     drops = drop_scope(terms, lower) if backward else []
     adds = add_scope(terms, upper) if forward and upper is not None else []
@@ -136,7 +136,7 @@ def _choose(fit: LinearResult, terms: ModelTerms, lower: ModelTerms | None,
     table = table[~(table["Df"] == 0)]
     order = np.argsort(table[crit.column].to_numpy(), kind="stable")
     if trace:
-        print(DevianceTable(table.iloc[order], []).__str__().lstrip("\n") + "\n")
+        print(DevianceTable(table.iloc[order], []).__str__().lstrip("\n"))
     return None if order[0] == 0 else table.index[order[0]]
 
 
@@ -193,7 +193,7 @@ def _shallow_copy(model: LinearResult) -> LinearResult:
 
 def step(model: LinearResult, scope: str | dict[str, str] | None = None,
          direction: str | None = None, k: float = 2.0, criterion: str = "auto", folds: int = 10,
-         seed: int | None = 1, trace: bool = False, steps: int = 1000) -> LinearResult:
+         seed: int | None = 1, trace: int = 1, steps: int = 1000) -> LinearResult:
     """Choose a model's terms by AIC, stepwise, as R's ``step``.
 
     Parameters
@@ -215,8 +215,10 @@ def step(model: LinearResult, scope: str | dict[str, str] | None = None,
         deviance for every other family, whose AIC is not a likelihood AIC.
     folds, seed : int
         The stratified folds of the cross-validated deviance.
-    trace : bool
-        Print each step's table, as R's ``trace = 1``.
+    trace : int
+        R's ``trace``: 1 (R's default) prints the start, each step's table of
+        candidate changes and each step taken, as R's ``step`` prints them; 0
+        prints nothing.
     steps : int
         The most steps to take.
 
@@ -241,7 +243,7 @@ def step(model: LinearResult, scope: str | dict[str, str] | None = None,
     fit, terms = model, terms_of(model)
     best = crit.of(fit)
     rows = [_path_row(fit, "", best)]
-    _say(trace, f"Start:  {crit.column}={best:.2f}", terms.formula())
+    _say(trace, f"Start:  {crit.column}={_r_round2(best)}\n{terms.formula()}\n")
     for _ in range(steps):
         change = _choose(fit, terms, lower, upper, backward, forward, crit, trace)
         if change is None:
@@ -256,12 +258,17 @@ def step(model: LinearResult, scope: str | dict[str, str] | None = None,
             break
         fit, terms, best = new, terms_of(new), value
         rows.append(_path_row(fit, change, value))
-        _say(trace, f"Step:  {crit.column}={best:.2f}", terms.formula())
+        _say(trace, f"\nStep:  {crit.column}={_r_round2(best)}\n{terms.formula()}\n")
     chosen = _shallow_copy(fit) if fit is model else fit
     chosen.anova = _path(rows, crit, terms_of(model).formula(), terms.formula())
     return chosen
 
 
-def _say(trace: bool, *lines: str) -> None:
+def _say(trace: int, text: str) -> None:
     if trace:
-        print("\n".join(lines) + "\n")
+        print(text)
+
+
+def _r_round2(x: float) -> str:
+    """R's ``format(round(x, 2))``: two decimals at most, trailing zeros dropped."""
+    return f"{round(x, 2):.15g}"
