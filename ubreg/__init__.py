@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     # what a type checker sees of the names below, which load on first use (__getattr__)
     from . import plots
     from .evaluate.anova import anova
+    from .evaluate.augment import augment
     from .evaluate.compare import compare
     from .evaluate.cv import cv
     from .evaluate.cv_risk import cv_risk
@@ -63,6 +64,7 @@ _LAZY = {
     "linear_hypothesis": ("ubreg.evaluate.hypothesis", "linear_hypothesis"),
     "wald_test": ("ubreg.evaluate.hypothesis", "wald_test"),
     "glance": ("ubreg.evaluate.tidy", "glance"),
+    "augment": ("ubreg.evaluate.augment", "augment"),
     "add1": ("ubreg.evaluate.single_terms", "add1"),
     "step": ("ubreg.evaluate.stepwise", "step"),
     "vif": ("ubreg.evaluate.vif", "vif"),
@@ -78,7 +80,8 @@ __all__ = ["fit", "glm_control", "METHODS", "Permissible", "Exponential", "Custo
            "binomial", "U", "U_alpha",
            "U_custom", "TemperedExponential", "OnlineLearner", "compare", "cv", "cv_risk",
            "anova", "update",
-           "drop1", "add1", "step", "tidy", "glance", "linear_hypothesis", "wald_test", "vif",
+           "drop1", "add1", "step", "tidy", "glance", "augment", "linear_hypothesis",
+           "wald_test", "vif",
            "report", "modelsummary", "datasummary_df",
            "render_markdown", "render_vignette", "plots", "set_memory_cap", "families",
            "datasets", "errors", "__version__"]

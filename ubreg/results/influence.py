@@ -279,6 +279,14 @@ class InfluenceMixin:
             return frame
         return pd.DataFrame({c: self._padded(frame[c]) for c in frame.columns})
 
+    def influence(self) -> pd.DataFrame:
+        """R's ``influence(m, do.coef = FALSE)`` as a DataFrame: ``hat``, ``sigma`` (the
+        deviance residuals' scale with the row left out, σ₍ᵢ₎), ``dev.res`` and
+        ``pear.res``, a row per training row of non-zero weight."""
+        infl = self._lm_influence("influence()")
+        return pd.DataFrame({"hat": infl.hat, "sigma": infl.sigma, "dev.res": infl.dev_res,
+                             "pear.res": infl.pear_res}, index=self.index[infl.rows])
+
     def hatvalues(self) -> pd.Series:
         """Hat values hᵢ = wᵢ ℓ''ᵢ xᵢᵀA⁻¹xᵢ (R's ``hatvalues`` of a glm): the diagonal
         of the hat matrix of the last IRLS step; Σ hᵢ is the rank.  ``hat_values`` is
