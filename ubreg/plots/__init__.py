@@ -21,9 +21,10 @@ from .diagnostics import (
     wilson_interval,
 )
 from .effects import effects, odds_ratio_scale, term_scales
+from .glm_panels import diagnostic_panels
 from .treeplot import plot_tree
 
 __all__ = ["calibration", "calibration_table", "roc", "roc_curve", "margins", "t_margins",
            "risk_path", "edge_path", "cv_risk", "coefficients", "tree", "plot_tree", "available",
            "path_of", "wilson_interval", "effects", "term_scales", "odds_ratio_scale",
-           "calibration_grid", "odds_ratio_forest", "grid_shape"]
+           "calibration_grid", "odds_ratio_forest", "grid_shape", "diagnostic_panels"]
