@@ -25,7 +25,7 @@ minimise, and D_j measures, the binomial deviance itself.
 from __future__ import annotations
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import special
 
 from ..families.base import Family
 from ..numerics.factor_matrix import column, take_columns
@@ -60,7 +60,8 @@ def _one_end(z_of, beta: float, step: float, target: float) -> float:
         if not np.isfinite(z):
             return np.nan
         if abs(z) >= abs(target):
-            return optimize.brentq(lambda b: z_of(b) - target, inner, outer,
+            from scipy.optimize import brentq      # loaded when a profile is asked for
+            return brentq(lambda b: z_of(b) - target, inner, outer,
                                    xtol=1e-10 * abs(step), rtol=4 * np.finfo(float).eps)
         inner, reach = outer, 2.0 * reach
     return np.nan
@@ -85,7 +86,7 @@ def profile_intervals(X, y, w, offset, family: Family, coef, se, dev: float,
     level : float
         The confidence level.
     """
-    q = float(stats.norm.ppf(0.5 + level / 2.0))
+    q = float(special.ndtri(0.5 + level / 2.0))
     lower, upper = np.full(len(coef), np.nan), np.full(len(coef), np.nan)
     for j, (beta, s) in enumerate(zip(coef, se)):
         if not (np.isfinite(beta) and np.isfinite(s) and s > 0):

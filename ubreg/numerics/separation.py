@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import linprog
 
 __all__ = ["Separation", "detect_separation", "SEPARATION_SYMPTOM", "R_EPS", "some_names"]
 
@@ -50,6 +49,7 @@ class Separation:
 def detect_separation(X: np.ndarray, y: np.ndarray, w: np.ndarray | None = None,
                       tol: float = 1e-7) -> Separation:
     """Konis's linear program on the rows with positive weight."""
+    from scipy.optimize import linprog     # 0.1 s to import: only when the symptom shows
     X = np.asarray(X, dtype=np.float64)
     rows = np.ones(len(y), dtype=bool) if w is None else np.asarray(w) > 0
     ystar = 2.0 * np.asarray(y, dtype=np.float64)[rows] - 1.0

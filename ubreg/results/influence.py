@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 from ..families.base import Family
 from ..fitters.uls import LinearFit, working_design, working_transform
@@ -235,7 +235,7 @@ def _flags(infmat: np.ndarray, k: int, n: int) -> np.ndarray:
         flags = np.column_stack([
             a[:, :k] > 1.0, a[:, k] > 3.0 * np.sqrt(k / (n - k)),
             np.abs(1.0 - infmat[:, k + 1]) > 3.0 * k / (n - k),
-            stats.f.cdf(infmat[:, k + 2], k, n - k) > 0.5, infmat[:, k + 3] > 3.0 * k / n])
+            special.fdtr(k, n - k, infmat[:, k + 2]) > 0.5, infmat[:, k + 3] > 3.0 * k / n])
     return np.where(np.isnan(infmat), np.nan, flags.astype(float))
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from scipy import stats
+from scipy import special
 
 from ..design import as_frame
 from ..families.base import ArrayOrFloat, Family
@@ -543,7 +543,7 @@ def _se_frame(result: LinearResult, X: np.ndarray | FactorMatrix, eta_ok: np.nda
         cols["fit"] = full(family.posterior(eta_ok))
         cols["se_fit"] = full(np.abs(posterior_slope(family, eta_ok)) * se_link)
     if interval is not None:
-        q = float(stats.norm.ppf(0.5 + level / 2.0))
+        q = float(special.ndtri(0.5 + level / 2.0))
         lo: ArrayOrFloat = eta_ok - q * se_link
         hi: ArrayOrFloat = eta_ok + q * se_link
         if type == "response":

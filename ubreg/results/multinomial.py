@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
+from scipy.special import ndtri
 
 from .._version import __version__
 from ..design import as_frame
@@ -107,7 +107,7 @@ class MultinomialResult(ClassProbabilityResult):
         """Wald intervals, estimate ± z σ, one row per ``"class:term"``."""
         if not 0 < level < 1:
             raise ValueError(f"level must be in (0, 1), got {level!r}")
-        z = norm.ppf(0.5 + level / 2.0)
+        z = ndtri(0.5 + level / 2.0)
         est = self.coef.to_numpy().ravel()
         se = self.std_errors.to_numpy().ravel()
         a = (1 - level) / 2
