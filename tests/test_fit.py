@@ -419,7 +419,8 @@ def test_interaction_with_an_empty_cell_is_aliased():
 def test_unknown_uls_option_lists_the_options_of_the_chosen_learner(toy):
     from ubreg.errors import OptionError
     with pytest.raises(OptionError, match=r"method 'uls' has no option 'mstop'; it accepts: "
-                                          r"learner, solver, tol, maxiter, on_separation, control$"):
+                                          r"learner, solver, tol, maxiter, on_separation, "
+                                          r"control$"):
         ubreg.fit("y ~ x1", toy, mstop=3)
     with pytest.raises(OptionError, match=r"method 'uls' with learner='stumps' has no option "
                                           r"'maxiter', 'on_separation'; it accepts: .*rounds"):

@@ -103,7 +103,7 @@ def _spline_design(knots: np.ndarray, x: np.ndarray, derivative: int = 0) -> np.
     """``splines::splineDesign(knots, x, ord = 4, derivs)``: every cubic B-spline of
     the knot sequence (or its derivative) at x, the right end closed."""
     n_basis = len(knots) - 4
-    from scipy.interpolate import BSpline   # 0.13 s to import: only for spline terms
+    from scipy.interpolate import BSpline  # 0.13 s to import: only for spline terms
     spline = BSpline(knots, np.eye(n_basis), 3, extrapolate=True)
     return spline.derivative(derivative)(x) if derivative else spline(x)
 

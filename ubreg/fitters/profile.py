@@ -60,7 +60,7 @@ def _one_end(z_of, beta: float, step: float, target: float) -> float:
         if not np.isfinite(z):
             return np.nan
         if abs(z) >= abs(target):
-            from scipy.optimize import brentq      # loaded when a profile is asked for
+            from scipy.optimize import brentq  # loaded when a profile is asked for
             return brentq(lambda b: z_of(b) - target, inner, outer,
                                    xtol=1e-10 * abs(step), rtol=4 * np.finfo(float).eps)
         inner, reach = outer, 2.0 * reach

@@ -252,3 +252,28 @@ def grow_newton(codes, feats, offsets, nbins, first, cand_col, cand_k, stats, H0
         if Hs[i] > 0:
             value[i] = -G[i] / Hs[i]
     return feature, kcut, gain, G, Hs, value
+
+
+def _serial_twins():
+    """The drivers above compiled a second time with the serial kernels in place of the
+    parallel ones: :func:`grow_newton_serial`.  A fit whose work is below every parallel
+    threshold (or on one core) calls it, so that its first run compiles, and every later
+    process loads, none of the parallel twins (7 of a first U-Boost fit's 22 s of
+    compilation).  The same code on the same kernels: the same trees to the bit.  As
+    :func:`ubreg.numerics.parallel.parallel_pair`, the twins are renamed, since numba's
+    cache keys a function by its name and line."""
+    import types
+    scope = dict(globals(), _SPLIT_PAR=_SPLIT_SER, _PART_PAR=_PART_SER, _HIST_PAR=_HIST_SER,
+                 _ROUTE_PAR=_ROUTE_SER, _SUMS_PAR=_SUMS_SER)
+    for name in ("_search", "_partition", "_children", "_split_level", "_finish",
+                 "grow_newton"):
+        body = globals()[name].py_func
+        twin = types.FunctionType(body.__code__, scope, name + "_serial", body.__defaults__,
+                                  body.__closure__)
+        twin.__qualname__ = name + "_serial"
+        twin.__module__ = body.__module__
+        scope[name] = njit(**JIT)(twin)     # the later drivers call the earlier twins
+    return scope["grow_newton"]
+
+
+grow_newton_serial = _serial_twins()

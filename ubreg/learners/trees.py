@@ -185,9 +185,9 @@ def _grow_newton(binned, stats, depth, min_leaf, leaf_col, root_last, workspace)
     H = 0): (tree, node, (G, H)).  Its levels run in one compiled call
     (:func:`ubreg.learners._newton_grower.grow_newton`: the same kernels, so the
     same trees)."""
-    from ..numerics.parallel import run_driver
+    from ..numerics.parallel import parts, run_driver
     from . import _level_kernels as lk
-    from ._newton_grower import grow_newton
+    from ._newton_grower import grow_newton, grow_newton_serial
 
     stats = np.ascontiguousarray(stats, dtype=np.float64)
     n, k = stats.shape
@@ -206,16 +206,29 @@ def _grow_newton(binned, stats, depth, min_leaf, leaf_col, root_last, workspace)
     if root_last is not None:
         H0[0, :, k - 1] = root_last
     threshold = MIN_GAIN * _gain_scale(H0[0], binned.offsets, binned.nbins, feats)
-    feature, kcut, gain, G, H, value = run_driver(
-        grow_newton, binned.codes, feats, binned.offsets, binned.nbins, search.first,
-        setup.col, setup.kk, stats, H0, float(threshold), int(depth), search.lc_arr,
-        search.ml_arr, TIE_RTOL, rows.order, rows.buf, rows.node, rows.node_stale, setup.limits,
-        setup.tie_last)
+    args = (binned.codes, feats, binned.offsets, binned.nbins, search.first, setup.col,
+            setup.kk, stats, H0, float(threshold), int(depth), search.lc_arr, search.ml_arr,
+            TIE_RTOL, rows.order, rows.buf, rows.node, rows.node_stale, setup.limits,
+            setup.tie_last)
+    if parts() <= 1 or _below_parallel_limits(setup.limits, n, feats.size):
+        feature, kcut, gain, G, H, value = grow_newton_serial(*args, False, 1)
+    else:
+        feature, kcut, gain, G, H, value = run_driver(grow_newton, *args)
     cut = np.zeros(feature.size)
     for i in np.flatnonzero(feature >= 0):
         cut[i] = binned.cuts[feature[i]][kcut[i]]
     tree = Tree(depth=depth, feature=feature, cut=cut, gain=gain, value=value)
     return on_design(tree, binned, rows.node), rows.node, (G, H)
+
+
+def _below_parallel_limits(limits, rows: int, nfeats: int) -> bool:
+    """Whether a tree is small enough for :func:`grow_newton_serial`: fewer rows than the
+    rows' limit and a histogram of all rows below the cells' limit, so that no
+    partition, histogram or leaf-sum kernel would split.  The split search may still
+    have split (a level's candidates past their limit), for little: at most 2^(depth−1)
+    × cells candidates, a fraction of a millisecond; the twins give the same numbers."""
+    cells_min, rows_min = int(limits[0]), int(limits[1])
+    return rows < rows_min and rows * nfeats < cells_min
 
 
 def on_design(tree: Tree, binned: BinnedDesign, node: np.ndarray) -> Tree:

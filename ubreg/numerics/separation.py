@@ -49,7 +49,7 @@ class Separation:
 def detect_separation(X: np.ndarray, y: np.ndarray, w: np.ndarray | None = None,
                       tol: float = 1e-7) -> Separation:
     """Konis's linear program on the rows with positive weight."""
-    from scipy.optimize import linprog     # 0.1 s to import: only when the symptom shows
+    from scipy.optimize import linprog  # 0.1 s to import: only when the symptom shows
     X = np.asarray(X, dtype=np.float64)
     rows = np.ones(len(y), dtype=bool) if w is None else np.asarray(w) > 0
     ystar = 2.0 * np.asarray(y, dtype=np.float64)[rows] - 1.0

@@ -171,7 +171,7 @@ def exact_mu(q, u, t, xtol=1e-10, w=None):
                 lo_ = mid
             else:
                 h = mid
-    from scipy.optimize import brentq      # scipy.optimize: 0.1 s to import
+    from scipy.optimize import brentq  # scipy.optimize: 0.1 s to import
     root = brentq(lambda m: _f_edge(sgn * m, q, u, t, w), 0.0, h, xtol=xtol, rtol=1e-15,
                   maxiter=500)
     return sgn * root
