@@ -106,6 +106,8 @@ def test_covariances_are_rs_expected_information_and_sandwich(fitted):
     _close_cov(m.vcov(), f["vcov"])
     _close_cov(m.vcov("HC0"), f["hc0"])
     _close_cov(m.vcov("HC3"), f["hc3"])
+    _close_cov(m.vcov("HC1"), f["hc1"])
+    _close_cov(m.vcov("HC2"), f["hc2"])
 
 
 def test_the_model_covariance_is_not_the_observed_hessian(fitted):
@@ -151,6 +153,28 @@ def test_anova_and_drop1_equal_r(fitted):
     assert list(drop.index) == f["drop1_rows"]
     for col, ref in f["drop1"].items():
         _close(drop[col], ref)
+
+
+def test_add1_equals_r(fitted):
+    link, m, r = fitted
+    f = r["fit"]
+    m0 = ubreg.fit(R["small"], PIMA, family=m.family)
+    table = ubreg.add1(m0, scope=R["formula"], test="Chisq")
+    assert list(table.index) == f["add1_rows"]
+    for col, ref in f["add1"].items():
+        _close(table[col], ref)
+
+
+def test_tidy_equals_broom(fitted):
+    """broom::tidy(conf.int = TRUE): Wald columns to 1e-6, MASS's profile limits to 1e-4."""
+    link, m, r = fitted
+    t, ref = ubreg.tidy(m, conf_int=True), r["fit"]["tidy"]
+    assert list(t["term"]) == ref["term"]
+    for col in ("estimate", "std.error", "statistic"):
+        _close(t[col], ref[col])
+    _close(np.log(t["p.value"]), np.log(ref["p.value"]))
+    _close(t[["conf.low", "conf.high"]], np.column_stack([ref["conf.low"], ref["conf.high"]]),
+           rtol=1e-4)
 
 
 def test_weighted_fit_equals_r(fitted):
