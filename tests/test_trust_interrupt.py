@@ -42,7 +42,8 @@ def data():
 
 def test_an_interrupted_kernel_is_a_keyboard_interrupt(data, monkeypatch):
     import ubreg.learners._newton_grower as grower
-    monkeypatch.setattr(grower, "grow_newton", _kernel_interrupted)
+    for driver in ("grow_newton", "grow_newton_serial"):    # large trees, small trees
+        monkeypatch.setattr(grower, driver, _kernel_interrupted)
     with pytest.raises(KeyboardInterrupt):
         ubreg.fit("y ~ x + z", data, method="uboost", mstop=5)
 
@@ -52,7 +53,8 @@ def test_other_system_errors_are_not_rewritten(data, monkeypatch):
 
     def broken(*args, **kwargs):
         raise SystemError("a real one")
-    monkeypatch.setattr(grower, "grow_newton", broken)
+    for driver in ("grow_newton", "grow_newton_serial"):
+        monkeypatch.setattr(grower, driver, broken)
     with pytest.raises(SystemError, match="a real one"):
         ubreg.fit("y ~ x + z", data, method="uboost", mstop=5)
 

@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from ..design.checks import as_frame
-from ..results.base import capabilities_of
+from ..results.linear import LinearResult
 from .update import data_of
 
 __all__ = ["augment"]
@@ -52,7 +52,7 @@ def augment(model: Any, data: pd.DataFrame | None = None,
         A copy of the rows (the index identifies them, where broom adds ``.rownames``)
         with broom's columns appended.
     """
-    if not (capabilities_of(model).has_coefficients and hasattr(model, "influence")):
+    if not isinstance(model, LinearResult):
         raise TypeError("augment adds a linear fit's diagnostics (method 'uls' with "
                         f"learner='linear', two classes); got a {type(model).__name__}")
     if type_predict not in ("link", "response"):
@@ -105,7 +105,7 @@ def _given_rows(model, data) -> pd.DataFrame:
     data = as_frame(data, "data")
     if data.index.equals(model.index):
         return data.copy()
-    given = getattr(model, "input_index", None)
+    given = model.input_index
     if model.na_action == "exclude" and given is not None and data.index.equals(given):
         return data.copy()
     raise ValueError(f"data has {len(data)} rows and the fit used {len(model.index)}: pass "

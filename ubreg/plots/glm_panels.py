@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..results.base import capabilities_of
+from ..results.linear import LinearResult
 
 __all__ = ["diagnostics", "diagnostic_panels", "DiagnosticPanels", "CAPTIONS"]
 
@@ -89,7 +89,7 @@ def diagnostic_panels(result, id_n: int = 3) -> DiagnosticPanels:
     id_n : int
         How many of the most extreme rows each panel labels (R's ``id.n``).
     """
-    if not (capabilities_of(result).has_coefficients and hasattr(result, "influence")):
+    if not isinstance(result, LinearResult):
         raise TypeError("the diagnostic panels of R's plot(glm) need a linear fit's "
                         "influence measures (method 'uls', learner='linear', two classes); "
                         f"got a {type(result).__name__}")
