@@ -18,7 +18,11 @@ docs/math.md §3.  With η = xᵀβ and p̂ = ∇φ⁻¹(η), per observation th
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 import numpy as np
+import pandas as pd
 from scipy import special
 from scipy.special import gammaln, xlogy
 
@@ -26,12 +30,33 @@ from ..families.base import Family
 from ..numerics.factor_matrix import row_blocks
 from ..numerics.linalg import BLOCK_ROWS, inverse_spd, weighted_gram, weighted_grams
 
-__all__ = ["sandwich", "meat_weights", "covariances", "flat_directions", "deviance", "null_eta",
+__all__ = ["given_covariance", "sandwich", "meat_weights", "covariances", "flat_directions",
+           "deviance", "null_eta",
            "bernoulli_loglik", "wald_table", "hat_values", "hat_and_bread", "hc_covariance",
            "HC_TYPES"]
 
 #: the covariance types of ``sandwich::vcovHC`` that ubreg computes
 HC_TYPES = ("HC0", "HC1", "HC2", "HC3")
+
+
+def given_covariance(V: Any, names: Iterable[str]) -> np.ndarray:
+    """A covariance matrix passed as ``vcov=`` (R's ``coeftest(m, vcov = V)``): a DataFrame
+    labelled by the coefficient names (read in the fit's order) or a (p, p) array in that
+    order; refused, naming the problem, when it does not fit the model or is not symmetric."""
+    names = list(names)
+    if isinstance(V, pd.DataFrame):
+        missing = [n for n in names if n not in V.index or n not in V.columns]
+        if missing:
+            raise ValueError(f"vcov has no row or column {missing[0]!r}: a covariance "
+                             f"DataFrame is labelled by the coefficients ({', '.join(names)})")
+        V = V.loc[names, names]
+    V = np.asarray(V, dtype=np.float64)
+    if V.shape != (len(names), len(names)):
+        raise ValueError(f"vcov is {V.shape}; the model has {len(names)} coefficients "
+                         f"({', '.join(names)})")
+    if not np.allclose(V, V.T, rtol=1e-8, atol=0.0, equal_nan=True):
+        raise ValueError("vcov is not symmetric: a covariance matrix is")
+    return V
 
 
 def sandwich(X: np.ndarray, y: np.ndarray, w: np.ndarray, eta: np.ndarray, family: Family,

@@ -16,7 +16,7 @@ from ..numerics.factor_matrix import FactorMatrix, row_blocks, take_columns
 from ..numerics.separation import Separation
 from .base import BinaryResult, Capabilities, check_predict_type
 from .cluster import cluster_label, clustered_covariance
-from .inference import HC_TYPES, deviance, hc_covariance, wald_table
+from .inference import HC_TYPES, deviance, given_covariance, hc_covariance, wald_table
 from .influence import InfluenceMixin
 from .terms import predict_terms, row_positions
 
@@ -163,7 +163,7 @@ class LinearResult(InfluenceMixin, BinaryResult):
         undercovers when the data do not follow the family's model."""
         return "model" if self.family.binomial_likelihood else "robust"
 
-    def vcov(self, kind: str | None = None, cluster: Any = None) -> pd.DataFrame:
+    def vcov(self, kind: Any = None, cluster: Any = None) -> pd.DataFrame:
         """Covariance of β̂ (docs/math.md §3).
 
         Parameters
@@ -181,7 +181,16 @@ class LinearResult(InfluenceMixin, BinaryResult):
             multiplies by (n − 1)/(n − k).  A column name of the fit's data, names for
             multi-way clustering, or one label per training row
             (:func:`~ubreg.results.cluster.clustered_covariance`).
+
+        ``kind`` may also be a covariance matrix (a DataFrame labelled by the coefficients,
+        or a (p, p) array), returned checked: the form every Wald tool takes as
+        ``vcov=`` (R's ``coeftest(m, vcov = V)``).
         """
+        if kind is not None and not isinstance(kind, str):
+            if cluster is not None:
+                raise ValueError("give a covariance matrix or cluster=, not both")
+            names = self.coef.index
+            return pd.DataFrame(given_covariance(kind, names), index=names, columns=names)
         if cluster is not None:
             V = clustered_covariance(self, kind, cluster)[0]
             return pd.DataFrame(V, index=self.coef.index, columns=self.coef.index)
@@ -238,7 +247,7 @@ class LinearResult(InfluenceMixin, BinaryResult):
                              "memory")
         return self._X
 
-    def _wald(self, cov: str | None = None, level: float = 0.95,
+    def _wald(self, cov: Any = None, level: float = 0.95,
               cluster: Any = None) -> dict[str, np.ndarray]:
         return wald_table(self.coef.to_numpy(), self.vcov(cov, cluster).to_numpy(), level)
 
@@ -255,13 +264,15 @@ class LinearResult(InfluenceMixin, BinaryResult):
         return pd.Series(self._wald()["p"], index=self.coef.index, name="p")
 
     # ---- intervals and tables ----------------------------------------------
-    def conf_int(self, level: float = 0.95, cov: str | None = None, *,
+    def conf_int(self, level: float = 0.95, cov: Any = None, *, vcov: Any = None,
                  cluster: Any = None) -> pd.DataFrame:
         """Wald confidence intervals β̂ ± z_{(1+level)/2}·se (R's ``confint.default``),
-        with the covariance ``cov`` (:meth:`vcov`; by default :attr:`default_vcov`),
-        cluster-robust with ``cluster`` (``lmtest::coefci(fit, vcov = vcovCL)``)."""
+        with the covariance ``vcov`` (``cov`` is its older name; a kind or a matrix of
+        :meth:`vcov`; by default :attr:`default_vcov`), cluster-robust with ``cluster``
+        (``lmtest::coefci(fit, vcov = vcovCL)``)."""
         _check_level(level)
-        t = self._wald(cov, level, cluster)
+        chosen = one_vcov(vcov, cov, self.default_vcov if cluster is None else "HC0")
+        t = self._wald(chosen, level, cluster)
         lo, hi = _interval_names(level)
         return pd.DataFrame({lo: t["lower"], hi: t["upper"]}, index=self.coef.index)
 
@@ -329,8 +340,8 @@ class LinearResult(InfluenceMixin, BinaryResult):
         lo, hi = _interval_names(level)
         return pd.DataFrame({lo: lower, hi: upper}, index=self.coef.index)
 
-    def coef_table(self, vcov: str | None = None, level: float = 0.95, *,
-                   cov: str | None = None, cluster: Any = None) -> pd.DataFrame:
+    def coef_table(self, vcov: Any = None, level: float = 0.95, *,
+                   cov: Any = None, cluster: Any = None) -> pd.DataFrame:
         """Tidy coefficient table: estimate, std_error, z, p, conf_low, conf_high
         (Wald, with the covariance ``vcov`` of :meth:`vcov`, cluster-robust with
         ``cluster``; ``cov`` is its older name)."""
@@ -379,8 +390,8 @@ class LinearResult(InfluenceMixin, BinaryResult):
             if se_fit or interval is not None:
                 raise ValueError("se_fit and interval are not given for type='terms'")
             return predict_terms(self, newdata)
-        kind = vcov if cluster is not None else self._vcov_key(
-            self.default_vcov if vcov is None else vcov)
+        given = cluster is not None or (vcov is not None and not isinstance(vcov, str))
+        kind = vcov if given else self._vcov_key(self.default_vcov if vcov is None else vcov)
         if not se_fit and interval is None:
             return super().predict(newdata, type)
         check_predict_type(type)
@@ -456,7 +467,7 @@ class LinearResult(InfluenceMixin, BinaryResult):
         from ..summary.printed import glm_lines
         return glm_lines(self)
 
-    def summary(self, vcov: str | None = None, *, cov: str | None = None,
+    def summary(self, vcov: Any = None, *, cov: Any = None,
                 cluster: Any = None) -> LinearSummary:
         """R ``summary.glm``-style summary (text, HTML and DataFrame forms), with the
         standard errors of the covariance ``vcov`` (:meth:`vcov`; ``cov`` is its
@@ -464,7 +475,9 @@ class LinearResult(InfluenceMixin, BinaryResult):
         vcovCL(fit, cluster = ~ g))``); the header names it."""
         from ..summary.linear import LinearSummary
         if cluster is None:
-            return LinearSummary(self, cov=one_vcov(vcov, cov, self.default_vcov))
+            chosen = one_vcov(vcov, cov, self.default_vcov)
+            label = None if isinstance(chosen, str) else "as given (a vcov= matrix)"
+            return LinearSummary(self, cov=chosen, label=label)
         _, clusters, kind = clustered_covariance(self, one_vcov(vcov, cov, "HC0"), cluster)
         return LinearSummary(self, cov=kind, cluster=cluster,
                              label=cluster_label(kind, clusters))
@@ -487,14 +500,15 @@ def concentration_message(result: LinearResult) -> str | None:
             "(docs/inference.md)")
 
 
-def one_vcov(vcov: str | None, cov: str | None, default: str = "model") -> str:
+def one_vcov(vcov: Any, cov: Any, default: str = "model") -> Any:
     """The covariance asked for by ``vcov`` or its older name ``cov`` (not both), else
-    ``default`` (a result's :attr:`LinearResult.default_vcov`)."""
-    if vcov is not None and cov is not None and vcov != cov:
-        raise TypeError(f"give vcov or cov (its older name), not both: vcov={vcov!r}, "
-                        f"cov={cov!r}")
+    ``default`` (a result's :attr:`LinearResult.default_vcov`): a kind, checked, or a
+    matrix (checked when it is read, :meth:`LinearResult.vcov`)."""
+    if vcov is not None and cov is not None and not (isinstance(vcov, str) and vcov == cov):
+        raise TypeError("give vcov or cov (its older name), not both")
     kind = vcov if vcov is not None else cov if cov is not None else default
-    LinearResult._vcov_key(kind)
+    if isinstance(kind, str):
+        LinearResult._vcov_key(kind)
     return kind
 
 
