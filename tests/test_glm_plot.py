@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 import ubreg
-from ubreg.plots.glm_panels import CAPTIONS, diagnostic_panels, diagnostics
+from ubreg.plots import diagnostic_panels, diagnostics
+from ubreg.plots.glm_panels import CAPTIONS
 
 matplotlib.use("Agg")
 FIXTURES = pathlib.Path(__file__).parent / "fixtures"

@@ -117,7 +117,7 @@ def test_calibration_intervals_do_not_depend_on_the_scale_of_prior_weights(data,
 
 def test_frequency_weights_still_count_rows(data):
     """A frequency weight of 2 is the row twice: the interval narrows by √2 or so."""
-    from ubreg.plots.diagnostics import calibration_table
+    from ubreg.plots.model_plots import calibration_table
     y, p = data.y.to_numpy(float), np.full(len(data), 0.5)
     one = calibration_table(y, p, np.ones(len(y)), bins=1)
     two = calibration_table(y, p, np.full(len(y), 2.0), bins=1)

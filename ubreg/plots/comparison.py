@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..summary.render import plain_text, shown_names
-from .diagnostics import calibration_table
 from .effects import effects
+from .model_plots import calibration_table
 
 __all__ = ["calibration_grid", "odds_ratio_forest", "grid_shape"]
 

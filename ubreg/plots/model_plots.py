@@ -1,4 +1,4 @@
-"""Diagnostic plots of fitted models: each a function ``(result, ax=None, ...) -> ax``.
+"""Plots of fitted models: each a function ``(result, ax=None, ...) -> ax``.
 
 matplotlib is imported inside the functions, so ``import ubreg`` never needs
 it.  With ``ax=None`` a new figure is made with pyplot; pass an ``ax`` (for
