@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from . import plots
     from .evaluate.anova import anova
     from .evaluate.augment import augment
+    from .evaluate.car_anova import Anova
     from .evaluate.compare import compare
     from .evaluate.cv import cv
     from .evaluate.cv_risk import cv_risk
@@ -58,6 +59,7 @@ _LAZY = {
     "cv": ("ubreg.evaluate.cv", "cv"),
     "cv_risk": ("ubreg.evaluate.cv_risk", "cv_risk"),
     "anova": ("ubreg.evaluate.anova", "anova"),
+    "Anova": ("ubreg.evaluate.car_anova", "Anova"),
     "update": ("ubreg.evaluate.update", "update"),
     "drop1": ("ubreg.evaluate.single_terms", "drop1"),
     "tidy": ("ubreg.evaluate.tidy", "tidy"),
@@ -79,7 +81,7 @@ _LAZY = {
 __all__ = ["fit", "glm_control", "METHODS", "Permissible", "Exponential", "CustomPermissible",
            "binomial", "U", "U_alpha",
            "U_custom", "TemperedExponential", "OnlineLearner", "compare", "cv", "cv_risk",
-           "anova", "update",
+           "anova", "Anova", "update",
            "drop1", "add1", "step", "tidy", "glance", "augment", "linear_hypothesis",
            "wald_test", "vif",
            "report", "modelsummary", "datasummary_df",

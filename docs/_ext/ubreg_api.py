@@ -24,7 +24,7 @@ GROUPS = [
     ("Fitting", ["fit", "glm_control", "OnlineLearner", "update"]),
     ("Losses", ["Permissible", "Exponential", "CustomPermissible", "binomial", "U_alpha",
                 "U_custom"]),
-    ("Evaluating and comparing", ["compare", "cv", "cv_risk", "anova", "drop1", "add1",
+    ("Evaluating and comparing", ["compare", "cv", "cv_risk", "anova", "Anova", "drop1", "add1",
                                   "step", "linear_hypothesis", "wald_test", "tidy", "glance",
                                   "augment", "vif"]),
     ("Reports", ["report", "render_markdown", "render_vignette", "modelsummary",

@@ -118,7 +118,7 @@ def _cell(column: str, value: float) -> str:
         return f"{value:g}"
     if column.startswith("Pr("):
         return format_pvalue(value)
-    return f"{value:.4f}" if column in ("LRT", "Chisq") else f"{value:.2f}"
+    return f"{value:.4f}" if column in ("LRT", "Chisq", "LR Chisq") else f"{value:.2f}"
 
 
 def _pvalue_column(table: pd.DataFrame) -> str | None:
