@@ -68,8 +68,9 @@ def _one_end(z_of, beta: float, step: float, target: float) -> float:
 
 
 def profile_intervals(X, y, w, offset, family: Family, coef, se, dev: float,
-                      level: float) -> tuple[np.ndarray, np.ndarray]:
-    """Lower and upper profile-likelihood limits at ``level`` for every kept column.
+                      level: float, columns=None) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper profile-likelihood limits at ``level`` for every kept column (or
+    for the kept columns ``columns``, positions; the others NaN).
 
     Parameters
     ----------
@@ -89,6 +90,8 @@ def profile_intervals(X, y, w, offset, family: Family, coef, se, dev: float,
     q = float(special.ndtri(0.5 + level / 2.0))
     lower, upper = np.full(len(coef), np.nan), np.full(len(coef), np.nan)
     for j, (beta, s) in enumerate(zip(coef, se)):
+        if columns is not None and j not in columns:
+            continue
         if not (np.isfinite(beta) and np.isfinite(s) and s > 0):
             continue
 

@@ -265,18 +265,32 @@ class LinearResult(InfluenceMixin, BinaryResult):
 
     # ---- intervals and tables ----------------------------------------------
     def conf_int(self, level: float = 0.95, cov: Any = None, *, vcov: Any = None,
-                 cluster: Any = None) -> pd.DataFrame:
+                 parm: Any = None, cluster: Any = None) -> pd.DataFrame:
         """Wald confidence intervals β̂ ± z_{(1+level)/2}·se (R's ``confint.default``),
         with the covariance ``vcov`` (``cov`` is its older name; a kind or a matrix of
         :meth:`vcov`; by default :attr:`default_vcov`), cluster-robust with ``cluster``
-        (``lmtest::coefci(fit, vcov = vcovCL)``)."""
+        (``lmtest::coefci(fit, vcov = vcovCL)``); ``parm``: the rows of these
+        coefficients only (names), as R's ``parm``."""
         _check_level(level)
+        rows = self._parm_rows(parm)
         chosen = one_vcov(vcov, cov, self.default_vcov if cluster is None else "HC0")
         t = self._wald(chosen, level, cluster)
         lo, hi = _interval_names(level)
-        return pd.DataFrame({lo: t["lower"], hi: t["upper"]}, index=self.coef.index)
+        return pd.DataFrame({lo: t["lower"], hi: t["upper"]}, index=self.coef.index).iloc[rows]
 
-    def confint(self, level: float = 0.95, method: str | None = None, *,
+    def _parm_rows(self, parm: Any) -> list[int]:
+        """The positions of R's ``parm`` (a coefficient name or names), all by default."""
+        names = list(self.coef.index)
+        if parm is None:
+            return list(range(len(names)))
+        asked = [parm] if isinstance(parm, str) else list(parm)
+        unknown = [p for p in asked if p not in names]
+        if unknown:
+            raise ValueError(f"parm: no coefficient {unknown[0]!r}; the coefficients are "
+                             f"{', '.join(names)}")
+        return [names.index(p) for p in asked]
+
+    def confint(self, level: float = 0.95, method: str | None = None, *, parm: Any = None,
                 cluster: Any = None) -> pd.DataFrame:
         """Confidence intervals for the coefficients, as R's ``confint``.
 
@@ -296,6 +310,9 @@ class LinearResult(InfluenceMixin, BinaryResult):
             for every other family, whose deviance is not a likelihood ratio,
             docs/math.md §3): β̂ ± z·se with the default covariance
             (:attr:`default_vcov`), R's ``confint.default``.
+        parm : str or list of str, optional
+            R's ``parm``: the intervals of these coefficients only (a profile is then
+            computed for them alone).
         cluster : optional
             Wald intervals with the cluster-robust covariance (:meth:`vcov`; R's
             ``lmtest::coefci(fit, vcov = vcovCL(fit, cluster = ~ g))``); the method must
@@ -304,11 +321,15 @@ class LinearResult(InfluenceMixin, BinaryResult):
         Profile intervals are computed once per level (a result does not change) and
         then returned as copies.
         """
+        if not isinstance(level, (int, float)):
+            raise ValueError(f"level must be a number; the coefficients go in parm= "
+                             f"(R's confint(m, parm)), got level={level!r}")
         _check_level(level)
+        rows = self._parm_rows(parm)
         profile_ok = bool(self.family.binomial_likelihood) and cluster is None
         method = ("profile" if profile_ok else "wald") if method is None else method
         if method == "wald":
-            return self.conf_int(level, cluster=cluster)
+            return self.conf_int(level, parm=parm, cluster=cluster)
         if cluster is not None:
             raise ValueError("a cluster-robust interval is a Wald interval: use "
                              "method='wald' (or no method) with cluster")
@@ -320,11 +341,14 @@ class LinearResult(InfluenceMixin, BinaryResult):
                              "differences are not likelihood ratios (docs/math.md §3); use "
                              "method='wald'")
         cache = self.__dict__.setdefault("_profiles", {})
-        if level not in cache:
-            cache[level] = self._profile(level)
+        if level in cache:
+            return cache[level].iloc[rows].copy()
+        if parm is not None:                   # only these profiles
+            return self._profile(level, rows).iloc[rows]
+        cache[level] = self._profile(level)
         return cache[level].copy()
 
-    def _profile(self, level: float) -> pd.DataFrame:
+    def _profile(self, level: float, rows: list[int] | None = None) -> pd.DataFrame:
         """The profile-likelihood intervals at ``level`` (:meth:`confint`)."""
         keep = ~self.fit_info.aliased
         X = take_columns(self._training_matrix("confint(method='profile')"), keep)
@@ -334,9 +358,11 @@ class LinearResult(InfluenceMixin, BinaryResult):
                              "method='wald'")
         offset = np.zeros(len(self.y)) if self.offset is None else self.offset
         lower, upper = np.full(len(keep), np.nan), np.full(len(keep), np.nan)
+        kept = np.cumsum(keep) - 1                 # a design column's place among the kept
+        columns = None if rows is None else {int(kept[r]) for r in rows if keep[r]}
         lower[keep], upper[keep] = self.profiler(
             X, self.y, self.weights, offset, self.family, self.coef.to_numpy()[keep],
-            self.bse.to_numpy()[keep], self.deviance, level)
+            self.bse.to_numpy()[keep], self.deviance, level, columns)
         lo, hi = _interval_names(level)
         return pd.DataFrame({lo: lower, hi: upper}, index=self.coef.index)
 
