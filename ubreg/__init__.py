@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from .evaluate.compare import compare
     from .evaluate.cv import cv
     from .evaluate.cv_risk import cv_risk
+    from .evaluate.effects import avg_comparisons, avg_slopes
+    from .evaluate.emmeans import emmeans
     from .evaluate.hypothesis import linear_hypothesis, wald_test
     from .evaluate.single_terms import add1, drop1
     from .evaluate.stepwise import step
@@ -70,6 +72,9 @@ _LAZY = {
     "add1": ("ubreg.evaluate.single_terms", "add1"),
     "step": ("ubreg.evaluate.stepwise", "step"),
     "vif": ("ubreg.evaluate.vif", "vif"),
+    "emmeans": ("ubreg.evaluate.emmeans", "emmeans"),
+    "avg_slopes": ("ubreg.evaluate.effects", "avg_slopes"),
+    "avg_comparisons": ("ubreg.evaluate.effects", "avg_comparisons"),
     "plots": ("ubreg.plots", None),
     "report": ("ubreg.reporting", "report"),
     "modelsummary": ("ubreg.reporting.modelsummary", "modelsummary"),
@@ -83,7 +88,7 @@ __all__ = ["fit", "glm_control", "METHODS", "Permissible", "Exponential", "Custo
            "U_custom", "TemperedExponential", "OnlineLearner", "compare", "cv", "cv_risk",
            "anova", "Anova", "update",
            "drop1", "add1", "step", "tidy", "glance", "augment", "linear_hypothesis",
-           "wald_test", "vif",
+           "wald_test", "vif", "emmeans", "avg_slopes", "avg_comparisons",
            "report", "modelsummary", "datasummary_df",
            "render_markdown", "render_vignette", "plots", "set_memory_cap", "families",
            "datasets", "errors", "__version__"]
