@@ -144,6 +144,28 @@ def test_bad_input_is_named():
         ubreg.emmeans(ubreg.fit(MAIN, BIRTHWT, method="udt"), "race")
 
 
+def test_an_offset_enters_the_derivatives():
+    """With an offset the rows' η include it: the delta method's gradient is taken there
+    (checked against a numerical gradient of the average in the coefficients)."""
+    d = BIRTHWT.assign(off=np.log(BIRTHWT["age"]) / 5)
+    m = ubreg.fit("low ~ race + lwt + offset(off)", d)
+    out = ubreg.avg_comparisons(m, "lwt")
+    X, _ = m.design.transform(d)
+    Xp, _ = m.design.transform(d.assign(lwt=d["lwt"] + 1))
+    beta = m.coef.to_numpy()
+
+    def average(b):
+        p1 = m.family.posterior(Xp @ b + d["off"].to_numpy())
+        p0 = m.family.posterior(X @ b + d["off"].to_numpy())
+        return np.mean(p1 - p0)
+    h = 1e-6
+    J = np.array([(average(beta + h * e) - average(beta - h * e)) / (2 * h)
+                  for e in np.eye(len(beta))])
+    se = float(np.sqrt(J @ m.vcov().to_numpy() @ J))
+    assert out["estimate"][0] == pytest.approx(average(beta), rel=1e-10)
+    assert out["std.error"][0] == pytest.approx(se, rel=1e-5)
+
+
 def test_a_step_given_for_a_numeric_predictor_is_used():
     m = ubreg.fit(MAIN, BIRTHWT)
     ten = ubreg.avg_comparisons(m, {"lwt": 10})

@@ -170,8 +170,11 @@ def _effect(model: Any, rows: pd.DataFrame, name: str, after: pd.DataFrame,
         coef = model.coef.to_numpy(dtype=float)
         kept = np.isfinite(coef)
         family = model.family
-        d1 = np.asarray(family.posterior_derivative(X1[:, kept] @ coef[kept]), dtype=float)
-        d0 = np.asarray(family.posterior_derivative(X0[:, kept] @ coef[kept]), dtype=float)
+        # η from predict: an offset included
+        eta1 = np.asarray(model.predict(after, type="link"), dtype=float)
+        eta0 = np.asarray(model.predict(before, type="link"), dtype=float)
+        d1 = np.asarray(family.posterior_derivative(eta1), dtype=float)
+        d0 = np.asarray(family.posterior_derivative(eta0), dtype=float)
         J = (d1 @ X1[:, kept] - d0 @ X0[:, kept]) / (len(rows) * scale)
         V = model.vcov(vcov).to_numpy(dtype=float)[np.ix_(kept, kept)]
         se = float(np.sqrt(J @ V @ J))
