@@ -79,10 +79,13 @@ def test_average_marginal_effects_are_the_definitions(case):
     assert list(slopes["contrast"]) == ["dY/dX"]
     _same(slopes, {k: [v] for k, v in ref["slopes_lwt"].items() if k != "term"},
           ["estimate", "std.error"])
-    comp = ubreg.avg_comparisons(m, ["race", "smoke"])
-    assert list(comp["contrast"]) == ref["comparisons_race"]["contrast"] + ["+1"]
+    numeric = ["age"] if key != "interaction" else []          # age: + 1; smoke: 1 − 0
+    comp = ubreg.avg_comparisons(m, ["race", "smoke", *numeric])
+    assert list(comp["contrast"]) == (ref["comparisons_race"]["contrast"] + ["1 - 0"]
+                                      + ["+1"] * len(numeric))
     for col in ("estimate", "std.error"):
-        expected = np.r_[ref["comparisons_race"][col], ref["comparisons_smoke"][col]]
+        parts = [ref["comparisons_race"][col], ref["comparisons_smoke"][col]]
+        expected = np.concatenate(parts + [ref["comparisons_age"][col] for _ in numeric])
         np.testing.assert_allclose(comp[col], expected, rtol=1e-6, atol=1e-9)
 
 

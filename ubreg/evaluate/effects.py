@@ -7,8 +7,9 @@ not.  For every row the fit used, the predictor is changed and the model predict
 
 - ``avg_slopes``: the forward difference (p(x + e) − p(x))/e of a numeric predictor, e =
   10⁻⁴ × its range (marginaleffects' ``eps``);
-- ``avg_comparisons``: p(level) − p(reference level) for a factor, p(x + h) − p(x) for a
-  numeric predictor (h = 1 unless given);
+- ``avg_comparisons``: p(level) − p(reference level) for a factor, p(1) − p(0) for a
+  numeric predictor that takes only 0 and 1 (marginaleffects' binary variables),
+  p(x + h) − p(x) for another numeric predictor (h = 1 unless given);
 
 and the effect is the unweighted mean over the rows.  For a linear fit (any family) the
 standard error is the delta method's, √(JVJᵀ) with J the gradient of the mean in the
@@ -107,11 +108,15 @@ def avg_comparisons(model: Any, variables: str | list[str] | Mapping | None = No
                                  "a numeric predictor")
             out += _factor_effects(model, rows, name, column, vcov)
             continue
+        x = numeric_values(column, name)
+        if name not in steps and np.isin(x, (0.0, 1.0)).all():     # binary: 1 − 0
+            out.append(_effect(model, rows, name, rows.assign(**{name: np.ones_like(x)}),
+                               rows.assign(**{name: np.zeros_like(x)}), 1.0, "1 - 0", vcov))
+            continue
         h = steps.get(name, 1.0)
         if isinstance(h, bool) or not isinstance(h, (int, float)) or not np.isfinite(h) \
                 or h == 0:
             raise ValueError(f"the step of {name!r} must be a non-zero number, got {h!r}")
-        x = numeric_values(column, name)
         out.append(_effect(model, rows, name, rows.assign(**{name: x + h}), rows, 1.0,
                            f"+{h:g}", vcov))
     return _table(out, level)
