@@ -85,7 +85,9 @@ def test_average_marginal_effects_are_the_definitions(case):
                                       + ["+1"] * len(numeric))
     for col in ("estimate", "std.error"):
         parts = [ref["comparisons_race"][col], ref["comparisons_smoke"][col]]
-        expected = np.concatenate(parts + [ref["comparisons_age"][col] for _ in numeric])
+        expected = np.concatenate([np.atleast_1d(v) for v in parts]
+                                  + [np.atleast_1d(ref["comparisons_age"][col])
+                                     for _ in numeric])
         np.testing.assert_allclose(comp[col], expected, rtol=1e-6, atol=1e-9)
 
 
