@@ -265,3 +265,25 @@ def test_the_fit_does_not_depend_on_the_number_of_parts(monkeypatch):
         m = ubreg.fit(FORMULA, frame, **kw)
         fits.append(m.predict(frame.iloc[:400], type="link").to_numpy())
     np.testing.assert_array_equal(fits[0], fits[1])
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(parallel.workers() < 2, reason="one core: no parallel twin is launched")
+@pytest.mark.parametrize("given", [None, "ACTIVE"])
+def test_openmp_threads_wait_passively_unless_the_user_says(given):
+    """Spinning OpenMP threads make a fit beside a busy process tens of times slower
+    (numerics/parallel.py): the first launch sets OMP_WAIT_POLICY=PASSIVE, a value the
+    user set is kept."""
+    import subprocess
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    if given is not None:
+        env["OMP_WAIT_POLICY"] = given
+    code = ("import os, numpy as np, pandas as pd, ubreg\n"
+            "rng = np.random.default_rng(0)\n"
+            "d = pd.DataFrame(rng.normal(size=(30000, 3)), columns=['a', 'b', 'c'])\n"
+            "d['y'] = (d.a + rng.logistic(size=30000) > 0).astype(int)\n"
+            "ubreg.fit('y ~ a + b + c', d, method='uboost', mstop=2)\n"
+            "print(os.environ.get('OMP_WAIT_POLICY'))")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout.strip()
+    assert out == (given or "PASSIVE")
