@@ -55,7 +55,8 @@ lint: $(STAMP)
 	$(BIN)/mypy ubreg
 
 # every benchmark at full size (tens of minutes; a quiet machine): figures printed and
-# written to benchmarks/results/<name>.json
+# written to benchmarks/results/<name>.json; bench_peers.py's peers (LightGBM, XGBoost,
+# glum: the bench extra) are installed first (bench-smoke reports them "not installed")
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_uls.py --n 1000000
 	$(BIN)/python benchmarks/bench_udt.py --n 1000000 --depths 8,none --criteria gini,entropy,matsushita
@@ -64,6 +65,8 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_online.py
 	$(BIN)/python benchmarks/bench_dask.py --method uls,udt,uboost
 	$(BIN)/python benchmarks/bench_import.py
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	$(BIN)/python benchmarks/bench_peers.py
 
 bench-smoke: $(STAMP)
 	$(BIN)/python benchmarks/bench_uls.py --smoke
@@ -74,6 +77,7 @@ bench-smoke: $(STAMP)
 	$(BIN)/python benchmarks/bench_dask.py --smoke
 	$(BIN)/python benchmarks/bench_multiclass.py --smoke
 	$(BIN)/python benchmarks/bench_import.py --smoke
+	$(BIN)/python benchmarks/bench_peers.py --smoke
 
 # the replication reports as HTML pages, from their stored .md/.csv (nothing is re-run)
 reports-html: $(STAMP)
