@@ -1,0 +1,109 @@
+"""The report read as its recipient reads it (issue 31 §1): a checklist over the text of
+the demo report (Pima, the demo's models, few folds) and of a report of three models on
+another data set (breast cancer), both built once per module."""
+import re
+import warnings
+from html.parser import HTMLParser
+
+import pytest
+
+import ubreg
+from ubreg import datasets
+from ubreg.cli import demo_models
+from ubreg.reporting import report
+
+pytestmark = pytest.mark.slow
+
+
+class _Text(HTMLParser):
+    """The text a reader sees: no style, one line per block element."""
+
+    def __init__(self):
+        super().__init__()
+        self.parts, self.skip = [], 0
+
+    def handle_starttag(self, tag, attrs):
+        self.skip += tag in ("style", "script")
+        if tag in ("p", "tr", "h1", "h2", "h3", "h4", "li", "div", "pre", "br", "table",
+                   "figcaption"):
+            self.parts.append("\n")
+        if tag in ("td", "th"):
+            self.parts.append(" | ")
+
+    def handle_endtag(self, tag):
+        self.skip -= tag in ("style", "script")
+
+    def handle_data(self, data):
+        if not self.skip:
+            self.parts.append(data)
+
+
+def _text(html: str) -> str:
+    parser = _Text()
+    parser.feed(html)
+    return re.sub(r"\n\s*\n+", "\n", "".join(parser.parts))
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    out = tmp_path_factory.mktemp("reader")
+    pima = datasets.load_pima()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        models, _ = demo_models(pima, folds=2, seed=1)
+        demo = report(models, out / "demo.html", title="demo", cv_risk=2, training_data=pima)
+        bc = datasets.load("breast_cancer")
+        f = "Class ~ cl_thickness + cell_size + bare_nuclei + mitoses"
+        three = [ubreg.fit(f, bc), ubreg.fit(f, bc, family="gini"),
+                 ubreg.fit(f, bc, method="udt", xval=3)]
+        other = report(three, out / "bc.html", title="breast cancer", training_data=bc)
+    return {"demo": demo.read_text(encoding="utf-8"), "breast_cancer": other.read_text(encoding="utf-8")}
+
+
+@pytest.fixture(params=["demo", "breast_cancer"])
+def text(request, reports):
+    return _text(reports[request.param])
+
+
+def test_no_internal_references_in_the_text(text):
+    """Papers by author and year, never file numbers, equation numbers or docs/ files."""
+    for pattern in (r"paper 00\d", r"\beq\. ?\d", r"Theorem \d", r"Algorithm \d",
+                    r"docs/", r"math\.md", r"§\d"):
+        found = re.findall(rf".{{0,40}}{pattern}.{{0,20}}", text)
+        assert not found, (pattern, found[:3])
+
+
+def test_significance_marks_set_apart_from_numbers(text):
+    """'-1.40.' reads as a typo: a mark is never glued to the number it qualifies."""
+    cells = [c.strip() for line in text.splitlines() for c in line.split(" | ")]
+    glued = [c for c in cells if re.fullmatch(r"-?[\d.]+(?:e[-+]?\d+)?(?:\*{1,3}|\.)", c)]
+    assert not glued, glued[:5]
+
+
+def test_plurals_agree_with_their_counts(text):
+    assert not re.search(r"\(s\)", text), re.findall(r".{0,30}\(s\).{0,10}", text)[:3]
+    assert not re.search(r"\b1 (leaves|splits|rows|folds|models|observations)\b", text)
+
+
+def test_sd_convention_stated(text):
+    """One SD convention throughout (n − 1), and the report says which."""
+    assert "n − 1" in text or "n-1" in text
+
+
+def test_every_model_has_a_distinct_label(reports, text):
+    contents = text.split("The models one by one", 2)[1].split("Software versions")[0]
+    labels = [line.strip() for line in contents.splitlines() if line.strip()]
+    assert labels and len(labels) == len(set(labels)), labels
+
+
+def test_binary_response_by_counts_and_percentages(text):
+    row = next(line for line in text.splitlines() if "factor, 2 levels" in line)
+    assert re.search(r"\d+ \(\d+\.\d%\)", row) and not re.search(r"\d\.\d+ \(\d", row), row
+
+
+def test_no_infinite_aic(text):
+    assert not re.search(r"(?i)\b-?inf\b|∞", text), re.findall(r".{0,60}(?i:\binf\b|∞).{0,20}", text)[:3]
+
+
+def test_pruned_tree_call_printed_once(text):
+    assert "prune(prune(" not in text
