@@ -67,7 +67,7 @@ def text(request, reports):
 
 def test_no_internal_references_in_the_text(text):
     """Papers by author and year, never file numbers, equation numbers or docs/ files."""
-    for pattern in (r"paper 00\d", r"\beq\. ?\d", r"Theorem \d", r"Algorithm \d",
+    for pattern in (r"paper 00\d", r"\beq\. ?\d", r"Theorem \d", r"Algorithm \d", r"Lemma \d",
                     r"docs/", r"math\.md", r"§\d"):
         found = re.findall(rf".{{0,40}}{pattern}.{{0,20}}", text)
         assert not found, (pattern, found[:3])

@@ -30,7 +30,7 @@ CAPTIONS = {
                      "unit) with 95% Wald confidence intervals"),
     "calibration": "Calibration (reliability) with Wilson intervals",
     "roc": "ROC curve",
-    "margins": "Distribution of the normalised margins (eq. 42)",
+    "margins": "Distribution of the normalised margins μ = y*(2p̂ − 1) (Nock & Nielsen 2009)",
     "risk_path": "Training risk per iteration",
     "edge_path": "Largest |edge| per iteration",
     "cv_risk": "Cross-validated risk path (± 1 SE)",

@@ -45,7 +45,7 @@ def _link(family) -> tuple[str, str]:
         return "½ logit", "η = ½ logit(p)"
     form = _link_form(family)
     if form is None:
-        return "∇φ", f"η = ∇φ(p), φ of {family.describe()} (docs/math.md §2)"
+        return "∇φ", f"η = ∇φ(p), φ of {family.describe()}"
     shape, c = form
     scale = "" if c == 1 else f"{fmt(c, 3)} × "
     if shape == "logistic":
@@ -121,7 +121,7 @@ def models_section(models: dict, cvs: dict, cluster: Any = None) -> Section | No
     names = list(chosen)
     order = list(dict.fromkeys(t for m in chosen.values() for t in formula_order(m)))
     rows = _coefficient_rows(comparison, names, order) + _fit_rows(chosen, cvs)
-    covariance = ("model-based sandwich covariance, docs/math.md §3" if cluster is None else
+    covariance = ("model-based sandwich covariance" if cluster is None else
                   "cluster-robust HC0 covariance, sandwich::vcovCL")
     notes = [f"Estimates on each family's link scale (last row), standard errors ({covariance}) "
              "in parentheses; * p < 0.05, ** p < 0.01, *** p < 0.001, . p < 0.1 (Wald).",
