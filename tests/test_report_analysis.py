@@ -109,8 +109,8 @@ def test_model_table_terms_estimates_and_fit_block(frame, fits):
     assert terms == ["(Intercept)", "x1", "gb", "gc", "x2"]     # first appearance order
     t = more["logit"].coef_table()
     row = next(i for i, r in enumerate(table.rows) if r.cells[0] == "x1")
-    assert table.rows[row].cells[1] == f"{t.loc['x1', 'estimate']:#.3g}" + significance_stars(
-        t.loc["x1", "p"])
+    mark = significance_stars(t.loc["x1", "p"])
+    assert table.rows[row].cells[1] == f"{t.loc['x1', 'estimate']:#.3g}" + f" {mark}" * bool(mark)
     assert table.rows[row + 1].kind == "second"
     assert table.rows[row + 1].cells[1] == f"({t.loc['x1', 'std_error']:#.3g})"
     assert cells["x2"][0] == ""                                        # not in logit

@@ -84,7 +84,9 @@ def _coefficient_rows(comparison: Comparison, names: list, order: list) -> list:
         est, second = [], []
         for name in names:
             e, s, p = (c.loc[term, (name, k)] for k in ("estimate", "std_error", "p"))
-            est.append(fmt(e, 3) + significance_stars(p) if np.isfinite(e) else "")
+            # the mark set apart from the number ("-1.40 ." not "-1.40.", read as a typo)
+            mark = significance_stars(p)
+            est.append(fmt(e, 3) + (f" {mark}" if mark else "") if np.isfinite(e) else "")
             second.append(f"({fmt(s, 3)})" if np.isfinite(s) else "")
         if any(est):
             rows += [Row([str(term), *est]), Row(["", *second], "second")]
