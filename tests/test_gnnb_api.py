@@ -113,7 +113,7 @@ def test_summary_html_escapes_labels():
     ("gnnb", {"chooser": "largest", "T": 100},
      "GNNB* (largest |delta|), family: entropy; k = 5, T = 100"),
     ("unn", {}, "UNN, family: entropy; k = 5, T = 240, chooser: sequential"),
-    ("gnnb", {"blocks": 2, "norm": "l1"}, "2 distance column(s) in 2 blocks (l1-normalised)")])
+    ("gnnb", {"blocks": 2, "norm": "l1"}, "2 distance columns in 2 blocks (l1-normalised)")])
 def test_variants(three, method, opts, header):
     m = ubreg.fit("Class ~ x1 + x2", three, family="entropy", method=method, k=5, **opts)
     p = m.predict(three.iloc[:10])

@@ -94,7 +94,7 @@ class GNNBSummary(Summary):
         f = self.facts()
         eps = "" if f["epsilon"] is None else f", epsilon = {f['epsilon']:g}"
         columns = (f"{f['training_rows']} training rows, {f['n_classes']} classes, "
-                   f"{f['n_columns']} distance column(s)")
+                   f"{f['n_columns']} distance column{'s' if f['n_columns'] != 1 else ''}")
         if f["blocks"] > 1:
             columns += f" in {f['blocks']} blocks ({f['norm']}-normalised)"
         if f["standardize"]:
