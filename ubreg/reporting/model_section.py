@@ -128,9 +128,9 @@ def models_section(models: dict, cvs: dict, cluster: Any = None) -> Section | No
     notes = [f"Estimates on each family's link scale (last row), standard errors ({covariance}) "
              "in parentheses; * p < 0.05, ** p < 0.01, *** p < 0.001, . p < 0.1 (Wald).",
              "Deviance only where it is a binomial deviance (entropy); for the other families "
-             "2 Σ D_φ is a risk, not comparable across families. AIC from the Bernoulli "
-             "log-likelihood of the fitted posteriors, for the linear fits (infinite when a "
-             "posterior leaves [0, 1]). Brier score and AUC on the training rows."]
+             "2 Σ D_φ is a risk, not comparable across families. AIC from the binomial "
+             "log-likelihood, only for the fits whose loss is that likelihood; blank for "
+             "the others. Brier score and AUC on the training rows."]
     notes.append("Links: " + "; ".join(f"{name}: {link_text(m.family)}"
                                       for name, m in chosen.items()) + ".")
     if any(cvs.get(n) is not None for n in names):

@@ -126,8 +126,8 @@ class LinearSummary(Summary):
             note = ("gini with a linear model is the linear probability model: least squares "
                     f"of y on x; {outside} fitted value{'s' if outside != 1 else ''} outside [0, 1].")
             if not np.isfinite(r.loglik):
-                note += (" The Bernoulli log-likelihood (hence AIC, BIC) is -Inf: some fitted "
-                         "probability is 0 or 1 for a row of the other class.")
+                note += (" Some fitted probability is 0 or 1 for a row of the other class, so "
+                         "the Bernoulli log-likelihood is not finite and there is no AIC or BIC.")
             notes.append(note)
         if r.rank < len(r.coef):
             notes.append(aliased_note(r))
