@@ -129,8 +129,11 @@ def test_model_table_terms_estimates_and_fit_block(frame, fits):
 # odds ratios and effects per SD
 # ---------------------------------------------------------------------------
 def _sd(column, weights):
+    """The weighted SD with divisor n − 1 (n rows of positive weight): pandas' std at
+    unit weights."""
     w = weights / weights.sum()
-    return float(np.sqrt(w @ (column - w @ column) ** 2))
+    n = np.count_nonzero(weights > 0)
+    return float(np.sqrt(w @ (column - w @ column) ** 2 * n / (n - 1)))
 
 
 @pytest.mark.slow

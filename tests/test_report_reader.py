@@ -107,3 +107,14 @@ def test_no_infinite_aic(text):
 
 def test_pruned_tree_call_printed_once(text):
     assert "prune(prune(" not in text
+
+
+def test_one_sd_convention_in_data_and_odds_ratios(text):
+    """A predictor's SD in the data table is the one its odds ratio per SD uses."""
+    data_sd = dict(re.findall(r"^ \| (\w+) \| numeric \| \d+ \| [-\d.e+]+ \(([-\d.e+]+)\)$", text,
+                              flags=re.M))
+    or_sd = dict(re.findall(r"^ \| (\w+) \| [\d.]+ \| \[[^]]+\] \| ([\d.]+) \|", text, flags=re.M))
+    shared = set(data_sd) & set(or_sd)
+    assert shared
+    for name in shared:
+        assert data_sd[name] == or_sd[name], name

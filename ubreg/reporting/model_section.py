@@ -164,8 +164,8 @@ def _odds_table(name: str, m) -> Table:
     return Table(f"odds-{_slug(name)}", f"{name}: odds ratios with 95% intervals ({how}).",
                  ["Term", "OR", "95% interval", "SD", "OR per SD", "95% interval"], rows,
                  notes=["OR = exp(cβ) with p = expit(cη) (c = 1 for entropy). Per SD: the "
-                        "odds ratio for one standard deviation of the predictor over the "
-                        "training rows; 0/1 indicators are per unit."])
+                        "odds ratio for one standard deviation (divisor n − 1) of the predictor "
+                        "over the training rows; 0/1 indicators are per unit."])
 
 
 def _slug(name: str) -> str:
