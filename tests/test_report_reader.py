@@ -118,3 +118,29 @@ def test_one_sd_convention_in_data_and_odds_ratios(text):
     assert shared
     for name in shared:
         assert data_sd[name] == or_sd[name], name
+
+
+def test_two_fits_of_one_model_are_one_model(reports):
+    """The demo's coordinate-solver fit is the logistic regression again: not a second model."""
+    text = _text(reports["demo"])
+    contents = text.split("The models one by one", 2)[1].split("Software versions")[0]
+    labels = [line.strip() for line in contents.splitlines() if line.strip()]
+    assert not any("coordinate solver" in label for label in labels), labels
+
+
+def test_ties_are_ties_not_best():
+    """Two models whose fold scores agree within 1e-12 are tied for best, not one 'best'."""
+    import numpy as np
+    import pandas as pd
+
+    from ubreg.evaluate.cv import fold_differences
+    from ubreg.reporting.comparison_section import _summary_text, _verdict, _with_ties
+
+    folds = pd.DataFrame({"a": [0.5, 0.4, 0.6], "b": [0.5, 0.4, 0.6 + 1e-15],
+                          "c": [0.9, 0.8, 1.0]})
+    d = _with_ties(fold_differences(folds, lower_is_better=True))
+    verdicts = {n: _verdict(d.loc[n]) for n in d.index}
+    assert verdicts["a"] == verdicts["b"] != "best", verdicts
+    text = _summary_text({"log_loss": d, "brier": d})
+    assert "the best model is" not in text and "a" in text and "b" in text, text
+    assert np.isfinite(d["mean"]).all()
