@@ -57,7 +57,8 @@ def reports(tmp_path_factory):
         three = [ubreg.fit(f, bc), ubreg.fit(f, bc, family="gini"),
                  ubreg.fit(f, bc, method="udt", xval=3)]
         other = report(three, out / "bc.html", title="breast cancer", training_data=bc)
-    return {"demo": demo.read_text(encoding="utf-8"), "breast_cancer": other.read_text(encoding="utf-8")}
+    return {"demo": demo.read_text(encoding="utf-8"),
+            "breast_cancer": other.read_text(encoding="utf-8")}
 
 
 @pytest.fixture(params=["demo", "breast_cancer"])
@@ -102,7 +103,8 @@ def test_binary_response_by_counts_and_percentages(text):
 
 
 def test_no_infinite_aic(text):
-    assert not re.search(r"(?i)\b-?inf\b|∞", text), re.findall(r".{0,60}(?i:\binf\b|∞).{0,20}", text)[:3]
+    assert not re.search(r"(?i)\b-?inf\b|∞", text), \
+        re.findall(r".{0,60}(?i:\binf\b|∞).{0,20}", text)[:3]
 
 
 def test_pruned_tree_call_printed_once(text):

@@ -70,7 +70,8 @@ def term_scales(result) -> pd.Series:
 
     The (prior-weighted) standard deviation of the term's design column over the
     training rows for a numeric column, with divisor n − 1 (n the rows of positive
-    weight; pandas' and R's ``sd``, as the report's data section); 1.0 for the intercept, for a column that
+    weight; pandas' and R's ``sd``, as the report's data section); 1.0 for the
+    intercept, for a column that
     takes only the values 0 and 1 (a factor level, a logical) and for a constant
     column.  NaN for every term of a result that holds no design matrix.
     """

@@ -124,7 +124,8 @@ class LinearSummary(Summary):
         if r.is_linear_probability_model:
             outside = int(np.sum((r.fitted_values < 0) | (r.fitted_values > 1)))
             note = ("gini with a linear model is the linear probability model: least squares "
-                    f"of y on x; {outside} fitted value{'s' if outside != 1 else ''} outside [0, 1].")
+                    f"of y on x; {outside} fitted value{'s' if outside != 1 else ''} "
+                    "outside [0, 1].")
             if not np.isfinite(r.loglik):
                 note += (" Some fitted probability is 0 or 1 for a row of the other class, so "
                          "the Bernoulli log-likelihood is not finite and there is no AIC or BIC.")
