@@ -120,7 +120,7 @@ def test_model_table_terms_estimates_and_fit_block(frame, fits):
     assert cells["AIC"][0] == f"{more['logit'].aic:#.4g}"
     assert cells["AIC"][3] == ""                                       # matsushita has none
     assert cells["Num. obs."] == [str(int(more[n].nobs)) for n in table.header[1:]]
-    assert cells["Link"] == ["logit", "linear", "logit", "Matsushita"]
+    assert cells["Link"] == ["logit", "probability", "logit", "Matsushita"]  # LPM as lm
     assert "CV log loss" not in cells                                  # not cross-validated
     assert any("different numbers of rows" in note for note in table.notes)
 

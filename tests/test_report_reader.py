@@ -146,3 +146,21 @@ def test_ties_are_ties_not_best():
     text = _summary_text({"log_loss": d, "brier": d})
     assert "the best model is" not in text and "a" in text and "b" in text, text
     assert np.isfinite(d["mean"]).all()
+
+
+def test_linear_probability_model_on_the_probability_scale(reports):
+    """The linear probability model's coefficients are lm's (probability scale), not twice."""
+    import numpy as np
+
+    bc = datasets.load("breast_cancer")
+    cols = ["cl_thickness", "cell_size", "bare_nuclei", "mitoses"]
+    rows = bc[["Class", *cols]].dropna()
+    X = np.column_stack([np.ones(len(rows)), rows[cols].to_numpy(float)])
+    y = (rows["Class"] == "malignant").to_numpy(float)
+    beta = np.linalg.lstsq(X, y, rcond=None)[0]
+    text = _text(reports["breast_cancer"])
+    models = text.split("2. Models", 1)[1].split("3. Odds ratios", 1)[0]
+    for term, b in zip(["(Intercept)", *cols], beta):
+        cells = re.search(rf"^ \| {re.escape(term)} \|(.*)$", models, flags=re.M).group(1)
+        gini = cells.split(" | ")[1].split()[0]            # the second model: uls · gini
+        assert float(gini.replace("−", "-")) == pytest.approx(b, rel=5e-3, abs=5e-4), term

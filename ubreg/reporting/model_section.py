@@ -77,13 +77,27 @@ def odds_ratio_models(models: dict) -> dict:
             if isinstance(m, Result) and odds_ratio_scale(m.family) is not None}
 
 
-def _coefficient_rows(comparison: Comparison, names: list, order: list) -> list:
+def probability_scale(model) -> float | None:
+    """The half-slope 1/(2c) that takes a linear probability model's coefficients from its
+    link η = c(2p − 1) to the probability scale (``lm``'s); None for any other model."""
+    if not getattr(model, "is_linear_probability_model", False):
+        return None
+    form = _link_form(model.family)
+    c = form[1] if form is not None and form[0] == "linear" else 1.0
+    return 1.0 / (2.0 * c)
+
+
+def _coefficient_rows(comparison: Comparison, names: list, order: list,
+                      models: dict | None = None) -> list:
     c = comparison.coefficients()
+    half = {n: probability_scale((models or {}).get(n)) for n in names}
     rows = []
     for term in order:
         est, second = [], []
         for name in names:
             e, s, p = (c.loc[term, (name, k)] for k in ("estimate", "std_error", "p"))
+            if half[name] is not None:      # p = ½ + η/(2c): lm's coefficients
+                e, s = e * half[name] + (0.5 if term == "(Intercept)" else 0.0), s * half[name]
             # the mark set apart from the number ("-1.40 ." not "-1.40.", read as a typo)
             mark = significance_stars(p)
             est.append(fmt(e, 3) + (f" {mark}" if mark else "") if np.isfinite(e) else "")
@@ -109,7 +123,8 @@ def _fit_rows(models: dict, cvs: dict) -> list:
         rows.append(Row(["CV log loss",
                          *(fixed_pm(cvs[n].mean["log_loss"], cvs[n].se["log_loss"], 3)
                            if cvs.get(n) is not None else "" for n in models)]))
-    rows.append(Row(["Link", *(link_name(m.family) for m in models.values())]))
+    rows.append(Row(["Link", *("probability" if probability_scale(m) else link_name(m.family)
+                               for m in models.values())]))
     return rows
 
 
@@ -122,10 +137,12 @@ def models_section(models: dict, cvs: dict, cluster: Any = None) -> Section | No
     comparison = Comparison(chosen, cluster=cluster)
     names = list(chosen)
     order = list(dict.fromkeys(t for m in chosen.values() for t in formula_order(m)))
-    rows = _coefficient_rows(comparison, names, order) + _fit_rows(chosen, cvs)
+    rows = _coefficient_rows(comparison, names, order, chosen) + _fit_rows(chosen, cvs)
     covariance = ("model-based sandwich covariance" if cluster is None else
                   "cluster-robust HC0 covariance, sandwich::vcovCL")
-    notes = [f"Estimates on each family's link scale (last row), standard errors ({covariance}) "
+    notes = [f"Estimates on each family's link scale (last row; the linear probability "
+             "model's on the probability scale, as lm's: p = ½ + η/2), standard errors "
+             f"({covariance}) "
              "in parentheses; * p < 0.05, ** p < 0.01, *** p < 0.001, . p < 0.1 (Wald).",
              "Deviance only where it is a binomial deviance (entropy); for the other families "
              "2 Σ D_φ is a risk, not comparable across families. AIC from the binomial "
