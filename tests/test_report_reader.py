@@ -164,3 +164,11 @@ def test_linear_probability_model_on_the_probability_scale(reports):
         cells = re.search(rf"^ \| {re.escape(term)} \|(.*)$", models, flags=re.M).group(1)
         gini = cells.split(" | ")[1].split()[0]            # the second model: uls · gini
         assert float(gini.replace("−", "-")) == pytest.approx(b, rel=5e-3, abs=5e-4), term
+
+
+def test_training_set_figures_are_labelled(text):
+    """A training-set ROC curve or calibration is labelled so, not shown as if validated."""
+    captions = [line for line in text.splitlines()
+                if line.startswith(("ROC curve", "Calibration (reliability)"))]
+    assert captions
+    assert all("training rows" in line for line in captions), captions[:3]

@@ -38,6 +38,10 @@ CAPTIONS = {
              "predicted class, p(y = 1) and n, coloured by p(y = 1)"),
 }
 
+#: figures of the posteriors: drawn on the training rows unless held-out data are given,
+#: and then labelled so (optimistic; the comparison's figures are cross-validated)
+POSTERIOR_FIGURES = ("calibration", "roc", "margins")
+
 #: a larger tree is drawn down to the depth that keeps at most this many leaves
 MAX_TREE_LEAVES = 28
 #: figures that take the full width of the HTML page and a page of their own in the PDF
@@ -166,6 +170,9 @@ def model_figures(result, newdata=None, cv_path=None) -> tuple[list[ReportFigure
         names.append("cv_risk")
     for name in names:
         caption = CAPTIONS.get(name, name)
+        if name in POSTERIOR_FIGURES:
+            caption += (" on the training rows (optimistic)" if newdata is None
+                        else " on the held-out data")
         options = {}
         try:
             fig, ax, options = _prepare(name, result)
