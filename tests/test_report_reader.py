@@ -54,7 +54,7 @@ def reports(tmp_path_factory):
         demo = report(models, out / "demo.html", title="demo", cv_risk=2, training_data=pima)
         bc = datasets.load("breast_cancer")
         f = "Class ~ cl_thickness + cell_size + bare_nuclei + mitoses"
-        three = [ubreg.fit(f, bc), ubreg.fit(f, bc, family="gini"),
+        three = [ubreg.fit(f + " + cl_thickness:cell_size", bc), ubreg.fit(f, bc, family="gini"),
                  ubreg.fit(f, bc, method="udt", xval=3)]
         other = report(three, out / "bc.html", title="breast cancer", training_data=bc)
     return {"demo": demo.read_text(encoding="utf-8"),
@@ -172,3 +172,13 @@ def test_training_set_figures_are_labelled(text):
                 if line.startswith(("ROC curve", "Calibration (reliability)"))]
     assert captions
     assert all("training rows" in line for line in captions), captions[:3]
+
+
+def test_no_odds_ratio_per_sd_for_an_interaction(reports):
+    """An interaction's SD is not a change of one predictor: its odds ratio is per unit only."""
+    text = _text(reports["breast_cancer"])
+    row = next(line for line in text.splitlines() if line.startswith(" | cl_thickness:cell_size |")
+               and "[" in line)
+    cells = [c.strip() for c in row.split(" | ")[1:]]
+    assert cells[0] == "cl_thickness:cell_size" and len(cells) == 6
+    assert not re.fullmatch(r"[\d.]+", cells[3]) and not cells[4] and not cells[5], cells

@@ -21,7 +21,13 @@ import numpy as np
 
 from ..evaluate.compare import Comparison, fit_statistics
 from ..evaluate.metrics import metrics_of
-from ..plots.effects import effects, formula_order, has_term_scales, odds_ratio_scale
+from ..plots.effects import (
+    effects,
+    formula_order,
+    has_term_scales,
+    is_interaction,
+    odds_ratio_scale,
+)
 from ..results.base import Result, capabilities_of
 from ..summary.linear import significance_stars
 from .blocks import Row, Section, Table, fixed_pm, fmt, fmt_count, fmt_interval
@@ -174,6 +180,10 @@ def _odds_table(name: str, m) -> Table:
             rows.append(Row([str(term), fmt(r["estimate"], 3),
                              fmt_interval(r["lower"], r["upper"]), "", "", ""]))
             continue
+        if is_interaction(str(term)):       # a product has no SD of one predictor
+            rows.append(Row([str(term), fmt(r["estimate"], 3),
+                             fmt_interval(r["lower"], r["upper"]), "interaction", "", ""]))
+            continue
         sd = fmt(s["sd"], 3) if s["per"] == "SD" else "indicator"
         rows.append(Row([str(term), fmt(r["estimate"], 3), fmt_interval(r["lower"], r["upper"]),
                          sd, fmt(s["estimate"], 3), fmt_interval(s["lower"], s["upper"])]))
@@ -182,7 +192,8 @@ def _odds_table(name: str, m) -> Table:
                  ["Term", "OR", "95% interval", "SD", "OR per SD", "95% interval"], rows,
                  notes=["OR = exp(cβ) with p = expit(cη) (c = 1 for entropy). Per SD: the "
                         "odds ratio for one standard deviation (divisor n − 1) of the predictor "
-                        "over the training rows; 0/1 indicators are per unit."])
+                        "over the training rows; 0/1 indicators and interactions are per "
+                        "unit."])
 
 
 def _slug(name: str) -> str:
