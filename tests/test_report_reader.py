@@ -159,7 +159,8 @@ def test_linear_probability_model_on_the_probability_scale(reports):
     y = (rows["Class"] == "malignant").to_numpy(float)
     beta = np.linalg.lstsq(X, y, rcond=None)[0]
     text = _text(reports["breast_cancer"])
-    models = text.split("2. Models", 1)[1].split("3. Odds ratios", 1)[0]
+    models = re.split(r"\n\d+\. Models\n", text, maxsplit=1)[1]
+    models = re.split(r"\n\d+\. Odds ratios\n", models, maxsplit=1)[0]
     for term, b in zip(["(Intercept)", *cols], beta):
         cells = re.search(rf"^ \| {re.escape(term)} \|(.*)$", models, flags=re.M).group(1)
         gini = cells.split(" | ")[1].split()[0]            # the second model: uls · gini
@@ -182,3 +183,24 @@ def test_no_odds_ratio_per_sd_for_an_interaction(reports):
     cells = [c.strip() for c in row.split(" | ")[1:]]
     assert cells[0] == "cl_thickness:cell_size" and len(cells) == 6
     assert not re.fullmatch(r"[\d.]+", cells[3]) and not cells[4] and not cells[5], cells
+
+
+def test_methods_first_in_plain_words(text):
+    """A methods paragraph opens the report: data, models, comparison, intervals."""
+    sections = re.findall(r"^(\d+)\. (.+)$", text, flags=re.M)
+    assert sections[0] == ("1", "Methods"), sections[:3]
+    methods = text.split("1. Methods", 1)[1].split("2. ", 1)[0]
+    for word in ("rows", "model", "compared", "interval"):
+        assert word in methods, word
+
+
+def test_references_by_author_and_year(text):
+    """Every work cited by author and year in the body is in the reference list."""
+    body, _, refs = text.rpartition("References")
+    assert refs.strip(), "no reference list"
+    cited = set(re.findall(r"([A-Z][\w']+(?: et al\.| & [A-Z][\w']+|, [A-Z][\w']+ & "
+                           r"[A-Z][\w']+)?) ((?:19|20)\d\d)(?=[);])", body))
+    assert ("Nock & Nielsen", "2009") in cited or ("Nock & Nielsen", "2008") in cited
+    for authors, year in cited:
+        first = authors.split()[0].rstrip(",")
+        assert re.search(rf"{first}\b.*\({year}\)", refs), (authors, year)
