@@ -204,3 +204,14 @@ def test_references_by_author_and_year(text):
     for authors, year in cited:
         first = authors.split()[0].rstrip(",")
         assert re.search(rf"{first}\b.*\({year}\)", refs), (authors, year)
+
+
+def test_confidence_intervals_in_the_model_table(text):
+    """Each estimate of the model table has its 95% interval, not only a standard error."""
+    models = re.split(r"\n\d+\. Models\n", text, maxsplit=1)[1]
+    models = re.split(r"\n\d+\. ", models, maxsplit=1)[0]
+    lines = models.splitlines()
+    i = next(k for k, line in enumerate(lines) if line.startswith(" | (Intercept) |"))
+    assert "(" in lines[i + 1] and re.search(r"\[[-\d.e]+, [-\d.e]+\]", lines[i + 2]), \
+        lines[i:i + 3]
+    assert "95%" in models and "interval" in models

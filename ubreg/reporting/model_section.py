@@ -83,6 +83,10 @@ def odds_ratio_models(models: dict) -> dict:
             if isinstance(m, Result) and odds_ratio_scale(m.family) is not None}
 
 
+#: the normal quantile of a two-sided 95% interval
+_Z95 = 1.959963984540054
+
+
 def probability_scale(model) -> float | None:
     """The half-slope 1/(2c) that takes a linear probability model's coefficients from its
     link η = c(2p − 1) to the probability scale (``lm``'s); None for any other model."""
@@ -99,7 +103,7 @@ def _coefficient_rows(comparison: Comparison, names: list, order: list,
     half = {n: probability_scale((models or {}).get(n)) for n in names}
     rows = []
     for term in order:
-        est, second = [], []
+        est, second, third = [], [], []
         for name in names:
             e, s, p = (c.loc[term, (name, k)] for k in ("estimate", "std_error", "p"))
             if half[name] is not None:      # p = ½ + η/(2c): lm's coefficients
@@ -108,8 +112,12 @@ def _coefficient_rows(comparison: Comparison, names: list, order: list,
             mark = significance_stars(p)
             est.append(fmt(e, 3) + (f" {mark}" if mark else "") if np.isfinite(e) else "")
             second.append(f"({fmt(s, 3)})" if np.isfinite(s) else "")
+            # the 95% Wald interval of the standard error shown above it
+            third.append(fmt_interval(e - _Z95 * s, e + _Z95 * s)
+                         if np.isfinite(e) and np.isfinite(s) else "")
         if any(est):
-            rows += [Row([str(term), *est]), Row(["", *second], "second")]
+            rows += [Row([str(term), *est]), Row(["", *second], "second"),
+                     Row(["", *third], "second")]
     return rows
 
 
@@ -149,7 +157,8 @@ def models_section(models: dict, cvs: dict, cluster: Any = None) -> Section | No
     notes = [f"Estimates on each family's link scale (last row; the linear probability "
              "model's on the probability scale, as lm's: p = ½ + η/2), standard errors "
              f"({covariance}) "
-             "in parentheses; * p < 0.05, ** p < 0.01, *** p < 0.001, . p < 0.1 (Wald).",
+             "in parentheses and 95% Wald confidence intervals in brackets below them; "
+             "* p < 0.05, ** p < 0.01, *** p < 0.001, . p < 0.1 (Wald).",
              "Deviance only where it is a binomial deviance (entropy); for the other families "
              "2 Σ D_φ is a risk, not comparable across families. AIC from the binomial "
              "log-likelihood, only for the fits whose loss is that likelihood; blank for "
