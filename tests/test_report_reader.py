@@ -215,3 +215,13 @@ def test_confidence_intervals_in_the_model_table(text):
     assert "(" in lines[i + 1] and re.search(r"\[[-\d.e]+, [-\d.e]+\]", lines[i + 2]), \
         lines[i:i + 3]
     assert "95%" in models and "interval" in models
+
+
+def test_internal_quantities_say_what_they_show(text):
+    """Margins, risk and edge paths: each caption says in a sentence what it shows."""
+    captions = [line for line in text.splitlines()
+                if line.startswith(("Distribution of the normalised margins",
+                                    "Training risk per iteration", "Largest |edge|"))]
+    assert captions
+    for caption in captions:
+        assert re.search(r": [a-z].{20,}", caption), caption
