@@ -92,7 +92,7 @@ def test_sd_convention_stated(text):
 
 
 def test_every_model_has_a_distinct_label(reports, text):
-    contents = text.split("The models one by one", 2)[1].split("Software versions")[0]
+    contents = text.split("Appendix: the models one by one", 2)[1].split("Software versions")[0]
     labels = [line.strip() for line in contents.splitlines() if line.strip()]
     assert labels and len(labels) == len(set(labels)), labels
 
@@ -125,7 +125,7 @@ def test_one_sd_convention_in_data_and_odds_ratios(text):
 def test_two_fits_of_one_model_are_one_model(reports):
     """The demo's coordinate-solver fit is the logistic regression again: not a second model."""
     text = _text(reports["demo"])
-    contents = text.split("The models one by one", 2)[1].split("Software versions")[0]
+    contents = text.split("Appendix: the models one by one", 2)[1].split("Software versions")[0]
     labels = [line.strip() for line in contents.splitlines() if line.strip()]
     assert not any("coordinate solver" in label for label in labels), labels
 
