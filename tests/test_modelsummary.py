@@ -26,7 +26,7 @@ def test_the_table_holds_each_models_numbers(models):
     t = m.coef_table()
     for term in t.index:
         i = list(table.index).index(term)
-        stars = "***" if t.loc[term, "p"] < 0.001 else ""
+        stars = " ***" if t.loc[term, "p"] < 0.001 else ""
         assert table.iloc[i]["Logit & age"] == f"{t.loc[term, 'estimate']:.3f}" + stars
         assert table.iloc[i + 1]["Logit & age"] == f"({t.loc[term, 'std_error']:.3f})"
     assert table.loc["age", "Logit"] == "" and table.loc["AIC", "Matsushita"] == ""

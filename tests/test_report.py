@@ -205,8 +205,8 @@ def test_a_failing_figure_is_a_note_in_its_place(tmp_path, monkeypatch):
     figure = re.search(r'<figure id="model-1-roc" class="[^"]*failed[^"]*">(.*?)</figure>',
                        text, re.S)
     assert figure, "the failed ROC keeps its place"
-    assert ("ROC curve: not drawn (ValueError: Q(x)&lt; 0.3 | ParseException: Expected end "
-            "of text)") in figure.group(1)
+    assert ("ROC curve on the training rows (optimistic): not drawn (ValueError: Q(x)&lt; "
+            "0.3 | ParseException: Expected end of text)") in figure.group(1)
     assert "<img" not in figure.group(1)
     assert len(_img_sources(_model_section(text))) == len(plots.available(m)) - 1
     assert pdf.read_bytes().startswith(b"%PDF")
@@ -226,7 +226,9 @@ def test_a_figure_failing_while_rendered_is_a_note(tmp_path, monkeypatch):
 
     monkeypatch.setattr(plots, "margins", margins_with_bad_mathtext)
     text = ubreg.report(m, tmp_path / "r.html").read_text(encoding="utf-8")
-    assert re.search(r"Distribution of the normalised margins \(eq\. 42\): not drawn "
+    assert re.search(r"Distribution of the normalised margins [^<]*"
+                     r"\(Nock &amp; Nielsen 2009\)[^<]* on the training rows \(optimistic\): "
+                     r"not drawn "
                      r"\(ValueError: [^<\n]+\)", text)
 
 

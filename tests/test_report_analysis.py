@@ -109,8 +109,8 @@ def test_model_table_terms_estimates_and_fit_block(frame, fits):
     assert terms == ["(Intercept)", "x1", "gb", "gc", "x2"]     # first appearance order
     t = more["logit"].coef_table()
     row = next(i for i, r in enumerate(table.rows) if r.cells[0] == "x1")
-    assert table.rows[row].cells[1] == f"{t.loc['x1', 'estimate']:#.3g}" + significance_stars(
-        t.loc["x1", "p"])
+    mark = significance_stars(t.loc["x1", "p"])
+    assert table.rows[row].cells[1] == f"{t.loc['x1', 'estimate']:#.3g}" + f" {mark}" * bool(mark)
     assert table.rows[row + 1].kind == "second"
     assert table.rows[row + 1].cells[1] == f"({t.loc['x1', 'std_error']:#.3g})"
     assert cells["x2"][0] == ""                                        # not in logit
@@ -120,7 +120,7 @@ def test_model_table_terms_estimates_and_fit_block(frame, fits):
     assert cells["AIC"][0] == f"{more['logit'].aic:#.4g}"
     assert cells["AIC"][3] == ""                                       # matsushita has none
     assert cells["Num. obs."] == [str(int(more[n].nobs)) for n in table.header[1:]]
-    assert cells["Link"] == ["logit", "linear", "logit", "Matsushita"]
+    assert cells["Link"] == ["logit", "probability", "logit", "Matsushita"]  # LPM as lm
     assert "CV log loss" not in cells                                  # not cross-validated
     assert any("different numbers of rows" in note for note in table.notes)
 
@@ -129,8 +129,11 @@ def test_model_table_terms_estimates_and_fit_block(frame, fits):
 # odds ratios and effects per SD
 # ---------------------------------------------------------------------------
 def _sd(column, weights):
+    """The weighted SD with divisor n − 1 (n rows of positive weight): pandas' std at
+    unit weights."""
     w = weights / weights.sum()
-    return float(np.sqrt(w @ (column - w @ column) ** 2))
+    n = np.count_nonzero(weights > 0)
+    return float(np.sqrt(w @ (column - w @ column) ** 2 * n / (n - 1)))
 
 
 @pytest.mark.slow

@@ -31,13 +31,13 @@ DEMO_FORMULA = "diabetes ~ pregnant + glucose + pressure + mass + pedigree + age
 #: (label, method, family name, family parameters, fit options) of a demo model; label
 #: None: named after the fit, family None: the method's own loss
 DemoSpec: TypeAlias = "tuple[str | None, str, str | None, dict[str, float], dict[str, Any]]"
-#: the demo's linear fits
+#: the demo's linear fits (one fit per model: a second solver of the same model, e.g. the
+#: coordinate solver of the logistic regression, would be the same model twice)
 DEMO_SPECS: tuple[tuple[str, str, str, dict[str, float], dict[str, Any]], ...] = (
     ("uls · entropy (logistic regression)", "uls", "entropy", {}, {}),
     ("uls · matsushita", "uls", "matsushita", {}, {}),
     ("uls · gini (linear probability model)", "uls", "gini", {}, {}),
     ("uls · power v=0.3", "uls", "power", {"v": 0.3}, {}),
-    ("uls · entropy, coordinate solver", "uls", "entropy", {}, {"solver": "coordinate"}),
 )
 #: other methods tried in the demo when they are registered, with their options (each is
 #: labelled after fitting by what it fitted: method · family, e.g. "tboost · tempered

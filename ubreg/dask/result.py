@@ -174,7 +174,8 @@ class DaskLinearSummary(LinearSummary):
         notes = []
         if r.is_linear_probability_model:
             notes.append("gini with a linear model is the linear probability model: least squares "
-                         f"of y on x; {stats['lpm_outside']} fitted value(s) outside [0, 1] "
+                         f"of y on x; {stats['lpm_outside']} fitted "
+                         f"value{'s' if stats['lpm_outside'] != 1 else ''} outside [0, 1] "
                          "(clipped only for class and likelihood).")
         if r.rank < len(r.coef):
             notes.append(aliased_note(r))

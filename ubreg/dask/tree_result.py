@@ -22,6 +22,7 @@ from ..results.base import check_predict_type
 from ..results.dask_predict import Payload as _Payload
 from ..results.inference import bernoulli_loglik
 from ..results.tree import TreeResult, to_tree_columns
+from ..trees.prune import pruned_call
 from .result_mixin import DaskResultMixin
 
 if TYPE_CHECKING:
@@ -137,6 +138,6 @@ class DaskTreeResult(DaskResultMixin, TreeResult):
         out = copy.copy(self)
         out._stats = {k: v for k, v in self._stats.items() if k != "loglik"}   # another tree
         out.tree = self.tree.prune(cp)
-        out.call = f"prune({self.call}, cp={cp:g})"
+        out.call = pruned_call(self.call, cp)
         out._lazy()
         return out

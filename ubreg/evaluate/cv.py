@@ -369,6 +369,10 @@ def paired_differences(cvs: Mapping[str, CVResult], metric: str = "log_loss",
     return fold_differences(table, LOWER_IS_BETTER[metric], alpha)
 
 
+#: fold scores that differ by no more than this are ties (two fits of one model)
+TIE_TOLERANCE = 1e-12
+
+
 def fold_differences(table: pd.DataFrame, lower_is_better: bool,
                      alpha: float = NOISE_LEVEL) -> pd.DataFrame:
     """Each model's difference to the best, paired fold by fold, and its verdict.
@@ -399,7 +403,9 @@ def fold_differences(table: pd.DataFrame, lower_is_better: bool,
         Indexed by model: ``mean`` and ``se`` (over the folds), ``diff`` (the model's
         metric minus the best model's, fold by fold, averaged), ``diff_se`` (the standard
         deviation of the fold differences over √K), ``t``, ``p_adjusted`` (Holm),
-        ``within_noise`` and ``best``.
+        ``within_noise``, ``best`` and ``tied`` (the model's fold scores equal the best
+        model's within :data:`TIE_TOLERANCE` on every fold: the best model and every
+        model tied with it).
     """
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
@@ -421,6 +427,7 @@ def fold_differences(table: pd.DataFrame, lower_is_better: bool,
     out["p_adjusted"] = adjusted
     out["within_noise"] = ~(out["p_adjusted"] < alpha)
     out["best"] = out.index == best
+    out["tied"] = (diff.abs() <= TIE_TOLERANCE).all().to_numpy()
     return out.rename_axis("model")
 
 

@@ -65,11 +65,20 @@ def has_term_scales(result) -> bool:
     return _design_matrix(result) is not None
 
 
+def is_interaction(term: str) -> bool:
+    """Whether a coefficient's name is a product of predictors (``a:b``, as R and patsy
+    name interactions)."""
+    return ":" in term and term != "(Intercept)"
+
+
 def term_scales(result) -> pd.Series:
     """The unit of each coefficient on the per-SD scale.
 
     The (prior-weighted) standard deviation of the term's design column over the
-    training rows for a numeric column; 1.0 for the intercept, for a column that
+    training rows for a numeric column, with divisor n − 1 (n the rows of positive
+    weight; pandas' and R's ``sd``, as the report's data section); 1.0 for the
+    intercept, for an interaction (``a:b``: its SD is no change of one predictor), for
+    a column that
     takes only the values 0 and 1 (a factor level, a logical) and for a constant
     column.  NaN for every term of a result that holds no design matrix.
     """
@@ -80,9 +89,13 @@ def term_scales(result) -> pd.Series:
     w = np.asarray(result.weights, dtype=float)
     w = w / w.sum()
     mean = w @ X
-    sd = np.sqrt(np.maximum(w @ (X - mean) ** 2, 0.0))
+    n = int(np.count_nonzero(w > 0))
+    sd = np.sqrt(np.maximum(w @ (X - mean) ** 2, 0.0) * (n / (n - 1) if n > 1 else 1.0))
     binary = np.all((X == 0) | (X == 1), axis=0)
-    sd = np.where(binary | (sd == 0) | (np.asarray(names) == "(Intercept)"), 1.0, sd)
+    # an interaction's SD is no change of one predictor: its coefficient stays per unit
+    interaction = np.array([is_interaction(str(n)) for n in names], dtype=bool)
+    sd = np.where(binary | interaction | (sd == 0) | (np.asarray(names) == "(Intercept)"),
+                  1.0, sd)
     return pd.Series(sd, index=names, name="sd")
 
 

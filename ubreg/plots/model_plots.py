@@ -241,7 +241,7 @@ def margins(result, ax=None, newdata=None, bins: int = 40, weights=None):
     ax.xaxis.set_minor_locator(MultipleLocator(0.25))
     ax.set_xlabel("normalised margin μ = y*(2p̂ − 1)")
     ax.set_ylabel("weighted count")
-    ax.set_title(f"Margins (eq. 42): {wrong:.1%} of the weight has μ < 0", fontsize="medium")
+    ax.set_title(f"Margins: {wrong:.1%} of the weight has μ < 0", fontsize="medium")
     return ax
 
 

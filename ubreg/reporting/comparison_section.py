@@ -38,13 +38,20 @@ def _footing(cvs: dict) -> str:
 
 
 def _verdict(row) -> str:
-    if row["best"]:
-        return "best"
+    if row["best"] or row.get("tied", False):
+        return "tied for best" if row.get("ties", 1) > 1 else "best"
     return "within noise" if row["within_noise"] else "worse"
 
 
+def _with_ties(d):
+    """The table with ``ties``: how many models share the best score (within 1e-12)."""
+    d = d.copy()
+    d["ties"] = int(d["tied"].sum()) if "tied" in d else 1
+    return d
+
+
 def _paired_table(cvs: dict) -> tuple[Table, dict]:
-    diffs = {k: paired_differences(cvs, k, NOISE_LEVEL) for k in ("log_loss", "brier")}
+    diffs = {k: _with_ties(paired_differences(cvs, k, NOISE_LEVEL)) for k in ("log_loss", "brier")}
     first = next(iter(cvs.values()))
     rows = []
     for name, cv in cvs.items():
@@ -77,10 +84,13 @@ def _summary_text(diffs: dict) -> str:
     parts = []
     for key, label in (("log_loss", "log loss"), ("brier", "Brier score")):
         d = diffs[key]
-        best = d.index[d["best"]][0]
-        near = [n for n in d.index if not d.loc[n, "best"] and d.loc[n, "within_noise"]]
+        top = d["best"] | d.get("tied", d["best"])
+        best = list(d.index[top])
+        near = [n for n in d.index if not top[n] and d.loc[n, "within_noise"]]
         far = [n for n in d.index if not d.loc[n, "within_noise"]]
-        text = f"By cross-validated {label} the best model is {best}"
+        text = (f"By cross-validated {label} the best model is {best[0]}" if len(best) == 1 else
+                f"By cross-validated {label} {', '.join(best)} are tied for best (scores equal "
+                "within 1e-12 on every fold)")
         text += ("; within noise of it: " + ", ".join(near)) if near else \
             "; no other model is within noise of it"
         text += ("; clearly worse: " + ", ".join(far)) if far else ""

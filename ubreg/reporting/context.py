@@ -28,6 +28,7 @@ from ..results.linear import LinearResult
 from .comparison_section import calibration_section, comparison_section
 from .data_section import data_section
 from .figures import ReportFigure, error_text, model_figures
+from .methods_section import methods_section, references_section
 from .model_section import models_section, odds_ratio_section
 from .trees_section import prune_trees, trees_section
 
@@ -157,9 +158,11 @@ def build_context(models: dict, title: str, call: str, data=None, cv_risk: bool 
     for name, item in models.items():
         results[name], cvs[name] = as_model_and_cv(item)
     training = None if training_data is None else as_frame(training_data, "training_data")
-    sections = [data_section(training, results), models_section(results, cvs, cluster),
+    sections = [methods_section(results, cvs, training),
+                data_section(training, results), models_section(results, cvs, cluster),
                 odds_ratio_section(results), comparison_section(results, cvs),
-                calibration_section(results, cvs, data), trees_section(trees)]
+                calibration_section(results, cvs, data), trees_section(trees),
+                references_section(results)]
     model_sections = [_section(i, name, item, data, cv_risk, cluster)
                       for i, (name, item) in enumerate(models.items())]
     data_note = None

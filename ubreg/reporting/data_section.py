@@ -140,7 +140,8 @@ def data_section(data, models: dict) -> Section:
             for name, kind, missing, summary in s.lines]
     section.add(Table("data-variables", "The model variables: type, missing values among the "
                       f"{s.rows_read} rows read, and mean (SD) or level counts over the "
-                      f"{s.rows_used} rows used.", ["Variable", "Type", "Missing", "Summary"],
+                      f"{s.rows_used} rows used (standard deviations with divisor n − 1 throughout "
+                      "the report).", ["Variable", "Type", "Missing", "Summary"],
                       rows, align="llrl"))
     return section
 

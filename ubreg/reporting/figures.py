@@ -30,13 +30,21 @@ CAPTIONS = {
                      "unit) with 95% Wald confidence intervals"),
     "calibration": "Calibration (reliability) with Wilson intervals",
     "roc": "ROC curve",
-    "margins": "Distribution of the normalised margins (eq. 42)",
-    "risk_path": "Training risk per iteration",
-    "edge_path": "Largest |edge| per iteration",
+    "margins": ("Distribution of the normalised margins μ = y*(2p̂ − 1) (Nock & Nielsen "
+                "2009): how surely each row is put in its own class, from −1 (surely wrong) "
+                "to 1 (surely right),"),
+    "risk_path": ("Training risk per iteration: the surrogate risk the fit minimises, which "
+                  "levels off as the fit converges"),
+    "edge_path": ("Largest |edge| per iteration: how much the best next step could still "
+                  "lower the risk, shrinking as the fit converges"),
     "cv_risk": "Cross-validated risk path (± 1 SE)",
     "tree": ("Tree: the condition under a node holds on its left branch; leaves show the "
              "predicted class, p(y = 1) and n, coloured by p(y = 1)"),
 }
+
+#: figures of the posteriors: drawn on the training rows unless held-out data are given,
+#: and then labelled so (optimistic; the comparison's figures are cross-validated)
+POSTERIOR_FIGURES = ("calibration", "roc", "margins")
 
 #: a larger tree is drawn down to the depth that keeps at most this many leaves
 MAX_TREE_LEAVES = 28
@@ -166,6 +174,9 @@ def model_figures(result, newdata=None, cv_path=None) -> tuple[list[ReportFigure
         names.append("cv_risk")
     for name in names:
         caption = CAPTIONS.get(name, name)
+        if name in POSTERIOR_FIGURES:
+            caption += (" on the training rows (optimistic)" if newdata is None
+                        else " on the held-out data")
         options = {}
         try:
             fig, ax, options = _prepare(name, result)

@@ -21,7 +21,13 @@ import numpy as np
 
 from ..evaluate.compare import Comparison, fit_statistics
 from ..evaluate.metrics import metrics_of
-from ..plots.effects import effects, formula_order, has_term_scales, odds_ratio_scale
+from ..plots.effects import (
+    effects,
+    formula_order,
+    has_term_scales,
+    is_interaction,
+    odds_ratio_scale,
+)
 from ..results.base import Result, capabilities_of
 from ..summary.linear import significance_stars
 from .blocks import Row, Section, Table, fixed_pm, fmt, fmt_count, fmt_interval
@@ -45,7 +51,7 @@ def _link(family) -> tuple[str, str]:
         return "½ logit", "η = ½ logit(p)"
     form = _link_form(family)
     if form is None:
-        return "∇φ", f"η = ∇φ(p), φ of {family.describe()} (docs/math.md §2)"
+        return "∇φ", f"η = ∇φ(p), φ of {family.describe()}"
     shape, c = form
     scale = "" if c == 1 else f"{fmt(c, 3)} × "
     if shape == "logistic":
@@ -77,17 +83,41 @@ def odds_ratio_models(models: dict) -> dict:
             if isinstance(m, Result) and odds_ratio_scale(m.family) is not None}
 
 
-def _coefficient_rows(comparison: Comparison, names: list, order: list) -> list:
+#: the normal quantile of a two-sided 95% interval
+_Z95 = 1.959963984540054
+
+
+def probability_scale(model) -> float | None:
+    """The half-slope 1/(2c) that takes a linear probability model's coefficients from its
+    link η = c(2p − 1) to the probability scale (``lm``'s); None for any other model."""
+    if not getattr(model, "is_linear_probability_model", False):
+        return None
+    form = _link_form(model.family)
+    c = form[1] if form is not None and form[0] == "linear" else 1.0
+    return 1.0 / (2.0 * c)
+
+
+def _coefficient_rows(comparison: Comparison, names: list, order: list,
+                      models: dict | None = None) -> list:
     c = comparison.coefficients()
+    half = {n: probability_scale((models or {}).get(n)) for n in names}
     rows = []
     for term in order:
-        est, second = [], []
+        est, second, third = [], [], []
         for name in names:
             e, s, p = (c.loc[term, (name, k)] for k in ("estimate", "std_error", "p"))
-            est.append(fmt(e, 3) + significance_stars(p) if np.isfinite(e) else "")
+            if half[name] is not None:      # p = ½ + η/(2c): lm's coefficients
+                e, s = e * half[name] + (0.5 if term == "(Intercept)" else 0.0), s * half[name]
+            # the mark set apart from the number ("-1.40 ." not "-1.40.", read as a typo)
+            mark = significance_stars(p)
+            est.append(fmt(e, 3) + (f" {mark}" if mark else "") if np.isfinite(e) else "")
             second.append(f"({fmt(s, 3)})" if np.isfinite(s) else "")
+            # the 95% Wald interval of the standard error shown above it
+            third.append(fmt_interval(e - _Z95 * s, e + _Z95 * s)
+                         if np.isfinite(e) and np.isfinite(s) else "")
         if any(est):
-            rows += [Row([str(term), *est]), Row(["", *second], "second")]
+            rows += [Row([str(term), *est]), Row(["", *second], "second"),
+                     Row(["", *third], "second")]
     return rows
 
 
@@ -107,7 +137,8 @@ def _fit_rows(models: dict, cvs: dict) -> list:
         rows.append(Row(["CV log loss",
                          *(fixed_pm(cvs[n].mean["log_loss"], cvs[n].se["log_loss"], 3)
                            if cvs.get(n) is not None else "" for n in models)]))
-    rows.append(Row(["Link", *(link_name(m.family) for m in models.values())]))
+    rows.append(Row(["Link", *("probability" if probability_scale(m) else link_name(m.family)
+                               for m in models.values())]))
     return rows
 
 
@@ -120,15 +151,18 @@ def models_section(models: dict, cvs: dict, cluster: Any = None) -> Section | No
     comparison = Comparison(chosen, cluster=cluster)
     names = list(chosen)
     order = list(dict.fromkeys(t for m in chosen.values() for t in formula_order(m)))
-    rows = _coefficient_rows(comparison, names, order) + _fit_rows(chosen, cvs)
-    covariance = ("model-based sandwich covariance, docs/math.md §3" if cluster is None else
+    rows = _coefficient_rows(comparison, names, order, chosen) + _fit_rows(chosen, cvs)
+    covariance = ("model-based sandwich covariance" if cluster is None else
                   "cluster-robust HC0 covariance, sandwich::vcovCL")
-    notes = [f"Estimates on each family's link scale (last row), standard errors ({covariance}) "
-             "in parentheses; * p < 0.05, ** p < 0.01, *** p < 0.001, . p < 0.1 (Wald).",
+    notes = [f"Estimates on each family's link scale (last row; the linear probability "
+             "model's on the probability scale, as lm's: p = ½ + η/2), standard errors "
+             f"({covariance}) "
+             "in parentheses and 95% Wald confidence intervals in brackets below them; "
+             "* p < 0.05, ** p < 0.01, *** p < 0.001, . p < 0.1 (Wald).",
              "Deviance only where it is a binomial deviance (entropy); for the other families "
-             "2 Σ D_φ is a risk, not comparable across families. AIC from the Bernoulli "
-             "log-likelihood of the fitted posteriors, for the linear fits (infinite when a "
-             "posterior leaves [0, 1]). Brier score and AUC on the training rows."]
+             "2 Σ D_φ is a risk, not comparable across families. AIC from the binomial "
+             "log-likelihood, only for the fits whose loss is that likelihood; blank for "
+             "the others. Brier score and AUC on the training rows."]
     notes.append("Links: " + "; ".join(f"{name}: {link_text(m.family)}"
                                       for name, m in chosen.items()) + ".")
     if any(cvs.get(n) is not None for n in names):
@@ -155,6 +189,10 @@ def _odds_table(name: str, m) -> Table:
             rows.append(Row([str(term), fmt(r["estimate"], 3),
                              fmt_interval(r["lower"], r["upper"]), "", "", ""]))
             continue
+        if is_interaction(str(term)):       # a product has no SD of one predictor
+            rows.append(Row([str(term), fmt(r["estimate"], 3),
+                             fmt_interval(r["lower"], r["upper"]), "interaction", "", ""]))
+            continue
         sd = fmt(s["sd"], 3) if s["per"] == "SD" else "indicator"
         rows.append(Row([str(term), fmt(r["estimate"], 3), fmt_interval(r["lower"], r["upper"]),
                          sd, fmt(s["estimate"], 3), fmt_interval(s["lower"], s["upper"])]))
@@ -162,8 +200,9 @@ def _odds_table(name: str, m) -> Table:
     return Table(f"odds-{_slug(name)}", f"{name}: odds ratios with 95% intervals ({how}).",
                  ["Term", "OR", "95% interval", "SD", "OR per SD", "95% interval"], rows,
                  notes=["OR = exp(cβ) with p = expit(cη) (c = 1 for entropy). Per SD: the "
-                        "odds ratio for one standard deviation of the predictor over the "
-                        "training rows; 0/1 indicators are per unit."])
+                        "odds ratio for one standard deviation (divisor n − 1) of the predictor "
+                        "over the training rows; 0/1 indicators and interactions are per "
+                        "unit."])
 
 
 def _slug(name: str) -> str:

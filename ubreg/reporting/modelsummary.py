@@ -55,7 +55,8 @@ def _coefficient_rows(models: dict, statistic: str, stars: bool, vcov: str | Non
                 seconds.append("")
                 continue
             r = t.loc[term]
-            estimates.append(f"{r['estimate']:.{digits}f}" + (_stars(r["p"]) if stars else ""))
+            mark = _stars(r["p"]) if stars else ""
+            estimates.append(f"{r['estimate']:.{digits}f}" + (f" {mark}" if mark else ""))
             seconds.append({"std.error": f"({r['std_error']:.{digits}f})",
                             "statistic": f"({r['z']:.{digits}f})",
                             "conf.int": f"[{r['conf_low']:.{digits}f}, "

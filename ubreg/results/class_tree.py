@@ -19,6 +19,7 @@ from .._version import __version__
 from ..design import RawDesign, as_frame
 from ..trees.class_model import ClassTree
 from ..trees.model import LINK_EPS
+from ..trees.prune import pruned_call
 from .base import Capabilities, Provenance, check_predict_type, class_series
 from .classes import ClassProbabilityResult
 from .tree import TreeParts, leaves_after_prune, to_tree_columns
@@ -134,7 +135,7 @@ class ClassTreeResult(TreeParts, ClassProbabilityResult):
         out.__dict__.update(self.__dict__)
         out.tree = tree
         out.training_leaf = leaves_after_prune(tree, self.training_leaf)
-        out.call = f"prune({self.call}, cp={cp:g})"
+        out.call = pruned_call(self.call, cp)
         return out
 
     def summary(self) -> ClassTreeSummary:

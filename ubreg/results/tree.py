@@ -10,7 +10,7 @@ import pandas as pd
 from ..design import RawColumn, RawDesign, as_frame
 from ..trees.columns import TreeColumn
 from ..trees.model import Tree
-from ..trees.prune import one_se_cp
+from ..trees.prune import one_se_cp, pruned_call
 from .base import PREDICT_TYPES, BinaryResult, Capabilities, check_predict_type, class_series
 
 if TYPE_CHECKING:
@@ -217,7 +217,7 @@ class TreeResult(TreeParts, BinaryResult):
         out.tree = tree
         out.training_leaf = leaves_after_prune(tree, self.training_leaf)
         out.eta = out._by_leaf(out.training_leaf, "link")
-        out.call = f"prune({self.call}, cp={cp:g})"
+        out.call = pruned_call(self.call, cp)
         return out
 
     def summary(self) -> TreeSummary:

@@ -99,7 +99,8 @@ class ULSBoostSummary(BoostSummary):
                                f"n = {r.nobs:g}")]
         notes = []
         if r.n_dropped:
-            notes.append(f"({r.n_dropped} observation(s) deleted due to missingness)")
+            notes.append(f"({r.n_dropped} observation{'s' if r.n_dropped != 1 else ''} "
+                         "deleted due to missingness)")
         if not r.family.is_permissible:
             notes.append("Deviance of the exponential loss is 2 Σ w exp(−y*H): a loss, not a "
                          "Bregman deviance; the posterior is expit(2H).")
@@ -144,13 +145,13 @@ class UBoostSummary(BoostSummary):
                  ("Response", f"P({r.response.name} = {r.response.positive}) = expit(F); "
                               f"n = {r.nobs:g}")]
         notes = [("Deviance is the binomial deviance of p̂ = expit(F) (F read as the log-odds, "
-                  "Theorem 1 of paper 003); U-Boost minimises the U-risk."
+                  "Eguchi & Copas 2001); U-Boost minimises the U-risk."
                   if r.family.likelihood_deviance else
                   "Deviance is the U-loss's, 2 Σ w [U(y*F) − min U]; the log-likelihood is the "
-                  "Bernoulli one of p̂ = expit(F) (F read as the log-odds, Theorem 1 of paper "
-                  "003).")]
+                  "Bernoulli one of p̂ = expit(F) (F read as the log-odds, Eguchi & Copas 2001).")]
         if r.n_dropped:
-            notes.append(f"({r.n_dropped} observation(s) deleted due to missingness)")
+            notes.append(f"({r.n_dropped} observation{'s' if r.n_dropped != 1 else ''} "
+                         "deleted due to missingness)")
         return {"call": r.call, "lines": lines, "notes": notes,
                 "table_title": "Variable importance (training-risk reduction) and selection "
                                "frequency:"}

@@ -55,7 +55,7 @@ class GNNBSummary(Summary):
             notes.append(f"{repeated} training row(s) repeat another in the distance space. The "
                          "risk is that of the leave-self-out neighbourhoods (an example is not "
                          "its own neighbour): copies of a row see each other and can get "
-                         "different h, so the risk can fall below the Lemma 3 optimum, which "
+                         "different h, so the risk can fall below the optimum, which "
                          "bounds classifiers that are functions of x.")
         if getattr(r, "weighted_rows", None) is not None:
             kind = ("Frequency weights" if getattr(r, "weight_kind", "freq") == "freq"
@@ -94,7 +94,7 @@ class GNNBSummary(Summary):
         f = self.facts()
         eps = "" if f["epsilon"] is None else f", epsilon = {f['epsilon']:g}"
         columns = (f"{f['training_rows']} training rows, {f['n_classes']} classes, "
-                   f"{f['n_columns']} distance column(s)")
+                   f"{f['n_columns']} distance column{'s' if f['n_columns'] != 1 else ''}")
         if f["blocks"] > 1:
             columns += f" in {f['blocks']} blocks ({f['norm']}-normalised)"
         if f["standardize"]:
@@ -112,9 +112,9 @@ class GNNBSummary(Summary):
         lines += ["", "Per class (training sample, one-vs-rest: member iff h_c > 0):"]
         lines += align_rows([_HEADER] + self._rows())
         lines += ["",
-                  (f"Hamming risk (eq. 12-13): {f['hamming_risk']:.4f}; multiclass training "
+                  (f"Hamming risk: {f['hamming_risk']:.4f}; multiclass training "
                    f"accuracy (largest h_c): {f['training_accuracy']:.4f}"),
-                  (f"Total surrogate risk (eq. 1): {f['total_risk']:.4f}; optimum (Lemma 3): "
+                  (f"Total surrogate risk: {f['total_risk']:.4f}; optimum: "
                    f"{f['total_optimum']:.4f}")]
         return lines + self.note_lines(f["notes"]) + [""]
 

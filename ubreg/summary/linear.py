@@ -124,10 +124,11 @@ class LinearSummary(Summary):
         if r.is_linear_probability_model:
             outside = int(np.sum((r.fitted_values < 0) | (r.fitted_values > 1)))
             note = ("gini with a linear model is the linear probability model: least squares "
-                    f"of y on x; {outside} fitted value(s) outside [0, 1].")
+                    f"of y on x; {outside} fitted value{'s' if outside != 1 else ''} "
+                    "outside [0, 1].")
             if not np.isfinite(r.loglik):
-                note += (" The Bernoulli log-likelihood (hence AIC, BIC) is -Inf: some fitted "
-                         "probability is 0 or 1 for a row of the other class.")
+                note += (" Some fitted probability is 0 or 1 for a row of the other class, so "
+                         "the Bernoulli log-likelihood is not finite and there is no AIC or BIC.")
             notes.append(note)
         if r.rank < len(r.coef):
             notes.append(aliased_note(r))
@@ -228,7 +229,7 @@ def _quantile_cells(q: pd.Series) -> list[str]:
 def covariance_label(kind: str) -> str:
     """How the summary header names the covariance of its standard errors."""
     if kind == "model":
-        return "model-based (A⁻¹ B A⁻¹, docs/math.md §3)"
+        return "model-based (A⁻¹ B A⁻¹)"
     hc = "HC0" if kind == "robust" else kind.upper()
     return f"robust sandwich {hc} (sandwich::vcovHC(type = \"{hc}\"))"
 
@@ -248,7 +249,7 @@ def convergence_note(result) -> str:
 
 #: why no χ² test applies to the risks of a family other than entropy
 RISK_NOTE = ("These risks are not a binomial deviance: their differences are not χ² "
-              "distributed, so no χ² test applies (docs/math.md §3); ubreg.anova tests added "
+              "distributed, so no χ² test applies; ubreg.anova tests added "
               "terms by a robust Wald test.")
 
 
@@ -299,8 +300,7 @@ def standard_error_notes(result, table) -> list[str]:
         return [f"Standard errors are NA for {names}: the risk has no curvature along "
                 f"{'this coefficient' if len(bad) == 1 else 'these coefficients'} at the fit, "
                 f"because the rows that inform it are saturated{rows}. The optimum is not "
-                "unique in that direction and no Wald interval or test applies "
-                "(docs/math.md §3)."]
+                "unique in that direction and no Wald interval or test applies."]
     return [f"Standard errors are NA for {names}: the covariance is degenerate there (a "
             "variance that is not positive), so no Wald interval or test applies."]
 
@@ -316,4 +316,4 @@ def saturated_note(n: int) -> str:
     """The summary's word on saturated rows (bounded links)."""
     return (f"{n} row{'s' if n != 1 else ''} saturated: past the ends of the bounded link the "
             "posterior is exactly 0 or 1 and the loss is affine, so "
-            f"{'they add' if n != 1 else 'it adds'} no curvature to A (docs/math.md §3).")
+            f"{'they add' if n != 1 else 'it adds'} no curvature to A.")

@@ -35,7 +35,8 @@ def _notes(r: MultinomialResult) -> list[str]:
         notes.append(f"Newton's method did not converge in {r.iterations} iterations: the "
                      "estimates and their standard errors are not those of the optimum.")
     if r.n_dropped:
-        notes.append(f"({r.n_dropped} observation(s) deleted due to missingness)")
+        notes.append(f"({r.n_dropped} observation{'s' if r.n_dropped != 1 else ''} "
+                         "deleted due to missingness)")
     return notes
 
 

@@ -41,7 +41,8 @@ class TBoostSummary(Summary):
         err_c = _error_rate(r.weights, ystar * r.eta_clipped)
         obs = f"{r.nobs:g}"
         if r.n_dropped:
-            obs += f" ({r.n_dropped} observation(s) deleted due to missingness)"
+            obs += (f" ({r.n_dropped} observation{'s' if r.n_dropped != 1 else ''} deleted "
+                    "due to missingness)")
         lines = [
             ("Observations", obs),
             ("Temperature", f"t = {r.t:g} (t* = {1 / (2 - r.t):.4g})"),

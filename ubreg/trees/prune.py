@@ -16,6 +16,8 @@ tree's balanced convex surrogate Σ_leaves w(S_k)(−φ(p_k) − a_φ)/b_φ
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -155,3 +157,23 @@ def one_se_cp(cptable) -> float:
     bound = xerr[i] + xstd[i]
     j = int(np.flatnonzero(xerr <= bound)[0])
     return float(cptable["CP"].iloc[j])
+
+
+def pruned_call(call: str, cp: float) -> str:
+    """The call of a tree pruned at ``cp``: ``prune(fit, cp=...)``, naming the fit once.
+
+    Parameters
+    ----------
+    call : str
+        The call of the tree being pruned, itself possibly ``prune(fit, cp=...)``.
+    cp : float
+        The complexity parameter of the new pruning.
+
+    Returns
+    -------
+    str
+        ``prune(fit, cp=cp)``: pruning a pruned tree is the fit pruned at the new cp
+        (the larger cp wins), not ``prune(prune(fit, ...), ...)``.
+    """
+    inner = re.fullmatch(r"prune\((.*), cp=[^,()]+\)", call, flags=re.S)
+    return f"prune({inner.group(1) if inner else call}, cp={cp:g})"
