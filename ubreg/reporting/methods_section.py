@@ -24,7 +24,7 @@ REFERENCES = {
     "Nock et al. 2014": "Nock, R., Bel Haj Ali, W., D'Ambrosio, R., Nielsen, F. and Barlaud, "
                         "M. (2014). Gentle nearest neighbors boosting over proper scoring "
                         "rules. IEEE Transactions on Pattern Analysis and Machine "
-                        "Intelligence 37, 80–93.",
+                        "Intelligence.",
     "Nock, Amid & Warmuth 2023": "Nock, R., Amid, E. and Warmuth, M. K. (2023). Boosting "
                                  "with tempered exponential measures. Advances in Neural "
                                  "Information Processing Systems 36.",

@@ -29,6 +29,7 @@ from ..plots.effects import (
     odds_ratio_scale,
 )
 from ..results.base import Result, capabilities_of
+from ..results.linear import LinearResult
 from ..summary.linear import significance_stars
 from .blocks import Row, Section, Table, fixed_pm, fmt, fmt_count, fmt_interval
 from .figures import section_figure
@@ -90,7 +91,7 @@ _Z95 = 1.959963984540054
 def probability_scale(model) -> float | None:
     """The half-slope 1/(2c) that takes a linear probability model's coefficients from its
     link η = c(2p − 1) to the probability scale (``lm``'s); None for any other model."""
-    if not getattr(model, "is_linear_probability_model", False):
+    if not (isinstance(model, LinearResult) and model.is_linear_probability_model):
         return None
     form = _link_form(model.family)
     c = form[1] if form is not None and form[0] == "linear" else 1.0
