@@ -33,6 +33,7 @@ split across the cores, loaded apart from their serial twins, are loaded too).
     python benchmarks/bench_boost.py --smoke          # seconds; what CI runs
     python benchmarks/bench_boost.py --accuracy-seeds 10   # accuracy only: uboost vs
                                                       # HistGradientBoosting on 10 datasets
+    python benchmarks/bench_boost.py --families       # uboost per family over logistic
 
 Goals: ULS-stumps ≤ 0.1 × AdaBoost's time (boosting issue); uboost ≤ 1.0 ×
 HistGradientBoosting's time at equal test accuracy and log loss (performance
@@ -222,6 +223,39 @@ def _has_algorithm_param(cls) -> bool:
     return "algorithm" in inspect.signature(cls.__init__).parameters
 
 
+#: the families of ``--families``: the logistic U (entropy) first, the ratios' base
+FAMILY_SPECS = [("entropy (logistic)", "entropy", {}), ("gini", "gini", {}),
+                ("matsushita", "matsushita", {}), ("mu 0.5", "mu", {"mu": 0.5}),
+                ("tempered t=0.5", "tempered", {"t": 0.5}), ("exponential", None, {})]
+
+
+def families(n: int, rounds: int, repeats: int) -> pd.DataFrame:
+    """U-Boost (depth 3, ν = 0.1) with each family of :data:`FAMILY_SPECS`: wall and CPU
+    seconds, fastest of ``repeats`` interleaved runs, over the logistic fit's, and the
+    test log loss (issue 32: a non-logistic family at most 1.2 × the logistic fit)."""
+    from sklearn.metrics import log_loss as sk_log_loss
+
+    import ubreg
+
+    train, test = make_data(n), make_data(max(n // 5, 100), seed=7)
+    fams = [ubreg.Exponential() if name is None else ubreg.Permissible(name, **kw)
+            for _, name, kw in FAMILY_SPECS]
+    ubreg.fit(FORMULA, train.iloc[:30_000], method="uboost", mstop=2)   # kernels loaded
+    fits = _fastest_interleaved(
+        [lambda f=f: ubreg.fit(FORMULA, train, method="uboost", learner="trees", depth=3,
+                               mstop=rounds, nu=0.1, min_samples_leaf=20, family=f)
+         for f in fams], repeats)
+    base = fits[0][1]
+    rows = []
+    for (label, _, _), (m, (wall, cpu, runs)) in zip(FAMILY_SPECS, fits):
+        p = np.clip(np.asarray(m.predict(test, type="response"), dtype=float), 1e-15, 1 - 1e-15)
+        rows.append({"family": label, "seconds": wall, "cpu_seconds": cpu,
+                     "ratio": wall / base[0], "cpu_ratio": cpu / base[1],
+                     "test_log_loss": float(sk_log_loss(test["y"], p, labels=[0, 1])),
+                     "runs": runs})
+    return pd.DataFrame(rows)
+
+
 def _peak_rss_mb() -> float:
     import resource
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
@@ -238,6 +272,8 @@ def main(argv=None):
     ap.add_argument("--accuracy-seeds", type=int, default=0, metavar="K",
                     help="instead of timing: uboost vs HistGradientBoosting accuracy and log "
                          "loss on K independent data draws")
+    ap.add_argument("--families", action="store_true",
+                    help="instead: uboost with each family, time over the logistic fit's")
     a = ap.parse_args(argv)
     if a.smoke:
         a.n, a.rounds, a.skip_gbc = 2000, 20, True
@@ -249,6 +285,15 @@ def main(argv=None):
               f"{a.rounds} iterations\n")
         print(df.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
         print("\n" + _summarise_seeds(df))
+        return df
+    if a.families:
+        df = families(a.n, a.rounds, 1 if a.smoke else max(1, a.repeats))
+        print(f"n = {a.n}, depth 3, {a.rounds} rounds, nu 0.1; fastest of {a.repeats} "
+              "interleaved runs (goal: every ratio ≤ 1.2)\n")
+        print(df.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        record("bench_boost_families", {"n": a.n, "rounds": a.rounds,
+                                        "fits": df.set_index("family").to_dict("index")},
+               smoke=a.smoke)
         return df
     res = run(a.n, a.rounds, a.skip_gbc, 1 if a.smoke else max(1, a.repeats))
     pd.set_option("display.width", 160)

@@ -41,6 +41,7 @@ def _trees() -> None:
     for n in (400, _LARGE):
         fit(_FORMULA, _frame(n), method="uboost", mstop=2, depth=3)
         fit(_FORMULA, _frame(n), method="uboost", mstop=2, depth=3, family="matsushita")
+        fit(_FORMULA, _frame(n), method="uboost", mstop=2, depth=3, family="mu")
 
 
 def _the_rest() -> None:

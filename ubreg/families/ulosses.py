@@ -446,6 +446,15 @@ class FamilyLoss(ULoss):
     def d2(self, z: ArrayLike) -> np.ndarray:
         return self.scale * _f(self.family.hessian(1.0, _f(z)))
 
+    def values(self, z: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        # a family whose three class-1 terms share costly work (tempered: a root
+        # search a row) gives them in one call
+        one = getattr(self.family, "class_one_values", None)
+        if one is None:
+            return super().values(z)
+        u, d1, d2 = one(_f(z))
+        return self.scale * _f(u), self.scale * _f(d1), self.scale * _f(d2)
+
     def posterior(self, eta: ArrayOrFloat) -> ArrayOrFloat:
         return self.family.posterior(eta)
 

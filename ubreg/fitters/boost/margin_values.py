@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...families.closed import Matsushita
+from ...families.closed import Matsushita, Mu
 from ...families.ulosses import FamilyLoss, Logistic, ULoss
 
 __all__ = ["values_into"]
@@ -21,13 +21,28 @@ _PARALLEL_ROWS = 20_000
 
 def values_into(U: ULoss, z: np.ndarray, out: np.ndarray) -> None:
     """``out[0], out[1], out[2] = U.values(z)``, the same numbers (Matsushita's loss: to
-    rounding, one compiled pass a row instead of three NumPy ones)."""
+    rounding, the μ family's: to the bit; one compiled pass a row instead of three
+    NumPy ones)."""
     if type(U) is FamilyLoss and type(U.family) is Matsushita:
         from ...numerics.parallel import parts, run
         from ._kernels import MATSUSHITA_VALUES
         n = parts() if len(z) >= _PARALLEL_ROWS else 1
         run(MATSUSHITA_VALUES, n > 1, np.ascontiguousarray(z, dtype=np.float64), U.scale,
             *out, n)
+        return
+    if type(U) is FamilyLoss and type(U.family) is Mu:
+        from ...numerics.parallel import parts, run
+        from ._kernels import MU_VALUES
+        n = parts() if len(z) >= _PARALLEL_ROWS else 1
+        c = 1.0 - U.family.mu
+        run(MU_VALUES, n > 1, np.ascontiguousarray(z, dtype=np.float64), c, U.family.b,
+            U.scale, *out, n)
+        # U'' = scale (½/c s⁻³ + 0) from s = hypot(1, z/c), Mu.hessian's operations
+        d2 = out[2]
+        np.power(d2, -3.0, out=d2)
+        np.multiply(0.5 / c, d2, out=d2)
+        np.add(d2, 0.0, out=d2)
+        np.multiply(U.scale, d2, out=d2)
         return
     if type(U) is not Logistic:
         U.values_into(z, out)

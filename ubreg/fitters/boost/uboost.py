@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...families.ulosses import Logistic, ULoss
+from ...families.ulosses import FamilyLoss, Logistic, ULoss
 from ...learners.binning import bin_design
 from ...learners.ensembles import UBoostFit
 from ...learners.linear import Componentwise
@@ -110,8 +110,10 @@ class _TreeSteps:
         if leaf_rows:
             self.stats[:, 2] = w
             self.root_w = root_histogram(binned, w)
-        # U'' > 0 is checked in the compiled pass unless U defines its own curvature
-        self.fused = type(U).newton_weight is ULoss.newton_weight
+        # U'' > 0 is checked in the compiled pass: where every U'' is positive, the
+        # curvatures of ULoss and FamilyLoss are U'' itself, which the pass wrote (a U
+        # with a curvature of its own is redone every iteration)
+        self.fused = type(U).newton_weight in (ULoss.newton_weight, FamilyLoss.newton_weight)
         self.logistic = type(U) is Logistic
         # the passes read y* as int8 and equal weights as one number (_kernels)
         ys = ystar.astype(np.int8)
