@@ -21,11 +21,14 @@ thread-safe (``tbb`` or ``omp``): ``workqueue``, numba's fallback, must not
 be entered by two threads at once.
 
 Before the first launch loads numba's OpenMP layer, ``OMP_WAIT_POLICY`` is set to
-``PASSIVE`` unless the user has set it: GNU OpenMP's threads otherwise spin at each
-barrier, and when another process holds a core the spinning thread waits for a time
-slice at every one of the thousands of small parallel regions a boosting fit launches
-(measured: a 20 000-row U-Boost fit beside one busy process took 13 s instead of 0.26 s;
-the 100 000-row fit of the benchmark 4.8 s instead of 1.0 s).
+``PASSIVE`` when the cores are already busy (the 1-minute load average at least the
+core count) and the user has not set it.  GNU OpenMP's threads spin at each barrier:
+on an idle machine that is fastest (passive waits made the benchmark's 100 000-row fit
+0.53 -> 0.83 s and a 25 000-row one 0.17 -> 0.46 s), but when another process holds a
+core the spinning thread waits for a time slice at every one of the thousands of small
+parallel regions a boosting fit launches (a 20 000-row U-Boost fit beside one busy
+process took 13 s spinning, 0.26 s passive; the 100 000-row fit 4.8 s and 1.0 s).  The
+layer reads the policy once, when it loads.
 
 Nothing here imports numba until a kernel is first run.
 """
@@ -104,8 +107,18 @@ def run_driver(driver, *args):
     return _launch(driver, args + (True, n))
 
 
+def busy_cores() -> bool:
+    """Whether other work already occupies the cores: the 1-minute load average is at
+    least the core count (False where the platform has no load average)."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return False
+    return load >= (os.cpu_count() or 1)
+
+
 def _launch(fn, args):
-    if not _state["launched"]:
+    if not _state["launched"] and busy_cores():
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")   # the module notes
     n = parts()
     if getattr(_local, "threads", None) != n:
