@@ -285,8 +285,17 @@ def test_a_users_openmp_wait_policy_is_kept():
     assert out == "ACTIVE"
 
 
-@pytest.mark.parametrize("load, busy", [(0.5, False), (1.99, False), (2.0, True), (7.0, True)])
-def test_cores_are_busy_when_the_load_reaches_the_core_count(monkeypatch, load, busy):
-    monkeypatch.setattr(os, "getloadavg", lambda: (load, 0.0, 0.0))
+@pytest.mark.parametrize("text, busy", [("0.50 0.4 0.3 1/200 99", False),
+                                         ("1.99 0.4 0.3 2/200 99", False),
+                                         ("2.00 0.4 0.3 1/200 99", True),
+                                         ("0.10 0.4 0.3 3/200 99", True)])
+def test_cores_are_busy_when_other_tasks_fill_them(monkeypatch, tmp_path, text, busy):
+    """Two cores: busy when two other tasks run now, or the load average reaches 2."""
+    import builtins
+    real_open = builtins.open
+    fake = tmp_path / "loadavg"
+    fake.write_text(text)
+    monkeypatch.setattr(builtins, "open", lambda path, *a, **k: real_open(
+        fake if path == "/proc/loadavg" else path, *a, **k))
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     assert parallel.busy_cores() is busy

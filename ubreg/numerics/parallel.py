@@ -21,13 +21,13 @@ thread-safe (``tbb`` or ``omp``): ``workqueue``, numba's fallback, must not
 be entered by two threads at once.
 
 Before the first launch loads numba's OpenMP layer, ``OMP_WAIT_POLICY`` is set to
-``PASSIVE`` when the cores are already busy (the 1-minute load average at least the
-core count) and the user has not set it.  GNU OpenMP's threads spin at each barrier:
-on an idle machine that is fastest (passive waits made the benchmark's 100 000-row fit
-0.53 -> 0.83 s and a 25 000-row one 0.17 -> 0.46 s), but when another process holds a
-core the spinning thread waits for a time slice at every one of the thousands of small
-parallel regions a boosting fit launches (a 20 000-row U-Boost fit beside one busy
-process took 13 s spinning, 0.26 s passive; the 100 000-row fit 4.8 s and 1.0 s).  The
+``PASSIVE`` when the cores are already busy (as many other tasks running as cores, or a
+1-minute load average that high) and the user has not set it.  GNU OpenMP's threads
+spin at each barrier: on an idle machine that is fastest (passive waits made the
+benchmark's 100 000-row fit 0.53 -> 0.83 s and a 25 000-row one 0.17 -> 0.46 s), but
+when another process holds a core the spinning thread waits for a time slice at every
+one of the thousands of small parallel regions a boosting fit launches (a 25 000-row
+U-Boost fit beside two busy processes: 24 s spinning, 0.97 s passive).  The
 layer reads the policy once, when it loads.
 
 Nothing here imports numba until a kernel is first run.
@@ -108,13 +108,21 @@ def run_driver(driver, *args):
 
 
 def busy_cores() -> bool:
-    """Whether other work already occupies the cores: the 1-minute load average is at
-    least the core count (False where the platform has no load average)."""
+    """Whether other work already occupies the cores: the tasks running now (Linux's
+    ``/proc/loadavg``, this one left out) or the 1-minute load average (which lags a
+    minute behind) reach the core count; False where neither can be read."""
+    cores = os.cpu_count() or 1
     try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return False
-    return load >= (os.cpu_count() or 1)
+        with open("/proc/loadavg") as f:
+            fields = f.read().split()
+        running = int(fields[3].split("/")[0]) - 1
+        load = float(fields[0])
+    except (OSError, IndexError, ValueError):
+        try:
+            running, load = 0, os.getloadavg()[0]
+        except (AttributeError, OSError):
+            return False
+    return running >= cores or load >= cores
 
 
 def _launch(fn, args):
