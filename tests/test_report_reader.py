@@ -194,6 +194,14 @@ def test_methods_first_in_plain_words(text):
         assert word in methods, word
 
 
+def test_methods_describe_each_method_once(text):
+    """Several models of one method share its description (the demo has four linear fits:
+    the paragraph said 'a linear model fitted by ...' four times)."""
+    methods = text.split("1. Methods", 1)[1].split("2. ", 1)[0]
+    for phrase in ("a linear model fitted by", "a classification tree"):
+        assert methods.count(phrase) <= 1, phrase
+
+
 def test_references_by_author_and_year(text):
     """Every work cited by author and year in the body is in the reference list."""
     body, _, refs = text.rpartition("References")

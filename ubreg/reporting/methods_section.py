@@ -66,16 +66,21 @@ def methods_section(results: dict, cvs: dict, training) -> Section:
     """The ``methods`` section: what was done, in plain words, with references."""
     section = Section("methods", "Methods")
     rows = f"{len(training)} rows" if training is not None else "the rows given"
-    kinds = []
+    by_method: dict[str, list[str]] = {}         # one description for a method's models
     for name, m in results.items():
-        words, cites = _METHODS.get(_method(m), ("a fitted classifier", ()))
+        by_method.setdefault(_method(m), []).append(str(name))
+    kinds = []
+    for method, names in by_method.items():
+        words, cites = _METHODS.get(method, ("a fitted classifier", ()))
         cited = f" ({'; '.join(cites)})" if cites else ""
-        kinds.append(f"{name}: {words}{cited}")
+        each = "each " if len(names) > 1 else ""
+        kinds.append(f"{', '.join(names)}: {each}{words}{cited}")
     count = len(results)
+    fitted = (f"{count} models of the probability of the positive class were fitted"
+              if count != 1 else "1 model of the probability of the positive class was fitted")
     section.text(f"The data are {rows}; rows missing a model variable were left out of the "
                  "linear fits. "
-                 f"{count} model{'s' if count != 1 else ''} of the probability of the positive "
-                 "class were fitted: " + "; ".join(kinds) + ". " + _cv_text(cvs) + " "
+                 f"{fitted}: " + "; ".join(kinds) + ". " + _cv_text(cvs) + " "
                  "Intervals are 95% confidence intervals: profile likelihood for the odds "
                  "ratios of the logistic fits, Wald (from the model's standard errors) "
                  "elsewhere, Wilson for the observed frequencies of the calibration plots; "
