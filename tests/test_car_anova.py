@@ -6,6 +6,7 @@ import pathlib
 import numpy as np
 import pandas as pd
 import pytest
+from r_pima import r_pima
 
 import ubreg
 
@@ -13,17 +14,7 @@ FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 R = json.loads((FIXTURES / "car_anova.json").read_text())
 
 
-def _pima() -> pd.DataFrame:
-    d = pd.read_csv(FIXTURES / "data" / "pima_indians_diabetes2.csv")
-    d = d.dropna(subset=["glucose", "mass", "pedigree", "age"]).reset_index(drop=True)
-    d["y"] = (d["diabetes"] == "pos").astype(int)
-    d["agegrp"] = pd.Categorical(np.where(d["age"] <= 30, "young",
-                                          np.where(d["age"] <= 45, "mid", "old")),
-                                 ["young", "mid", "old"])
-    return d
-
-
-PIMA = _pima()
+PIMA = r_pima()
 INTER = "y ~ glucose * agegrp + mass + pedigree"
 
 

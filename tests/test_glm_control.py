@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from r_pima import r_pima
 
 import ubreg
 from ubreg.errors import ConvergenceWarning
@@ -21,17 +22,7 @@ FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 R = json.loads((FIXTURES / "glm_control.json").read_text())
 
 
-def _pima() -> pd.DataFrame:
-    d = pd.read_csv(FIXTURES / "data" / "pima_indians_diabetes2.csv")
-    d = d.dropna(subset=["glucose", "mass", "pedigree", "age"]).reset_index(drop=True)
-    d["y"] = (d["diabetes"] == "pos").astype(int)
-    d["w_frac"] = np.array([0, 0.5, 1, 1.5, 2.5, 0.25, 1])[np.arange(len(d)) % 7]
-    d["mass2"] = 2 * d["mass"]                  # aliased with mass
-    d["off"] = np.log(d["age"]) / 10
-    return d
-
-
-PIMA = _pima()
+PIMA = r_pima()
 ESOPH = pd.read_csv(FIXTURES / "data" / "esoph.csv").astype(
     {"agegp": pd.CategoricalDtype(["25-34", "35-44", "45-54", "55-64", "65-74", "75+"]),
      "tobgp": pd.CategoricalDtype(["0-9g/day", "10-19", "20-29", "30+"])})

@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from r_pima import r_pima
 
 import ubreg
 from ubreg.families import BinomialLink, Entropy, resolve_family
@@ -19,19 +20,7 @@ R = json.loads((FIXTURES / "glm_links.json").read_text())
 LINKS = ["probit", "cloglog", "cauchit"]
 
 
-def _pima() -> pd.DataFrame:
-    """glm_links.R's ``d``: complete cases, y, a three-level factor of age, w_frac."""
-    d = pd.read_csv(FIXTURES / "data" / "pima_indians_diabetes2.csv")
-    d = d.dropna(subset=["glucose", "mass", "pedigree", "age"]).reset_index(drop=True)
-    d["y"] = (d["diabetes"] == "pos").astype(int)
-    d["agegrp"] = pd.Categorical(np.where(d["age"] <= 30, "young",
-                                          np.where(d["age"] <= 45, "mid", "old")),
-                                 ["young", "mid", "old"])
-    d["w_frac"] = np.array([0, 0.5, 1, 1.5, 2.5, 0.25, 1])[np.arange(len(d)) % 7]
-    return d
-
-
-PIMA = _pima()
+PIMA = r_pima()
 NEW = PIMA.iloc[[0, 2, 4, 6, 8]]                 # R's d[c(1, 3, 5, 7, 9), ]
 ESOPH_LEVELS = {"agegp": ["25-34", "35-44", "45-54", "55-64", "65-74", "75+"],
                 "alcgp": ["0-39g/day", "40-79", "80-119", "120+"]}
