@@ -58,11 +58,6 @@ def _log_odds_small(x: np.ndarray) -> np.ndarray:
         return np.log(x) - np.log1p(-x)
 
 
-
-#: searches of at least this many targets are kept for the next call (small ones are
-#: cheap, and the fitters' scalar calls would churn the one kept search)
-_KEEP_SEARCH = 64
-
 class Tempered(PermissibleFamily):
     """φ_t(u) = −L_t(u) = −2u(1 − u)/M_{1−t}(u, 1 − u), t < 2 (paper 004; docs/tempered.md §3).
 
@@ -180,25 +175,8 @@ class Tempered(PermissibleFamily):
             return ell
 
     def _small_posterior(self, target: np.ndarray) -> np.ndarray:
-        """x ∈ [0, ½] with η_t(x) = target, for target ≤ 0 (vectorised).
-
-        The root search is the cost of this family: the last search is kept, and the
-        same targets (U-Boost asks for the loss, its gradient and its curvature at the
-        same margins each round) get its result again, the same numbers."""
+        """x ∈ [0, ½] with η_t(x) = target, for target ≤ 0 (vectorised)."""
         target = _as_float(target)
-        last = self.__dict__.get("_last_search")
-        if last is not None and last[0].shape == target.shape \
-                and np.array_equal(last[0], target, equal_nan=True):
-            return last[1].copy()
-        x = self._search_small_posterior(target)
-        if target.size >= _KEEP_SEARCH:
-            self.__dict__["_last_search"] = (target.copy(), x.copy())
-        return x
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k != "_last_search"}
-
-    def _search_small_posterior(self, target: np.ndarray) -> np.ndarray:
         shape = target.shape
         tv = np.minimum(target.ravel(), 0.0)
         x = np.full(tv.shape, 0.5)
