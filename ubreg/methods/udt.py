@@ -18,10 +18,10 @@ from ..fitters.udt.binned import (
     missing_names,
     refuse_missing,
 )
-from ..fitters.udt.grow import MAX_DEPTH
 from ..numerics.weights import far_exponent
 from ..results.class_tree import ClassTreeResult
 from ..results.tree import TreeResult, to_tree_columns
+from ..trees.builder import MAX_DEPTH
 from ..trees.columns import check_columns
 from .schema import OnDask, Option, Schema
 from .spec import FitSpec, Method, raw_frame

@@ -7,6 +7,9 @@ they share here
 * :mod:`.columns`: predictors as the trees read them (numeric, categorical codes);
 * :mod:`.criterion`: a family's split gain and leaf value (Kearns & Mansour 1999,
   eq. 104 of Nock & Nielsen 2009), with its compiled gains (:mod:`.gain_kernels`);
+* :mod:`.builder`: rpart's two-class tree built level by level (node table, controls,
+  the record of a split), whatever source finds the splits: presorted rows or
+  histograms of codes, in memory or on Dask (:mod:`ubreg.fitters.udt`);
 * :mod:`.model`: the fitted rpart-style tree a result holds, and predicts with
   (:mod:`.route`), with rpart's add-ons: surrogate splits (:mod:`.surrogates`) and
   cost-complexity pruning (:mod:`.prune`);

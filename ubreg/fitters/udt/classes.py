@@ -33,6 +33,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from ...trees.builder import check_controls
 from ...trees.class_model import ClassTree
 from ...trees.class_stats import IMPURITIES, ClassWeights
 from ...trees.columns import CATEGORICAL, check_columns, weight_floor
@@ -45,7 +46,6 @@ from .class_splits import (
 )
 from .classlevel import ISCALE as _ISCALE
 from .classlevel import Undecided, grow_levels
-from .grow import check_controls
 
 __all__ = ["grow_class_tree", "grow_class_raw", "check_classes", "MAX_SUBSET_LEVELS"]
 

@@ -6,13 +6,14 @@ import pandas as pd
 
 from ...numerics.folds import xval_groups
 from ...numerics.progress import progress
+from ...trees.builder import node_risk
 from ...trees.columns import CATEGORICAL, TreeColumn, check_columns, check_response
 from ...trees.criterion import make_criterion
 from ...trees.model import Tree, TreeT, subset_nodes
 from ...trees.prune import cp_rows, fix_cp, rpart_complexity
 from ...trees.route import route
 from ...trees.surrogates import find_surrogates, split_missing
-from .grow import grow_raw, node_risk
+from .grow import grow_raw
 
 __all__ = ["grow_tree", "cp_table_cv", "tree_from_raw", "pruned_nodes", "with_all_surrogates"]
 

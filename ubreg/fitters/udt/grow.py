@@ -1,12 +1,13 @@
-"""Top-down induction of a UDT tree, one level at a time (Algorithm 3).
+"""Top-down induction of a UDT tree from presorted rows (Algorithm 3).
 
-Each pass of the level loop finds the best split of every open node with the
-vectorised splitter (on large levels of large trees with unit weights, one
-compiled pass per predictor, :mod:`ubreg.fitters.udt.fused`, the predictors on
-a thread per core), routes the rows of the split nodes to their children and
-stably partitions each predictor's presorted row order by child, so that the
-next level again sees every open node as a contiguous, sorted segment.  Rows
-whose node closes (a leaf) leave the orderings; the work per level is linear
+The source of exact rows for the level builder (:mod:`ubreg.trees.builder`, which
+owns the node table, the controls and the level loop): each pass finds the best
+split of every open node with the vectorised splitter (on large levels of large
+trees with unit weights, one compiled pass per predictor, :mod:`ubreg.fitters.udt.fused`,
+the predictors on a thread per core), routes the rows of the split nodes to their
+children and stably partitions each predictor's presorted row order by child, so
+that the next level again sees every open node as a contiguous, sorted segment.
+Rows whose node closes (a leaf) leave the orderings; the work per level is linear
 in the rows still open.  Once few rows remain open (``BATCH_ROWS``) the
 orderings become the rows of one array, partitioned and searched for all
 predictors at once, so that the deep, narrow levels of an unbounded tree do
@@ -55,14 +56,13 @@ or lose its speed; :mod:`ubreg.learners.trees` gives the reasons in full.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from ...numerics import options as opt
+from ...trees.builder import LevelBuilder, check_controls, grow_levels
 from ...trees.columns import CATEGORICAL, check_columns, check_response
-from ...trees.criterion import make_criterion, misclass_risk
+from ...trees.criterion import make_criterion
 from ...trees.route import route_level
 from ...trees.surrogates import find_surrogates, route_missing, split_missing
 from .fused import fused_candidates, fused_kind
@@ -75,13 +75,9 @@ from .splitter import (
     make_layout,
     numeric_best,
     numeric_best_batch,
-    weight_floor,
 )
 
-__all__ = ["grow_raw", "check_controls", "RawTree", "MAX_DEPTH"]
-
-#: deepest level rpart's node numbering (2k, 2k + 1) fits in an int64
-MAX_DEPTH = 62
+__all__ = ["grow_raw"]
 
 #: levels of at most this many open rows keep the numeric orderings in one
 #: (p, m) array, partitioned in one pass, and (unit weights, no missing
@@ -91,68 +87,6 @@ MAX_DEPTH = 62
 BATCH_ROWS = 1 << 14
 #: elements (predictors × rows) per batched call of the splitter
 BATCH_BLOCK = 1 << 17
-
-
-class NodeStore:
-    """Growable per-node arrays (amortised doubling)."""
-
-    FIELDS = {
-        "number": np.int64, "depth": np.int64, "parent": np.intp, "left": np.intp,
-        "right": np.intp, "n": np.int64, "npos": np.int64, "weight": np.float64,
-        "wy": np.float64, "var": np.intp, "threshold": np.float64, "direction": np.int8,
-        "cat_row": np.intp, "na_left": bool, "improve": np.float64, "n_tied": np.int64,
-    }
-    DEFAULTS = {"left": -1, "right": -1, "var": -1, "cat_row": -1, "parent": -1,
-                "threshold": np.nan, "improve": 0.0}
-
-    def __init__(self, capacity=64):
-        self.size = 0
-        self.cap = capacity
-        self.a = {k: np.full(capacity, self.DEFAULTS.get(k, 0), dtype=t)
-                  for k, t in self.FIELDS.items()}
-
-    def add(self, k):
-        """Allocate k nodes; return their ids."""
-        need = self.size + k
-        if need > self.cap:
-            cap = max(need, 2 * self.cap)
-            for key, arr in self.a.items():
-                new = np.full(cap, self.DEFAULTS.get(key, 0), dtype=arr.dtype)
-                new[: self.size] = arr[: self.size]
-                self.a[key] = new
-            self.cap = cap
-        ids = np.arange(self.size, need, dtype=np.intp)
-        self.size = need
-        return ids
-
-    def final(self):
-        return {k: v[: self.size].copy() for k, v in self.a.items()}
-
-
-class RawTree(dict):
-    """Node arrays in growth order plus ``cat_side`` (int8, one row per
-    categorical split: 1 = level sent left, 2 = right, 0 = absent from the node)."""
-
-
-def check_controls(min_split, min_leaf, max_depth, cp, risk):
-    """Validate the rpart-style controls; return them normalised."""
-    if max_depth is None:
-        max_depth = MAX_DEPTH
-    min_split = opt.whole(min_split, "min_split", 1, 2 ** 62)
-    min_leaf = opt.whole(min_leaf, "min_leaf", 1, 2 ** 62)
-    # rpart node numbers must fit in 64 bits
-    max_depth = opt.whole(max_depth, "max_depth", 0, MAX_DEPTH)
-    cp = opt.real(cp, "cp", 0.0, math.inf)
-    if risk not in ("surrogate", "misclass"):
-        raise ValueError(f"risk must be 'surrogate' or 'misclass', got {risk!r}")
-    return min_split, min_leaf, max_depth, cp, risk
-
-
-def node_risk(crit, wy, w, risk):
-    """Risk of nodes under the chosen measure (absolute, not relative)."""
-    if risk == "misclass":
-        return misclass_risk(wy, w)
-    return crit.surrogate_risk(wy, w)
 
 
 @dataclass
@@ -306,35 +240,30 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
     y, w = check_response(y, weight, n)
     min_split, min_leaf, max_depth, cp, risk = check_controls(min_split, min_leaf, max_depth,
                                                               cp, risk)
-    grower = _Grower(values, specs, y, w, make_criterion(family), min_split, min_leaf,
-                     max_depth, risk, count_rows)
-    del w                                   # unit weights: the grower keeps none
-    grower.alpha = cp * grower.root_risk if alpha is None else alpha
-    info = dict(alpha=grower.alpha, root_risk=grower.root_risk, n=n, specs=specs)
-    if grower.splittable(grower.root)[0]:
-        grower.grow()
-    raw = _finish(grower.store, grower.cat_blocks, grower.lmax)
-    raw["surrogates"] = grower.surrogates
+    crit = make_criterion(family)
+    source = _PresortedRows(values, specs, y, w, crit, max_depth, count_rows)
+    del w                                   # unit weights: the source keeps none
+    lmax = max([len(s.levels) for s in specs if s.kind == CATEGORICAL] or [1])
+    builder = LevelBuilder(crit, source.root_sums(), min_split, min_leaf, max_depth, risk,
+                           source.rows, lmax)
+    builder.alpha = cp * builder.root_risk if alpha is None else alpha
+    info = dict(alpha=builder.alpha, root_risk=builder.root_risk, n=n, specs=specs)
+    grow_levels(builder, source, source.cat_flag)
+    raw = builder.finish()
+    raw["surrogates"] = source.surrogates
     return raw, info
 
 
-class _Grower:
-    """One tree's growth, level by level (see the module docstring).
+class _PresortedRows:
+    """The rows of a tree as :func:`~ubreg.trees.builder.grow_levels` asks for them
+    (see the module docstring): each predictor's rows presorted once, the open nodes
+    contiguous segments of every ordering (``seg_len``: their rows of positive weight;
+    ``base``: the open rows by segment), the per-row routing state, and the surrogate
+    splits found where rows miss their split's variable."""
 
-    Holds the node store, the open segments (``seg_node``, ``seg_len``: the
-    open nodes and their rows of positive weight), the predictors' presorted
-    orderings of the open rows (``orders``; ``base``: the open rows by
-    segment) and the per-row routing state.
-    """
-
-    #: nodes of risk at most alpha are not split (set by :func:`grow_raw`)
-    alpha: float
-
-    def __init__(self, values, specs, y, w, crit, min_split, min_leaf, max_depth, risk,
-                 count_rows=False):
+    def __init__(self, values, specs, y, w, crit, max_depth, count_rows=False):
         n = y.shape[0]
-        self.values, self.specs, self.crit, self.risk = values, specs, crit, risk
-        self.min_leaf, self.max_depth = min_leaf, max_depth
+        self.values, self.specs, self.crit, self.max_depth = values, specs, crit, max_depth
         self.unit = bool(np.all(w == 1.0))
         #: min_split and min_leaf count rows of positive weight (unit and prior weights)
         self.rows = self.unit or bool(count_rows)
@@ -349,40 +278,22 @@ class _Grower:
             self.pos_rows = np.flatnonzero(self.positive)
         self.y, self.w, self.wy_row = y, w, (y if self.unit else w * y)
         self.n_positive = n if self.pos_rows is None else self.pos_rows.shape[0]
-        self.store = NodeStore()
-        self.root = self.store.add(1)
-        a = self.store.a
-        a["number"][self.root] = 1
-        a["n"][self.root] = n
-        a["npos"][self.root] = self.n_positive
-        a["weight"][self.root] = w.sum()
-        a["wy"][self.root] = self.wy_row.sum()
-        self.root_risk = float(node_risk(crit, a["wy"][0], a["weight"][0], risk))
-        min_rows = max(min_split, 2 * min_leaf)
-        # min_split / min_leaf count observations: rows with unit and prior weights,
-        # the sum of the frequency weights otherwise (less a rounding tolerance)
-        self.size_key = "npos" if self.rows else "weight"
-        self.min_size = min_rows if self.rows else weight_floor(min_rows, a["weight"][0])
-        self.leaf_w = weight_floor(min_leaf, a["weight"][0])
-        self.cat_blocks, self.n_cat = [], 0
-        self.lmax = max([len(s.levels) for s in specs if s.kind == CATEGORICAL] or [1])
         self.numeric = [j for j, s in enumerate(specs) if s.kind != CATEGORICAL]
         self.cat_flag = np.array([s.kind == CATEGORICAL for s in specs], dtype=bool)
+        self.lmax = max([len(s.levels) for s in specs if s.kind == CATEGORICAL] or [1])
         self.has_nan = {j: bool(np.isnan(values[j]).any()) for j in self.numeric}
         self.any_missing = any(self.has_nan.values()) or any(
             bool((values[j] < 0).any()) for j in np.flatnonzero(self.cat_flag))
         #: surrogate splits by node number, at the nodes where rows miss the split variable
         self.surrogates = {}
+        self.started = False
 
-    def splittable(self, ids):
-        """Nodes that may split: enough observations, above max_depth, risk > alpha."""
-        a = self.store.a
-        r = node_risk(self.crit, a["wy"][ids], a["weight"][ids], self.risk)
-        return ((a[self.size_key][ids] >= self.min_size) & (a["depth"][ids] < self.max_depth)
-                & (r > self.alpha))
+    def root_sums(self) -> dict:
+        return dict(n=self.y.shape[0], npos=self.n_positive, weight=self.w.sum(),
+                    wy=self.wy_row.sum())
 
-    def grow(self):
-        """Split level after level until no open node splits."""
+    def _start(self):
+        """Presort and set up the per-row state (only for a root that splits)."""
         npos_all = self.n_positive
         # the compiled gains (Matsushita, entropy) when the tree is large enough to
         # repay numba's start-up: cuts per level × levels (log2 of the rows, or
@@ -405,12 +316,10 @@ class _Grower:
         self.orders2 = None                   # small levels: the orderings, base last, as rows
         self.row_of = {j: i for i, j in enumerate(self.numeric)}
         self.go_left = np.ones(n, dtype=bool)
-        self.seg_node = self.root.copy()
         self.seg_len = np.array([npos_all], dtype=np.intp)
         self.ws = Workspace(npos_all)
         self.ibuf = [np.empty(npos_all, dtype=self.index_dtype) for _ in range(2)]
-        while self.seg_node.shape[0] and self._level():
-            pass
+        self.started = True
 
     def _presort(self):
         """Sort every numeric predictor's rows of positive weight once (NaN last)."""
@@ -428,47 +337,32 @@ class _Grower:
             self.orders[j] = (o if self.pos_rows is None
                               else self.pos_rows[o].astype(self.index_dtype))
 
-    def _level(self):
-        """Split the open nodes of one level; False when none splits."""
-        a = self.store.a
-        lay = make_layout(self.seg_len, a["wy"][self.seg_node], a["weight"][self.seg_node],
-                          self.crit, self.min_leaf, self.unit, self.leaf_w, self.rows)
-        best = _best_splits(self.specs, self.values, self.orders, self.base, self.rowdata, lay,
-                            self.crit, self.ws, self.has_nan, self.has_dups, self.lmax,
-                            self.orders2, self.row_of)
-        ks = np.flatnonzero(best.improve > lay.tol)
-        if ks.shape[0] == 0:
-            return False
-        split = self._record(best, ks)
-        rows, rk, left = self._route_rows(lay, ks, *split)
+    def best_splits(self, open_ids, builder):
+        """The best split of every open node, and the tolerance it must beat."""
+        if not self.started:
+            self._start()
+        a = builder.store.a
+        self.lay = make_layout(self.seg_len, a["wy"][open_ids], a["weight"][open_ids],
+                               self.crit, builder.min_leaf, self.unit, builder.leaf_w, self.rows)
+        best = _best_splits(self.specs, self.values, self.orders, self.base, self.rowdata,
+                            self.lay, self.crit, self.ws, self.has_nan, self.has_dups,
+                            self.lmax, self.orders2, self.row_of)
+        return best, self.lay.tol
+
+    def children(self, ks, split, best, builder):
+        """Route the rows of the split nodes; the children's (n, npos, Σw, Σw·y)."""
+        rows, rk, left = self._route_rows(self.lay, ks, builder, *split)
         slot = 2 * rk + (~left)               # child slot: 2k left, 2k + 1 right
-        kids, len_slot = self._add_children(split[0], rows, slot)
-        self._next_level(lay, ks, kids, rows, slot, len_slot)
-        return True
+        K2 = 2 * ks.shape[0]
+        cn = np.bincount(slot, minlength=K2)
+        cw = np.bincount(slot, weights=self.w[rows], minlength=K2)
+        cwy = np.bincount(slot, weights=self.wy_row[rows], minlength=K2)
+        cnp = cn if self.unit else np.bincount(slot, weights=self.positive[rows],
+                                               minlength=K2).astype(np.int64)
+        self.pending = (ks, rows, slot, cnp.astype(np.intp))
+        return cn, cnp, cw, cwy
 
-    def _record(self, best, ks):
-        """Record the splits of segments ``ks``; the left child is the side with the
-        smaller p (rpart).  Returns (node ids, var, threshold, low_left, na_left)."""
-        a = self.store.a
-        ids = self.seg_node[ks]
-        var_k, thr_k, low_k = best.var[ks], best.threshold[ks], best.low_left[ks]
-        wl_k = np.where(low_k, best.lw[ks], best.rw[ks])
-        wr_k = np.where(low_k, best.rw[ks], best.lw[ks])
-        na_left_k = wl_k >= wr_k              # missing values: the heavier child
-        a["var"][ids] = var_k
-        a["threshold"][ids] = thr_k
-        a["direction"][ids] = np.where(low_k, -1, 1)
-        a["na_left"][ids] = na_left_k
-        a["improve"][ids] = best.improve[ks] / self.crit.b
-        a["n_tied"][ids] = best.n_tied[ks]
-        kc = np.flatnonzero(self.cat_flag[var_k])
-        if kc.size:
-            self.cat_blocks = [np.concatenate(self.cat_blocks + [best.side[ks[kc]]])]
-            a["cat_row"][ids[kc]] = self.n_cat + np.arange(kc.shape[0])
-            self.n_cat += kc.shape[0]
-        return ids, var_k, thr_k, low_k, na_left_k
-
-    def _route_rows(self, lay, ks, ids, var_k, thr_k, low_k, na_left_k):
+    def _route_rows(self, lay, ks, builder, ids, var_k, thr_k, low_k, na_left_k):
         """Route every row of the split nodes (any weight, missing values too) and
         set ``go_left`` for the partition.  Returns (rows, their split's rank,
         left)."""
@@ -485,11 +379,12 @@ class _Grower:
             r_rank = rank_of_seg[self.seg_of_row]   # seg_of_row = -1 hits the trailing -1
             rows = np.flatnonzero(r_rank >= 0)
             rk = r_rank[rows]
+        a = builder.store.a
         left = route_level(self.specs, self.values, rows, rk, var_k, thr_k, low_k, na_left_k,
-                      self.cat_blocks[0] if self.cat_blocks else None,
-                      self.store.a["cat_row"][ids])
+                           builder.cat_blocks[0] if builder.cat_blocks else None,
+                           a["cat_row"][ids])
         if self.any_missing:
-            left = self._surrogate_route(rows, rk, ids, var_k, left)
+            left = self._surrogate_route(rows, rk, a["number"][ids], var_k, left)
         if self.dense:                          # rows of unsplit segments count as left
             gl_pos = np.ones(lay.m, dtype=bool)
             gl_pos[sel] = left
@@ -499,13 +394,12 @@ class _Grower:
             self.go_left[rows] = left
         return rows, rk, left
 
-    def _surrogate_route(self, rows, rk, ids, var_k, left):
+    def _surrogate_route(self, rows, rk, numbers, var_k, left):
         """Route the rows that miss their split's variable by the surrogate splits of
-        their node, found here (:mod:`ubreg.trees.surrogates`)."""
+        their node (rpart numbers ``numbers``), found here (:mod:`ubreg.trees.surrogates`)."""
         miss = split_missing(self.specs, self.values, rows, var_k[rk])
         if not miss.any():
             return left
-        numbers = self.store.a["number"][ids]
         direction = np.where(miss, 0, np.where(left, 1, -1)).astype(np.int8)
         for k in np.unique(rk[miss]):
             sel = np.flatnonzero(rk == k)
@@ -517,32 +411,10 @@ class _Grower:
                                    numbers[rk[miss]], left[miss])
         return left
 
-    def _add_children(self, ids, rows, slot):
-        """Store the children of nodes ``ids`` with their statistics; returns
-        (children, rows of positive weight per child slot)."""
-        K = ids.shape[0]
-        cn = np.bincount(slot, minlength=2 * K)
-        cw = np.bincount(slot, weights=self.w[rows], minlength=2 * K)
-        cwy = np.bincount(slot, weights=self.wy_row[rows], minlength=2 * K)
-        cnp = cn if self.unit else np.bincount(slot, weights=self.positive[rows],
-                                               minlength=2 * K).astype(np.int64)
-        kids = self.store.add(2 * K)
-        a = self.store.a
-        par = np.repeat(ids, 2)
-        a["parent"][kids] = par
-        a["number"][kids] = 2 * a["number"][par] + np.tile([0, 1], K)
-        a["depth"][kids] = a["depth"][par] + 1
-        a["n"][kids] = cn
-        a["npos"][kids] = cnp
-        a["weight"][kids] = cw
-        a["wy"][kids] = cwy
-        a["left"][ids] = kids[0::2]
-        a["right"][ids] = kids[1::2]
-        return kids, cnp.astype(np.intp)
-
-    def _next_level(self, lay, ks, kids, rows, slot, len_slot):
+    def keep(self, kids, keep):
         """Keep the open children: their segments and the orderings' partition."""
-        keep = self.splittable(kids)
+        ks, rows, slot, len_slot = self.pending
+        lay = self.lay
         if not self.dense:
             new_seg_of_slot = np.full(kids.shape[0] + 1, -1, dtype=np.intp)
             new_seg_of_slot[np.flatnonzero(keep)] = np.arange(int(keep.sum()))
@@ -551,7 +423,6 @@ class _Grower:
         A, C, m_new = _relayout(lay, self.seg_len, ks, len_slot, keep)
         if m_new:
             self._partition_orders(A, C, m_new)
-        self.seg_node = kids[keep]
         self.seg_len = len_slot[keep]
 
     def _partition_orders(self, A, C, m_new):
@@ -569,10 +440,3 @@ class _Grower:
         partition_orderings(parts, self.go_left, A, C, m_new, self.ibuf, self.ws)
         self.orders = dict(zip(self.numeric, parts[:-1]))
         self.base = parts[-1]
-
-
-def _finish(store, cat_blocks, lmax):
-    raw = RawTree(store.final())
-    raw["cat_side"] = (np.concatenate(cat_blocks) if cat_blocks
-                       else np.zeros((0, lmax), dtype=np.int8))
-    return raw

@@ -1,7 +1,8 @@
 """UDT grown from histograms of coded predictors (``bins=``, and every fit of a Dask frame).
 
-The engine of :mod:`ubreg.fitters.udt.grow` searches presorted rows; this one
-searches, for every open node of a level, the sums of four statistics per
+The second source of the level builder (:mod:`ubreg.trees.builder`; the first,
+:mod:`ubreg.fitters.udt.grow`, searches presorted rows): this one searches, for
+every open node of a level, the sums of four statistics per
 predictor and *code* — rows, rows of positive weight, Σw, Σw·y — so that the
 rows themselves never need to be in one place: a Dask fit sums the
 histograms of its partitions (:mod:`ubreg.dask.udt`), an in-memory fit with
@@ -34,10 +35,11 @@ from functools import cached_property
 
 import numpy as np
 
+from ...trees.builder import LevelBuilder, check_controls, grow_levels
 from ...trees.columns import CATEGORICAL, ColumnSpec
 from ...trees.criterion import make_criterion
-from .grow import NodeStore, _Best, _finish, check_controls, node_risk
-from .splitter import RTOL, Candidates, categorical_from_sums, cut_midpoint, weight_floor
+from .grow import _Best
+from .splitter import RTOL, Candidates, categorical_from_sums, cut_midpoint
 
 __all__ = ["CodedColumns", "CodeTree", "encode", "code_ranges", "merge_ranges",
            "level_histograms", "grow_binned", "MAX_EXACT_CODES"]
@@ -278,42 +280,22 @@ def _best_from_hist(H: np.ndarray, coded: CodedColumns, lay: _Level, crit, lmax:
     return best
 
 
-class _BinnedGrower:
-    """One tree grown level by level from histograms (see the module docstring)."""
+class _Histograms:
+    """The rows of a tree as level histograms (see the module docstring): the source
+    that :func:`~ubreg.trees.builder.grow_levels` asks for each level's best splits
+    and children's sums; it keeps the tree in code space (which codes go left)."""
 
-    def __init__(self, coded, histograms, root, crit, unit, min_split, min_leaf, max_depth,
-                 risk, count_rows=False):
+    def __init__(self, coded, histograms, crit, unit, rows):
         self.coded, self.histograms, self.crit = coded, histograms, crit
-        self.unit, self.risk = unit, risk
-        self.rows = bool(unit or count_rows)
-        self.min_leaf, self.max_depth = min_leaf, max_depth
-        self.store = NodeStore()
-        self.root = self.store.add(1)
-        a = self.store.a
-        a["number"][0] = 1
-        for key in ("n", "npos", "weight", "wy"):
-            a[key][0] = root[key]
-        self.root_risk = float(node_risk(crit, a["wy"][0], a["weight"][0], risk))
-        min_rows = max(min_split, 2 * min_leaf)
-        self.size_key = "npos" if self.rows else "weight"
-        self.min_size = min_rows if self.rows else weight_floor(min_rows, a["weight"][0])
-        self.leaf_w = weight_floor(min_leaf, a["weight"][0])
-        self.cat_blocks: list = []
-        self.n_cat = 0
+        self.unit, self.rows = unit, rows
         self.lmax = max([len(s.levels) for s in coded.specs if s.kind == CATEGORICAL] or [1])
         self.width = int(coded.nbins.max(initial=1))
         self.goes_left = np.zeros((0, self.width), dtype=bool)
         self.depth = 0
-        self.alpha = 0.0
+        self.cat_flag = np.array([s.kind == CATEGORICAL for s in coded.specs], dtype=bool)
 
-    def splittable(self, ids):
-        a = self.store.a
-        r = node_risk(self.crit, a["wy"][ids], a["weight"][ids], self.risk)
-        return ((a[self.size_key][ids] >= self.min_size) & (a["depth"][ids] < self.max_depth)
-                & (r > self.alpha))
-
-    def code_tree(self, open_ids) -> CodeTree:
-        a, size = self.store.a, self.store.size
+    def code_tree(self, open_ids, builder) -> CodeTree:
+        a, size = builder.store.a, builder.store.size
         slot = np.full(size, -1, dtype=np.intp)
         slot[open_ids] = np.arange(len(open_ids))
         table = np.zeros((size, self.width), dtype=bool)
@@ -322,52 +304,16 @@ class _BinnedGrower:
                         var=np.maximum(a["var"][:size], 0), goes_left=table, slot=slot,
                         depth=self.depth)
 
-    def grow(self):
-        open_ids = self.root[self.splittable(self.root)]
-        while open_ids.shape[0]:
-            open_ids = self._level(open_ids)
-
-    def _layout(self, ids) -> _Level:
-        a, crit = self.store.a, self.crit
-        twy, tw = a["wy"][ids], a["weight"][ids]
-        return _Level(S=len(ids), tol=RTOL * crit.b * tw, parent=crit.node_term(twy, tw),
-                      offset=crit.offset(twy, tw), min_leaf=self.min_leaf, unit=self.unit,
-                      leaf_w=float(self.leaf_w), rows=self.rows)
-
-    def _level(self, open_ids):
-        """Split the open nodes of one level; returns the next level's."""
-        H = np.asarray(self.histograms(self.code_tree(open_ids)), dtype=np.float64)
-        lay = self._layout(open_ids)
-        best = _best_from_hist(H, self.coded, lay, self.crit, self.lmax)
-        ks = np.flatnonzero(best.improve > lay.tol)
-        if ks.shape[0] == 0:
-            return ks
-        ids = self._record(open_ids, best, ks)
-        kids = self._children(H, ids, ks, best)
-        self.depth += 1
-        return kids[self.splittable(kids)]
-
-    def _record(self, open_ids, best, ks):
-        """:meth:`ubreg.fitters.udt.grow._Grower._record` (rpart's left = smaller p)."""
-        a = self.store.a
-        ids = open_ids[ks]
-        var_k, low_k = best.var[ks], best.low_left[ks]
-        wl_k = np.where(low_k, best.lw[ks], best.rw[ks])
-        wr_k = np.where(low_k, best.rw[ks], best.lw[ks])
-        a["var"][ids] = var_k
-        a["threshold"][ids] = best.threshold[ks]
-        a["direction"][ids] = np.where(low_k, -1, 1)
-        a["na_left"][ids] = wl_k >= wr_k
-        a["improve"][ids] = best.improve[ks] / self.crit.b
-        a["n_tied"][ids] = best.n_tied[ks]
-        cat = np.array([self.coded.specs[j].kind == CATEGORICAL for j in var_k], dtype=bool)
-        kc = np.flatnonzero(cat)
-        if kc.size:
-            assert best.side is not None
-            self.cat_blocks = [np.concatenate(self.cat_blocks + [best.side[ks[kc]]])]
-            a["cat_row"][ids[kc]] = self.n_cat + np.arange(kc.shape[0])
-            self.n_cat += kc.shape[0]
-        return ids
+    def best_splits(self, open_ids, builder):
+        """The best split of every open node from the level's histograms."""
+        self.H = np.asarray(self.histograms(self.code_tree(open_ids, builder)),
+                            dtype=np.float64)
+        a, crit = builder.store.a, self.crit
+        twy, tw = a["wy"][open_ids], a["weight"][open_ids]
+        lay = _Level(S=len(open_ids), tol=RTOL * crit.b * tw, parent=crit.node_term(twy, tw),
+                     offset=crit.offset(twy, tw), min_leaf=builder.min_leaf, unit=self.unit,
+                     leaf_w=float(builder.leaf_w), rows=self.rows)
+        return _best_from_hist(self.H, self.coded, lay, crit, self.lmax), lay.tol
 
     def _goes_left(self, k, j, best):
         """Which codes of predictor j go left at the split of segment k."""
@@ -381,32 +327,28 @@ class _BinnedGrower:
         below = self.coded.hi[j] < best.threshold[k]
         return below if best.low_left[k] else ~below
 
-    def _children(self, H, ids, ks, best):
-        """Store the children of nodes ``ids`` with their sums (from the split
-        predictor's histogram) and the codes' directions; returns the children."""
-        K = ids.shape[0]
-        kids = self.store.add(2 * K)
-        a, off = self.store.a, self.coded.offsets
-        grow = np.zeros((self.store.size, self.width), dtype=bool)
+    def children(self, ks, split, best, builder):
+        """The children's sums (from the split predictor's histogram), and the codes'
+        directions at the split nodes."""
+        ids = split[0]
+        off = self.coded.offsets
+        sums = np.zeros((2 * ks.shape[0], 4))
+        grow = np.zeros((builder.store.size + 2 * ks.shape[0], self.width), dtype=bool)
         grow[:self.goes_left.shape[0]] = self.goes_left
         for i, (k, node) in enumerate(zip(ks, ids)):
             j = int(best.var[k])
             gl = self._goes_left(k, j, best)
             grow[node, :gl.shape[0]] = gl
-            Hj = H[k, off[j]:off[j + 1]]
-            for side, mask in ((0, gl), (1, ~gl)):
-                sums = Hj[mask].sum(axis=0)
-                kid = kids[2 * i + side]
-                a["n"][kid], a["npos"][kid] = int(round(sums[0])), int(round(sums[1]))
-                a["weight"][kid], a["wy"][kid] = sums[2], sums[3]
+            Hj = self.H[k, off[j]:off[j + 1]]
+            sums[2 * i] = Hj[gl].sum(axis=0)
+            sums[2 * i + 1] = Hj[~gl].sum(axis=0)
         self.goes_left = grow
-        par = np.repeat(ids, 2)
-        a["parent"][kids] = par
-        a["number"][kids] = 2 * a["number"][par] + np.tile([0, 1], K)
-        a["depth"][kids] = a["depth"][par] + 1
-        a["left"][ids] = kids[0::2]
-        a["right"][ids] = kids[1::2]
-        return kids
+        self.depth += 1
+        return (np.rint(sums[:, 0]).astype(np.int64), np.rint(sums[:, 1]).astype(np.int64),
+                sums[:, 2], sums[:, 3])
+
+    def keep(self, kids, open_mask):
+        """Nothing to do: the next level's histograms route every row afresh."""
 
 
 def grow_binned(coded: CodedColumns, histograms, root: dict, family, *, unit: bool,
@@ -432,13 +374,15 @@ def grow_binned(coded: CodedColumns, histograms, root: dict, family, *, unit: bo
     """
     min_split, min_leaf, max_depth, cp, risk = check_controls(min_split, min_leaf, max_depth,
                                                               cp, risk)
-    grower = _BinnedGrower(coded, histograms, root, make_criterion(family), bool(unit),
-                           min_split, min_leaf, max_depth, risk, count_rows)
-    grower.alpha = cp * grower.root_risk if alpha is None else alpha
-    info = dict(alpha=grower.alpha, root_risk=grower.root_risk, n=int(root["n"]),
+    crit = make_criterion(family)
+    rows = bool(unit or count_rows)
+    source = _Histograms(coded, histograms, crit, bool(unit), rows)
+    builder = LevelBuilder(crit, root, min_split, min_leaf, max_depth, risk, rows, source.lmax)
+    builder.alpha = cp * builder.root_risk if alpha is None else alpha
+    info = dict(alpha=builder.alpha, root_risk=builder.root_risk, n=int(root["n"]),
                 specs=list(coded.specs))
-    grower.grow()
-    raw = _finish(grower.store, grower.cat_blocks, grower.lmax)
+    grow_levels(builder, source, source.cat_flag)
+    raw = builder.finish()
     raw["surrogates"] = {}
     return raw, info
 
