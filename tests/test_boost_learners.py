@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-from ubreg.learners.binning import bin_design
 from ubreg.learners.rules import fit_rule
 from ubreg.learners.stumps import fit_sign_stump
-from ubreg.learners.trees import grow_tree, newton_gain
+from ubreg.trees.binning import bin_design
+from ubreg.trees.shallow import grow_tree, newton_gain
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +87,7 @@ def _brute_histogram(b, stats, rows):
 @pytest.mark.parametrize("k", [1, 2, 3, 4, 5])
 @pytest.mark.parametrize("max_bins", [16, 1024])       # uint8 and uint16 codes
 def test_histogram_kernels_sum_in_row_order(X, k, max_bins):
-    from ubreg.learners import _level_kernels as _hist
+    from ubreg.trees import _level_kernels as _hist
     b = bin_design(X, max_bins=max_bins)
     assert b.codes.dtype == (np.uint8 if max_bins == 16 else np.uint16)
     rng = np.random.default_rng(k)
@@ -163,9 +163,9 @@ def test_cuts_and_codes_follow_their_definitions():
 def _hypotheses(X):
     """One hypothesis of every kind, fitted on X, with its training values."""
     from ubreg.families import Permissible
-    from ubreg.learners.best_first import grow_best_first
     from ubreg.learners.linear import Componentwise
-    from ubreg.learners.trees import fit_leaf_tree, fit_newton_tree
+    from ubreg.trees.best_first import grow_best_first
+    from ubreg.trees.shallow import fit_leaf_tree, fit_newton_tree
     b = bin_design(X)
     rng = np.random.default_rng(6)
     n = X.shape[0]
@@ -216,7 +216,7 @@ def test_a_known_root_histogram_of_the_weights_gives_the_same_tree():
     """U-Boost sums the root histogram of the row weights once for the whole fit
     (it is the same every round): the trees, leaf values and leaves of the rows are
     those of summing it every round, to the bit, with any weights."""
-    from ubreg.learners.trees import fit_newton_tree, root_histogram
+    from ubreg.trees.shallow import fit_newton_tree, root_histogram
     rng = np.random.default_rng(8)
     n = 4000
     X = np.column_stack([rng.normal(size=n), rng.integers(0, 7, n), rng.normal(size=n).round(1)])
@@ -232,7 +232,7 @@ def test_a_known_root_histogram_of_the_weights_gives_the_same_tree():
         assert (a.feature >= 0).sum() >= 3
         # the known histogram is the one the root would sum (the weights' column)
         H = np.zeros((b.total_bins, 3))
-        from ubreg.learners import _level_kernels
+        from ubreg.trees import _level_kernels
         _level_kernels.histogram_all(b.codes, np.flatnonzero(b.nbins > 1), b.offsets, b.nbins,
                                      stats, H)
         np.testing.assert_array_equal(known, H[:, 2])

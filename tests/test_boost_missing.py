@@ -10,8 +10,8 @@ from sklearn.metrics import log_loss
 
 import ubreg
 from ubreg.errors import DataError
-from ubreg.learners.binning import bin_design
 from ubreg.sklearn import TBoostClassifier, UBoostClassifier
+from ubreg.trees.binning import bin_design
 
 FORMULA = "y ~ x0 + x1 + x2 + g"
 

@@ -1,6 +1,6 @@
 """The tree grower's kernels split across the cores give the serial kernels' numbers.
 
-Each kernel of :mod:`ubreg.learners._level_kernels` (and U-Boost's passes in
+Each kernel of :mod:`ubreg.trees._level_kernels` (and U-Boost's passes in
 :mod:`ubreg.fitters.boost._kernels`) is compiled twice from one body; the
 wrappers launch the parallel twin only above a size.  Forcing every size to
 "parallel" and to "serial" must give the same trees, leaves, leaf sums and
@@ -18,10 +18,10 @@ import pandas as pd
 import pytest
 
 import ubreg
-from ubreg.learners import _level_kernels as lk
-from ubreg.learners.binning import bin_design
-from ubreg.learners.trees import fit_newton_tree, grow_tree, udt_gain
 from ubreg.numerics import parallel
+from ubreg.trees import _level_kernels as lk
+from ubreg.trees.binning import bin_design
+from ubreg.trees.shallow import fit_newton_tree, grow_tree, udt_gain
 
 
 def _force(monkeypatch, on: bool):

@@ -41,7 +41,7 @@ def data():
 
 
 def test_an_interrupted_kernel_is_a_keyboard_interrupt(data, monkeypatch):
-    import ubreg.learners._newton_grower as grower
+    import ubreg.trees._newton_grower as grower
     for driver in ("grow_newton", "grow_newton_serial"):    # large trees, small trees
         monkeypatch.setattr(grower, driver, _kernel_interrupted)
     with pytest.raises(KeyboardInterrupt):
@@ -49,7 +49,7 @@ def test_an_interrupted_kernel_is_a_keyboard_interrupt(data, monkeypatch):
 
 
 def test_other_system_errors_are_not_rewritten(data, monkeypatch):
-    import ubreg.learners._newton_grower as grower
+    import ubreg.trees._newton_grower as grower
 
     def broken(*args, **kwargs):
         raise SystemError("a real one")

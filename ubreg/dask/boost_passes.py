@@ -10,7 +10,7 @@ give the statistics each pass sums.
 Missing predictors (NaN in the design) are binned as bin_design bins them: the cuts
 of a column come from its values, its NaN rows get a bin of their own after the last,
 and a column with NaN in any row is coded a second time with the NaN bin first
-(:func:`ubreg.learners.binning.mirrors`), so every split search tries both
+(:func:`ubreg.trees.binning.mirrors`), so every split search tries both
 directions.  The trees are grown on the binned columns; the partitions count the
 training rows of every tree's leaves as they add the tree to F
 (:func:`ubreg.trees.codes.advance_F`), and from those summed by the final pass
@@ -22,11 +22,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DataError
-from ..learners.binning import BinnedDesign, mirrors
-from ..learners.level_wise import grow_level_wise
-from ..learners.trees import min_gain_threshold, newton_split_search, on_design_counts
 from ..numerics.scratch import scratch
+from ..trees.binning import BinnedDesign, mirrors
 from ..trees.heap import Tree
+from ..trees.heap_builder import grow_level_wise
+from ..trees.shallow import min_gain_threshold, newton_split_search, on_design_counts
 from .frame import _workers_memory
 from .quantiles import distributed_cuts, first_pass, gather
 from .reduce import combine, reduce_sums
@@ -83,7 +83,7 @@ def _encode(parts: list, cuts: list, dtype, e: int, has_nan: np.ndarray) -> Code
     """The codes, y and scaled weights of consecutive partitions, one after the other.
     ``cuts`` are the design columns' (a column with NaN, ``has_nan``: its values' cuts
     then ``inf``, its NaN rows coded after the last bin) followed by those of the
-    copies of the columns with NaN (:func:`ubreg.learners.binning.mirrors`)."""
+    copies of the columns with NaN (:func:`ubreg.trees.binning.mirrors`)."""
     from ..trees.codes import search_codes
     p = has_nan.size
     codes = np.empty((p, sum(part.n for part in parts)), dtype=dtype)
@@ -198,7 +198,7 @@ def on_design(trees: list, binned: BinnedDesign, rows: np.ndarray) -> None:
     """Each tree, grown on the binned columns, on the design's (in place): split
     columns and missing-value directions from the training rows of its leaves
     ``rows`` ((trees, nodes), summed over the partitions), as the in-memory fit's
-    :func:`~ubreg.learners.trees.on_design` sets them."""
+    :func:`~ubreg.trees.shallow.on_design` sets them."""
     for tree, counts in zip(trees, rows):
         on_design_counts(tree, binned, counts)
 

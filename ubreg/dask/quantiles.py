@@ -1,4 +1,4 @@
-"""The cut points of :func:`ubreg.learners.binning.bin_design`, computed over partitions.
+"""The cut points of :func:`ubreg.trees.binning.bin_design`, computed over partitions.
 
 In memory a column's cuts come from its sorted values: the midpoints between
 consecutive distinct values when there are at most ``max_bins`` of them, else
@@ -170,7 +170,7 @@ def distributed_cuts(frames: list, extract: Callable, n_columns: int, max_bins: 
                      exact_cap: int | None = None, first: list | None = None
                      ) -> tuple[list, list]:
     """The cuts of every column of partitioned data, as
-    :func:`~ubreg.learners.binning.column_cuts` gives them in memory.
+    :func:`~ubreg.trees.binning.column_cuts` gives them in memory.
 
     Parameters
     ----------

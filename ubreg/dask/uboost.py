@@ -23,7 +23,7 @@ partition-wise sums:
    the tree so far and return the histograms of (g, h[, w], rows) of the
    level's smaller children (the larger is the parent's minus it, as in
    memory); the client chooses the splits with the in-memory search
-   (:func:`ubreg.learners.trees.newton_split_search`) and the leaf values
+   (:func:`ubreg.trees.shallow.newton_split_search`) and the leaf values
    −ΣG/ΣH from the histograms' sums;
 5. the first pass of each iteration also brings the training U-risk of the
    current F, and a final pass the last risk, the deviances and the rows of

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..trees.binning import BinnedDesign
 from .base import SignHypothesis
-from .binning import BinnedDesign
 from .stumps import _left_cumsum
 
 __all__ = ["MonomialRule", "fit_rule"]

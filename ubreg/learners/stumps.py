@@ -4,9 +4,9 @@ A stump on design column j at cut c is h(x) = +1 if x_j > c else −1 (the
 paper's rules with outputs ±1; the sign of the chosen stump is carried by its
 leveraging coefficient).  The weak learner picks the stump of largest
 |edge| Σᵢ vᵢ h(xᵢ), vᵢ = wᵢ ωᵢ y*ᵢ (docs/math.md §4, §6), over every column and
-every bin cut of a :class:`~ubreg.learners.binning.BinnedDesign`: one
+every bin cut of a :class:`~ubreg.trees.binning.BinnedDesign`: one
 histogram, one cumulative sum, one argmax.  A missing value (NaN) takes the side
-the stump learned on a column with NaN (:mod:`ubreg.learners.binning`), else the
+the stump learned on a column with NaN (:mod:`ubreg.trees.binning`), else the
 side of more training rows (HistGradientBoosting's rule; −1 on a tie).
 """
 from __future__ import annotations
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..trees.binning import BinnedDesign
 from .base import SignHypothesis
-from .binning import BinnedDesign
 
 __all__ = ["SignStump", "fit_sign_stump"]
 

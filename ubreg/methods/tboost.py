@@ -148,7 +148,7 @@ def _tree_learner(Xw, ystar, t, w, max_size, depth, max_candidates, seed):
 def _binned_learner(learner, Xw, ystar, t, w, weights, depth, max_bins):
     """The shared trees (``"udt"``) or ±1 stumps on binned columns as a weak learner
     q -> (hypothesis, values), and its description."""
-    from ..learners.binning import bin_design
+    from ..trees.binning import bin_design
     if learner == "udt":
         depth = int(depth)
         # float64 histograms: tempered weights span many orders of magnitude

@@ -26,7 +26,6 @@ from ..fitters.uls import (
     working_design,
     working_transform,
 )
-from ..learners.binning import bin_design
 from ..numerics import options as opt
 from ..numerics.factor_matrix import take_columns
 from ..numerics.separation import R_EPS, SEPARATION_SYMPTOM, detect_separation, some_names
@@ -36,6 +35,7 @@ from ..results.boost import ULSBoostResult
 from ..results.inference import sandwich
 from ..results.linear import LinearResult, concentration_message
 from ..results.multinomial import MultinomialResult
+from ..trees.binning import bin_design
 from .multinomial import fit_multinomial_result
 from .schema import OnDask, Option, Schema
 from .spec import FitSpec, Method, model_frame

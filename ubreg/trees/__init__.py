@@ -1,22 +1,45 @@
-"""The tree engine's shared layer: what every tree of the package computes alike.
+"""The tree engine: every tree of the package, composed of a criterion, a source and a builder.
 
-Trees are grown by UDT (:mod:`ubreg.fitters.udt`: exact, binned, on Dask), by the
-weak learners of ULS and U-Boost (:mod:`ubreg.learners`) and by U-Boost on Dask;
-they share here
+Trees are grown by UDT (rpart's trees: exact, binned, on Dask), by the weak learners
+of ULS, U-Boost and t-AdaBoost, and by U-Boost on Dask.  Each is a *criterion* (what
+a split gains and a leaf is worth), a *source* (where the rows are and how a level's
+candidates are summed) and a *builder* (the order in which nodes grow, and the node
+table), as scikit-learn composes Criterion × Splitter × TreeBuilder:
+
+========================  ===========================================================
+builder                   used with
+========================  ===========================================================
+:mod:`.builder`           rpart's two-class tree, level by level, node table in rpart's
+                          numbering; sources: presorted rows or histograms of codes, in
+                          memory or summed over a Dask frame's partitions
+                          (:mod:`ubreg.fitters.udt.grow`, :mod:`ubreg.fitters.udt.hist`);
+                          criterion :mod:`.criterion` (a family's closed forms)
+:mod:`.heap_builder`      the boosting learners' shallow trees, level by level, in heap
+                          order; sources: the rows in memory, partitioned by node
+                          (:mod:`.shallow`), or a Dask frame's passes
+                          (:mod:`ubreg.dask.boost_passes`); criterion a gain on k summed
+                          statistics (:func:`.shallow.newton_gain`, :func:`.shallow.udt_gain`);
+                          U-Boost's Newton trees run the same rules in one compiled call
+                          (:mod:`._newton_grower`)
+:mod:`.best_first`        t-AdaBoost's §3.3 tree, most-populated leaf first, on exact
+                          within-node midpoints (its growth order defines its trees)
+========================  ===========================================================
+
+rpart's trees of K classes are grown on the presorted segments of the two-class
+source (:mod:`ubreg.fitters.udt.classlevel`).  Shared by all:
 
 * :mod:`.columns`: predictors as the trees read them (numeric, categorical codes);
+  :mod:`.binning`: the binned design the histogram sources search;
 * :mod:`.criterion`: a family's split gain and leaf value (Kearns & Mansour 1999,
   eq. 104 of Nock & Nielsen 2009), with its compiled gains (:mod:`.gain_kernels`);
-* :mod:`.builder`: rpart's two-class tree built level by level (node table, controls,
-  the record of a split), whatever source finds the splits: presorted rows or
-  histograms of codes, in memory or on Dask (:mod:`ubreg.fitters.udt`);
 * :mod:`.model`: the fitted rpart-style tree a result holds, and predicts with
   (:mod:`.route`), with rpart's add-ons: surrogate splits (:mod:`.surrogates`) and
   cost-complexity pruning (:mod:`.prune`);
 * :mod:`.heap`: the weak learners' trees in heap order (ULS, U-Boost, t-AdaBoost);
 * :mod:`.histograms`: the compiled histograms of bin codes (every bin adds its rows
-  in increasing row order, so a histogram is the same to the bit whichever grower,
-  core or scheduler sums it) and the left sums of the split search;
+  in increasing row order, so a histogram is the same to the bit whichever builder,
+  core or scheduler sums it) and the left sums of the split search, split across the
+  cores by :mod:`._level_kernels`;
 * :mod:`.codes`: values to bin codes, and rows to the node they reach in a tree
   stored by node id or in heap order.
 

@@ -1,10 +1,10 @@
 """A binary tree in heap order on a design's columns: the trees of the weak learners.
 
-The level-wise grower (:mod:`ubreg.learners.trees`: ULS's and t-AdaBoost's trees,
+The level-wise grower (:mod:`ubreg.trees.shallow`: ULS's and t-AdaBoost's trees,
 U-Boost's Newton trees) and U-Boost on Dask grow these: node i has children
 2i + 1 and 2i + 2, and sends a row right when its value of the node's column is
 above the node's cut; a missing value (NaN) goes the way the split learned
-(``nan_left``, HistGradientBoosting's rule: :mod:`ubreg.learners.binning`).  On bin
+(``nan_left``, HistGradientBoosting's rule: :mod:`ubreg.trees.binning`).  On bin
 codes the same tree routes rows in :func:`ubreg.trees.codes.heap_slots`.
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The histograms of every tree of the package (numba): serial kernels and left sums.
 
 Every tree that searches splits on bin codes sums its rows' statistics here:
-the level-wise grower of :mod:`ubreg.learners.trees` (and U-Boost's compiled
+the level-wise grower of :mod:`ubreg.trees.shallow` (and U-Boost's compiled
 grower), the binned UDT grower (:mod:`ubreg.fitters.udt.hist`) and the Dask
 partitions of binned UDT and U-Boost (:func:`grouped_histograms`).  Every bin
 adds its rows in increasing row order from 0, whichever kernel sums it, so a
@@ -17,10 +17,10 @@ increasing order inside each segment), so that
   one-hot product or of ``np.bincount``.
 
 Histograms are float64 ``(total_bins, k)`` arrays in the flat (column, bin)
-layout of :class:`~ubreg.learners.binning.BinnedDesign`; columns with one bin
+layout of :class:`~ubreg.trees.binning.BinnedDesign`; columns with one bin
 (e.g. the intercept) are never split and their bins stay 0.
 
-:mod:`ubreg.learners._level_kernels` runs these kernels on parts of the
+:mod:`ubreg.trees._level_kernels` runs these kernels on parts of the
 columns on every core, and holds the partition, split search and leaf kernels.
 
 ``cache=True`` compiles each kernel once per machine (numba's cache in

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...learners.binning import bin_design
 from ...learners.ensembles import MulticlassBoostFit
-from ...learners.trees import fit_newton_tree, root_histogram, tree_workspace
 from ...numerics.progress import progress
 from ...numerics.softmax import log_softmax
+from ...trees.binning import bin_design
+from ...trees.shallow import fit_newton_tree, root_histogram, tree_workspace
 from .uboost import _unit_weights
 
 __all__ = ["boost_multinomial"]

@@ -25,8 +25,8 @@ quantile bins per column, exact below that many distinct values);
 categorical predictors arrive as their dummy columns.  ``min_samples_leaf``
 and ``min_child_weight`` bound the leaves.  Trees and stumps take NaN in X (a
 missing predictor; a missing level is NaN in each of its dummies): every split
-learns where they go, HistGradientBoosting's rule (:mod:`ubreg.learners.binning`,
-:func:`ubreg.learners.trees.on_design`); the linear learner needs complete rows.
+learns where they go, HistGradientBoosting's rule (:mod:`ubreg.trees.binning`,
+:func:`ubreg.trees.shallow.on_design`); the linear learner needs complete rows.
 
 The result keeps the training design matrix (for ``cv_risk``), so its pickle
 grows with n × p.  A user-defined U given by ``lambda`` functions does not
@@ -37,11 +37,11 @@ from __future__ import annotations
 import numpy as np
 
 from ...families.ulosses import FamilyLoss, Logistic, ULoss
-from ...learners.binning import bin_design
 from ...learners.ensembles import UBoostFit
 from ...learners.linear import Componentwise
-from ...learners.trees import fit_newton_tree, root_histogram, tree_workspace
 from ...numerics.progress import progress
+from ...trees.binning import bin_design
+from ...trees.shallow import fit_newton_tree, root_histogram, tree_workspace
 from .margin_values import values_into
 
 __all__ = ["UBOOST_LEARNERS", "boost_u"]

@@ -12,7 +12,7 @@ Weak learners read the columns of the design matrix built by the formula:
 numeric predictors as they are, categorical predictors as their dummy
 columns (a stump on a dummy is "level vs the rest"), and the intercept column
 never splits.  H starts at 0, as in AdaBoost.  Thresholds are searched on
-binned columns (:mod:`ubreg.learners.binning`): exactly when a column has at
+binned columns (:mod:`ubreg.trees.binning`): exactly when a column has at
 most ``max_bins`` (default 255) distinct values, on quantile bins otherwise;
 raise ``max_bins`` for an exhaustive search.
 
@@ -26,9 +26,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import ConvergenceWarning
-from ...learners.binning import bin_design
 from ...learners.ensembles import ULSBoostFit
 from ...numerics.warnings import warn
+from ...trees.binning import bin_design
 from ..uls import fit_uls, surrogate_risk
 from .leverage import MAX_DELTA, solve_leverage
 from .weak import LEARNERS, propose

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...learners.binning import BinnedDesign
 from ...learners.rules import fit_rule
 from ...learners.stumps import fit_sign_stump
-from ...learners.trees import fit_leaf_tree
+from ...trees.binning import BinnedDesign
+from ...trees.shallow import fit_leaf_tree
 
 __all__ = ["LEARNERS", "propose"]
 

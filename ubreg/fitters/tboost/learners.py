@@ -2,15 +2,15 @@
 handed to the shared learners of :mod:`ubreg.learners`.
 
 * :func:`fit_tempered_tree` — the tree of the authors' code [J] (§3.3),
-  :func:`ubreg.learners.best_first.grow_best_first` with the split score of
+  :func:`ubreg.trees.best_first.grow_best_first` with the split score of
   the Bayes risk L_t and the leaf link η_t (§3.2): node statistics Σq,
   admissible splits only, thresholds at within-node midpoints, at most
   ``max_candidates`` random candidates per node, growth by the most populated
   leaf up to ``max_size`` nodes (or every leaf to ``depth``); leaves
   η_t(p_leaf), ±100 when pure.
 * :func:`fit_udt_tree` — the shallow trees shared with the boosting methods
-  (:func:`ubreg.learners.trees.grow_tree` with
-  :func:`~ubreg.learners.trees.udt_gain`, level-wise to a fixed ``depth`` on
+  (:func:`ubreg.trees.shallow.grow_tree` with
+  :func:`~ubreg.trees.shallow.udt_gain`, level-wise to a fixed ``depth`` on
   binned columns) grown on the tempered weights: the same node statistics
   (Σq), the same criterion (the drop of Σ_leaves W_k L_t(p_k), i.e. W·Δ),
   the same admissibility (by counts of live rows of each class, a perfect
@@ -33,9 +33,9 @@ import numpy as np
 
 from ...families.tempered import Tempered
 from ...families.tempered_algebra import bayes_risk
-from ...learners.best_first import grow_best_first, leaf_value, separates
 from ...learners.stumps import fit_sign_stump
-from ...learners.trees import grow_tree, udt_gain
+from ...trees.best_first import grow_best_first, leaf_value, separates
+from ...trees.shallow import grow_tree, udt_gain
 
 __all__ = ["fit_stump", "fit_tempered_tree", "fit_udt_tree"]
 
@@ -58,7 +58,7 @@ def fit_tempered_tree(X, ystar, q, t, *, max_size=5, depth=None, max_candidates=
 
     Returns
     -------
-    :class:`~ubreg.learners.best_first.BestFirstTree`
+    :class:`~ubreg.trees.best_first.BestFirstTree`
     """
     return grow_best_first(X, ystar, q, partial(bayes_risk, t=t), Tempered(t).dphi,
                            max_size=max_size, depth=depth, max_candidates=max_candidates,
@@ -66,7 +66,7 @@ def fit_tempered_tree(X, ystar, q, t, *, max_size=5, depth=None, max_candidates=
 
 
 def fit_udt_tree(binned, ystar, q, t, depth, w=None):
-    """A shared shallow tree (:func:`ubreg.learners.trees.grow_tree`) on the
+    """A shared shallow tree (:func:`ubreg.trees.shallow.grow_tree`) on the
     tempered weights ``q``, leaves at η_t(p_leaf).  Returns (Tree, training
     values) or (None, None) when the root has no admissible split.
 
@@ -110,7 +110,7 @@ def fit_udt_tree(binned, ystar, q, t, depth, w=None):
 def _admissible(gain):
     """``gain`` on the admissible splits of the §3.3 tree, NaN (no candidate) elsewhere:
     each child holds a live row of each class (statistics 2 and 3 count them), or the
-    split separates the node perfectly (:func:`ubreg.learners.best_first.separates`)."""
+    split separates the node perfectly (:func:`ubreg.trees.best_first.separates`)."""
     def admissible_gain(L, R, P):
         both = np.all((L[..., 2:4] >= 1) & (R[..., 2:4] >= 1), axis=-1)
         perfect = (P[..., 2] >= 1) & (P[..., 3] >= 1) & separates(

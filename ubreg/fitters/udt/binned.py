@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import OptionError
-from ...learners.binning import column_cuts
 from ...numerics import options as opt
+from ...trees.binning import column_cuts
 from ...trees.columns import CATEGORICAL, check_columns, check_response
 from ...trees.model import Tree
 from .engine import _check_family, tree_from_raw
@@ -52,7 +52,7 @@ def code_columns(values: list, specs: list, w: np.ndarray,
                  bins: int | None) -> tuple[CodedColumns, np.ndarray]:
     """The coding of in-memory predictors and their (d, n) codes.
 
-    A numeric predictor gets the cuts of :func:`~ubreg.learners.binning.column_cuts`
+    A numeric predictor gets the cuts of :func:`~ubreg.trees.binning.column_cuts`
     with ``bins`` bins on its rows of positive weight (bin_design's), or, with
     ``bins=None``, one code per distinct value; each code's range (lo, hi) is
     that of all its rows.

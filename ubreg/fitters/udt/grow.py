@@ -44,7 +44,7 @@ proportion of y = 1, so a numeric split sends ``x < t`` left (``direction``
 "<", rpart's ncat = -1) or ``x >= t`` left (">=", ncat = +1).
 
 This engine is not the level-wise grower of the boosting learners
-(:func:`ubreg.learners.trees.grow_tree`), though both score splits by eq. 104:
+(:func:`ubreg.trees.shallow.grow_tree`), though both score splits by eq. 104:
 that one searches histograms of binned columns (thresholds at bin cuts, one
 dummy column per level of a factor, no missing values, heap-ordered trees of
 depth ≤ 12, any k per-row statistics), built for hundreds of boosting rounds
@@ -52,7 +52,7 @@ on one binning; this one reproduces rpart on raw columns (exact within-node
 midpoints, sets of levels, missing values to the heavier child, rpart's
 numbering, ties and cp, surrogates, depths to 62) from presorted orderings.  Merged, one
 would change its trees (thresholds, tie-breaks by the rounding of its gains)
-or lose its speed; :mod:`ubreg.learners.trees` gives the reasons in full.
+or lose its speed; :mod:`ubreg.trees.shallow` gives the reasons in full.
 """
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ splits on the same sums (:func:`grow_binned`).
 
 A numeric predictor is coded by :class:`CodedColumns`: either *exactly* (one
 code per distinct value; the search then sees what rpart sees), or in
-quantile *bins* (``bins=k``: the cuts of :func:`ubreg.learners.binning.column_cuts`,
+quantile *bins* (``bins=k``: the cuts of :func:`ubreg.trees.binning.column_cuts`,
 bin_design's).  Each code c carries the smallest and largest value of its rows,
 ``lo[c]`` and ``hi[c]``.  In a node, a cut lies between two consecutive codes
 a < b that hold rows of positive weight there, at the midpoint

@@ -53,16 +53,16 @@ cost speed.
 They share the criterion's definition (docs/math.md §5), not its code; the
 weak hypotheses of all boosting learners share one protocol
 (:mod:`ubreg.learners.base`).  The §3.3 tree of t-AdaBoost has a third grower
-for a third reason (:mod:`ubreg.learners.best_first`: its growth order defines
+for a third reason (:mod:`ubreg.trees.best_first`: its growth order defines
 its trees).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..trees.heap import Tree, leaf_indicators
 from .binning import BinnedDesign
-from .level_wise import grow_level_wise
+from .heap import Tree, leaf_indicators
+from .heap_builder import grow_level_wise
 
 __all__ = ["Tree", "fit_leaf_tree", "fit_newton_tree", "grow_tree",
            "tree_workspace",
@@ -183,7 +183,7 @@ def _grow(binned, stats, gain_fn, depth, min_leaf, min_gain, leaf_col, root_last
 def _grow_newton(binned, stats, depth, min_leaf, leaf_col, root_last, workspace):
     """:func:`_grow` with the Newton criterion, and the leaves' values −G/H (0 where
     H = 0): (tree, node, (G, H)).  Its levels run in one compiled call
-    (:func:`ubreg.learners._newton_grower.grow_newton`: the same kernels, so the
+    (:func:`ubreg.trees._newton_grower.grow_newton`: the same kernels, so the
     same trees)."""
     from ..numerics.parallel import parts, run_driver
     from . import _level_kernels as lk
@@ -237,7 +237,7 @@ def on_design(tree: Tree, binned: BinnedDesign, node: np.ndarray) -> Tree:
     leaves ``node`` read.
 
     A split on a column with NaN in training sends them the way it learned (the
-    binned copy it was found on, :mod:`ubreg.learners.binning`); on a column without,
+    binned copy it was found on, :mod:`ubreg.trees.binning`); on a column without,
     to the child of more training rows, the right one on a tie (HistGradientBoosting's
     rule: ``grower.py``, ``missing_go_to_left = n_left > n_right``).
     """
@@ -290,7 +290,7 @@ class _GrowerSetup:
 
 def _tie_last(binned) -> np.ndarray:
     """The binned columns whose split moves to the last of its ties: the copies with
-    the NaN bin first (:func:`ubreg.learners._newton_grower.last_of_ties`)."""
+    the NaN bin first (:func:`ubreg.trees._newton_grower.last_of_ties`)."""
     if binned.nan_left is None:
         return np.zeros(binned.d, dtype=np.uint8)
     return binned.nan_left.astype(np.uint8)
@@ -374,8 +374,7 @@ class _SplitSearch:
 
     def __call__(self, H):
         """(candidate, gain) of each node of H (gain −inf: no candidate)."""
-        from ..trees import histograms
-        from . import _level_kernels
+        from . import _level_kernels, histograms
         b = self.binned
         if self.newton:
             # the ties as the compiled grower breaks them (grow_newton's tie_last)
@@ -395,7 +394,7 @@ class _SplitSearch:
 
 def _last_of_ties(binned, H, best):
     """``best`` with the candidates on the copies of columns with their NaN bin first
-    moved to the last of their ties (:func:`ubreg.learners._newton_grower.last_of_ties`)."""
+    moved to the last of their ties (:func:`ubreg.trees._newton_grower.last_of_ties`)."""
     if binned.nan_left is None:
         return best
     from ._newton_grower import last_of_ties

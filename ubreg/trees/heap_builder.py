@@ -1,12 +1,12 @@
 """The level-wise builder of binned trees in heap order, whatever sums the histograms.
 
-One loop grows the trees of ULS and t-AdaBoost in memory (:func:`ubreg.learners.trees.grow_tree`)
+One loop grows the trees of ULS and t-AdaBoost in memory (:func:`ubreg.trees.shallow.grow_tree`)
 and U-Boost's trees on a Dask frame (:class:`ubreg.dask.boost_passes.Rounds`): level by level,
 the split search scores every open node's histogram, a node whose best gain exceeds the
 threshold is split there, and the data source gives the next level's histograms (in
 memory: the rows partitioned and the smaller child summed by the compiled kernels; on
 Dask: one pass over the partitions).  U-Boost's in-memory Newton trees run the same
-rules in one compiled call (:mod:`ubreg.learners._newton_grower`).
+rules in one compiled call (:mod:`ubreg.trees._newton_grower`).
 """
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ..trees.heap import Tree
 from .binning import BinnedDesign
+from .heap import Tree
 
 __all__ = ["grow_level_wise"]
 

@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..numerics.parallel import parallel_pair, parts, run
-from ..trees.histograms import JIT, histogram_gathered, histogram_in_place
+from .histograms import JIT, histogram_gathered, histogram_in_place
 
 
 def _root_histogram_body(codes, feats, cuts, offsets, nbins, stats, out):

@@ -25,7 +25,7 @@ link η):
   to the child of more training examples (the right one on a tie).
 
 Why this is a grower of its own, beside the level-wise growers of
-:mod:`ubreg.learners.trees` (binned columns) and :mod:`ubreg.fitters.udt.grow`
+:mod:`ubreg.trees.shallow` (binned columns) and :mod:`ubreg.fitters.udt.grow`
 (rpart's engine): its trees are defined by its growth order.  The candidate
 draw of a node consumes the random stream when that node is expanded, and
 nodes are expanded most-populated first up to a node count, so a level-wise
@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..trees.heap import leaf_indicators
+from .heap import leaf_indicators
 
 __all__ = ["DELTA_TOL", "PURE_LEAF", "BestFirstTree", "grow_best_first", "leaf_value",
            "separates"]

@@ -1,11 +1,11 @@
 """U-Boost's Newton tree grown in one compiled call (the levels of ``trees._grow``).
 
-:func:`ubreg.learners.trees.fit_newton_tree` runs hundreds of shallow trees
+:func:`ubreg.trees.shallow.fit_newton_tree` runs hundreds of shallow trees
 per fit; written in Python, the bookkeeping between the kernels of a level
 (which nodes split, their segments, the smaller children, the subtractions)
 cost about 0.2 ms a tree, a tenth of a tree on 1e5 rows.  Here it is compiled:
 :func:`grow_newton` does what ``trees._grow`` does with the Newton criterion,
-level by level, calling the same kernels (:mod:`ubreg.learners._level_kernels`,
+level by level, calling the same kernels (:mod:`ubreg.trees._level_kernels`,
 their parallel twins when ``par`` and the work is large enough, else their
 serial ones), so the trees, leaves and leaf sums are the same to the bit
 (tests/test_level_kernels.py, tests/test_boost_learners.py).
@@ -18,7 +18,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..trees.histograms import JIT
 from ._level_kernels import (
     LEAF_SUMS,
     NEWTON_SPLIT,
@@ -27,6 +26,7 @@ from ._level_kernels import (
     SEGMENT_HISTOGRAMS,
     column_groups,
 )
+from .histograms import JIT
 
 _SPLIT_PAR, _SPLIT_SER = NEWTON_SPLIT
 _PART_PAR, _PART_SER = PARTITION
