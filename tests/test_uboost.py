@@ -421,6 +421,22 @@ def test_matsushitas_compiled_pass_is_its_loss_gradient_and_curvature():
         np.testing.assert_allclose(row, U.scale * ref, rtol=1e-12, atol=1e-300)
 
 
+@pytest.mark.parametrize("mu", [0.1, 0.5, 0.9])
+def test_mus_compiled_pass_is_its_loss_gradient_and_curvature(mu):
+    """U-Boost of the μ family's loss: one compiled pass a row (no NumPy power), the
+    family's loss, gradient and curvature, scaled, to rounding (past z² = ∞ too)."""
+    from ubreg.families.ulosses import as_u_loss
+    from ubreg.fitters.boost.margin_values import values_into
+    U = as_u_loss(ubreg.Permissible("mu", mu=mu))
+    z = np.r_[np.random.default_rng(2).normal(size=50_000) * 5,
+              [-1e3, 1e3, 0.0, -0.0, 1e140, 1e200, -1e200, 1e-300]]
+    out = np.empty((3, z.size))
+    values_into(U, z, out)
+    fam = U.family
+    for row, ref in zip(out, (fam.loss(1.0, z), fam.gradient(1.0, z), fam.hessian(1.0, z))):
+        np.testing.assert_allclose(row, U.scale * ref, rtol=1e-12, atol=1e-300)
+
+
 def test_tempered_halfs_compiled_pass_is_its_loss_gradient_and_curvature():
     """U-Boost of the tempered loss at t = ½ evaluates (ℓ, ℓ', ℓ'') in one compiled pass a
     row, with no root search: ``U.values``'s numbers to the bit, and the family's loss,
