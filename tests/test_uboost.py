@@ -421,6 +421,41 @@ def test_matsushitas_compiled_pass_is_its_loss_gradient_and_curvature():
         np.testing.assert_allclose(row, U.scale * ref, rtol=1e-12, atol=1e-300)
 
 
+@pytest.mark.parametrize("mu", [0.1, 0.5, 0.9])
+def test_mus_compiled_pass_is_its_loss_gradient_and_curvature(mu):
+    """U-Boost of the μ family's loss: one compiled pass a row (no NumPy power), the
+    family's loss, gradient and curvature, scaled, to rounding (past z² = ∞ too)."""
+    from ubreg.families.ulosses import as_u_loss
+    from ubreg.fitters.boost.margin_values import values_into
+    U = as_u_loss(ubreg.Permissible("mu", mu=mu))
+    z = np.r_[np.random.default_rng(2).normal(size=50_000) * 5,
+              [-1e3, 1e3, 0.0, -0.0, 1e140, 1e200, -1e200, 1e-300]]
+    out = np.empty((3, z.size))
+    values_into(U, z, out)
+    fam = U.family
+    for row, ref in zip(out, (fam.loss(1.0, z), fam.gradient(1.0, z), fam.hessian(1.0, z))):
+        np.testing.assert_allclose(row, U.scale * ref, rtol=1e-12, atol=1e-300)
+
+
+def test_tempered_halfs_compiled_pass_is_its_loss_gradient_and_curvature():
+    """U-Boost of the tempered loss at t = ½ evaluates (ℓ, ℓ', ℓ'') in one compiled pass a
+    row, with no root search: ``U.values``'s numbers to the bit, and the family's loss,
+    gradient and curvature to 1e−12 (at the link domain's end, past it, at |z| = 1e3)."""
+    from ubreg.families.ulosses import as_u_loss
+    from ubreg.fitters.boost.margin_values import values_into
+    U = as_u_loss(ubreg.Permissible("tempered", t=0.5))
+    fam = U.family
+    hi = fam.link_domain[1]
+    z = np.r_[np.random.default_rng(1).normal(size=50_000) * 5,
+              [-1e3, 1e3, 0.0, -0.0, hi, -hi, 8.0, -8.0, 7.9999999, -1e-300, 1e300]]
+    out = np.empty((3, z.size))
+    values_into(U, z, out)
+    for got, want in zip(out, U.values(z)):
+        np.testing.assert_array_equal(got, want)
+    for row, ref in zip(out, (fam.loss(1.0, z), fam.gradient(1.0, z), fam.hessian(1.0, z))):
+        np.testing.assert_allclose(row, U.scale * ref, rtol=1e-12, atol=1e-300)
+
+
 @pytest.mark.parametrize("name", ["logistic", "exponential", "squared"])
 def test_a_u_losses_tree_criterion_is_its_bayes_risk(name):
     """criterion_family's φ is minus the Bayes risk min_F p U(F) + (1 − p) U(−F) of the U,

@@ -42,6 +42,7 @@ def _trees() -> None:
         fit(_FORMULA, _frame(n), method="uboost", mstop=2, depth=3)
         fit(_FORMULA, _frame(n), method="uboost", mstop=2, depth=3, family="matsushita")
         fit(_FORMULA, _frame(n), method="uboost", mstop=2, depth=3, family="mu")
+        fit(_FORMULA, _frame(n), method="uboost", mstop=2, depth=3, family="tempered")
 
 
 def _the_rest() -> None:

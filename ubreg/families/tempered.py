@@ -52,6 +52,26 @@ _T_ONE = 1e-12
 _ZETA_MIN = -746.0
 
 
+def half_root(tv: np.ndarray) -> np.ndarray:
+    """w ∈ [0, 1] with w³ − (2 − w)³ = tv, the link of t = ½ in w = 2 expit(ζ/2) (ζ the
+    small-side log-odds; docs/tempered.md §3.2), for tv ∈ [−8, 0]; 0 below −8, NaN kept.
+
+    With d = (tv + 8)/2 the cubic is w³ − 3w² + 6w = d, increasing on [0, 1] (slope
+    3((w − 1)² + 1) ∈ [3, 6]).  The start d/(6 − d/2) is exact at both ends and within
+    1.7 % inside; two Halley steps (cubic convergence: 6e−7, then rounding) leave the
+    root within 2 ulps, with no transcendental function (``TEMPERED_VALUES`` of the
+    U-Boost kernels repeats these operations, so its numbers are these to the bit).
+    """
+    d = np.maximum(0.5 * (tv + 8.0), 0.0)     # tv + 8 is exact near −8 (Sterbenz)
+    a = d / (6.0 - 0.5 * d)
+    for _ in range(2):
+        g = ((a - 3.0) * a + 6.0) * a - d
+        g1 = 3.0 * ((a - 2.0) * a + 2.0)
+        g2 = 6.0 * (a - 1.0)
+        a = a - 2.0 * g * g1 / (2.0 * g1 * g1 - g * g2)
+    return a
+
+
 def _log_odds_small(x: np.ndarray) -> np.ndarray:
     """ζ = ln(x/(1 − x)) for x ∈ [0, ½]; −∞ at x = 0."""
     with np.errstate(divide="ignore"):
@@ -190,6 +210,13 @@ class Tempered(PermissibleFamily):
         if self.t == 0.0:
             x = np.where(np.isnan(tv), np.nan, np.maximum(0.125 * (4.0 + tv), 0.0))
             return x.reshape(shape)
+        if self.t == 0.5:
+            # x/(1 − x) = (w/(2 − w))^{1/s} = (w/(2 − w))², w the root of a cubic
+            a = np.where(tv <= self.link_domain[0], 0.0, half_root(tv))   # saturated
+            b = 2.0 - a
+            with np.errstate(under="ignore"):
+                aa = a * a
+                return (aa / (aa + b * b)).reshape(shape)
         lo = self.link_domain[0]
         eta_min = float(self._eta_small(np.array(_ZETA_MIN)))
         x[tv <= max(lo, eta_min)] = 0.0
@@ -299,9 +326,12 @@ class Tempered(PermissibleFamily):
         The three share the small posterior of −|z| (``F``, ``posterior_pair`` and
         ``hessian_eta`` each solve for it; their clipping of −|z| to the link domain
         changes no root, every target at or below its lower end giving 0), and the
-        search is most of a boosting iteration's time.
+        search is most of a boosting iteration's time.  At t = ½ there is no search
+        (:meth:`_half_values`).
         """
         z = _as_float(z)
+        if self.t == 0.5:
+            return self._half_values(z)
         x = self._small_posterior(-np.abs(z))
         with np.errstate(divide="ignore"):
             r = self._R(_log_odds_small(x))
@@ -319,6 +349,35 @@ class Tempered(PermissibleFamily):
                 h = np.exp(np.minimum(-self._log_d2phi(small), 700.0))
         h = np.where((small > 0.0) | self._at_domain_end(z), h, 0.0)
         return loss, p - 1.0, h + 0.0
+
+    def _half_values(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`class_one_values` at t = ½ in closed form: with w = :func:`half_root`
+        (−|z|) and v = 2 − w, the small posterior is w²/(w² + v²), ℓ₋₁ = w³ (a_φ = 0,
+        b_φ = 1) and 1/φ'' = dx/dη = 4wv/(3(w² + v²)³) (the derivatives of x and
+        η = w³ − v³ in w; docs/tempered.md §3.2).  ``TEMPERED_VALUES`` of the U-Boost
+        kernels performs these operations in this order (the same numbers to the bit).
+        """
+        tv = -np.abs(z)
+        a = np.where(tv <= self.link_domain[0], 0.0, half_root(tv))    # saturated
+        b = 2.0 - a
+        with np.errstate(under="ignore", invalid="ignore"):
+            aa = a * a
+            ss = aa + b * b
+            x = aa / ss
+            loss = np.maximum(-z, 0.0) + aa * a
+            h = 4.0 * (a * b) / (3.0 * (ss * ss * ss))
+        grad = np.where(z > 0, (1.0 - x) - 1.0, x - 1.0)
+        # the curvature of a saturated row is 0; at the domain's end, its limit
+        # (hessian_eta's value there)
+        h = np.where(x > 0.0, h, np.where(self._at_domain_end(z), self.end_curvature(), 0.0))
+        return loss, grad, h
+
+    def end_curvature(self) -> float:
+        """:meth:`hessian_eta` at the upper end of the link domain (the limit from inside),
+        computed once (U-Boost's passes read it every round)."""
+        if "_h_end" not in self.__dict__:
+            self._h_end = float(np.asarray(self.hessian_eta(np.array([self.link_domain[1]])))[0])
+        return self._h_end
 
     def partial_losses(self, p: ArrayOrFloat) -> tuple[np.ndarray, np.ndarray]:
         """(ℓ₁(p), ℓ₋₁(p)), the tempered partial losses of docs/tempered.md §3.1

@@ -68,18 +68,18 @@ MATSUSHITA_VALUES = parallel_pair(_matsushita_body)
 
 
 def _mu_body(z, c, b, scale, u, d1, d2, nchunks):
-    """scale × (ℓ, ℓ') of the μ family's loss at the margins z, c = 1 − μ, b = c/2
+    """scale × (ℓ, ℓ', ℓ'') of the μ family's loss at the margins z, c = 1 − μ, b = c/2
     (``Mu.loss``: b ``_sqrt_loss``(z/c); ``gradient``: ``_sqrt_posterior_pair``(z/c)'s
-    p − 1), and s = hypot(1, z/c) in d2, of which the caller forms ``hessian``
-    (½/c s⁻³): NumPy's operations in its order, numba's hypot being libm's as NumPy's
-    is, so the same numbers to the bit.  The power stays in NumPy, whose own pow
-    differs from libm's in the last bit on ~5 % of rows."""
+    p − 1; ``hessian``: ½/c s⁻³), s = √(1 + (z/c)²) by ``sqrt`` where the square is finite
+    (``hypot``'s value to rounding, as in :func:`_matsushita_body`) and s⁻³ as (1/s)³
+    (no overflow): the family's numbers to rounding, without NumPy's power, a pass of
+    its own that cost more than the rest of the row."""
     n = z.shape[0]
     for t in prange(nchunks):
         for i in range(n * t // nchunks, n * (t + 1) // nchunks):
             h = z[i] / c
             a = abs(h)
-            s = math.hypot(1.0, h)
+            s = math.sqrt(1.0 + h * h) if a < 1e150 else a
             small = 0.5 / s / (s + a)
             if h > 0:
                 f = 1.0 / (s + a)
@@ -87,13 +87,14 @@ def _mu_body(z, c, b, scale, u, d1, d2, nchunks):
             else:
                 f = s - h
                 p = small
+            r = 1.0 / s
             u[i] = scale * (b * f)
             d1[i] = scale * (p - 1.0)
-            d2[i] = s
+            d2[i] = scale * (0.5 / c * (r * r * r))
 
 
-#: scale × the μ family's (ℓ, ℓ') and hypot(1, z/c) at the margins, in one pass
-#: (U-Boost of ``Permissible("mu")``, :mod:`~.margin_values`)
+#: scale × the μ family's (ℓ, ℓ', ℓ'') at the margins, in one pass (U-Boost of
+#: ``Permissible("mu")``, :mod:`~.margin_values`)
 MU_VALUES = parallel_pair(_mu_body)
 
 # Rows' signs y* come as int8 (a float64 copy would be read every pass), and

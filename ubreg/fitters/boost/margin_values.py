@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...families.closed import Matsushita, Mu
+from ...families.tempered import Tempered
 from ...families.ulosses import FamilyLoss, Logistic, ULoss
 
 __all__ = ["values_into"]
@@ -21,8 +22,8 @@ _PARALLEL_ROWS = 20_000
 
 def values_into(U: ULoss, z: np.ndarray, out: np.ndarray) -> None:
     """``out[0], out[1], out[2] = U.values(z)``, the same numbers (Matsushita's loss: to
-    rounding, the μ family's: to the bit; one compiled pass a row instead of three
-    NumPy ones)."""
+    rounding, the μ family's too, the tempered one's at t = ½: to the bit; one compiled
+    pass a row instead of three NumPy ones, or instead of a root search a row)."""
     if type(U) is FamilyLoss and type(U.family) is Matsushita:
         from ...numerics.parallel import parts, run
         from ._kernels import MATSUSHITA_VALUES
@@ -37,12 +38,13 @@ def values_into(U: ULoss, z: np.ndarray, out: np.ndarray) -> None:
         c = 1.0 - U.family.mu
         run(MU_VALUES, n > 1, np.ascontiguousarray(z, dtype=np.float64), c, U.family.b,
             U.scale, *out, n)
-        # U'' = scale (½/c s⁻³ + 0) from s = hypot(1, z/c), Mu.hessian's operations
-        d2 = out[2]
-        np.power(d2, -3.0, out=d2)
-        np.multiply(0.5 / c, d2, out=d2)
-        np.add(d2, 0.0, out=d2)
-        np.multiply(U.scale, d2, out=d2)
+        return
+    if type(U) is FamilyLoss and type(U.family) is Tempered and U.family.t == 0.5:
+        from ...numerics.parallel import parts, run
+        from ._tempered_kernels import TEMPERED_HALF_VALUES
+        n = parts() if len(z) >= _PARALLEL_ROWS else 1
+        run(TEMPERED_HALF_VALUES, n > 1, np.ascontiguousarray(z, dtype=np.float64), U.scale,
+            U.family.link_domain[1], U.family.end_curvature(), *out, n)
         return
     if type(U) is not Logistic:
         U.values_into(z, out)
