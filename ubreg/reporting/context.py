@@ -160,7 +160,7 @@ def build_context(models: dict, title: str, call: str, data=None, cv_risk: bool 
     training = None if training_data is None else as_frame(training_data, "training_data")
     sections = [methods_section(results, cvs, training),
                 data_section(training, results), models_section(results, cvs, cluster),
-                odds_ratio_section(results), comparison_section(results, cvs),
+                odds_ratio_section(results, cluster), comparison_section(results, cvs),
                 calibration_section(results, cvs, data), trees_section(trees),
                 references_section(results)]
     model_sections = [_section(i, name, item, data, cv_risk, cluster)

@@ -33,6 +33,7 @@ from ..results.linear import LinearResult
 from ..summary.linear import significance_stars
 from .blocks import Row, Section, Table, fixed_pm, fmt, fmt_count, fmt_interval
 from .figures import section_figure
+from .marginal_effects import AME_SENTENCE, ame_table
 
 __all__ = ["link_text", "link_name", "models_section", "odds_ratio_section", "coefficient_models",
            "odds_ratio_models"]
@@ -210,9 +211,10 @@ def _slug(name: str) -> str:
     return "".join(ch if ch.isalnum() else "-" for ch in name.lower()).strip("-")[:40] or "model"
 
 
-def odds_ratio_section(models: dict) -> Section | None:
-    """The ``odds-ratios`` section: tables and a forest plot for the entropy-family
-    models, the link of every other linear fit."""
+def odds_ratio_section(models: dict, cluster: Any = None) -> Section | None:
+    """The ``odds-ratios`` section: for each entropy-family model its odds ratios and,
+    beside them, its average marginal effects on the probability scale
+    (:mod:`.marginal_effects`), then a forest plot; the link of every other linear fit."""
     linear = coefficient_models(models)
     logistic = odds_ratio_models(models)
     if not linear:
@@ -221,8 +223,10 @@ def odds_ratio_section(models: dict) -> Section | None:
     if logistic:
         section.text("For the families with a logistic posterior (entropy, entropy2) exp(cβ) "
                      "is the odds ratio of a coefficient: the factor by which the odds of "
-                     "the positive class change with one unit (or one SD) of the predictor.")
-        section.add(*(_odds_table(name, m) for name, m in logistic.items()))
+                     "the positive class change with one unit (or one SD) of the predictor. "
+                     + AME_SENTENCE)
+        for name, m in logistic.items():
+            section.add(_odds_table(name, m), ame_table(name, _slug(name), m, cluster))
         section.add(section_figure("odds_ratio_forest", logistic))
     others = {n: m for n, m in linear.items() if n not in logistic}
     if others:
