@@ -257,4 +257,4 @@ def test_line_separators_in_pdf_notes_are_shown_not_obeyed(tmp_path):
     assert "dup<U+2028>x" in str(m.summary())               # named in the aliasing note
     words = _pdf_text(ubreg.report(m, tmp_path / "r.pdf"))
     assert "\u2028" not in words
-    assert words.count('`dup<U+2028>x`') == 2                # coefficient row and the note
+    assert words.count('`dup<U+2028>x`') == 3    # coefficient row, the note, its drop1 row

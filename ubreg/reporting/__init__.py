@@ -10,6 +10,8 @@ The report's sections, each with a stable anchor (HTML ``id``), where they apply
   each table followed by the model's average marginal effects on the probability
   scale (:mod:`.marginal_effects`), and a forest plot on a log axis; the link of
   every other family;
+- ``likelihood-ratio``: R's ``drop1(m, test = "LRT")`` of each fit whose family is a
+  likelihood (entropy, entropy2), and which fits have none (:mod:`.lrt_section`);
 - ``comparison``: cross-validated scores on the same rows and folds, differences
   to the best model paired by fold, AICs of fits to the same rows
   (:mod:`.comparison_section`);

@@ -54,7 +54,7 @@ def average_effects(model: Any, cluster: Any = None) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def ame_table(name: str, slug: str, model: Any, cluster: Any = None) -> Table | Paragraph:
+def ame_table(name: str, anchor: str, model: Any, cluster: Any = None) -> Table | Paragraph:
     """The table of a model's average marginal effects, or a note saying why there is none
     (its data are not at hand, say)."""
     try:
@@ -65,7 +65,7 @@ def ame_table(name: str, slug: str, model: Any, cluster: Any = None) -> Table | 
                  f"({fmt(r['std.error'], 3)})", fmt_interval(r["conf.low"], r["conf.high"])])
             for _, r in frame.iterrows()]
     covariance = "the model table's" if cluster is None else "cluster-robust"
-    return Table(f"ame-{slug}", f"{name}: average marginal effects on the probability, with "
+    return Table(f"ame-{anchor}", f"{name}: average marginal effects on the probability, with "
                  "95% intervals.", ["Predictor", "Change", "AME", "SE", "95% interval"], rows,
                  align="llrrr",
                  notes=["AME: the mean over the rows of the fit of the change in the predicted "

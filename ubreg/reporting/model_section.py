@@ -31,7 +31,7 @@ from ..plots.effects import (
 from ..results.base import Result, capabilities_of
 from ..results.linear import LinearResult
 from ..summary.linear import significance_stars
-from .blocks import Row, Section, Table, fixed_pm, fmt, fmt_count, fmt_interval
+from .blocks import Row, Section, Table, fixed_pm, fmt, fmt_count, fmt_interval, slug
 from .figures import section_figure
 from .marginal_effects import AME_SENTENCE, ame_table
 
@@ -199,16 +199,12 @@ def _odds_table(name: str, m) -> Table:
         rows.append(Row([str(term), fmt(r["estimate"], 3), fmt_interval(r["lower"], r["upper"]),
                          sd, fmt(s["estimate"], 3), fmt_interval(s["lower"], s["upper"])]))
     how = raw["interval"].iloc[0] if len(raw) else "profile likelihood"
-    return Table(f"odds-{_slug(name)}", f"{name}: odds ratios with 95% intervals ({how}).",
+    return Table(f"odds-{slug(name)}", f"{name}: odds ratios with 95% intervals ({how}).",
                  ["Term", "OR", "95% interval", "SD", "OR per SD", "95% interval"], rows,
                  notes=["OR = exp(cβ) with p = expit(cη) (c = 1 for entropy). Per SD: the "
                         "odds ratio for one standard deviation (divisor n − 1) of the predictor "
                         "over the training rows; 0/1 indicators and interactions are per "
                         "unit."])
-
-
-def _slug(name: str) -> str:
-    return "".join(ch if ch.isalnum() else "-" for ch in name.lower()).strip("-")[:40] or "model"
 
 
 def odds_ratio_section(models: dict, cluster: Any = None) -> Section | None:
@@ -226,7 +222,7 @@ def odds_ratio_section(models: dict, cluster: Any = None) -> Section | None:
                      "the positive class change with one unit (or one SD) of the predictor. "
                      + AME_SENTENCE)
         for name, m in logistic.items():
-            section.add(_odds_table(name, m), ame_table(name, _slug(name), m, cluster))
+            section.add(_odds_table(name, m), ame_table(name, slug(name), m, cluster))
         section.add(section_figure("odds_ratio_forest", logistic))
     others = {n: m for n, m in linear.items() if n not in logistic}
     if others:
