@@ -1,6 +1,7 @@
 """The report read as its recipient reads it (issue 31 §1): a checklist over the text of
 the demo report (Pima, the demo's models, few folds) and of a report of three models on
-another data set (breast cancer), both built once per module."""
+another data set (breast cancer), both built once per module, as HTML and as PDF (read
+back with pdftotext -layout, page by page)."""
 import re
 import warnings
 from html.parser import HTMLParser
@@ -12,6 +13,7 @@ from ubreg import datasets
 from ubreg.cli import demo_models
 from ubreg.evaluate.compare import as_model_and_cv, named_models
 from ubreg.evaluate.deviance_table import is_likelihood
+from ubreg.reporting.blocks import Table
 from ubreg.reporting.context import build_context
 from ubreg.reporting.html import render_html
 from ubreg.reporting.pdf import write_pdf
@@ -378,3 +380,56 @@ def test_pdf_keeps_each_summary_on_one_page(built, name):
                 start = found + 1
         assert len(pages) >= 0.8 * len(wanted), (section.name, len(pages), len(wanted))
         assert len(set(pages)) == 1, (section.name, sorted(set(pages)))
+
+
+@pytest.mark.parametrize("name", ["demo", "breast_cancer"])
+def test_pdf_keeps_each_table_on_one_page(built, name):
+    """A table that fits on a page is set on one: its caption and the notes under it are
+    on the same page (the model table of the demo was split after its second term)."""
+    ctx, _, pdf, _ = built[name]
+    tables = [b for s in ctx.sections for b in s.blocks if isinstance(b, Table)]
+    lines = [(k, _squeeze(line)) for k, page in enumerate(_pdf_pages(pdf))
+             for line in page.splitlines() if line.strip()]
+    start = 0
+    for number, table in enumerate(tables, 1):
+        assert len(table.rows) < 40                 # each of these fits on a page
+        at = next(i for i in range(start, len(lines))
+                  if lines[i][1].startswith(f"Table {number}. "))
+        if table.notes:
+            note = _squeeze(table.notes[0])[:30]
+            end = next(i for i in range(at, len(lines)) if lines[i][1].startswith(note))
+            assert lines[at][0] == lines[end][0], (number, table.caption)
+        start = at + 1
+    assert not any("(continued)" in line for _, line in lines)
+
+
+@pytest.mark.parametrize("name", ["demo", "breast_cancer"])
+def test_pdf_leaves_no_heading_at_the_foot_of_a_page(built, name):
+    """A heading is on the page of what it heads (a table or summary kept whole on the next
+    page must not leave its heading behind)."""
+    ctx, _, pdf, _ = built[name]
+    headings = {f"{i} {s.title}" for i, s in enumerate(ctx.sections, 1)}
+    headings |= {"Appendix A The models one by one", "Appendix B Software versions"}
+    headings |= {_squeeze(s.name) for s in ctx.models}
+    for k, page in enumerate(_pdf_pages(pdf)[:-1], 1):
+        lines = [_squeeze(line) for line in page.splitlines() if line.strip()]
+        if lines and lines[-1] == str(k):              # the page number
+            lines = lines[:-1]
+        assert not lines or lines[-1] not in headings, (k, lines[-3:])
+
+
+@pytest.mark.parametrize("name", ["demo", "breast_cancer"])
+def test_pdf_keeps_each_figure_caption_on_one_page(built, name):
+    """A model's row of diagnostics and its caption ('Figure 4. name: ROC ...; ... .') are
+    on one page: the caption is not continued overleaf."""
+    ctx, _, pdf, _ = built[name]
+    names = tuple(f"{_squeeze(s.name)}:" for s in ctx.models)
+    appendix = False
+    for k, page in enumerate(_pdf_pages(pdf), 1):
+        lines = [_squeeze(line) for line in page.splitlines() if line.strip()]
+        appendix = appendix or any(line.startswith("Appendix A") for line in lines)
+        for i, line in enumerate(lines if appendix else []):
+            head = re.match(r"Figure \d+\. (.*)", line)
+            if head and head.group(1).startswith(names):
+                rest = [line, *lines[i + 1:]]
+                assert any(t.endswith(".") for t in rest), (k, line)
