@@ -175,6 +175,34 @@ def test_odds_ratios_of_entropy2_and_the_other_families(frame):
     assert list(ax.get_yticks()) == [2, 1, 0]
 
 
+def test_average_marginal_effects_of_slopes_factors_and_indicators(frame):
+    """Beside the odds ratios: a numeric predictor's avg_slopes (per unit), a factor's levels
+    against the reference and a 0/1 indicator's 1 vs 0 (avg_comparisons), with
+    cluster-robust standard errors when the report asks for them."""
+    from ubreg.reporting.marginal_effects import ame_table
+
+    d = frame.assign(flag=(frame["unused"] > 0).astype(float))
+    m = ubreg.fit("y ~ x1 + g + flag", d)
+    t = ame_table("logit", "logit", m)
+    cells = {(r.cells[0], r.cells[1]): r.cells[2:] for r in t.rows}
+    assert list(cells) == [("x1", "per unit"), ("g", "b vs a"), ("g", "c vs a"),
+                           ("flag", "1 vs 0")]
+    slope = ubreg.avg_slopes(m, "x1").iloc[0]
+    assert float(cells["x1", "per unit"][0]) == pytest.approx(slope["estimate"], rel=5e-3)
+    levels = ubreg.avg_comparisons(m, "g")
+    assert float(cells["g", "c vs a"][0]) == pytest.approx(levels["estimate"].iloc[1], rel=5e-3)
+    flag = ubreg.avg_comparisons(m, "flag").iloc[0]
+    assert flag["contrast"] == "1 - 0"
+    assert float(cells["flag", "1 vs 0"][1].strip("()")) == pytest.approx(flag["std.error"],
+                                                                         rel=5e-3)
+    clusters = np.arange(len(d)) % 7
+    robust = ame_table("logit", "logit", m, cluster=clusters)
+    expected = ubreg.avg_slopes(m, "x1", vcov=m.vcov(cluster=clusters)).iloc[0]
+    assert float(robust.rows[0].cells[3].strip("()")) == pytest.approx(expected["std.error"],
+                                                                       rel=5e-3)
+    assert "cluster-robust" in robust.notes[0]
+
+
 def test_coefficient_plot_is_per_sd_by_default_and_raw_on_request(fits):
     m = fits["logit"]
     ax = plots.coefficients(m, ax=Figure().add_subplot())

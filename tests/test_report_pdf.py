@@ -138,3 +138,46 @@ def test_hostile_strings_stay_literal_and_inside(tmp_path):
     boxes = assert_inside(path)
     text = " ".join(b[-1] for b in boxes)
     assert "\u202e" not in text and "&lt;U+202E&gt;" in text
+
+
+def test_code_wraps_at_spaces_never_inside_a_word():
+    """A printed summary's long line (a call) is broken at spaces, continuations indented;
+    only a token longer than a line is cut, after a comma or parenthesis if it has one."""
+    from ubreg.reporting.pdf_layout import wrap_code
+
+    call = ('ubreg.fit("diabetes ~ pregnant + glucose + pressure + mass + pedigree + age", '
+            'data, family=Permissible("entropy"), method="uls")')
+    lines = wrap_code(call, 60)
+    assert all(len(line) <= 60 for line in lines) and len(lines) == 3
+    assert " ".join(line.strip() for line in lines) == call
+    assert all(line.startswith("    ") for line in lines[1:])
+    assert wrap_code("    Min   1Q  Median", 60) == ["    Min   1Q  Median"]   # alignment kept
+    assert wrap_code("a" * 25 + ",b" + "c" * 10, 20) == ["a" * 20, "    " + "a" * 5 + ",",
+                                                          "    b" + "c" * 10]
+    assert wrap_code("f(x=1,y=2)" * 3, 16)[0] == "f(x=1,y=2)f(x=1,"
+
+
+def test_a_table_that_fits_on_a_page_is_not_split(tmp_path):
+    """Started near the foot of a page, a table that fits on one moves to the next page;
+    a table longer than a page is broken between rows under a '(continued)' caption."""
+    from matplotlib.backends.backend_pdf import PdfPages
+
+    from ubreg.reporting.pdf_layout import Document
+
+    short = Table("s", "short", ["a", "b"], [Row([f"r{i}", str(i)]) for i in range(20)])
+    long = Table("l", "long", ["a", "b"], [Row([f"r{i}", str(i)]) for i in range(150)])
+    with PdfPages(tmp_path / "t.pdf") as pdf:
+        doc = Document(pdf, "t")
+        doc.new_page()
+        doc.y = doc.bottom - 120
+        doc.table(short, 1)
+        assert doc.page == 2
+        doc.table(long, 2)
+        assert doc.page >= 3
+        doc.finish_page()
+    text = subprocess.run(["pdftotext", "-layout", str(tmp_path / "t.pdf"), "-"],
+                          capture_output=True, text=True, timeout=60).stdout
+    pages = text.split("\f")
+    assert "Table 1. short" in pages[1] and "r19" in pages[1]
+    assert "Table 2. long" in pages[1]                    # a longer table starts at once
+    assert all("Table 2 (continued)." in page for page in pages[2:doc.page])

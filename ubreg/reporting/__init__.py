@@ -6,8 +6,12 @@ The report's sections, each with a stable anchor (HTML ``id``), where they apply
   the response's balance, one line per model variable (:mod:`.data_section`);
 - ``models``: the linear fits side by side in modelsummary's layout, with a
   goodness-of-fit block (:mod:`.model_section`);
-- ``odds-ratios``: odds ratios of the entropy-family fits with profile intervals
-  and a forest plot on a log axis; the link of every other family;
+- ``odds-ratios``: odds ratios of the entropy-family fits with profile intervals,
+  each table followed by the model's average marginal effects on the probability
+  scale (:mod:`.marginal_effects`), and a forest plot on a log axis; the link of
+  every other family;
+- ``likelihood-ratio``: R's ``drop1(m, test = "LRT")`` of each fit whose family is a
+  likelihood (entropy, entropy2), and which fits have none (:mod:`.lrt_section`);
 - ``comparison``: cross-validated scores on the same rows and folds, differences
   to the best model paired by fold, AICs of fits to the same rows
   (:mod:`.comparison_section`);

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 __all__ = ["Paragraph", "Row", "Table", "Section", "fmt", "fmt_interval", "fmt_count",
-           "fixed_pm"]
+           "fixed_pm", "slug"]
 
 
 @dataclass
@@ -116,3 +116,9 @@ def fixed_pm(mean, se, decimals: int = 4) -> str:
         return ""
     text = f"{float(mean):.{decimals}f}"
     return text if se is None or float(se) != float(se) else f"{text} ± {float(se):.{decimals}f}"
+
+
+def slug(name: str) -> str:
+    """A model name as part of an HTML ``id`` (a table's anchor): letters and digits, the
+    rest hyphens, at most 40 characters."""
+    return "".join(ch if ch.isalnum() else "-" for ch in name.lower()).strip("-")[:40] or "model"

@@ -28,6 +28,7 @@ from ..results.linear import LinearResult
 from .comparison_section import calibration_section, comparison_section
 from .data_section import data_section
 from .figures import ReportFigure, error_text, model_figures
+from .lrt_section import likelihood_ratio_section
 from .methods_section import methods_section, references_section
 from .model_section import models_section, odds_ratio_section
 from .trees_section import prune_trees, trees_section
@@ -160,7 +161,8 @@ def build_context(models: dict, title: str, call: str, data=None, cv_risk: bool 
     training = None if training_data is None else as_frame(training_data, "training_data")
     sections = [methods_section(results, cvs, training),
                 data_section(training, results), models_section(results, cvs, cluster),
-                odds_ratio_section(results), comparison_section(results, cvs),
+                odds_ratio_section(results, cluster), likelihood_ratio_section(results),
+                comparison_section(results, cvs),
                 calibration_section(results, cvs, data), trees_section(trees),
                 references_section(results)]
     model_sections = [_section(i, name, item, data, cv_risk, cluster)

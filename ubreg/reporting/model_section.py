@@ -31,8 +31,9 @@ from ..plots.effects import (
 from ..results.base import Result, capabilities_of
 from ..results.linear import LinearResult
 from ..summary.linear import significance_stars
-from .blocks import Row, Section, Table, fixed_pm, fmt, fmt_count, fmt_interval
+from .blocks import Row, Section, Table, fixed_pm, fmt, fmt_count, fmt_interval, slug
 from .figures import section_figure
+from .marginal_effects import AME_SENTENCE, ame_table
 
 __all__ = ["link_text", "link_name", "models_section", "odds_ratio_section", "coefficient_models",
            "odds_ratio_models"]
@@ -198,7 +199,7 @@ def _odds_table(name: str, m) -> Table:
         rows.append(Row([str(term), fmt(r["estimate"], 3), fmt_interval(r["lower"], r["upper"]),
                          sd, fmt(s["estimate"], 3), fmt_interval(s["lower"], s["upper"])]))
     how = raw["interval"].iloc[0] if len(raw) else "profile likelihood"
-    return Table(f"odds-{_slug(name)}", f"{name}: odds ratios with 95% intervals ({how}).",
+    return Table(f"odds-{slug(name)}", f"{name}: odds ratios with 95% intervals ({how}).",
                  ["Term", "OR", "95% interval", "SD", "OR per SD", "95% interval"], rows,
                  notes=["OR = exp(cβ) with p = expit(cη) (c = 1 for entropy). Per SD: the "
                         "odds ratio for one standard deviation (divisor n − 1) of the predictor "
@@ -206,13 +207,10 @@ def _odds_table(name: str, m) -> Table:
                         "unit."])
 
 
-def _slug(name: str) -> str:
-    return "".join(ch if ch.isalnum() else "-" for ch in name.lower()).strip("-")[:40] or "model"
-
-
-def odds_ratio_section(models: dict) -> Section | None:
-    """The ``odds-ratios`` section: tables and a forest plot for the entropy-family
-    models, the link of every other linear fit."""
+def odds_ratio_section(models: dict, cluster: Any = None) -> Section | None:
+    """The ``odds-ratios`` section: for each entropy-family model its odds ratios and,
+    beside them, its average marginal effects on the probability scale
+    (:mod:`.marginal_effects`), then a forest plot; the link of every other linear fit."""
     linear = coefficient_models(models)
     logistic = odds_ratio_models(models)
     if not linear:
@@ -221,8 +219,10 @@ def odds_ratio_section(models: dict) -> Section | None:
     if logistic:
         section.text("For the families with a logistic posterior (entropy, entropy2) exp(cβ) "
                      "is the odds ratio of a coefficient: the factor by which the odds of "
-                     "the positive class change with one unit (or one SD) of the predictor.")
-        section.add(*(_odds_table(name, m) for name, m in logistic.items()))
+                     "the positive class change with one unit (or one SD) of the predictor. "
+                     + AME_SENTENCE)
+        for name, m in logistic.items():
+            section.add(_odds_table(name, m), ame_table(name, slug(name), m, cluster))
         section.add(section_figure("odds_ratio_forest", logistic))
     others = {n: m for n, m in linear.items() if n not in logistic}
     if others:

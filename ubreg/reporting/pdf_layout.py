@@ -14,6 +14,7 @@ drawn outside the text block, so no text leaves the page.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
@@ -24,8 +25,8 @@ from .blocks import Table
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["Document", "text_width", "wrap", "layout", "TableBlock", "PAGE", "MARGINS",
-           "MIN_TABLE_SIZE"]
+__all__ = ["Document", "text_width", "wrap", "wrap_code", "layout", "TableBlock", "PAGE",
+           "MARGINS", "MIN_TABLE_SIZE"]
 
 #: A4 portrait in points
 PAGE = (595.28, 841.89)
@@ -34,6 +35,7 @@ MARGINS = (70.0, 70.0, 64.0, 64.0)
 BODY_SIZE = 9.5
 TABLE_SIZE = 8.0
 MIN_TABLE_SIZE = 6.0
+_NOTE_SIZE = max(MIN_TABLE_SIZE, TABLE_SIZE - 1)       # a table's notes
 _PAD = 4.0            # points between table columns, each side
 _SAFETY = 1.02        # measured widths are sums of glyph advances: a margin for kerning
 
@@ -87,6 +89,46 @@ def wrap(text: str, width: float, size: float, bold: bool = False) -> list[str]:
     return lines
 
 
+#: where a token of code longer than a line may be broken: after these characters
+_CODE_BREAKS = ",;(=+"
+
+
+def _code_pieces(token: str, first: int, rest: int) -> list[str]:
+    """A token longer than a line cut after the last break character that fits (a comma,
+    an opening parenthesis, ...), between characters only where there is none."""
+    pieces, room = [], first
+    while len(token) > room:
+        cut = max((token.rfind(ch, 0, room) for ch in _CODE_BREAKS), default=-1) + 1
+        cut = cut if cut > room // 3 else room
+        pieces.append(token[:cut])
+        token, room = token[cut:], rest
+    return pieces + [token]
+
+
+def wrap_code(line: str, per_line: int, indent: int = 4) -> list[str]:
+    """A line of monospaced text (a printed summary) in lines of at most ``per_line``
+    characters, broken at spaces (the runs of spaces that align columns kept), each
+    continuation indented by ``indent`` more than the line; only a token longer than a
+    line is cut, after a comma or another break character where it has one."""
+    line = line.rstrip()
+    if len(line) <= per_line:
+        return [line]
+    lead = " " * min(len(line) - len(line.lstrip(" ")) + indent, per_line // 3)
+    lines, current = [], ""
+    for piece in re.findall(r" *\S+", line):
+        if len(current) + len(piece) <= per_line:
+            current += piece
+            continue
+        start, token = ("", piece) if not current else (lead, piece.lstrip(" "))
+        if current:
+            lines.append(current)
+        cut = _code_pieces(token, per_line - len(start), per_line - len(lead))
+        texts = [start + cut[0]] + [lead + c for c in cut[1:]]
+        lines += texts[:-1]
+        current = texts[-1]
+    return lines + [current]
+
+
 class Document:
     """Pages of a PDF report, filled from the top with a cursor ``y`` (points from the
     top of the page)."""
@@ -137,6 +179,12 @@ class Document:
         if self.fig is None or height > self.room():
             self.new_page()
 
+    def keep_together(self, height: float):
+        """Start a new page when ``height`` points do not fit on this one but fit on a page
+        (a block longer than a page starts where it is, and breaks where it must)."""
+        if self.fig is not None and self.room() < height <= self.bottom - self.top:
+            self.new_page()
+
     # ---- drawing primitives ---------------------------------------------------
     def _text(self, x, y, text, size, bold=False, color="black", ha="left", style="normal"):
         """One line of text with its baseline at (x, y), points from the top left."""
@@ -174,6 +222,17 @@ class Document:
             self._text(self.left, self.y, line, size, bold=True)
         self.y += size * 0.5
 
+    def heading_height(self, text: str, size: float = 13.0) -> float:
+        """The points :meth:`heading` takes below the top of a page's text block or more."""
+        lines = wrap(visible_text(text, newlines=False), self.width, size, bold=True)
+        return size * 0.6 + len(lines) * size * 1.15 + size * 0.5
+
+    def paragraph_height(self, text: str, size: float = BODY_SIZE, indent: float = 0.0,
+                         after: float = 5.0, bold: bool = False) -> float:
+        """The points :meth:`paragraph` takes."""
+        lines = wrap(visible_text(str(text), newlines=True), self.width - indent, size, bold)
+        return len(lines) * size * 1.35 + after
+
     def paragraph(self, text: str, size: float = BODY_SIZE, color="black", indent: float = 0.0,
                   after: float = 5.0, bold: bool = False, style: str = "normal"):
         """Running text wrapped to the text width, across pages if need be."""
@@ -190,20 +249,48 @@ class Document:
 
     # ---- tables -----------------------------------------------------------------
     def table(self, table: Table, number: int):
-        """A booktabs table with its caption above and notes below (see :func:`layout`)."""
+        """A booktabs table with its caption above and notes below (see :func:`layout`);
+        set on one page when it fits on one (with its notes), else broken between rows,
+        each page's part under a "(continued)" caption and the header."""
         caption = f"Table {number}. {table.caption}"
-        for k, block in enumerate(layout(table, self.width)):
+        blocks = layout(table, self.width)
+        for k, block in enumerate(blocks):
             size, header = block.size, block.header
+            text = caption if k == 0 else f"Table {number} (continued)."
+            self.keep_together(self._part_height(table, blocks, k, text))
             self.need(3 * size * 1.4 + len(header) * size * 1.25 + 30)
-            self.paragraph(caption if k == 0 else f"Table {number} (continued).",
-                           size=size + 0.5, after=3, bold=False)
-            self._table_block(table, block.cols, size, block.widths, header)
+            self.paragraph(text, size=size + 0.5, after=3, bold=False)
+            self._table_block(table, block, number)
         for note in table.notes:
-            self.paragraph(note, size=max(MIN_TABLE_SIZE, TABLE_SIZE - 1), color="0.3",
-                           after=1.5)
+            self.paragraph(note, size=_NOTE_SIZE, color="0.3", after=1.5)
         self.y += 8
 
-    def _table_block(self, table, cols, size, widths, header):
+    def table_height(self, table: Table, number: int) -> float:
+        """The points :meth:`table` takes before it may break a page: its caption and its
+        first group of columns (with the notes when it has only one)."""
+        blocks = layout(table, self.width)
+        return self._part_height(table, blocks, 0, f"Table {number}. {table.caption}")
+
+    def _part_height(self, table: Table, blocks: list, k: int, caption: str) -> float:
+        """The caption and group ``k`` of the columns of a table, with the notes after the
+        last group."""
+        block = blocks[k]
+        notes = (sum(self.paragraph_height(n, _NOTE_SIZE, after=1.5) for n in table.notes) + 8
+                 if k == len(blocks) - 1 else 0.0)
+        return (self.paragraph_height(caption, block.size + 0.5, after=3)
+                + self._block_height(table, block) + notes)
+
+    def _block_height(self, table: Table, block: TableBlock) -> float:
+        """The points :meth:`_table_block` takes, a line of slack included (it breaks the
+        page when a row and a line no longer fit)."""
+        size, line = block.size, block.size * 1.28
+        rows = _wrapped_rows(table, block.cols, block.widths, size)
+        return (0.55 * size + max(len(h) for h in block.header) * line
+                + sum(max(len(w) for w in cells) * line for cells in rows)
+                + 0.2 * size + 4 + line)
+
+    def _table_block(self, table: Table, block: TableBlock, number: int):
+        cols, size, widths, header = block.cols, block.size, block.widths, block.header
         line = size * 1.28
         x = [self.left]
         for w in widths:
@@ -211,14 +298,13 @@ class Document:
         right = x[-1]
         self.rule(self.y, self.left, right, 0.9)
         self._header(header, cols, table.align, x, widths, size, line)
-        stubs = _stub_texts(table)
-        for i, row in enumerate(table.rows):
-            cells = [stubs[i] if j == 0 else row.cells[j] for j in cols]
-            wrapped = [wrap(c, widths[k], size) for k, c in enumerate(cells)]
+        for row, wrapped in zip(table.rows, _wrapped_rows(table, cols, widths, size)):
             height = max(len(w) for w in wrapped) * line
             if height + line > self.room():
                 self.rule(self.y + 0.2 * size, self.left, right, 0.9)
                 self.new_page()
+                # a reader who turns the page is told which table goes on
+                self.paragraph(f"Table {number} (continued).", size=size + 0.5, after=3)
                 self.rule(self.y, self.left, right, 0.9)
                 self._header(header, cols, table.align, x, widths, size, line)
             if row.kind == "first":
@@ -262,6 +348,14 @@ class Document:
         fig.add_artist(Rectangle((x0 / PAGE[0], 1 - (y + height) / PAGE[1]),
                                  (x1 - x0) / PAGE[0], height / PAGE[1],
                                  transform=fig.transFigure, color="#e8eef7", lw=0, zorder=-1))
+
+
+def _wrapped_rows(table: Table, cols, widths, size) -> list[list[list[str]]]:
+    """Each row's cells of the columns ``cols``, wrapped to their widths (a list of lines
+    per cell); the first column's names shortened."""
+    stubs = _stub_texts(table)
+    return [[wrap(stubs[i] if j == 0 else row.cells[j], widths[k], size)
+             for k, j in enumerate(cols)] for i, row in enumerate(table.rows)]
 
 
 def _stub_texts(table: Table) -> list[str]:
