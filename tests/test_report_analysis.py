@@ -203,6 +203,22 @@ def test_average_marginal_effects_of_slopes_factors_and_indicators(frame):
     assert "cluster-robust" in robust.notes[0]
 
 
+def test_an_aliased_predictor_has_no_average_marginal_effect(frame):
+    """A predictor whose columns are aliased (R's NA coefficient) has no identified effect:
+    its AME row says so, instead of a precise-looking 0.000 (0.000)."""
+    from ubreg.reporting.marginal_effects import ame_table
+
+    d = frame.assign(twice=2.0 * frame["x1"])
+    m = ubreg.fit("y ~ x1 + twice + g", d)
+    assert np.isnan(m.coef["twice"])
+    t = ame_table("logit", "logit", m)
+    cells = {r.cells[0]: r.cells[2:] for r in t.rows}
+    assert cells["twice"][0] == "aliased"
+    assert all(c == "" for c in cells["twice"][1:])
+    assert "aliased" in " ".join(t.notes)
+    assert float(cells["x1"][0]) != 0.0
+
+
 def test_coefficient_plot_is_per_sd_by_default_and_raw_on_request(fits):
     m = fits["logit"]
     ax = plots.coefficients(m, ax=Figure().add_subplot())

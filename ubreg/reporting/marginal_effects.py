@@ -61,10 +61,18 @@ def ame_table(name: str, anchor: str, model: Any, cluster: Any = None) -> Table 
         frame = average_effects(model, cluster)
     except (ValueError, TypeError) as exc:      # no data at hand, a constant predictor, ...
         return Paragraph(f"{name}: average marginal effects not computed ({exc}).", "note")
-    rows = [Row([str(r["term"]), r["change"], fmt(r["estimate"], 3),
+    # a predictor the fit does not depend on (its columns aliased, R's NA coefficients)
+    # has no identified effect: not the precise-looking 0 (0) of the derivative
+    aliased = ((frame["estimate"] == 0.0) & (frame["std.error"] == 0.0)).to_numpy() \
+        & bool(np.any(model.aliased))
+    rows = [Row([str(r["term"]), r["change"], "aliased", "", ""]) if gone else
+            Row([str(r["term"]), r["change"], fmt(r["estimate"], 3),
                  f"({fmt(r['std.error'], 3)})", fmt_interval(r["conf.low"], r["conf.high"])])
-            for _, r in frame.iterrows()]
+            for gone, (_, r) in zip(aliased, frame.iterrows())]
     covariance = "the model table's" if cluster is None else "cluster-robust"
+    extra = (["aliased: the predictor's columns are linear combinations of the others "
+              "(R's NA coefficients), so the fit does not depend on it and its effect is "
+              "not estimable."] if aliased.any() else [])
     return Table(f"ame-{anchor}", f"{name}: average marginal effects on the probability, with "
                  "95% intervals.", ["Predictor", "Change", "AME", "SE", "95% interval"], rows,
                  align="llrrr",
@@ -73,4 +81,4 @@ def ame_table(name: str, anchor: str, model: Any, cluster: Any = None) -> Table 
                         "a level against the reference: the difference, avg_comparisons). "
                         f"Standard errors by the delta method ({covariance} covariance), "
                         "95% Wald intervals. A predictor in an interaction is changed "
-                        "with its interaction terms."])
+                        "with its interaction terms."] + extra)

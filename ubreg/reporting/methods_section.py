@@ -4,7 +4,9 @@ by author and year."""
 from __future__ import annotations
 
 from ..evaluate.compare import model_label
+from ..evaluate.deviance_table import is_likelihood
 from .blocks import Section
+from .model_section import coefficient_models, odds_ratio_models
 
 __all__ = ["methods_section", "references_section", "REFERENCES"]
 
@@ -62,6 +64,21 @@ def _cv_text(cvs: dict) -> str:
             "a paired test over the folds says otherwise.")
 
 
+def _effects_text(results: dict) -> str:
+    """What the effects and tests of the linear fits are, when there are some."""
+    logistic = odds_ratio_models(results)
+    if not logistic:
+        return ""
+    text = ("Each logistic fit's effects are given as odds ratios and, on the probability "
+            "scale, as average marginal effects (the change in the predicted probability, "
+            "averaged over the rows of the fit).")
+    if any(is_likelihood(m) for m in coefficient_models(results).values()):
+        text += (" Where the loss is the binomial likelihood, each term is tested by a "
+                 "likelihood-ratio test: the model refitted without it, the rise in deviance "
+                 "compared with a χ² distribution.")
+    return text + " "
+
+
 def methods_section(results: dict, cvs: dict, training) -> Section:
     """The ``methods`` section: what was done, in plain words, with references."""
     section = Section("methods", "Methods")
@@ -81,6 +98,7 @@ def methods_section(results: dict, cvs: dict, training) -> Section:
     section.text(f"The data are {rows}; rows missing a model variable were left out of the "
                  "linear fits. "
                  f"{fitted}: " + "; ".join(kinds) + ". " + _cv_text(cvs) + " "
+                 + _effects_text(results) +
                  "Intervals are 95% confidence intervals: profile likelihood for the odds "
                  "ratios of the logistic fits, Wald (from the model's standard errors) "
                  "elsewhere, Wilson for the observed frequencies of the calibration plots; "
