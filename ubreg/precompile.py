@@ -32,6 +32,7 @@ def _frame(n: int, seed: int = 0) -> pd.DataFrame:
     frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(4)])
     frame["f"] = pd.Categorical(rng.choice(list("abc"), n))
     frame["y"] = (X[:, 0] - X[:, 1] + rng.logistic(size=n) > 0).astype(int)
+    frame["y3"] = pd.Categorical(np.digitize(X[:, 2] + rng.logistic(size=n), [-1.0, 1.0]))
     return frame
 
 
@@ -43,6 +44,7 @@ def _trees() -> None:
         fit(_FORMULA, _frame(n), method="uboost", mstop=2, depth=3, family="matsushita")
         fit(_FORMULA, _frame(n), method="uboost", mstop=2, depth=3, family="mu")
         fit(_FORMULA, _frame(n), method="uboost", mstop=2, depth=3, family="tempered")
+        fit("y3 ~ x0 + x1 + x2 + x3 + f", _frame(n), method="uboost", mstop=2, depth=3)
 
 
 def _the_rest() -> None:
@@ -53,6 +55,7 @@ def _the_rest() -> None:
     for frame in (small, large):
         fit(_FORMULA, frame, method="udt", xval=0)
         fit(_FORMULA, frame, method="udt", xval=0, bins=32)
+        fit("y3 ~ x0 + x1 + x2 + x3 + f", frame, method="udt", xval=0)
     for options in (dict(method="uls"), dict(method="uls", learner="trees", rounds=2),
                     dict(method="uls", learner="stumps", rounds=2),
                     dict(method="uls", learner="rules", rounds=2),

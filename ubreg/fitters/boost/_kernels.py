@@ -196,3 +196,25 @@ ADVANCE_LOGISTIC = parallel_pair(_advance_logistic_body)
 LOGISTIC_STATS = parallel_pair(_logistic_stats_body)
 #: w·U from u = log1p(e) and z = y*·F (without an update: the last risk)
 RISK_TERMS = parallel_pair(_risk_terms_body)
+
+
+def _multinomial_stats_body(p, y, w, stats, nchunks):
+    n = p.shape[0]
+    for t in prange(nchunks):
+        for i in range(n * t // nchunks, n * (t + 1) // nchunks):
+            stats[i, 0] = w[i] * (p[i] - y[i])
+            stats[i, 1] = w[i] * p[i] * (1.0 - p[i])
+
+
+def _multinomial_advance_body(F, k, node, value, nu, nchunks):
+    n = F.shape[0]
+    for t in prange(nchunks):
+        for i in range(n * t // nchunks, n * (t + 1) // nchunks):
+            F[i, k] = F[i, k] + nu * value[node[i]]
+
+
+#: one class's g = w (p − y) and h = w p (1 − p) of the multinomial loss into the first two
+#: columns of stats (NumPy's ``w * (p - y)`` and ``w * p * (1 - p)``, to the bit)
+MULTINOMIAL_STATS = parallel_pair(_multinomial_stats_body)
+#: F[:, k] += ν · value[node] (NumPy's ``F[:, k] += nu * value[node]``, to the bit)
+MULTINOMIAL_ADVANCE = parallel_pair(_multinomial_advance_body)
