@@ -38,6 +38,17 @@ def test_predict_refuses_what_is_not_a_model(tmp_path, csv, capsys):
     assert "cannot load the model" in capsys.readouterr().err
 
 
+def test_arguments_in_the_other_order_get_the_working_spelling(csv, capsys):
+    """``ubreg fit`` takes the formula first (R's glm(formula, data)), ``compare`` and
+    ``anova`` the data first (then several formulas): swapped, the error says which."""
+    assert main(["fit", str(csv), "diabetes ~ glucose + mass"]) == 2
+    err = capsys.readouterr().err
+    assert "is a formula" in err and "ubreg fit 'diabetes ~ glucose + mass'" in err
+    assert main(["anova", "diabetes ~ glucose", str(csv), "diabetes ~ glucose + mass"]) == 2
+    err = capsys.readouterr().err
+    assert "is a formula" in err and "ubreg anova" in err and "the data first" in err
+
+
 def test_anova_of_formulas_is_ubreg_anova_on_the_same_rows(csv, capsys, pima):
     formulas = ["diabetes ~ glucose", "diabetes ~ glucose + mass",
                 "diabetes ~ glucose + mass + age"]

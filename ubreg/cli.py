@@ -144,7 +144,7 @@ def _fit(args) -> int:
     from .methods.fit import fit
     from .reporting import report
 
-    data = read_csv(args.data)
+    data = read_csv(args.data, "fit", args.formula)
     options: dict[str, Any] = {}        # ubreg.fit's **options
     raw: dict[str, str] = {}
     for item in args.option or []:

@@ -24,12 +24,28 @@ from .errors import UbregError
 __all__ = ["add_commands", "read_csv"]
 
 
-def read_csv(path: str) -> pd.DataFrame:
-    """A CSV file with a header row, or an error naming the file."""
+#: each command's order of data and formulas, as an error gives it
+_ORDER = {"fit": "the formula first, then the data: ubreg fit {formula!r} {data}",
+          "compare": "the data first, then the formulas: ubreg compare {data} {formula!r} ...",
+          "anova": "the data first, then the formulas: ubreg anova {data} {formula!r} ..."}
+
+
+def read_csv(path: str, command: str | None = None, formula: str = "") -> pd.DataFrame:
+    """A CSV file with a header row, or an error naming the file (and, when the path is
+    a formula, ``command``'s order of its arguments, with the file as ``formula``)."""
     try:
         return pd.read_csv(path)
     except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        if command in _ORDER and "~" in path and not pathlib.Path(path).exists():
+            order = _ORDER[command].format(formula=path, data=formula or "data.csv")
+            raise UbregError(f"cannot read {path!r}: it is a formula, not a data file; "
+                             f"ubreg {command} takes {order}") from None
         raise UbregError(f"cannot read {path!r}: {exc}") from None
+
+
+def _first_file(values) -> str:
+    """The first of ``values`` that is a file (the data given in a formula's place)."""
+    return next((v for v in values if pathlib.Path(v).is_file()), "")
 
 
 def _family(name: str | None) -> Any:
@@ -42,7 +58,7 @@ def _compare(args: argparse.Namespace) -> int:
     from .evaluate.cv import cv_models
     from .reporting import report
 
-    data = read_csv(args.data)
+    data = read_csv(args.data, args.command, _first_file(args.formulas))
     methods = args.method or ["uls"]
     specs = {}
     for formula in args.formulas:
@@ -68,7 +84,7 @@ def _anova(args: argparse.Namespace) -> int:
     from .evaluate.cv import common_rows
     from .methods.fit import fit
 
-    data = read_csv(args.data)
+    data = read_csv(args.data, args.command, _first_file(args.formulas))
     rows = data.loc[common_rows(data, list(args.formulas))]
     models: list[Any] = [fit(f, rows, family=_family(args.family)) for f in args.formulas]
     print(anova(*models, test=None if args.no_test else "Chisq"))
