@@ -130,6 +130,11 @@ class Entropy(PermissibleFamily):
         eta = _as_float(eta)
         return expit(eta) * expit(-eta)
 
+    def gradient(self, y: ArrayOrFloat, eta: ArrayOrFloat) -> ArrayOrFloat:
+        """dℓ/dη = p − y with p = ∇φ⁻¹(η), the side of :meth:`posterior_pair` it uses
+        (the same number; the other side is a pass over the rows for nothing)."""
+        return self.dphi_inv(eta) - _as_float(y)
+
     # ---- closed forms --------------------------------------------------------
     impurity_form = ("entropy", 1.0)      # natural-log entropy: C4.5
     posterior_form = ("logistic", 1.0)    # expit(η)
