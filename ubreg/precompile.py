@@ -37,12 +37,16 @@ def _frame(n: int, seed: int = 0) -> pd.DataFrame:
 
 def _trees() -> None:
     """U-Boost's compiled tree grower and the level kernels, serial and parallel."""
+    from .families import Permissible
     from .methods.fit import fit
     for n in (400, _LARGE):
         fit(_FORMULA, _frame(n), method="uboost", mstop=2, depth=3)
         fit(_FORMULA, _frame(n), method="uboost", mstop=2, depth=3, family="matsushita")
         fit(_FORMULA, _frame(n), method="uboost", mstop=2, depth=3, family="mu")
         fit(_FORMULA, _frame(n), method="uboost", mstop=2, depth=3, family="tempered")
+        for t in (-1.0, 1.5):          # the table start's passes, s > 0 and s < 0
+            fit(_FORMULA, _frame(n), method="uboost", mstop=2, depth=3,
+                family=Permissible("tempered", t=t))
 
 
 def _the_rest() -> None:

@@ -42,6 +42,7 @@ import numpy as np
 from .base import ArrayOrFloat, PermissibleFamily, _as_float
 from .closed import _expit_scalar
 from .custom import _chandrupatla
+from .tempered_roots import K_MAX, RootTable, finish, root_table, start, transcendentals
 
 __all__ = ["Tempered"]
 
@@ -217,6 +218,9 @@ class Tempered(PermissibleFamily):
             with np.errstate(under="ignore"):
                 aa = a * a
                 return (aa / (aa + b * b)).reshape(shape)
+        tab = self.root_table()
+        if tab is not None:
+            return self._table_small(tv)[0].reshape(shape)
         lo = self.link_domain[0]
         eta_min = float(self._eta_small(np.array(_ZETA_MIN)))
         x[tv <= max(lo, eta_min)] = 0.0
@@ -233,6 +237,31 @@ class Tempered(PermissibleFamily):
             with np.errstate(under="ignore"):
                 x[solve] = np.exp(z) / (1.0 + np.exp(z))
         return x.reshape(shape)
+
+    def root_table(self) -> RootTable | None:
+        """The start table of :mod:`.tempered_roots` (one a temperature, made on first use),
+        or None where a closed form (t ∈ {0, ½, 1}) or the bracketed search (|k| > 100,
+        |1 − t| < 1/99) gives the posterior."""
+        s = self._s
+        if self.t in (0.0, 0.5) or s == 0.0 or abs(self._c / s) > K_MAX:
+            return None
+        tv_min = max(self.link_domain[0], float(self._eta_small(np.array(_ZETA_MIN))))
+        return root_table(self.t, self.link_domain[1] if s > 0 else self.a, tv_min)
+
+    def _table_small(self, tv: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(x, ℓ₋₁(x) − a_φ, 1/φ''(x)) at the targets tv ≤ 0 from the table start and one
+        Halley step (:mod:`.tempered_roots`; docs/tempered.md §3.2); saturated rows (tv at
+        or below the link domain's end, or x below e^{−746}) get (0, 0, 0), NaN keeps x NaN.
+        ``TEMPERED_VALUES`` of the U-Boost kernels repeats these operations."""
+        tab = self.root_table()
+        assert tab is not None
+        rho = start(tab, tv)
+        e1, L, V, X, Em = (np.empty_like(rho) for _ in range(5))
+        transcendentals(tab, rho, e1, L, V, X, Em)
+        x, r, h = finish(tab, tv, e1, L, V, X, Em)
+        sat = ~(tv > tab.tv_min)
+        return (np.where(sat, np.where(np.isnan(tv), np.nan, 0.0), x),
+                np.where(sat, 0.0, r), np.where(sat, 0.0, h))
 
     # ---- the generator --------------------------------------------------------
     def phi(self, p: ArrayOrFloat) -> ArrayOrFloat:
@@ -332,6 +361,13 @@ class Tempered(PermissibleFamily):
         z = _as_float(z)
         if self.t == 0.5:
             return self._half_values(z)
+        if self.root_table() is not None:
+            x, r, h = self._table_small(-np.abs(z).ravel())
+            x, r, h = (v.reshape(z.shape) for v in (x, r, h))
+            grad = np.where(z > 0, (1.0 - x) - 1.0, x - 1.0)
+            # saturated: the curvature's limit at the domain's end, 0 past it (as below)
+            h = np.where(x > 0.0, h, np.where(self._at_domain_end(z), self.end_curvature(), 0.0))
+            return np.maximum(-z, 0.0) + r, grad, h
         x = self._small_posterior(-np.abs(z))
         with np.errstate(divide="ignore"):
             r = self._R(_log_odds_small(x))

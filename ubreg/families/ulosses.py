@@ -475,12 +475,19 @@ class FamilyLoss(ULoss):
         flat = ~(h > 0)
         if not np.any(flat):
             return h
+        # only the flat rows change: the curvature at the two ends, once, then per row
+        # (no posterior a row; the same numbers)
+        rows = np.flatnonzero(flat)
+        zf = _f(z).reshape(-1)[rows]
         lo, hi = self.family.link_domain
-        end = np.where(_f(z) > 0, hi, lo)           # the domain's end nearest the row
+        end = np.where(zf > 0, hi, lo)              # the domain's end nearest the row
         with np.errstate(all="ignore"):
-            at_end = self.scale * _f(self.family.hessian(1.0, end))
+            ends = self.scale * _f(self.family.hessian(1.0, np.array([lo, hi])))
+        at_end = np.where(zf > 0, ends[1], ends[0])
         edge = np.minimum(np.nan_to_num(at_end, nan=0.0, posinf=0.25), 0.25)
-        return np.where(flat, np.where(np.isfinite(end), edge, h), h)
+        out = np.array(h, dtype=float)
+        out.reshape(-1)[rows] = np.where(np.isfinite(end), edge, out.reshape(-1)[rows])
+        return out
 
     def describe(self) -> str:
         return self.family.describe()

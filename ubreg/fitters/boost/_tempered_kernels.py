@@ -13,8 +13,15 @@ its numbers are the family's to the bit; split across the cores on large fits
 """
 from __future__ import annotations
 
-from numba import prange
+import math
+import threading
+from typing import Any
 
+import numpy as np
+from numba import njit, prange, types
+from numba.extending import intrinsic
+
+from ...families import tempered_roots
 from ...numerics.parallel import parallel_pair
 
 
@@ -53,3 +60,159 @@ def _tempered_half_body(z, scale, end, h_end, u, d1, d2, nchunks):
 #: scale × the tempered loss's (ℓ, ℓ', ℓ'') at t = ½ at the margins, in one pass (U-Boost
 #: of ``Permissible("tempered", t=0.5)``, :mod:`~.margin_values`)
 TEMPERED_HALF_VALUES = parallel_pair(_tempered_half_body)
+
+
+# ---- any other t: the table start and one Halley step (families/tempered_roots.py) ----
+# numba's options of ubreg's kernels (numerics/parallel.py)
+_JIT: dict[str, Any] = dict(cache=True, nogil=True, error_model="numpy")
+_em_small = njit(**_JIT)(tempered_roots.expm1_small)
+_em_series = njit(**_JIT)(tempered_roots.expm1_series)
+_CELLS = tempered_roots.CELLS
+_Q_LOW = tempered_roots.Q_LOW
+_TINY = math.ldexp(1.0, tempered_roots.Q_LOW - 1)
+#: mantissa bits below the cell index (CELLS = 2^5 cells an octave)
+_SHIFT = 52 - 5
+_TH = math.ldexp(1.0, -_SHIFT)
+assert _CELLS == 32
+
+
+@intrinsic
+def _bits(typingctx: Any, x: Any) -> Any:
+    """The IEEE bits of a float64, as an int64 (a bit cast: no conversion)."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(types.int64))
+    return types.int64(types.float64), codegen
+
+
+def _tempered_start_body(z, coef, k, two_k, tv_min, q_split, n_q, e_lo_d, rho, nchunks):
+    """ρ₀ at −|z| from the table: ``tempered_roots.start``'s numbers.  The cell and its
+    coordinate θ are frexp's, read from the bits of v = f 2^e (v ≥ 2^−60, normal):
+    e = exponent − 1022, and (f − ½)·64 = mantissa/2^47, whose integer part is the cell
+    and whose fraction is θ, both exact; then the cell's cubic in θ (same operations)."""
+    n = z.shape[0]
+    for t in prange(nchunks):
+        for i in range(n * t // nchunks, n * (t + 1) // nchunks):
+            tv = -abs(z[i])
+            q = -tv
+            on_d = q > q_split
+            v = tv + two_k if on_d else q
+            b = _bits(v)  # type: ignore[call-arg,var-annotated]
+            mant = b & 0xFFFFFFFFFFFFF
+            e = (b >> 52) - 1022
+            th = (mant & 0x7FFFFFFFFFFF) * _TH
+            c = (n_q + (e - e_lo_d) * _CELLS if on_d else (e - _Q_LOW) * _CELLS) + (mant >> _SHIFT)
+            tiny = not on_d and q < _TINY
+            live = tv > tv_min and tv < 0.0
+            c = c if live and not tiny else 0
+            r = ((coef[c, 3] * th + coef[c, 2]) * th + coef[c, 1]) * th + coef[c, 0]
+            r = (q / k if tiny else r) if live else 0.0
+            rho[i] = r
+
+
+def _tempered_values_pos_body(z, K, p, two_k, tv_min, q_split, scale, end, h_end,
+                              e1s, Ls, Vs, Xs, Ems, u, d1, d2, nchunks):
+    """scale × (ℓ(1, z), ℓ'(1, z), ℓ''(1, z)) for s > 0 from the transcendentals at ρ₀
+    (``Tempered.class_one_values``: ``tempered_roots.finish``'s operations in its order,
+    then the saturation rules); straight-line code, so that it runs in SIMD lanes."""
+    n = z.shape[0]
+    for t in prange(nchunks):
+        for i in range(n * t // nchunks, n * (t + 1) // nchunks):
+            zi = z[i]
+            tv = -abs(zi)
+            e1, L, V, X, Em = e1s[i], Ls[i], Vs[i], Xs[i], Ems[i]
+            g = 1.0 / (1.0 + e1)
+            T = two_k * V
+            D = X + e1
+            cD = (K + 1.0) * e1 * g * D - (K * X + e1)
+            y = -K * L
+            dm = _em_series(y) if y >= -0.0625 else V - 1.0
+            f = (T * X - two_k * dm) - (tv + two_k) if -tv > q_split else T * Em - tv
+            delta = -(f * D) / (-K * T * D * g * D - 0.5 * f * cD)
+            ea = _em_small(-delta)
+            e1n = e1 + e1 * ea
+            w = e1 * ea * g
+            dL = w * (1.0 - w * (0.5 - w * (1.0 / 3.0)))
+            Vn = V + V * _em_small(-K * dL)
+            Xn = X + X * _em_small(-K * delta)
+            T = two_k * Vn
+            Y = Xn / e1n
+            R = T * Xn
+            D = Xn + e1n
+            x = Y / (1.0 + Y)
+            h = p * x * (1.0 - x) * (1.0 + e1n) / (K * T * D)
+            _outputs(i, zi, tv, tv_min, x, R, h, scale, end, h_end, u, d1, d2)
+
+
+def _tempered_values_neg_body(z, K, p, two_k, tv_min, q_split, scale, end, h_end,
+                              e1s, Ls, Vs, Xs, Ems, u, d1, d2, nchunks):
+    """:func:`_tempered_values_pos_body` for s < 0 (``tempered_roots.finish``'s other
+    branch)."""
+    n = z.shape[0]
+    for t in prange(nchunks):
+        for i in range(n * t // nchunks, n * (t + 1) // nchunks):
+            zi = z[i]
+            tv = -abs(zi)
+            e1, V, X, Em = e1s[i], Vs[i], Xs[i], Ems[i]      # L is in V: unused
+            g = 1.0 / (1.0 + e1)
+            T = two_k * (1.0 + V) * X
+            Z = e1 / X
+            D = 1.0 + Z
+            cD = (K * g + e1 * g) * D - (K + 1.0) * Z
+            f = T * Em - tv
+            delta = -(f * D) / (-K * T * D * g * D - 0.5 * f * cD)
+            ea = _em_small(-delta)
+            e1n = e1 + e1 * ea
+            w = e1 * ea * g
+            dL = w * (1.0 - w * (0.5 - w * (1.0 / 3.0)))
+            Vn = V + (1.0 + V) * _em_small(K * dL)
+            Xn = X + X * _em_small(K * delta)
+            T = two_k * (1.0 + Vn) * Xn
+            Y = e1n / Xn
+            R = two_k * Vn
+            D = 1.0 + Y
+            x = Y / (1.0 + Y)
+            h = p * x * (1.0 - x) * (1.0 + e1n) / (K * T * D)
+            _outputs(i, zi, tv, tv_min, x, R, h, scale, end, h_end, u, d1, d2)
+
+
+@njit(inline="always", **_JIT)
+def _outputs(i, zi, tv, tv_min, x, R, h, scale, end, h_end, u, d1, d2):
+    """Row i of scale × (ℓ, ℓ', ℓ''): saturated rows (tv ≤ tv_min) x = 0, R = h = 0 (NaN:
+    x NaN); the curvature where x = 0 is the domain end's limit, else 0."""
+    live = tv > tv_min
+    x = x if live else (0.0 if tv == tv else tv)
+    R = R if live else 0.0
+    h = h if live else 0.0
+    m = -zi
+    u[i] = scale * ((m if m > 0.0 else (m if m != m else 0.0)) + R)
+    d1[i] = scale * ((1.0 - x) - 1.0 if zi > 0 else x - 1.0)
+    h = h if x > 0.0 else (h_end if abs(zi) == end else 0.0)
+    d2[i] = scale * h
+
+
+#: ρ₀ from the table at the margins (U-Boost of a tempered family with a table)
+TEMPERED_START = parallel_pair(_tempered_start_body)
+#: scale × the tempered loss's (ℓ, ℓ', ℓ'') from the transcendentals at ρ₀, s > 0 / s < 0
+TEMPERED_VALUES_POS = parallel_pair(_tempered_values_pos_body)
+TEMPERED_VALUES_NEG = parallel_pair(_tempered_values_neg_body)
+
+_scratch = threading.local()
+
+
+def tempered_values_into(tab, z, scale, end, h_end, out, nparts):
+    """``out[:] = scale × (ℓ, ℓ', ℓ'')`` of a tempered family with a root table ``tab``
+    (``Tempered.class_one_values``, the same numbers to the bit): the start and the last
+    step compiled, the five exponentials and logarithms between them in NumPy (SIMD:
+    ~10 × faster than a compiled loop's calls to libm); ``out[0]`` holds ρ₀, five
+    scratch rows (kept a thread, reused while n is the same) the rest."""
+    from ...numerics.parallel import run
+    par, n = nparts > 1, z.shape[0]
+    buf = getattr(_scratch, "buf", None)
+    if buf is None or buf.shape[1] != n:
+        buf = _scratch.buf = np.empty((5, n))
+    rho = out[0]
+    run(TEMPERED_START, par, z, tab.coef, tab.k, tab.two_k, tab.tv_min, tab.q_split,
+        tab.n_q, tab.e_lo_d, rho, nparts)
+    tempered_roots.transcendentals(tab, rho, *buf)
+    run(TEMPERED_VALUES_NEG if tab.neg else TEMPERED_VALUES_POS, par, z, tab.k, tab.p,
+        tab.two_k, tab.tv_min, tab.q_split, scale, end, h_end, *buf, *out, nparts)

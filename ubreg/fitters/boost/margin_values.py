@@ -46,6 +46,13 @@ def values_into(U: ULoss, z: np.ndarray, out: np.ndarray) -> None:
         run(TEMPERED_HALF_VALUES, n > 1, np.ascontiguousarray(z, dtype=np.float64), U.scale,
             U.family.link_domain[1], U.family.end_curvature(), *out, n)
         return
+    if type(U) is FamilyLoss and type(U.family) is Tempered and U.family.root_table():
+        from ...numerics.parallel import parts
+        from ._tempered_kernels import tempered_values_into
+        tempered_values_into(U.family.root_table(), np.ascontiguousarray(z, dtype=np.float64),
+                             U.scale, U.family.link_domain[1], U.family.end_curvature(), out,
+                             parts() if len(z) >= _PARALLEL_ROWS else 1)
+        return
     if type(U) is not Logistic:
         U.values_into(z, out)
         return
