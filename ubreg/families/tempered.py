@@ -42,7 +42,7 @@ import numpy as np
 from .base import ArrayOrFloat, PermissibleFamily, _as_float
 from .closed import _expit_scalar
 from .custom import _chandrupatla
-from .tempered_roots import K_MAX, RootTable, finish, root_table, start, transcendentals
+from .tempered_roots import K_MAX, RootTable, arguments, finish, root_table, start, transcendentals
 
 __all__ = ["Tempered"]
 
@@ -257,7 +257,8 @@ class Tempered(PermissibleFamily):
         assert tab is not None
         rho = start(tab, tv)
         e1, L, V, X, Em = (np.empty_like(rho) for _ in range(5))
-        transcendentals(tab, rho, e1, L, V, X, Em)
+        arguments(tab, rho, e1, X, Em)
+        transcendentals(tab, e1, L, V, X, Em)
         x, r, h = finish(tab, tv, e1, L, V, X, Em)
         sat = ~(tv > tab.tv_min)
         return (np.where(sat, np.where(np.isnan(tv), np.nan, 0.0), x),

@@ -29,12 +29,13 @@ import numpy as np
 
 _LN2 = math.log(2.0)
 
-__all__ = ["RootTable", "root_table", "start", "transcendentals", "finish", "expm1_small",
+__all__ = ["RootTable", "root_table", "start", "arguments", "transcendentals", "finish",
+           "expm1_small",
            "expm1_series", "K_MAX"]
 
 #: cells of the start's table per octave of its variable
 CELLS = 32
-#: the q-table's lowest octave: below 2^(Q_LOW − 1), ρ₀ = q/K (error O(q²))
+#: the q-table's lowest octave: below 2^(Q_LOW − 1), ρ₀ = q × (1/K) (error O(q²))
 Q_LOW = -59
 #: octaves of the d-table below 2^k: a target above −2^k is at least ulp(2^k)/2 from it
 D_OCTAVES = 60
@@ -153,31 +154,38 @@ def start(tab: RootTable, tv: np.ndarray) -> np.ndarray:
     idx = np.where(live & ~tiny, base + j.astype(np.int64), 0)
     c = tab.coef[idx]
     rho = ((c[:, 3] * th + c[:, 2]) * th + c[:, 1]) * th + c[:, 0]
-    rho = np.where(tiny, q / tab.k, rho)
+    rho = np.where(tiny, q * (1.0 / tab.k), rho)
     return np.where(live, rho, 0.0)
 
 
-def transcendentals(tab: RootTable, rho: np.ndarray, e1: np.ndarray, L: np.ndarray,
-                    V: np.ndarray, X: np.ndarray, Em: np.ndarray) -> None:
-    """The five vectorised exponentials and logarithms at ρ₀, into the given arrays:
-    e₁ = e^{−ρ}, L = log1p(e₁), V = e^{−kL} (s > 0) or expm1(KL) (s < 0),
-    X = e^{−Kρ} (s > 0) or e^{Kρ} (s < 0), Em = expm1(−Kρ)."""
+def arguments(tab: RootTable, rho: np.ndarray, e1: np.ndarray, X: np.ndarray,
+              Em: np.ndarray) -> None:
+    """The arguments of :func:`transcendentals` at ρ₀, into e1, X and Em: −ρ, ∓Kρ and (s < 0)
+    −Kρ (``TEMPERED_START`` writes these itself)."""
+    np.negative(rho, out=e1)
+    np.multiply(rho, tab.k if tab.neg else -tab.k, out=X)
+    if tab.neg:
+        np.multiply(rho, -tab.k, out=Em)
+
+
+def transcendentals(tab: RootTable, e1: np.ndarray, L: np.ndarray, V: np.ndarray,
+                    X: np.ndarray, Em: np.ndarray) -> None:
+    """The five vectorised exponentials and logarithms at ρ₀, in place from
+    :func:`arguments`: e₁ = e^{−ρ}, L = log1p(e₁), V = e^{−kL} (s > 0) or expm1(KL)
+    (s < 0), X = e^{−Kρ} (s > 0) or e^{Kρ} (s < 0), and for s < 0 Em = expm1(−Kρ) (for
+    s > 0, :func:`finish` takes X − 1: its rounding, ulp(1) × T ≈ ulp(1) where X ≈ 1, moves
+    x by at most ulp(1)/(4(2 − t)) < ulp(½)/2 there, and the pass costs 1/6 of the time)."""
     k = tab.k
     with np.errstate(over="ignore", under="ignore"):
-        np.negative(rho, out=e1)
         np.exp(e1, out=e1)
         np.log1p(e1, out=L)
+        np.multiply(L, k if tab.neg else -k, out=V)
         if tab.neg:
-            np.multiply(L, k, out=V)
             np.expm1(V, out=V)
-            np.multiply(rho, k, out=X)
+            np.expm1(Em, out=Em)
         else:
-            np.multiply(L, -k, out=V)
             np.exp(V, out=V)
-            np.multiply(rho, -k, out=X)
         np.exp(X, out=X)
-        np.multiply(rho, -k, out=Em)
-        np.expm1(Em, out=Em)
 
 
 def expm1_small(y: Any) -> Any:
@@ -200,45 +208,51 @@ def finish(tab: RootTable, tv: np.ndarray, e1: np.ndarray, L: np.ndarray, V: np.
     """(x, R, h) at the targets: the Halley step from ρ₀ and the quantities at ρ₁ (the
     module docstring); R = ℓ₋₁(x) − a_φ, h = 1/φ''(x).  Saturated rows are the caller's.
     ``TEMPERED_VALUES`` of the U-Boost kernels does these operations in this order."""
-    K, two_k = tab.k, tab.two_k
+    K, two_k, ph = tab.k, tab.two_k, tab.p / tab.k
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
-        g = 1.0 / (1.0 + e1)
-        # Halley's step −2ff'/(2f'² − ff'') as −fD/(f'D − f(f''D/f')/2): one division, no
-        # square of f' ~ T (T reaches 2^1000 for s < 0)
+        u1 = 1.0 + e1
+        # Halley's step −2ff'/(2f'² − ff'') as −fD/(f'D − f(f''D/f')/2), times 1 + e₁: no
+        # square of f' ~ T (T reaches 2^1000 for s < 0), and one division gives it and
+        # g = 1/(1 + e₁) (a few ulps: g only scales the step's own tiny correction below)
         if tab.neg:
             T = two_k * (1.0 + V) * X
             Z = e1 / X
             D = 1.0 + Z
-            cD = (K * g + e1 * g) * D - (K + 1.0) * Z
+            cD = (K + e1) * D - (K + 1.0) * Z * u1
             f = T * Em - tv
         else:
             T = two_k * V
             D = X + e1
-            cD = (K + 1.0) * e1 * g * D - (K * X + e1)
+            cD = (K + 1.0) * e1 * D - (K * X + e1) * u1
             # near the bounded end, η + 2^k = ℓ₋₁ − 2^k expm1(−kL) against d = tv + 2^k
             # (exact): no cancellation of T expm1(−Kρ) against tv
             y = -K * L
             dm = np.where(y >= -0.0625, expm1_series(y), V - 1.0)
-            f = np.where(-tv > tab.q_split, (T * X - two_k * dm) - (tv + two_k), T * Em - tv)
-        delta = -(f * D) / (-K * T * D * g * D - 0.5 * f * cD)
+            f = np.where(-tv > tab.q_split, (T * X - two_k * dm) - (tv + two_k),
+                         T * (X - 1.0) - tv)
+        den = -K * T * D * D - 0.5 * f * cD
+        j0 = 1.0 / (u1 * den)
+        delta = -(f * D) * u1 * u1 * j0
+        g = den * j0
         ea = expm1_small(-delta)
         e1n = e1 + e1 * ea
         w = e1 * ea * g
         dL = w * (1.0 - w * (0.5 - w * (1.0 / 3.0)))           # log1p(w)
+        # x = Xn/(Xn + e₁) (s > 0) or e₁/(Xn + e₁) (s < 0) and h = (p/K) x(1 − x)(1 + e₁)/(P (Xn + e₁))
+        # share one division (P = T/Xn or T: no overflow)
         if tab.neg:
             Vn = V + (1.0 + V) * expm1_small(K * dL)
             Xn = X + X * expm1_small(K * delta)
-            T = two_k * (1.0 + Vn) * Xn
-            Y = e1n / Xn
+            P = two_k * (1.0 + Vn)
             R = two_k * Vn
-            D = 1.0 + Y
+            j = 1.0 / (P * (Xn + e1n))
+            x = e1n * P * j
         else:
             Vn = V + V * expm1_small(-K * dL)
             Xn = X + X * expm1_small(-K * delta)
-            T = two_k * Vn
-            Y = Xn / e1n
-            R = T * Xn
-            D = Xn + e1n
-        x = Y / (1.0 + Y)
-        h = tab.p * x * (1.0 - x) * (1.0 + e1n) / (K * T * D)
+            P = two_k * Vn
+            R = P * Xn
+            j = 1.0 / (P * (Xn + e1n))
+            x = Xn * P * j
+        h = ph * x * (1.0 - x) * (1.0 + e1n) * j
     return x, R, h

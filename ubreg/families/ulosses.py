@@ -481,8 +481,11 @@ class FamilyLoss(ULoss):
         zf = _f(z).reshape(-1)[rows]
         lo, hi = self.family.link_domain
         end = np.where(zf > 0, hi, lo)              # the domain's end nearest the row
-        with np.errstate(all="ignore"):
-            ends = self.scale * _f(self.family.hessian(1.0, np.array([lo, hi])))
+        ends = self.__dict__.get("_end_curvatures")
+        if ends is None:                            # the family is immutable: once
+            with np.errstate(all="ignore"):
+                ends = self.scale * _f(self.family.hessian(1.0, np.array([lo, hi])))
+            self._end_curvatures = ends
         at_end = np.where(zf > 0, ends[1], ends[0])
         edge = np.minimum(np.nan_to_num(at_end, nan=0.0, posinf=0.25), 0.25)
         out = np.array(h, dtype=float)
@@ -494,6 +497,16 @@ class FamilyLoss(ULoss):
 
     def params(self) -> dict:
         return {"family": self.family}
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_end_curvatures", None)          # newton_weight's cache
+        return state
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self.__getstate__() == other.__getstate__()
+
+    __hash__ = ULoss.__hash__
 
     def __repr__(self) -> str:
         return f"FamilyLoss({self.family!r})"

@@ -84,14 +84,18 @@ def _bits(typingctx: Any, x: Any) -> Any:
     return types.int64(types.float64), codegen
 
 
-def _tempered_start_body(z, coef, k, two_k, tv_min, q_split, n_q, e_lo_d, rho, nchunks):
-    """ρ₀ at −|z| from the table: ``tempered_roots.start``'s numbers.  The cell and its
-    coordinate θ are frexp's, read from the bits of v = f 2^e (v ≥ 2^−60, normal):
-    e = exponent − 1022, and (f − ½)·64 = mantissa/2^47, whose integer part is the cell
-    and whose fraction is θ, both exact; then the cell's cubic in θ (same operations)."""
+def _tempered_start_body(z, coef, k, two_k, tv_min, q_split, n_q, e_lo_d, neg, a1, a2, a3,
+                         nchunks):
+    """The arguments of the transcendentals (−ρ₀, ∓Kρ₀ and, s < 0, −Kρ₀: ``tempered_roots``'
+    ``start`` and ``arguments``) at −|z| (a3 untouched for s > 0).  The cell and its coordinate θ are frexp's, read
+    from the bits of v = f 2^e (v ≥ 2^−60, normal): e = exponent − 1022, and
+    (f − ½)·64 = mantissa/2^47, whose integer part is the cell and whose fraction is θ,
+    both exact; then the cell's cubic in θ (the same operations)."""
     n = z.shape[0]
+    nk, ik = -k, 1.0 / k
     for t in prange(nchunks):
         for i in range(n * t // nchunks, n * (t + 1) // nchunks):
+            # selects, not branches (& on booleans): the rows' cases are mixed
             tv = -abs(z[i])
             q = -tv
             on_d = q > q_split
@@ -101,12 +105,16 @@ def _tempered_start_body(z, coef, k, two_k, tv_min, q_split, n_q, e_lo_d, rho, n
             e = (b >> 52) - 1022
             th = (mant & 0x7FFFFFFFFFFF) * _TH
             c = (n_q + (e - e_lo_d) * _CELLS if on_d else (e - _Q_LOW) * _CELLS) + (mant >> _SHIFT)
-            tiny = not on_d and q < _TINY
-            live = tv > tv_min and tv < 0.0
-            c = c if live and not tiny else 0
+            tiny = (q < _TINY) & (q <= q_split)
+            live = (tv > tv_min) & (tv < 0.0)
+            c = c if live & (not tiny) else 0
             r = ((coef[c, 3] * th + coef[c, 2]) * th + coef[c, 1]) * th + coef[c, 0]
-            r = (q / k if tiny else r) if live else 0.0
-            rho[i] = r
+            r = q * ik if tiny else r
+            r = r if live else 0.0
+            a1[i] = -r
+            a2[i] = r * (k if neg else nk)
+            if neg:
+                a3[i] = r * nk
 
 
 def _tempered_values_pos_body(z, K, p, two_k, tv_min, q_split, scale, end, h_end,
@@ -115,31 +123,34 @@ def _tempered_values_pos_body(z, K, p, two_k, tv_min, q_split, scale, end, h_end
     (``Tempered.class_one_values``: ``tempered_roots.finish``'s operations in its order,
     then the saturation rules); straight-line code, so that it runs in SIMD lanes."""
     n = z.shape[0]
+    ph = p / K
     for t in prange(nchunks):
         for i in range(n * t // nchunks, n * (t + 1) // nchunks):
             zi = z[i]
             tv = -abs(zi)
-            e1, L, V, X, Em = e1s[i], Ls[i], Vs[i], Xs[i], Ems[i]
-            g = 1.0 / (1.0 + e1)
+            e1, L, V, X = e1s[i], Ls[i], Vs[i], Xs[i]        # Em is X − 1 (s > 0)
+            u1 = 1.0 + e1
             T = two_k * V
             D = X + e1
-            cD = (K + 1.0) * e1 * g * D - (K * X + e1)
+            cD = (K + 1.0) * e1 * D - (K * X + e1) * u1
             y = -K * L
             dm = _em_series(y) if y >= -0.0625 else V - 1.0
-            f = (T * X - two_k * dm) - (tv + two_k) if -tv > q_split else T * Em - tv
-            delta = -(f * D) / (-K * T * D * g * D - 0.5 * f * cD)
+            f = (T * X - two_k * dm) - (tv + two_k) if -tv > q_split else T * (X - 1.0) - tv
+            den = -K * T * D * D - 0.5 * f * cD
+            j0 = 1.0 / (u1 * den)
+            delta = -(f * D) * u1 * u1 * j0
+            g = den * j0
             ea = _em_small(-delta)
             e1n = e1 + e1 * ea
             w = e1 * ea * g
             dL = w * (1.0 - w * (0.5 - w * (1.0 / 3.0)))
             Vn = V + V * _em_small(-K * dL)
             Xn = X + X * _em_small(-K * delta)
-            T = two_k * Vn
-            Y = Xn / e1n
-            R = T * Xn
-            D = Xn + e1n
-            x = Y / (1.0 + Y)
-            h = p * x * (1.0 - x) * (1.0 + e1n) / (K * T * D)
+            P = two_k * Vn
+            R = P * Xn
+            j = 1.0 / (P * (Xn + e1n))
+            x = Xn * P * j
+            h = ph * x * (1.0 - x) * (1.0 + e1n) * j
             _outputs(i, zi, tv, tv_min, x, R, h, scale, end, h_end, u, d1, d2)
 
 
@@ -148,30 +159,33 @@ def _tempered_values_neg_body(z, K, p, two_k, tv_min, q_split, scale, end, h_end
     """:func:`_tempered_values_pos_body` for s < 0 (``tempered_roots.finish``'s other
     branch)."""
     n = z.shape[0]
+    ph = p / K
     for t in prange(nchunks):
         for i in range(n * t // nchunks, n * (t + 1) // nchunks):
             zi = z[i]
             tv = -abs(zi)
             e1, V, X, Em = e1s[i], Vs[i], Xs[i], Ems[i]      # L is in V: unused
-            g = 1.0 / (1.0 + e1)
+            u1 = 1.0 + e1
             T = two_k * (1.0 + V) * X
             Z = e1 / X
             D = 1.0 + Z
-            cD = (K * g + e1 * g) * D - (K + 1.0) * Z
+            cD = (K + e1) * D - (K + 1.0) * Z * u1
             f = T * Em - tv
-            delta = -(f * D) / (-K * T * D * g * D - 0.5 * f * cD)
+            den = -K * T * D * D - 0.5 * f * cD
+            j0 = 1.0 / (u1 * den)
+            delta = -(f * D) * u1 * u1 * j0
+            g = den * j0
             ea = _em_small(-delta)
             e1n = e1 + e1 * ea
             w = e1 * ea * g
             dL = w * (1.0 - w * (0.5 - w * (1.0 / 3.0)))
             Vn = V + (1.0 + V) * _em_small(K * dL)
             Xn = X + X * _em_small(K * delta)
-            T = two_k * (1.0 + Vn) * Xn
-            Y = e1n / Xn
+            P = two_k * (1.0 + Vn)
             R = two_k * Vn
-            D = 1.0 + Y
-            x = Y / (1.0 + Y)
-            h = p * x * (1.0 - x) * (1.0 + e1n) / (K * T * D)
+            j = 1.0 / (P * (Xn + e1n))
+            x = e1n * P * j
+            h = ph * x * (1.0 - x) * (1.0 + e1n) * j
             _outputs(i, zi, tv, tv_min, x, R, h, scale, end, h_end, u, d1, d2)
 
 
@@ -203,16 +217,21 @@ def tempered_values_into(tab, z, scale, end, h_end, out, nparts):
     """``out[:] = scale × (ℓ, ℓ', ℓ'')`` of a tempered family with a root table ``tab``
     (``Tempered.class_one_values``, the same numbers to the bit): the start and the last
     step compiled, the five exponentials and logarithms between them in NumPy (SIMD:
-    ~10 × faster than a compiled loop's calls to libm); ``out[0]`` holds ρ₀, five
-    scratch rows (kept a thread, reused while n is the same) the rest."""
+    ~10 × faster than a compiled loop's calls to libm), in five scratch rows (kept a
+    thread, reused while n is the same)."""
     from ...numerics.parallel import run
+    from ...numerics.threads import run_parts
     par, n = nparts > 1, z.shape[0]
     buf = getattr(_scratch, "buf", None)
     if buf is None or buf.shape[1] != n:
         buf = _scratch.buf = np.empty((5, n))
-    rho = out[0]
+    e1, L, V, X, Em = buf
     run(TEMPERED_START, par, z, tab.coef, tab.k, tab.two_k, tab.tv_min, tab.q_split,
-        tab.n_q, tab.e_lo_d, rho, nparts)
-    tempered_roots.transcendentals(tab, rho, *buf)
+        tab.n_q, tab.e_lo_d, tab.neg, e1, X, Em, nparts)
+    # NumPy's ufuncs run without the GIL: the rows' parts in threads (elementwise, so the
+    # same numbers)
+    cuts = [n * i // nparts for i in range(nparts + 1)]
+    run_parts(lambda ab: tempered_roots.transcendentals(tab, *(a[ab[0]:ab[1]] for a in buf)),
+              list(zip(cuts[:-1], cuts[1:])))
     run(TEMPERED_VALUES_NEG if tab.neg else TEMPERED_VALUES_POS, par, z, tab.k, tab.p,
         tab.two_k, tab.tv_min, tab.q_split, scale, end, h_end, *buf, *out, nparts)
