@@ -238,8 +238,8 @@ def finish(tab: RootTable, tv: np.ndarray, e1: np.ndarray, L: np.ndarray, V: np.
         e1n = e1 + e1 * ea
         w = e1 * ea * g
         dL = w * (1.0 - w * (0.5 - w * (1.0 / 3.0)))           # log1p(w)
-        # x = Xn/(Xn + e₁) (s > 0) or e₁/(Xn + e₁) (s < 0) and h = (p/K) x(1 − x)(1 + e₁)/(P (Xn + e₁))
-        # share one division (P = T/Xn or T: no overflow)
+        # x = Xn/(Xn + e₁) (s > 0) or e₁/(Xn + e₁) (s < 0) and
+        # h = (p/K) x(1 − x)(1 + e₁)/(P (Xn + e₁)) share one division (P: T or T/Xn, finite)
         if tab.neg:
             Vn = V + (1.0 + V) * expm1_small(K * dL)
             Xn = X + X * expm1_small(K * delta)
