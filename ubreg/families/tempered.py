@@ -98,9 +98,10 @@ class Tempered(PermissibleFamily):
       bounded, |η_t| < 2^{(2−t)/(1−t)} (8 at t = ½, 4 at t = 0); past that
       domain the posterior saturates at 0 or 1 and the loss is affine.  For
       t ≥ 1 it is unbounded.
-    * Posterior ∇φ⁻¹: closed forms at t = 0 and t = 1, otherwise a vectorised
-      bracketed root search (Chandrupatla) in the small-side log-odds on
-      [−746, 0], accurate to a few ulps of ζ.
+    * Posterior ∇φ⁻¹: closed forms at t = 0, ½ and 1; for |1 − t| ≥ 1/99 a start from a
+      per-t table and one Halley step (:mod:`.tempered_roots`, docs/tempered.md §3.2);
+      otherwise a vectorised bracketed root search (Chandrupatla) in the small-side
+      log-odds on [−746, 0], accurate to a few ulps of ζ.
     * Loss: b_φF_φ(v) = max(−v, 0) + R(x), R(x) = ℓ₋₁(x) − a_φ ≥ 0 with x the
       small-side posterior of |v| (from ℓ₁ = ℓ₋₁ − η); every term is
       cancellation-free, including R for t > 1, written as
@@ -357,7 +358,8 @@ class Tempered(PermissibleFamily):
         ``hessian_eta`` each solve for it; their clipping of −|z| to the link domain
         changes no root, every target at or below its lower end giving 0), and the
         search is most of a boosting iteration's time.  At t = ½ there is no search
-        (:meth:`_half_values`).
+        (:meth:`_half_values`), nor where the family has a root table
+        (:meth:`_table_small`: x, ℓ₋₁ − a_φ and 1/φ'' from the same Halley step).
         """
         z = _as_float(z)
         if self.t == 0.5:

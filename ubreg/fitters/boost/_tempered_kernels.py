@@ -10,6 +10,13 @@ are then rational in w.  This pass performs ``Tempered.class_one_values``'s
 operations at t = ½ in NumPy's order (+, −, ×, ÷ only, each rounded once in both), so
 its numbers are the family's to the bit; split across the cores on large fits
 (:mod:`ubreg.numerics.parallel`).  Imported on the first such fit.
+
+Any other t with a root table (``families.tempered_roots``: t ∉ {0, ½, 1}, |1 − t| ≥ 1/99):
+``TEMPERED_START`` reads ρ₀ from the table and writes the arguments of the
+transcendentals, NumPy evaluates them (its SIMD exp and log1p: ~0.05 ms a pass on 1e5
+rows, ten times a compiled loop's calls to libm), and ``TEMPERED_VALUES_POS``/``_NEG``
+take the Halley step and form (ℓ, ℓ', ℓ'') with ``tempered_roots.finish``'s operations
+in its order: ``Tempered.class_one_values``'s numbers to the bit.
 """
 from __future__ import annotations
 

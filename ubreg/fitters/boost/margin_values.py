@@ -22,8 +22,9 @@ _PARALLEL_ROWS = 20_000
 
 def values_into(U: ULoss, z: np.ndarray, out: np.ndarray) -> None:
     """``out[0], out[1], out[2] = U.values(z)``, the same numbers (Matsushita's loss: to
-    rounding, the μ family's too, the tempered one's at t = ½: to the bit; one compiled
-    pass a row instead of three NumPy ones, or instead of a root search a row)."""
+    rounding, the μ family's too, the tempered one's at t = ½ and at any t with a root
+    table: to the bit; one compiled pass a row instead of three NumPy ones, or instead of
+    a root search a row)."""
     if type(U) is FamilyLoss and type(U.family) is Matsushita:
         from ...numerics.parallel import parts, run
         from ._kernels import MATSUSHITA_VALUES
