@@ -243,11 +243,19 @@ class Tempered(PermissibleFamily):
         """The start table of :mod:`.tempered_roots` (one a temperature, made on first use),
         or None where a closed form (t ∈ {0, ½, 1}) or the bracketed search (|k| > 100,
         |1 − t| < 1/99) gives the posterior."""
-        s = self._s
-        if self.t in (0.0, 0.5) or s == 0.0 or abs(self._c / s) > K_MAX:
-            return None
-        tv_min = max(self.link_domain[0], float(self._eta_small(np.array(_ZETA_MIN))))
-        return root_table(self.t, self.link_domain[1] if s > 0 else self.a, tv_min)
+        if "_tab" in self.__dict__:                 # every U-Boost round asks: kept
+            return self.__dict__["_tab"]
+        s, tab = self._s, None
+        if not (self.t in (0.0, 0.5) or s == 0.0 or abs(self._c / s) > K_MAX):
+            tv_min = max(self.link_domain[0], float(self._eta_small(np.array(_ZETA_MIN))))
+            tab = root_table(self.t, self.link_domain[1] if s > 0 else self.a, tv_min)
+        self._tab = tab
+        return tab
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_tab", None)                     # the table is remade on first use
+        return state
 
     def _table_small(self, tv: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(x, ℓ₋₁(x) − a_φ, 1/φ''(x)) at the targets tv ≤ 0 from the table start and one
