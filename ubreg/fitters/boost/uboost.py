@@ -133,7 +133,13 @@ class _TreeSteps:
         if not self.logistic:
             _values(self.U, z, vals)
             bad = run(NEWTON_STATS, n > 1, self.w, self.cw, self.ys, vals, self.stats, wU, n)
-            if bad or not self.fused:
+            if bad and self.fused:
+                # these curvatures change only where U'' ≤ 0 (a saturated row): redo those
+                # rows alone (elementwise: the numbers of the whole column's redo)
+                rows = np.flatnonzero(~(vals[2] > 0))
+                self.stats[rows, 1] = self.w[rows] * self.U.newton_weight(
+                    z[rows], F[rows], vals[2][rows])
+            elif not self.fused:
                 self._newton_weight(z, F, vals[2])
             return float(np.sum(wU))
         if not self.u_ready:
