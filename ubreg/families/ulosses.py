@@ -478,19 +478,29 @@ class FamilyLoss(ULoss):
         # only the flat rows change: the curvature at the two ends, once, then per row
         # (no posterior a row; the same numbers)
         rows = np.flatnonzero(flat)
-        zf = _f(z).reshape(-1)[rows]
-        lo, hi = self.family.link_domain
-        end = np.where(zf > 0, hi, lo)              # the domain's end nearest the row
-        ends = self.__dict__.get("_end_curvatures")
-        if ends is None:                            # the family is immutable: once
-            with np.errstate(all="ignore"):
-                ends = self.scale * _f(self.family.hessian(1.0, np.array([lo, hi])))
-            self._end_curvatures = ends
-        at_end = np.where(zf > 0, ends[1], ends[0])
-        edge = np.minimum(np.nan_to_num(at_end, nan=0.0, posinf=0.25), 0.25)
+        pos = _f(z).reshape(-1)[rows] > 0
+        edges, finite = self.flat_weights()
         out = np.array(h, dtype=float)
-        out.reshape(-1)[rows] = np.where(np.isfinite(end), edge, out.reshape(-1)[rows])
+        out.reshape(-1)[rows] = np.where(np.where(pos, finite[1], finite[0]),
+                                         np.where(pos, edges[1], edges[0]),
+                                         out.reshape(-1)[rows])
         return out
+
+    def flat_weights(self) -> tuple[tuple[float, float], tuple[bool, bool]]:
+        """:meth:`newton_weight` at a saturated row with z ≤ 0 and with z > 0: the scaled
+        curvature at the lower and upper end of the link domain, at most ¼ (NaN as 0);
+        and whether each end is finite (at an infinite end the row keeps its ℓ'').
+        Computed once (the family is immutable), read by U-Boost's compiled pass."""
+        cached = self.__dict__.get("_end_curvatures")
+        if cached is None:
+            lo, hi = self.family.link_domain
+            with np.errstate(all="ignore"):
+                at_end = self.scale * _f(self.family.hessian(1.0, np.array([lo, hi])))
+            edge = np.minimum(np.nan_to_num(at_end, nan=0.0, posinf=0.25), 0.25)
+            cached = ((float(edge[0]), float(edge[1])),
+                      (bool(np.isfinite(lo)), bool(np.isfinite(hi))))
+            self._end_curvatures = cached
+        return cached
 
     def describe(self) -> str:
         return self.family.describe()
