@@ -44,9 +44,9 @@ def _trees() -> None:
         fit(_FORMULA, _frame(n), method="uboost", mstop=2, depth=3, family="matsushita")
         fit(_FORMULA, _frame(n), method="uboost", mstop=2, depth=3, family="mu")
         fit(_FORMULA, _frame(n), method="uboost", mstop=2, depth=3, family="tempered")
-        for t in (-1.0, 1.5):          # the table start's passes, s > 0 and s < 0
-            fit(_FORMULA, _frame(n), method="uboost", mstop=2, depth=3,
-                family=Permissible("tempered", t=t))
+        for t in (-1.0, 1.5):          # the table start's passes, s > 0 and s < 0; ν = 1
+            fit(_FORMULA, _frame(n), method="uboost", mstop=2, depth=3, nu=1.0,
+                family=Permissible("tempered", t=t))     # saturates rows: FLAT_WEIGHTS
 
 
 def _the_rest() -> None:
