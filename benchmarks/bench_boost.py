@@ -34,6 +34,7 @@ split across the cores, loaded apart from their serial twins, are loaded too).
     python benchmarks/bench_boost.py --accuracy-seeds 10   # accuracy only: uboost vs
                                                       # HistGradientBoosting on 10 datasets
     python benchmarks/bench_boost.py --families       # uboost per family over logistic
+    python benchmarks/bench_boost.py --families --tempered-t -1 0.25 0.75 0.9 1.5
 
 Goals: ULS-stumps ≤ 0.1 × AdaBoost's time (boosting issue); uboost ≤ 1.0 ×
 HistGradientBoosting's time at equal test accuracy and log loss (performance
@@ -229,17 +230,19 @@ FAMILY_SPECS = [("entropy (logistic)", "entropy", {}), ("gini", "gini", {}),
                 ("tempered t=0.5", "tempered", {"t": 0.5}), ("exponential", None, {})]
 
 
-def families(n: int, rounds: int, repeats: int) -> pd.DataFrame:
-    """U-Boost (depth 3, ν = 0.1) with each family of :data:`FAMILY_SPECS`: wall and CPU
-    seconds, fastest of ``repeats`` interleaved runs, over the logistic fit's, and the
-    test log loss (issue 32: a non-logistic family at most 1.2 × the logistic fit)."""
+def families(n: int, rounds: int, repeats: int, tempered_t=()) -> pd.DataFrame:
+    """U-Boost (depth 3, ν = 0.1) with each family of :data:`FAMILY_SPECS` (and the tempered
+    family at each of ``tempered_t``): wall and CPU seconds, fastest of ``repeats``
+    interleaved runs, over the logistic fit's, and the test log loss (issue 29 §1: a
+    non-logistic family at most 1.2 × the logistic fit)."""
     from sklearn.metrics import log_loss as sk_log_loss
 
     import ubreg
 
+    specs = FAMILY_SPECS + [(f"tempered t={t:g}", "tempered", {"t": t}) for t in tempered_t]
     train, test = make_data(n), make_data(max(n // 5, 100), seed=7)
     fams = [ubreg.Exponential() if name is None else ubreg.Permissible(name, **kw)
-            for _, name, kw in FAMILY_SPECS]
+            for _, name, kw in specs]
     ubreg.fit(FORMULA, train.iloc[:30_000], method="uboost", mstop=2)   # kernels loaded
     fits = _fastest_interleaved(
         [lambda f=f: ubreg.fit(FORMULA, train, method="uboost", learner="trees", depth=3,
@@ -247,7 +250,7 @@ def families(n: int, rounds: int, repeats: int) -> pd.DataFrame:
          for f in fams], repeats)
     base = fits[0][1]
     rows = []
-    for (label, _, _), (m, (wall, cpu, runs)) in zip(FAMILY_SPECS, fits):
+    for (label, _, _), (m, (wall, cpu, runs)) in zip(specs, fits):
         p = np.clip(np.asarray(m.predict(test, type="response"), dtype=float), 1e-15, 1 - 1e-15)
         rows.append({"family": label, "seconds": wall, "cpu_seconds": cpu,
                      "ratio": wall / base[0], "cpu_ratio": cpu / base[1],
@@ -274,6 +277,8 @@ def main(argv=None):
                          "loss on K independent data draws")
     ap.add_argument("--families", action="store_true",
                     help="instead: uboost with each family, time over the logistic fit's")
+    ap.add_argument("--tempered-t", type=float, nargs="*", default=[], metavar="T",
+                    help="with --families: the tempered family at these t as well")
     a = ap.parse_args(argv)
     if a.smoke:
         a.n, a.rounds, a.skip_gbc = 2000, 20, True
@@ -287,7 +292,7 @@ def main(argv=None):
         print("\n" + _summarise_seeds(df))
         return df
     if a.families:
-        df = families(a.n, a.rounds, 1 if a.smoke else max(1, a.repeats))
+        df = families(a.n, a.rounds, 1 if a.smoke else max(1, a.repeats), a.tempered_t)
         print(f"n = {a.n}, depth 3, {a.rounds} rounds, nu 0.1; fastest of {a.repeats} "
               "interleaved runs (goal: every ratio ≤ 1.2)\n")
         print(df.to_string(index=False, float_format=lambda v: f"{v:.3f}"))

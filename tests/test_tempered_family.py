@@ -286,7 +286,8 @@ def test_a_fit_that_cannot_converge_says_so():
 
 
 # --------------------------------------------------------------------------- the inverse link
-@pytest.mark.parametrize("t", [-1.0, 0.0, 0.5, 0.9, 1.5])
+@pytest.mark.parametrize("t", [-5.0, -1.0, 0.0, 0.25, 0.5, 0.75, 0.9, 1.0 - 1e-6, 1.0 + 1e-6,
+                               1.1, 1.5, 1.9])
 def test_inverse_link_to_machine_precision(t):
     """∇φ(∇φ⁻¹(η)) = η over η ∈ [−1e3, 0] on the small side, where the posterior keeps its
     digits, to 1e−14 relative plus a few ulps of ½ (|η| ≲ 1e−2 cannot do better: p = ½ + η/φ''(½)
@@ -331,3 +332,55 @@ def test_half_root_within_two_ulps():
         assert abs(Decimal(float(g)) - r) <= 2 * Decimal(float(np.finfo(float).eps)) * r
     below, nan = half_root(np.array([-9.0, np.nan]))
     assert below == 0.0 and np.isnan(nan)
+
+
+@pytest.mark.parametrize("t", [-5.0, -1.0, 0.25, 0.75, 0.9, 1.02, 1.1, 1.5, 1.9])
+def test_table_posterior_against_fifty_digits(t):
+    """Any t with a root table (docs/tempered.md §3.2): the small posterior against a
+    50-digit root of w^k − (2 − w)^k = η (its bisection in ρ = |s ζ|), to 1e−14 relative
+    where the problem allows it: for t < 1 up to η = −2^k/2 (nearer the bounded end, x is
+    resolved only to the rounding of η + 2^k), for t > 1 to η = −1e200: relative error
+    up to 4ε + ε/|s| (t < 1; the bracketed search it replaced: 23ε at t = 0.9, this 9ε)
+    or 4ε + ε|d ln x/d ln η| = 4ε + ε/(|s||k|) (t > 1; 90 at t = 1.9), plus |ln x| ε: the
+    posterior is e^ζ/(1 + e^ζ) of a log-odds ζ known to its last bit, as in the search."""
+    from decimal import Decimal, getcontext
+    getcontext().prec = 50
+    fam = Tempered(t)
+    assert fam.root_table() is not None
+    s, c = 1 - Decimal(t), 2 - Decimal(t)
+    k, p = c / s, 1 / abs(s)
+
+    def eta(rho):
+        a = 2 / (1 + rho.exp())
+        return (a ** k - (2 - a) ** k) if s > 0 else ((2 - a) ** k - a ** k)
+
+    def ref(tv):
+        lo, hi = Decimal(0), Decimal(800)
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            if eta(mid) < Decimal(tv):
+                hi = mid
+            else:
+                lo = mid
+        return 1 / (1 + (p * (lo + hi) / 2).exp())
+
+    top = 0.5 * fam.link_domain[1] if fam.t < 1 else 1e200
+    tv = -np.logspace(-12, np.log10(top), 40)
+    got = fam.dphi_inv(tv)
+    cond = 4.0 + float(p if fam.t < 1 else p / abs(k))
+    for g, v in zip(got, tv):
+        r = ref(float(v))
+        if r < Decimal("2.3e-308"):             # subnormal: fewer digits
+            assert abs(Decimal(float(g)) - r) <= Decimal("1e-320"), (v, g, r)
+            continue
+        tol = cond + abs(float(r.ln()))        # x = e^ζ: ζ is a double (|ζ| ε relative)
+        assert abs(Decimal(float(g)) - r) <= Decimal(tol * 2.3e-16) * r, (v, g, r)
+
+
+def test_near_one_and_closed_forms_keep_their_solvers():
+    """|k| > 100 (|1 − t| < 1/99) keeps the bracketed search; t ∈ {0, ½, 1} their closed
+    forms (no table)."""
+    for t in (0.0, 0.5, 1.0, 1.0 - 1e-6, 1.0 + 1e-6, 0.995, 1.005):
+        assert Tempered(t).root_table() is None
+    for t in (0.98, 1.02, -100.0, 1.999):
+        assert Tempered(t).root_table() is not None

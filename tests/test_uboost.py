@@ -456,6 +456,34 @@ def test_tempered_halfs_compiled_pass_is_its_loss_gradient_and_curvature():
         np.testing.assert_allclose(row, U.scale * ref, rtol=1e-12, atol=1e-300)
 
 
+@pytest.mark.parametrize("t", [-5.0, -1.0, 0.25, 0.75, 0.9, 0.98, 1.02, 1.1, 1.5, 1.9])
+@pytest.mark.parametrize("n", [60, 30_000])
+def test_tempered_tables_compiled_passes_are_its_loss_gradient_and_curvature(t, n):
+    """Any other t: the table start, NumPy's five transcendentals and one compiled Halley
+    step (families/tempered_roots.py) give ``U.values``'s numbers to the bit, serial and
+    split across the cores, near and past the link domain's end, for NaN and ±∞; and the
+    family's loss, gradient and curvature (its own formulas) to 1e−12."""
+    from ubreg.families.ulosses import as_u_loss
+    from ubreg.fitters.boost.margin_values import values_into
+    U = as_u_loss(ubreg.Permissible("tempered", t=t))
+    fam = U.family
+    assert fam.root_table() is not None
+    hi = fam.link_domain[1]
+    rng = np.random.default_rng(3)
+    ends = [hi, -hi, np.nextafter(hi, 0), hi * (1 - 1e-9), -hi * (1 - 1e-15)] if np.isfinite(
+        hi) else [1e250, -1e305]
+    z = np.r_[ends, [0.0, -0.0, 1e-300, -1e3, 1e3, np.nan, np.inf, -np.inf],
+              rng.normal(size=n) * 5, rng.standard_cauchy(size=n) * 50][:n]
+    out = np.empty((3, z.size))
+    values_into(U, z, out)
+    for got, want in zip(out, U.values(z)):
+        np.testing.assert_array_equal(got, want)
+    ok = np.isfinite(z)
+    zf = z[ok]
+    for row, ref in zip(out, (fam.loss(1.0, zf), fam.gradient(1.0, zf), fam.hessian(1.0, zf))):
+        np.testing.assert_allclose(row[ok], U.scale * ref, rtol=1e-12, atol=1e-300)
+
+
 @pytest.mark.parametrize("name", ["logistic", "exponential", "squared"])
 def test_a_u_losses_tree_criterion_is_its_bayes_risk(name):
     """criterion_family's φ is minus the Bayes risk min_F p U(F) + (1 − p) U(−F) of the U,

@@ -38,6 +38,7 @@ def _frame(n: int, seed: int = 0) -> pd.DataFrame:
 
 def _trees() -> None:
     """U-Boost's compiled tree grower and the level kernels, serial and parallel."""
+    from .families import Permissible
     from .methods.fit import fit
     for n in (400, _LARGE):
         fit(_FORMULA, _frame(n), method="uboost", mstop=2, depth=3)
@@ -45,6 +46,9 @@ def _trees() -> None:
         fit(_FORMULA, _frame(n), method="uboost", mstop=2, depth=3, family="mu")
         fit(_FORMULA, _frame(n), method="uboost", mstop=2, depth=3, family="tempered")
         fit("y3 ~ x0 + x1 + x2 + x3 + f", _frame(n), method="uboost", mstop=2, depth=3)
+        for t in (-1.0, 1.5):          # the table start's passes, s > 0 and s < 0; ν = 1
+            fit(_FORMULA, _frame(n), method="uboost", mstop=2, depth=3, nu=1.0,
+                family=Permissible("tempered", t=t))     # saturates rows: FLAT_WEIGHTS
 
 
 def _the_rest() -> None:

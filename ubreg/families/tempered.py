@@ -42,6 +42,7 @@ import numpy as np
 from .base import ArrayOrFloat, PermissibleFamily, _as_float
 from .closed import _expit_scalar
 from .custom import _chandrupatla
+from .tempered_roots import K_MAX, RootTable, arguments, finish, root_table, start, transcendentals
 
 __all__ = ["Tempered"]
 
@@ -97,9 +98,10 @@ class Tempered(PermissibleFamily):
       bounded, |η_t| < 2^{(2−t)/(1−t)} (8 at t = ½, 4 at t = 0); past that
       domain the posterior saturates at 0 or 1 and the loss is affine.  For
       t ≥ 1 it is unbounded.
-    * Posterior ∇φ⁻¹: closed forms at t = 0 and t = 1, otherwise a vectorised
-      bracketed root search (Chandrupatla) in the small-side log-odds on
-      [−746, 0], accurate to a few ulps of ζ.
+    * Posterior ∇φ⁻¹: closed forms at t = 0, ½ and 1; for |1 − t| ≥ 1/99 a start from a
+      per-t table and one Halley step (:mod:`.tempered_roots`, docs/tempered.md §3.2);
+      otherwise a vectorised bracketed root search (Chandrupatla) in the small-side
+      log-odds on [−746, 0], accurate to a few ulps of ζ.
     * Loss: b_φF_φ(v) = max(−v, 0) + R(x), R(x) = ℓ₋₁(x) − a_φ ≥ 0 with x the
       small-side posterior of |v| (from ℓ₁ = ℓ₋₁ − η); every term is
       cancellation-free, including R for t > 1, written as
@@ -217,6 +219,9 @@ class Tempered(PermissibleFamily):
             with np.errstate(under="ignore"):
                 aa = a * a
                 return (aa / (aa + b * b)).reshape(shape)
+        tab = self.root_table()
+        if tab is not None:
+            return self._table_small(tv)[0].reshape(shape)
         lo = self.link_domain[0]
         eta_min = float(self._eta_small(np.array(_ZETA_MIN)))
         x[tv <= max(lo, eta_min)] = 0.0
@@ -233,6 +238,40 @@ class Tempered(PermissibleFamily):
             with np.errstate(under="ignore"):
                 x[solve] = np.exp(z) / (1.0 + np.exp(z))
         return x.reshape(shape)
+
+    def root_table(self) -> RootTable | None:
+        """The start table of :mod:`.tempered_roots` (one a temperature, made on first use),
+        or None where a closed form (t ∈ {0, ½, 1}) or the bracketed search (|k| > 100,
+        |1 − t| < 1/99) gives the posterior."""
+        if "_tab" in self.__dict__:                 # every U-Boost round asks: kept
+            return self.__dict__["_tab"]
+        s, tab = self._s, None
+        if not (self.t in (0.0, 0.5) or s == 0.0 or abs(self._c / s) > K_MAX):
+            tv_min = max(self.link_domain[0], float(self._eta_small(np.array(_ZETA_MIN))))
+            tab = root_table(self.t, self.link_domain[1] if s > 0 else self.a, tv_min)
+        self._tab = tab
+        return tab
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_tab", None)                     # the table is remade on first use
+        return state
+
+    def _table_small(self, tv: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(x, ℓ₋₁(x) − a_φ, 1/φ''(x)) at the targets tv ≤ 0 from the table start and one
+        Halley step (:mod:`.tempered_roots`; docs/tempered.md §3.2); saturated rows (tv at
+        or below the link domain's end, or x below e^{−746}) get (0, 0, 0), NaN keeps x NaN.
+        ``TEMPERED_VALUES`` of the U-Boost kernels repeats these operations."""
+        tab = self.root_table()
+        assert tab is not None
+        rho = start(tab, tv)
+        e1, L, V, X, Em = (np.empty_like(rho) for _ in range(5))
+        arguments(tab, rho, e1, X, Em)
+        transcendentals(tab, e1, L, V, X, Em)
+        x, r, h = finish(tab, tv, e1, L, V, X, Em)
+        sat = ~(tv > tab.tv_min)
+        return (np.where(sat, np.where(np.isnan(tv), np.nan, 0.0), x),
+                np.where(sat, 0.0, r), np.where(sat, 0.0, h))
 
     # ---- the generator --------------------------------------------------------
     def phi(self, p: ArrayOrFloat) -> ArrayOrFloat:
@@ -327,11 +366,19 @@ class Tempered(PermissibleFamily):
         ``hessian_eta`` each solve for it; their clipping of −|z| to the link domain
         changes no root, every target at or below its lower end giving 0), and the
         search is most of a boosting iteration's time.  At t = ½ there is no search
-        (:meth:`_half_values`).
+        (:meth:`_half_values`), nor where the family has a root table
+        (:meth:`_table_small`: x, ℓ₋₁ − a_φ and 1/φ'' from the same Halley step).
         """
         z = _as_float(z)
         if self.t == 0.5:
             return self._half_values(z)
+        if self.root_table() is not None:
+            x, r, h = self._table_small(-np.abs(z).ravel())
+            x, r, h = (v.reshape(z.shape) for v in (x, r, h))
+            grad = np.where(z > 0, (1.0 - x) - 1.0, x - 1.0)
+            # saturated: the curvature's limit at the domain's end, 0 past it (as below)
+            h = np.where(x > 0.0, h, np.where(self._at_domain_end(z), self.end_curvature(), 0.0))
+            return np.maximum(-z, 0.0) + r, grad, h
         x = self._small_posterior(-np.abs(z))
         with np.errstate(divide="ignore"):
             r = self._R(_log_odds_small(x))

@@ -475,18 +475,48 @@ class FamilyLoss(ULoss):
         flat = ~(h > 0)
         if not np.any(flat):
             return h
-        lo, hi = self.family.link_domain
-        end = np.where(_f(z) > 0, hi, lo)           # the domain's end nearest the row
-        with np.errstate(all="ignore"):
-            at_end = self.scale * _f(self.family.hessian(1.0, end))
-        edge = np.minimum(np.nan_to_num(at_end, nan=0.0, posinf=0.25), 0.25)
-        return np.where(flat, np.where(np.isfinite(end), edge, h), h)
+        # only the flat rows change: the curvature at the two ends, once, then per row
+        # (no posterior a row; the same numbers)
+        rows = np.flatnonzero(flat)
+        pos = _f(z).reshape(-1)[rows] > 0
+        edges, finite = self.flat_weights()
+        out = np.array(h, dtype=float)
+        out.reshape(-1)[rows] = np.where(np.where(pos, finite[1], finite[0]),
+                                         np.where(pos, edges[1], edges[0]),
+                                         out.reshape(-1)[rows])
+        return out
+
+    def flat_weights(self) -> tuple[tuple[float, float], tuple[bool, bool]]:
+        """:meth:`newton_weight` at a saturated row with z ≤ 0 and with z > 0: the scaled
+        curvature at the lower and upper end of the link domain, at most ¼ (NaN as 0);
+        and whether each end is finite (at an infinite end the row keeps its ℓ'').
+        Computed once (the family is immutable), read by U-Boost's compiled pass."""
+        cached = self.__dict__.get("_end_curvatures")
+        if cached is None:
+            lo, hi = self.family.link_domain
+            with np.errstate(all="ignore"):
+                at_end = self.scale * _f(self.family.hessian(1.0, np.array([lo, hi])))
+            edge = np.minimum(np.nan_to_num(at_end, nan=0.0, posinf=0.25), 0.25)
+            cached = ((float(edge[0]), float(edge[1])),
+                      (bool(np.isfinite(lo)), bool(np.isfinite(hi))))
+            self._end_curvatures = cached
+        return cached
 
     def describe(self) -> str:
         return self.family.describe()
 
     def params(self) -> dict:
         return {"family": self.family}
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_end_curvatures", None)          # newton_weight's cache
+        return state
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self.__getstate__() == other.__getstate__()
+
+    __hash__ = ULoss.__hash__
 
     def __repr__(self) -> str:
         return f"FamilyLoss({self.family!r})"

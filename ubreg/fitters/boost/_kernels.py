@@ -131,6 +131,20 @@ def _newton_stats_body(w, cw, ys, vals, stats, wU, nchunks):
     return bad
 
 
+def _flat_weights_body(w, cw, z, d2, edge_lo, edge_hi, keep_lo, keep_hi, stats, nchunks):
+    """stats[i, 1] = w·``FamilyLoss.newton_weight`` where U'' ≤ 0 (a saturated row): the
+    end curvature on the row's side (``flat_weights``), or U'' itself at an infinite end;
+    the other rows keep NEWTON_STATS' w·U''."""
+    n = z.shape[0]
+    for t in prange(nchunks):
+        for i in range(n * t // nchunks, n * (t + 1) // nchunks):
+            h = d2[i]
+            if not h > 0:
+                pos = z[i] > 0
+                keep = keep_hi if pos else keep_lo
+                stats[i, 1] = _weight(w, cw, i) * (h if keep else (edge_hi if pos else edge_lo))
+
+
 #: F ← F + ν·value[node] and z = y*·F in one pass (F[i] + ν·value[node[i]],
 #: then ``np.multiply(ystar, F)``'s product)
 ADVANCE = parallel_pair(_advance_body)
@@ -138,6 +152,8 @@ ADVANCE = parallel_pair(_advance_body)
 #: would form); returns how many U'' are not positive (then h is redone by
 #: ``ULoss.newton_weight``)
 NEWTON_STATS = parallel_pair(_newton_stats_body)
+#: w·newton_weight at the saturated rows of a family's loss (U-Boost's trees)
+FLAT_WEIGHTS = parallel_pair(_flat_weights_body)
 
 
 # The logistic U's passes of a tree iteration (``margin_values.values_into`` and

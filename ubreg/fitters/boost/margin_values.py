@@ -22,8 +22,9 @@ _PARALLEL_ROWS = 20_000
 
 def values_into(U: ULoss, z: np.ndarray, out: np.ndarray) -> None:
     """``out[0], out[1], out[2] = U.values(z)``, the same numbers (Matsushita's loss: to
-    rounding, the μ family's too, the tempered one's at t = ½: to the bit; one compiled
-    pass a row instead of three NumPy ones, or instead of a root search a row)."""
+    rounding, the μ family's too, the tempered one's at t = ½ and at any t with a root
+    table: to the bit; one compiled pass a row instead of three NumPy ones, or instead of
+    a root search a row)."""
     if type(U) is FamilyLoss and type(U.family) is Matsushita:
         from ...numerics.parallel import parts, run
         from ._kernels import MATSUSHITA_VALUES
@@ -45,6 +46,13 @@ def values_into(U: ULoss, z: np.ndarray, out: np.ndarray) -> None:
         n = parts() if len(z) >= _PARALLEL_ROWS else 1
         run(TEMPERED_HALF_VALUES, n > 1, np.ascontiguousarray(z, dtype=np.float64), U.scale,
             U.family.link_domain[1], U.family.end_curvature(), *out, n)
+        return
+    if type(U) is FamilyLoss and type(U.family) is Tempered and U.family.root_table():
+        from ...numerics.parallel import parts
+        from ._tempered_kernels import tempered_values_into
+        tempered_values_into(U.family.root_table(), np.ascontiguousarray(z, dtype=np.float64),
+                             U.scale, U.family.link_domain[1], U.family.end_curvature(), out,
+                             parts() if len(z) >= _PARALLEL_ROWS else 1)
         return
     if type(U) is not Logistic:
         U.values_into(z, out)

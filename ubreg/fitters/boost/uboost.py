@@ -128,12 +128,24 @@ class _TreeSteps:
         the sum is left to the next :meth:`step` (None), which forms w·U with F's
         update, or to :meth:`last_risk`."""
         from ...numerics.parallel import parts, run
-        from ._kernels import LOGISTIC_STATS, NEWTON_STATS
+        from ._kernels import FLAT_WEIGHTS, LOGISTIC_STATS, NEWTON_STATS
         n = parts() if len(z) >= _PARALLEL_ROWS else 1
         if not self.logistic:
             _values(self.U, z, vals)
             bad = run(NEWTON_STATS, n > 1, self.w, self.cw, self.ys, vals, self.stats, wU, n)
-            if bad or not self.fused:
+            if bad and type(self.U) is FamilyLoss:
+                # a family's saturated rows take its end curvature (FamilyLoss.newton_weight),
+                # in one compiled pass over those rows
+                (lo, hi), (fin_lo, fin_hi) = self.U.flat_weights()
+                run(FLAT_WEIGHTS, n > 1, self.w, self.cw, z, vals[2], lo, hi, not fin_lo,
+                    not fin_hi, self.stats, n)
+            elif bad and self.fused:
+                # these curvatures change only where U'' ≤ 0: redo those rows alone
+                # (elementwise: the numbers of the whole column's redo)
+                rows = np.flatnonzero(~(vals[2] > 0))
+                self.stats[rows, 1] = self.w[rows] * self.U.newton_weight(
+                    z[rows], F[rows], vals[2][rows])
+            elif not self.fused:
                 self._newton_weight(z, F, vals[2])
             return float(np.sum(wU))
         if not self.u_ready:
