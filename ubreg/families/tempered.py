@@ -333,7 +333,11 @@ class Tempered(PermissibleFamily):
         """
         eta = _as_float(eta)
         p, q = self.posterior_pair(self._clip_eta(eta))
-        small = np.minimum(p, q)
+        return self._curvature(np.minimum(p, q), eta)
+
+    def _curvature(self, small: np.ndarray, eta: np.ndarray) -> np.ndarray:
+        """1/φ'' at the small posterior ``small`` of η (capped at e^{700}); 0 where a row
+        is saturated, the limit from inside at an end of the link domain."""
         if self.t == 0.0:
             h = np.full_like(eta, 0.125)
         else:
@@ -388,14 +392,7 @@ class Tempered(PermissibleFamily):
         large = 1.0 - small
         pos = z > 0
         p, q = np.where(pos, large, small), np.where(pos, small, large)
-        small = np.minimum(p, q)
-        if self.t == 0.0:
-            h = np.full_like(z, 0.125)
-        else:
-            with np.errstate(over="ignore", under="ignore"):
-                h = np.exp(np.minimum(-self._log_d2phi(small), 700.0))
-        h = np.where((small > 0.0) | self._at_domain_end(z), h, 0.0)
-        return loss, p - 1.0, h + 0.0
+        return loss, p - 1.0, self._curvature(np.minimum(p, q), z) + 0.0
 
     def _half_values(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`class_one_values` at t = ½ in closed form: with w = :func:`half_root`
