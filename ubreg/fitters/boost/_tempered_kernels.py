@@ -14,7 +14,7 @@ its numbers are the family's to the bit; split across the cores on large fits
 Any other t with a root table (``families.tempered_roots``: t ∉ {0, ½, 1}, |1 − t| ≥ 1/99):
 ``TEMPERED_START`` reads ρ₀ from the table and writes the arguments of the
 transcendentals, NumPy evaluates them (its SIMD exp and log1p: ~0.05 ms a pass on 1e5
-rows, ten times a compiled loop's calls to libm), and ``TEMPERED_VALUES_POS``/``_NEG``
+rows, ten times a compiled loop's calls to libm), and ``TEMPERED_VALUES``
 take the Halley step and form (ℓ, ℓ', ℓ'') with ``tempered_roots.finish``'s operations
 in its order: ``Tempered.class_one_values``'s numbers to the bit.
 """
@@ -142,22 +142,27 @@ def _start_rows(z, coef, k, two_k, tv_min, q_split, n_q, e_lo_d, neg, a1, a2, a3
         a3[i] = r * nk                  # (unused for s > 0: a store, not a branch)
 
 
-def _tempered_values_pos_body(z, K, p, two_k, tv_min, q_split, scale, end, h_end,
-                              e1s, Ls, Vs, Xs, Ems, u, d1, d2, nchunks):
-    """scale × (ℓ(1, z), ℓ'(1, z), ℓ''(1, z)) for s > 0 from the transcendentals at ρ₀
+def _tempered_values_body(neg, z, K, p, two_k, tv_min, q_split, scale, end, h_end,
+                          e1s, Ls, Vs, Xs, Ems, u, d1, d2, nchunks):
+    """scale × (ℓ(1, z), ℓ'(1, z), ℓ''(1, z)) from the transcendentals at ρ₀
     (``Tempered.class_one_values``: ``tempered_roots.finish``'s operations in its order,
-    then the saturation rules); straight-line code, so that it runs in SIMD lanes."""
+    then the saturation rules), by chunks of rows: :func:`_neg_rows` for s < 0 (``neg``),
+    :func:`_pos_rows` for s > 0 (straight-line code, so that it runs in SIMD lanes)."""
     n = z.shape[0]
     for t in prange(nchunks):
         a, b = n * t // nchunks, n * (t + 1) // nchunks
-        _pos_rows(z[a:b], K, p, two_k, tv_min, q_split, scale, end, h_end, e1s[a:b],
-                  Ls[a:b], Vs[a:b], Xs[a:b], Ems[a:b], u[a:b], d1[a:b], d2[a:b])
+        if neg:
+            _neg_rows(z[a:b], K, p, two_k, tv_min, q_split, scale, end, h_end, e1s[a:b],
+                      Ls[a:b], Vs[a:b], Xs[a:b], Ems[a:b], u[a:b], d1[a:b], d2[a:b])
+        else:
+            _pos_rows(z[a:b], K, p, two_k, tv_min, q_split, scale, end, h_end, e1s[a:b],
+                      Ls[a:b], Vs[a:b], Xs[a:b], Ems[a:b], u[a:b], d1[a:b], d2[a:b])
 
 
 @njit(**_JIT)
 def _pos_rows(z, K, p, two_k, tv_min, q_split, scale, end, h_end, e1s, Ls, Vs, Xs, Ems,
               u, d1, d2):
-    """The rows of :func:`_tempered_values_pos_body`: a loop from 0 to the length, which
+    """The rows of :func:`_tempered_values_body` for s > 0: a loop from 0 to the length, which
     LLVM runs in SIMD lanes (from a chunk's bounds it did not: 5 × slower)."""
     ph = p / K
     for i in range(z.shape[0]):
@@ -189,21 +194,10 @@ def _pos_rows(z, K, p, two_k, tv_min, q_split, scale, end, h_end, e1s, Ls, Vs, X
         _outputs(i, zi, tv, tv_min, x, R, h, scale, end, h_end, u, d1, d2)
 
 
-def _tempered_values_neg_body(z, K, p, two_k, tv_min, q_split, scale, end, h_end,
-                              e1s, Ls, Vs, Xs, Ems, u, d1, d2, nchunks):
-    """:func:`_tempered_values_pos_body` for s < 0 (``tempered_roots.finish``'s other
-    branch)."""
-    n = z.shape[0]
-    for t in prange(nchunks):
-        a, b = n * t // nchunks, n * (t + 1) // nchunks
-        _neg_rows(z[a:b], K, p, two_k, tv_min, q_split, scale, end, h_end, e1s[a:b],
-                  Ls[a:b], Vs[a:b], Xs[a:b], Ems[a:b], u[a:b], d1[a:b], d2[a:b])
-
-
 @njit(**_JIT)
 def _neg_rows(z, K, p, two_k, tv_min, q_split, scale, end, h_end, e1s, Ls, Vs, Xs, Ems,
               u, d1, d2):
-    """The rows of :func:`_tempered_values_neg_body`: a loop from 0 to the length, which
+    """The rows of :func:`_tempered_values_body` for s < 0: a loop from 0 to the length, which
     LLVM runs in SIMD lanes (from a chunk's bounds it did not: 5 × slower)."""
     ph = p / K
     for i in range(z.shape[0]):
@@ -252,8 +246,7 @@ def _outputs(i, zi, tv, tv_min, x, R, h, scale, end, h_end, u, d1, d2):
 #: ρ₀ from the table at the margins (U-Boost of a tempered family with a table)
 TEMPERED_START = parallel_pair(_tempered_start_body)
 #: scale × the tempered loss's (ℓ, ℓ', ℓ'') from the transcendentals at ρ₀, s > 0 / s < 0
-TEMPERED_VALUES_POS = parallel_pair(_tempered_values_pos_body)
-TEMPERED_VALUES_NEG = parallel_pair(_tempered_values_neg_body)
+TEMPERED_VALUES = parallel_pair(_tempered_values_body)
 
 _scratch = threading.local()
 
@@ -273,5 +266,5 @@ def tempered_values_into(tab, z, scale, end, h_end, out, nparts):
     run(TEMPERED_START, par, z, tab.coef.reshape(-1), tab.k, tab.two_k, tab.tv_min, tab.q_split,
         tab.n_q, tab.e_lo_d, tab.neg, e1, X, Em, nparts)
     tempered_roots.transcendentals(tab, e1, L, V, X, Em)
-    run(TEMPERED_VALUES_NEG if tab.neg else TEMPERED_VALUES_POS, par, z, tab.k, tab.p,
+    run(TEMPERED_VALUES, par, bool(tab.neg), z, tab.k, tab.p,
         tab.two_k, tab.tv_min, tab.q_split, scale, end, h_end, *buf, *out, nparts)
