@@ -2,8 +2,8 @@
 
 U-Boost of ``Permissible("tempered", t=0.5)`` needs, every round and on every row, the
 small-side posterior of the margin, ∇φ⁻¹(−|z|), which has no closed form in the
-log-odds: NumPy's bracketed search (``Tempered._small_posterior``) costs about 60 ms a
-round on 1e5 rows, 26 × a logistic fit.  At t = ½ the link is a cubic in
+log-odds: a bracketed search in NumPy had cost about 60 ms a round on 1e5 rows, 26 × a
+logistic fit.  At t = ½ the link is a cubic in
 w = 2 expit(ζ/2) (docs/tempered.md §3.2), solved by two Halley steps from a start
 exact at both ends (``families.tempered.half_root``); the posterior, ℓ₋₁ and 1/φ''
 are then rational in w.  This pass performs ``Tempered.class_one_values``'s
