@@ -40,7 +40,7 @@ _LN2 = math.log(2.0)
 
 __all__ = ["RootTable", "root_table", "start", "arguments", "transcendentals", "finish",
            "expm1_small",
-           "expm1_series", "WIDE_K"]
+           "expm1_series", "halley_step", "neg_values", "pos_values", "WIDE_K"]
 
 #: cells of the start's table per octave of its variable
 CELLS = 32
@@ -244,9 +244,6 @@ def finish(tab: RootTable, tv: np.ndarray, e1: np.ndarray, L: np.ndarray, V: np.
         if wide:
             e1 = 1.0 + e1
         u1 = 1.0 + e1
-        # Halley's step −2ff'/(2f'² − ff'') as −fD/(f'D − f(f''D/f')/2), times 1 + e₁: no
-        # square of f' ~ T (T reaches 2^1000 for s < 0), and one division gives it and
-        # g = 1/(1 + e₁) (a few ulps: g only scales the step's own tiny correction below)
         if tab.neg:
             T = (V if wide else two_k * (1.0 + V)) * X
             Z = e1 / X
@@ -267,33 +264,61 @@ def finish(tab: RootTable, tv: np.ndarray, e1: np.ndarray, L: np.ndarray, V: np.
             dm = np.where(y >= -0.0625, expm1_series(y), V * tab.v_mul - 1.0)
             f = np.where(-tv > tab.q_split, (T * X - two_k * dm) - (tv + two_k),
                          T * (X - 1.0) - tv)
-        den = -K * T * D * D - 0.5 * f * cD
-        j0 = 1.0 / (u1 * den)
-        delta = -(f * D) * u1 * u1 * j0
-        g = den * j0
-        ea = expm1_small(-delta)
-        e1n = e1 + e1 * ea
-        w = e1 * ea * g
-        dL = w * (1.0 - w * (0.5 - w * (1.0 / 3.0)))           # log1p(w)
-        # x = Xn/(Xn + e₁) (s > 0) or e₁/(Xn + e₁) (s < 0) and
-        # h = (p/K) x(1 − x)(1 + e₁)/(P (Xn + e₁)) share one division (P: T or T/Xn, finite)
+        delta, e1n, dL = halley_step(K, T, D, f, cD, u1, e1)
         if tab.neg:
-            if wide:                                    # V = 2^k(1 + U): P, and R = P − 2^k
-                P = V + V * expm1_small(K * dL)
-                R = P - two_k
-            else:
-                Vn = V + (1.0 + V) * expm1_small(K * dL)
-                P = two_k * (1.0 + Vn)
-                R = two_k * Vn
-            Xn = X + X * expm1_small(K * delta)
-            j = 1.0 / (P * (Xn + e1n))
-            x = e1n * P * j
+            x, R, h = neg_values(wide, K, two_k, ph, V, X, e1n, dL, delta)
         else:
-            Vn = V + V * expm1_small(-K * dL)
-            Xn = X + X * expm1_small(-K * delta)
-            P = Vn if wide else two_k * Vn
-            R = P * Xn
-            j = 1.0 / (P * (Xn + e1n))
-            x = Xn * P * j
-        h = ph * x * (1.0 - x) * (1.0 + e1n) * j
+            x, R, h = pos_values(wide, K, two_k, ph, V, X, e1n, dL, delta)
+    return x, R, h
+
+
+# The three below are arithmetic only (+, −, ×, ÷ and expm1_small), on arrays here and on
+# scalars in U-Boost's compiled pass, which compiles these same functions: one source for
+# the family's numbers and the kernel's, equal to the bit.
+def halley_step(K: float, T: Any, D: Any, f: Any, cD: Any, u1: Any, e1: Any) -> tuple:
+    """(δ, e₁ at ρ₁, the change of L): Halley's step −2ff'/(2f'² − ff'') as
+    −fD/(f'D − f(f''D/f')/2), times 1 + e₁: no square of f' ~ T (T reaches 2^1000 for
+    s < 0), and one division gives it and g = 1/(1 + e₁) (a few ulps: g only scales the
+    step's own tiny correction)."""
+    den = -K * T * D * D - 0.5 * f * cD
+    j0 = 1.0 / (u1 * den)
+    delta = -(f * D) * u1 * u1 * j0
+    g = den * j0
+    ea = expm1_small(-delta)
+    e1n = e1 + e1 * ea
+    w = e1 * ea * g
+    dL = w * (1.0 - w * (0.5 - w * (1.0 / 3.0)))           # log1p(w)
+    return delta, e1n, dL
+
+
+def neg_values(wide: bool, K: float, two_k: float, ph: float, V: Any, X: Any, e1n: Any,
+               dL: Any, delta: Any) -> tuple:
+    """(x, R, h) at ρ₁ for s < 0: x = e₁/(Xn + e₁) and h = (p/K) x(1 − x)(1 + e₁)/(P (Xn + e₁))
+    share one division (P = T/Xn, finite); a wide table's V is 2^k(1 + U), so P = V and
+    R = P − 2^k."""
+    if wide:
+        P = V + V * expm1_small(K * dL)
+        R = P - two_k
+    else:
+        Vn = V + (1.0 + V) * expm1_small(K * dL)
+        P = two_k * (1.0 + Vn)
+        R = two_k * Vn
+    Xn = X + X * expm1_small(K * delta)
+    j = 1.0 / (P * (Xn + e1n))
+    x = e1n * P * j
+    h = ph * x * (1.0 - x) * (1.0 + e1n) * j
+    return x, R, h
+
+
+def pos_values(wide: bool, K: float, two_k: float, ph: float, V: Any, X: Any, e1n: Any,
+               dL: Any, delta: Any) -> tuple:
+    """(x, R, h) at ρ₁ for s > 0: x = Xn/(Xn + e₁), h as :func:`neg_values` (P = T); a wide
+    table's V is T."""
+    Vn = V + V * expm1_small(-K * dL)
+    Xn = X + X * expm1_small(-K * delta)
+    P = Vn if wide else two_k * Vn
+    R = P * Xn
+    j = 1.0 / (P * (Xn + e1n))
+    x = Xn * P * j
+    h = ph * x * (1.0 - x) * (1.0 + e1n) * j
     return x, R, h

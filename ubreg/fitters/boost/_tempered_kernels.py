@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import threading
+import types as pytypes
 from typing import Any
 
 import numpy as np
@@ -74,6 +75,18 @@ TEMPERED_HALF_VALUES = parallel_pair(_tempered_half_body)
 _JIT: dict[str, Any] = dict(cache=True, nogil=True, error_model="numpy")
 _em_small = njit(**_JIT)(tempered_roots.expm1_small)
 _em_series = njit(**_JIT)(tempered_roots.expm1_series)
+
+
+def _compiled(fn: Any) -> Any:
+    """``fn`` of ``tempered_roots`` compiled inline, its call of expm1_small the compiled one:
+    the family's arithmetic, the same source (its numbers to the bit)."""
+    scope = dict(fn.__globals__, expm1_small=_em_small)
+    return njit(inline="always", **_JIT)(pytypes.FunctionType(fn.__code__, scope, fn.__name__))
+
+
+_halley = _compiled(tempered_roots.halley_step)
+_neg_values = _compiled(tempered_roots.neg_values)
+_pos_values = _compiled(tempered_roots.pos_values)
 _CELLS = tempered_roots.CELLS
 _LN2 = math.log(2.0)
 _Q_LOW = tempered_roots.Q_LOW
@@ -180,21 +193,8 @@ def _pos_rows(z, wide, v_mul, K, p, two_k, tv_min, q_split, scale, end, h_end, e
         y = -K * (L + _LN2 if wide else L)
         dm = _em_series(y) if y >= -0.0625 else V * v_mul - 1.0
         f = (T * X - two_k * dm) - (tv + two_k) if -tv > q_split else T * (X - 1.0) - tv
-        den = -K * T * D * D - 0.5 * f * cD
-        j0 = 1.0 / (u1 * den)
-        delta = -(f * D) * u1 * u1 * j0
-        g = den * j0
-        ea = _em_small(-delta)
-        e1n = e1 + e1 * ea
-        w = e1 * ea * g
-        dL = w * (1.0 - w * (0.5 - w * (1.0 / 3.0)))
-        Vn = V + V * _em_small(-K * dL)
-        Xn = X + X * _em_small(-K * delta)
-        P = Vn if wide else two_k * Vn
-        R = P * Xn
-        j = 1.0 / (P * (Xn + e1n))
-        x = Xn * P * j
-        h = ph * x * (1.0 - x) * (1.0 + e1n) * j
+        delta, e1n, dL = _halley(K, T, D, f, cD, u1, e1)
+        x, R, h = _pos_values(wide, K, two_k, ph, V, X, e1n, dL, delta)
         _outputs(i, zi, tv, tv_min, x, R, h, scale, end, h_end, u, d1, d2)
 
 
@@ -220,25 +220,8 @@ def _neg_rows(z, wide, K, p, two_k, tv_min, q_split, scale, end, h_end, e1s, Ls,
             T = 1.0
         else:
             f = T * Em - tv
-        den = -K * T * D * D - 0.5 * f * cD
-        j0 = 1.0 / (u1 * den)
-        delta = -(f * D) * u1 * u1 * j0
-        g = den * j0
-        ea = _em_small(-delta)
-        e1n = e1 + e1 * ea
-        w = e1 * ea * g
-        dL = w * (1.0 - w * (0.5 - w * (1.0 / 3.0)))
-        if wide:
-            P = V + V * _em_small(K * dL)
-            R = P - two_k
-        else:
-            Vn = V + (1.0 + V) * _em_small(K * dL)
-            P = two_k * (1.0 + Vn)
-            R = two_k * Vn
-        Xn = X + X * _em_small(K * delta)
-        j = 1.0 / (P * (Xn + e1n))
-        x = e1n * P * j
-        h = ph * x * (1.0 - x) * (1.0 + e1n) * j
+        delta, e1n, dL = _halley(K, T, D, f, cD, u1, e1)
+        x, R, h = _neg_values(wide, K, two_k, ph, V, X, e1n, dL, delta)
         _outputs(i, zi, tv, tv_min, x, R, h, scale, end, h_end, u, d1, d2)
 
 
