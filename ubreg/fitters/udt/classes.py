@@ -3,11 +3,16 @@
 The binary engine (:mod:`.grow`) grows the trees of two classes with the default priors
 from the weighted count of class 1, for any permissible family.  A response of more
 than two classes, or priors (``prior=``), needs the weight of every class in every node
-and rpart's two criteria of K classes (:mod:`ubreg.trees.class_stats`): this module grows
-those trees as rpart's ``partition()`` does, node by node, depth first and left first
-(:func:`_grow_depth_first`, the reference), or level by level on the binary engine's
-presorted segments, to the same tree (:mod:`.classlevel`, the default; it leaves the
-trees it cannot reproduce to the depth-first growth):
+and rpart's two criteria of K classes (:mod:`ubreg.trees.class_stats`).  Both are grown
+by the one tree builder (:mod:`ubreg.trees.builder`: its node table, here with the class
+weights of every node, :class:`~ubreg.trees.builder.ClassStats`; its controls, record
+of splits and growth loop); this module gives it the splits of K classes from one of two
+sources: level by level on the binary engine's presorted segments
+(:class:`.classlevel.ClassSegments`, the default), or, for the trees that growth cannot
+reproduce (:class:`.classlevel.Undecided`), node by node, depth first and left first as
+rpart's ``partition()`` (:class:`NodeRows`, the reference).  The tree grown by levels is
+put in the depth-first order of its nodes (:func:`~ubreg.trees.builder.rpart_growth_order`),
+so that both give the same node arrays:
 
 - a node is split when it holds at least ``min_split`` observations (and twice
   ``min_leaf``), lies above ``max_depth`` and its risk exceeds α = cp × the root's risk;

@@ -1,12 +1,16 @@
 """rpart's tree of K classes grown level by level, on the binary engine's segments.
 
-:func:`grow_levels` grows the tree that :mod:`.classes` describes with the machinery of
-the binary engine (:mod:`.grow`): each numeric predictor's rows of positive weight are
-sorted once (stably, NaN last); the open nodes of a level are contiguous segments of
-every ordering; a level's splits partition the orderings stably into the children's
-segments (:func:`.grow._relayout`, :func:`.partition.partition_rows`).  Every cut of every
-numeric predictor in every open node of a level is scored by one pass of array
-operations; factors are searched node by node (:func:`.classes.categorical_best`).
+:class:`ClassSegments` is the source (:class:`ubreg.trees.builder.SplitSource`) from
+which the tree builder (:func:`ubreg.trees.builder.grow_levels`, which owns the node
+table, the controls, the record of splits and the loop) grows the tree that
+:mod:`.classes` describes, with the machinery of the binary engine (:mod:`.grow`): each
+numeric predictor's rows of positive weight are sorted once (stably, NaN last); the open
+nodes of a level are contiguous segments of every ordering; a level's splits partition
+the orderings stably into the children's segments (:func:`.grow._relayout`,
+:func:`.partition.partition_rows`).  Every cut of every numeric predictor in every open
+node of a level is scored by one pass of array operations; factors are searched node by
+node (:func:`.class_splits.categorical_best`); the split nodes' rows are routed node by
+node, with their surrogate splits (:class:`.class_splits.ClassRows`).
 
 The tree does not depend on the order in which its nodes grow (α = cp × the root's risk
 is fixed), provided every number is formed as gini.c forms it within a node:
@@ -20,7 +24,7 @@ is fixed), provided every number is formed as gini.c forms it within a node:
   matrices of one segment a row, after a head column (0, or the total from which the
   right side's weights are subtracted), and summed by ``np.cumsum`` along the rows
   (:func:`_running`), as gini.c adds and subtracts them;
-- the children's impurities are :func:`.classes.children_impurity`'s, cut by cut; the
+- the children's impurities are :func:`.class_splits.children_impurity`'s, cut by cut; the
   first cut of least impurity in sort order is each predictor's best.
 
 rpart keeps a predictor's split only if its improvement exceeds 1e-10 of the largest
@@ -29,7 +33,8 @@ largest one lies between the largest seen at the node's ancestors (and at its ow
 earlier predictors) and the root's weighted impurity, which no improvement exceeds (the
 impurity is concave and of degree one in the class weights).  When an improvement falls
 between 1e-10 of these two bounds the level-wise growth cannot decide it:
-:class:`Undecided` is raised, and :func:`.classes.grow_class_raw` grows depth first.
+:class:`Undecided` is raised, and :func:`.classes.grow_class_raw` grows the tree anew,
+depth first (:class:`.classes.NodeRows`).
 """
 from __future__ import annotations
 
@@ -353,7 +358,7 @@ def _numeric_all(g, lev, orders, K, weights, kind, edge):
 
 
 def _categorical_all(g, lev, j, base, K, weights, kind, edge):
-    """:func:`.classes.categorical_best` of factor ``j`` in each segment (its rows in row
+    """:func:`.class_splits.categorical_best` of factor ``j`` in each segment (its rows in row
     order): (improve (S,), NaN where none; {segment: (side, lw, rw)})."""
     spec = g.specs[j]
     improve, got = np.full(lev.S, np.nan), {}
@@ -408,7 +413,7 @@ def _level_best(g, lev, orders, K, weights, kind, edge, lo, cap):
 
 
 def _split_of(best, s, weights):
-    """Segment ``s``'s best split as :func:`.classes.record_and_route` takes it."""
+    """Segment ``s``'s best split as :func:`.class_splits.pack_splits` takes it."""
     split = Split()
     j = int(best.var[s])
     split.improve, split.var, split.n_tied = float(best.improve[s]), j, int(best.n_tied[s])
