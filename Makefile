@@ -61,7 +61,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_uls.py --n 1000000
 	$(BIN)/python benchmarks/bench_udt.py --n 1000000 --depths 8,none --criteria gini,entropy,matsushita
 	$(BIN)/python benchmarks/bench_boost.py --skip-gbc
-	$(BIN)/python benchmarks/bench_boost.py --families --tempered-t -1 0.25 0.75 0.9 1.5 --repeats 5
+	$(BIN)/python benchmarks/bench_boost.py --families --tempered-t -1 0.25 0.75 0.9 0.995 1.005 1.5 --repeats 5
 	$(BIN)/python benchmarks/bench_gnnb.py
 	$(BIN)/python benchmarks/bench_online.py
 	$(BIN)/python benchmarks/bench_dask.py --method uls,udt,uboost
@@ -73,7 +73,7 @@ bench-smoke: $(STAMP)
 	$(BIN)/python benchmarks/bench_uls.py --smoke
 	$(BIN)/python benchmarks/bench_udt.py --smoke
 	$(BIN)/python benchmarks/bench_boost.py --smoke
-	$(BIN)/python benchmarks/bench_boost.py --smoke --families --tempered-t -1 1.5
+	$(BIN)/python benchmarks/bench_boost.py --smoke --families --tempered-t -1 1.005 1.5
 	$(BIN)/python benchmarks/bench_gnnb.py --smoke
 	$(BIN)/python benchmarks/bench_online.py --smoke
 	$(BIN)/python benchmarks/bench_dask.py --smoke

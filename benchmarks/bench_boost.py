@@ -239,7 +239,7 @@ def families(n: int, rounds: int, repeats: int, tempered_t=()) -> pd.DataFrame:
 
     import ubreg
 
-    specs = FAMILY_SPECS + [(f"tempered t={t:g}", "tempered", {"t": t}) for t in tempered_t]
+    specs = FAMILY_SPECS + [(f"tempered t={t!r}", "tempered", {"t": t}) for t in tempered_t]
     train, test = make_data(n), make_data(max(n // 5, 100), seed=7)
     fams = [ubreg.Exponential() if name is None else ubreg.Permissible(name, **kw)
             for _, name, kw in specs]

@@ -456,7 +456,8 @@ def test_tempered_halfs_compiled_pass_is_its_loss_gradient_and_curvature():
         np.testing.assert_allclose(row, U.scale * ref, rtol=1e-12, atol=1e-300)
 
 
-@pytest.mark.parametrize("t", [-5.0, -1.0, 0.25, 0.75, 0.9, 0.98, 1.02, 1.1, 1.5, 1.9])
+@pytest.mark.parametrize("t", [-5.0, -1.0, 0.25, 0.75, 0.9, 0.98, 0.995, 1.0 - 1e-6, 1.0 + 1e-6,
+                               1.005, 1.02, 1.1, 1.5, 1.9])
 @pytest.mark.parametrize("n", [60, 30_000])
 def test_tempered_tables_compiled_passes_are_its_loss_gradient_and_curvature(t, n):
     """Any other t: the table start, NumPy's five transcendentals and one compiled Halley

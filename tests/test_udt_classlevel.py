@@ -1,6 +1,7 @@
-"""The K-class tree grown level by level (:mod:`ubreg.fitters.udt.classlevel`) is the tree
-grown depth first, node by node (rpart's order, :func:`classes._grow_depth_first`), to the
-last bit: nodes in the same order, improvements, ties, sets of levels, surrogates."""
+"""The K-class tree grown level by level (the source :class:`classlevel.ClassSegments`) is
+the tree grown depth first, node by node (rpart's order, the source
+:class:`classes.NodeRows`), both by :func:`ubreg.trees.builder.grow_levels`, to the last
+bit: nodes in the same order, improvements, ties, sets of levels, surrogates."""
 from types import SimpleNamespace
 
 import numpy as np
@@ -38,25 +39,27 @@ def _both(cols, y, w, K, prior, kind, **controls):
     weights = ClassWeights.of(totals, prior)
     got, _ = classes.grow_class_raw(cols, y, w, K, weights, kind, **controls)
     seen = SimpleNamespace(undecided=False)
-    real = classlevel.grow_levels
+    real = classes.ClassSegments
 
-    def levels(*args):
-        try:
-            return real(*args)
-        except classlevel.Undecided:
-            seen.undecided = True
-            raise
+    class Spy(real):
+        def best_splits(self, *args):
+            try:
+                return super().best_splits(*args)
+            except classlevel.Undecided:
+                seen.undecided = True
+                raise
 
-    def refuse(*args):
-        raise classlevel.Undecided("depth first")
+    class Refuse(real):
+        def best_splits(self, *args):
+            raise classlevel.Undecided("depth first")
 
-    classes.grow_levels = refuse
+    classes.ClassSegments = Refuse
     try:
         ref, _ = classes.grow_class_raw(cols, y, w, K, weights, kind, **controls)
-        classes.grow_levels = levels
+        classes.ClassSegments = Spy
         classes.grow_class_raw(cols, y, w, K, weights, kind, **controls)
     finally:
-        classes.grow_levels = real
+        classes.ClassSegments = real
     return got, ref, seen.undecided
 
 

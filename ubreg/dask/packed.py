@@ -16,6 +16,8 @@ packing) are those of a slice, not of the whole partition.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..design import build_partition_frame
@@ -146,16 +148,15 @@ def pack(X: np.ndarray, y: np.ndarray, w: np.ndarray, compact: bool = True) -> P
     return PackedSlice(groups, np.asarray(order, dtype=np.intp), yk, wk)
 
 
+@dataclass(eq=False)
 class PackedPartition:
     """The slices of one partition, with its row and NA counts."""
 
-    def __init__(self, slices: list, n_columns: int, n_input: int, n_dropped: int,
-                 na_counts: dict):
-        self.slices = slices
-        self.n_columns = n_columns
-        self.n_input = n_input
-        self.n_dropped = n_dropped
-        self.na_counts = na_counts
+    slices: list
+    n_columns: int
+    n_input: int
+    n_dropped: int
+    na_counts: dict
 
     @property
     def n(self) -> int:

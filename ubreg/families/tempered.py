@@ -41,8 +41,7 @@ import numpy as np
 
 from .base import ArrayOrFloat, PermissibleFamily, _as_float
 from .closed import _expit_scalar
-from .custom import _chandrupatla
-from .tempered_roots import K_MAX, RootTable, arguments, finish, root_table, start, transcendentals
+from .tempered_roots import RootTable, arguments, finish, root_table, start, transcendentals
 
 __all__ = ["Tempered"]
 
@@ -98,10 +97,8 @@ class Tempered(PermissibleFamily):
       bounded, |η_t| < 2^{(2−t)/(1−t)} (8 at t = ½, 4 at t = 0); past that
       domain the posterior saturates at 0 or 1 and the loss is affine.  For
       t ≥ 1 it is unbounded.
-    * Posterior ∇φ⁻¹: closed forms at t = 0, ½ and 1; for |1 − t| ≥ 1/99 a start from a
-      per-t table and one Halley step (:mod:`.tempered_roots`, docs/tempered.md §3.2);
-      otherwise a vectorised bracketed root search (Chandrupatla) in the small-side
-      log-odds on [−746, 0], accurate to a few ulps of ζ.
+    * Posterior ∇φ⁻¹: closed forms at t = 0, ½ and 1; at any other t a start from a
+      per-t table and one Halley step (:mod:`.tempered_roots`, docs/tempered.md §3.2).
     * Loss: b_φF_φ(v) = max(−v, 0) + R(x), R(x) = ℓ₋₁(x) − a_φ ≥ 0 with x the
       small-side posterior of |v| (from ℓ₁ = ℓ₋₁ − η); every term is
       cancellation-free, including R for t > 1, written as
@@ -219,34 +216,15 @@ class Tempered(PermissibleFamily):
             with np.errstate(under="ignore"):
                 aa = a * a
                 return (aa / (aa + b * b)).reshape(shape)
-        tab = self.root_table()
-        if tab is not None:
-            return self._table_small(tv)[0].reshape(shape)
-        lo = self.link_domain[0]
-        eta_min = float(self._eta_small(np.array(_ZETA_MIN)))
-        x[tv <= max(lo, eta_min)] = 0.0
-        solve = np.flatnonzero((tv < 0) & (tv > max(lo, eta_min)))
-        if solve.size:
-            t_target = tv[solve]
-
-            def residual(z: np.ndarray, idx: np.ndarray) -> np.ndarray:
-                return self._eta_small(z) - t_target[idx]
-
-            zlo = np.full(solve.size, _ZETA_MIN)
-            zhi = np.zeros(solve.size)
-            z = _chandrupatla(residual, zlo, zhi, eta_min - t_target, -t_target)
-            with np.errstate(under="ignore"):
-                x[solve] = np.exp(z) / (1.0 + np.exp(z))
-        return x.reshape(shape)
+        return self._table_small(tv)[0].reshape(shape)
 
     def root_table(self) -> RootTable | None:
         """The start table of :mod:`.tempered_roots` (one a temperature, made on first use),
-        or None where a closed form (t ∈ {0, ½, 1}) or the bracketed search (|k| > 100,
-        |1 − t| < 1/99) gives the posterior."""
+        or None where a closed form (t ∈ {0, ½, 1}) gives the posterior."""
         if "_tab" in self.__dict__:                 # every U-Boost round asks: kept
             return self.__dict__["_tab"]
         s, tab = self._s, None
-        if not (self.t in (0.0, 0.5) or s == 0.0 or abs(self._c / s) > K_MAX):
+        if not (self.t in (0.0, 0.5) or s == 0.0):
             tv_min = max(self.link_domain[0], float(self._eta_small(np.array(_ZETA_MIN))))
             tab = root_table(self.t, self.link_domain[1] if s > 0 else self.a, tv_min)
         self._tab = tab

@@ -9,14 +9,20 @@ table), as scikit-learn composes Criterion × Splitter × TreeBuilder:
 ========================  ===========================================================
 builder                   used with
 ========================  ===========================================================
-:mod:`.builder`           rpart's two-class tree, level by level, node table in rpart's
-                          numbering; sources: presorted rows or histograms of codes, in
-                          memory or summed over a Dask frame's partitions
-                          (:mod:`ubreg.fitters.udt.grow`, :mod:`ubreg.fitters.udt.hist`);
-                          criterion :mod:`.criterion` (a family's closed forms)
+:mod:`.builder`           rpart's trees (two classes, K classes, priors), level by level
+                          (or depth first), node table in rpart's numbering; two-class
+                          sources: presorted rows or histograms of codes, in memory or
+                          summed over a Dask frame's partitions
+                          (:mod:`ubreg.fitters.udt.grow`, :mod:`ubreg.fitters.udt.hist`),
+                          criterion :mod:`.criterion` (a family's closed forms); K-class
+                          sources: presorted segments (:mod:`ubreg.fitters.udt.classlevel`)
+                          or, depth first, one node's rows
+                          (:mod:`ubreg.fitters.udt.classes`), criterion rpart's gini and
+                          information (:mod:`.class_stats`)
 :mod:`.heap_builder`      the boosting learners' shallow trees, level by level, in heap
-                          order (a :class:`.weak_tree.WeakTree`); sources: the rows in memory, partitioned by node
-                          (:mod:`.shallow`), or a Dask frame's passes
+                          order (a :class:`.weak_tree.WeakTree`); sources: the rows in
+                          memory, partitioned by node (:mod:`.shallow`), or a Dask
+                          frame's passes
                           (:mod:`ubreg.dask.boost_passes`); criterion a gain on k summed
                           statistics (:func:`.shallow.newton_gain`, :func:`.shallow.udt_gain`);
                           U-Boost's Newton trees run the same rules in one compiled call
@@ -26,7 +32,8 @@ builder                   used with
                           a :class:`.weak_tree.WeakTree` too)
 ========================  ===========================================================
 
-rpart's trees of K classes are grown on the presorted segments of the two-class
+rpart's trees of K classes carry every class's weight in the builder's node table
+(:class:`.builder.ClassStats`) and are grown on the presorted segments of the two-class
 source (:mod:`ubreg.fitters.udt.classlevel`).  Shared by all:
 
 * :mod:`.columns`: predictors as the trees read them (numeric, categorical codes);

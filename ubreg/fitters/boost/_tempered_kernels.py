@@ -2,8 +2,8 @@
 
 U-Boost of ``Permissible("tempered", t=0.5)`` needs, every round and on every row, the
 small-side posterior of the margin, ∇φ⁻¹(−|z|), which has no closed form in the
-log-odds: NumPy's bracketed search (``Tempered._small_posterior``) costs about 60 ms a
-round on 1e5 rows, 26 × a logistic fit.  At t = ½ the link is a cubic in
+log-odds: a bracketed search in NumPy had cost about 60 ms a round on 1e5 rows, 26 × a
+logistic fit.  At t = ½ the link is a cubic in
 w = 2 expit(ζ/2) (docs/tempered.md §3.2), solved by two Halley steps from a start
 exact at both ends (``families.tempered.half_root``); the posterior, ℓ₋₁ and 1/φ''
 are then rational in w.  This pass performs ``Tempered.class_one_values``'s
@@ -11,7 +11,7 @@ operations at t = ½ in NumPy's order (+, −, ×, ÷ only, each rounded once in
 its numbers are the family's to the bit; split across the cores on large fits
 (:mod:`ubreg.numerics.parallel`).  Imported on the first such fit.
 
-Any other t with a root table (``families.tempered_roots``: t ∉ {0, ½, 1}, |1 − t| ≥ 1/99):
+Any other t (``families.tempered_roots``' tables, wide where |1 − t| < 1/99):
 ``TEMPERED_START`` reads ρ₀ from the table and writes the arguments of the
 transcendentals, NumPy evaluates them (its SIMD exp and log1p: ~0.05 ms a pass on 1e5
 rows, ten times a compiled loop's calls to libm), and ``TEMPERED_VALUES``
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import threading
+import types as pytypes
 from typing import Any
 
 import numpy as np
@@ -74,7 +75,20 @@ TEMPERED_HALF_VALUES = parallel_pair(_tempered_half_body)
 _JIT: dict[str, Any] = dict(cache=True, nogil=True, error_model="numpy")
 _em_small = njit(**_JIT)(tempered_roots.expm1_small)
 _em_series = njit(**_JIT)(tempered_roots.expm1_series)
+
+
+def _compiled(fn: Any) -> Any:
+    """``fn`` of ``tempered_roots`` compiled inline, its call of expm1_small the compiled one:
+    the family's arithmetic, the same source (its numbers to the bit)."""
+    scope = dict(fn.__globals__, expm1_small=_em_small)
+    return njit(inline="always", **_JIT)(pytypes.FunctionType(fn.__code__, scope, fn.__name__))
+
+
+_halley = _compiled(tempered_roots.halley_step)
+_neg_values = _compiled(tempered_roots.neg_values)
+_pos_values = _compiled(tempered_roots.pos_values)
 _CELLS = tempered_roots.CELLS
+_LN2 = math.log(2.0)
 _Q_LOW = tempered_roots.Q_LOW
 _TINY = math.ldexp(1.0, tempered_roots.Q_LOW - 1)
 #: mantissa bits below the cell index (CELLS = 2^5 cells an octave)
@@ -142,26 +156,27 @@ def _start_rows(z, coef, k, two_k, tv_min, q_split, n_q, e_lo_d, neg, a1, a2, a3
         a3[i] = r * nk                  # (unused for s > 0: a store, not a branch)
 
 
-def _tempered_values_body(neg, z, K, p, two_k, tv_min, q_split, scale, end, h_end,
-                          e1s, Ls, Vs, Xs, Ems, u, d1, d2, nchunks):
+def _tempered_values_body(neg, wide, v_mul, z, K, p, two_k, tv_min, q_split, scale, end,
+                          h_end, e1s, Ls, Vs, Xs, Ems, u, d1, d2, nchunks):
     """scale × (ℓ(1, z), ℓ'(1, z), ℓ''(1, z)) from the transcendentals at ρ₀
     (``Tempered.class_one_values``: ``tempered_roots.finish``'s operations in its order,
     then the saturation rules), by chunks of rows: :func:`_neg_rows` for s < 0 (``neg``),
-    :func:`_pos_rows` for s > 0 (straight-line code, so that it runs in SIMD lanes)."""
+    :func:`_pos_rows` for s > 0 (straight-line code, so that it runs in SIMD lanes); ``wide``
+    and ``v_mul``: the table's (a wide table's transcendentals are of ℓ = L − ln 2)."""
     n = z.shape[0]
     for t in prange(nchunks):
         a, b = n * t // nchunks, n * (t + 1) // nchunks
         if neg:
-            _neg_rows(z[a:b], K, p, two_k, tv_min, q_split, scale, end, h_end, e1s[a:b],
+            _neg_rows(z[a:b], wide, K, p, two_k, tv_min, q_split, scale, end, h_end, e1s[a:b],
                       Ls[a:b], Vs[a:b], Xs[a:b], Ems[a:b], u[a:b], d1[a:b], d2[a:b])
         else:
-            _pos_rows(z[a:b], K, p, two_k, tv_min, q_split, scale, end, h_end, e1s[a:b],
-                      Ls[a:b], Vs[a:b], Xs[a:b], Ems[a:b], u[a:b], d1[a:b], d2[a:b])
+            _pos_rows(z[a:b], wide, v_mul, K, p, two_k, tv_min, q_split, scale, end, h_end,
+                      e1s[a:b], Ls[a:b], Vs[a:b], Xs[a:b], u[a:b], d1[a:b], d2[a:b])
 
 
 @njit(**_JIT)
-def _pos_rows(z, K, p, two_k, tv_min, q_split, scale, end, h_end, e1s, Ls, Vs, Xs, Ems,
-              u, d1, d2):
+def _pos_rows(z, wide, v_mul, K, p, two_k, tv_min, q_split, scale, end, h_end, e1s, Ls, Vs,
+              Xs, u, d1, d2):
     """The rows of :func:`_tempered_values_body` for s > 0: a loop from 0 to the length, which
     LLVM runs in SIMD lanes (from a chunk's bounds it did not: 5 × slower)."""
     ph = p / K
@@ -169,33 +184,22 @@ def _pos_rows(z, K, p, two_k, tv_min, q_split, scale, end, h_end, e1s, Ls, Vs, X
         zi = z[i]
         tv = -abs(zi)
         e1, L, V, X = e1s[i], Ls[i], Vs[i], Xs[i]        # Em is X − 1 (s > 0)
+        if wide:
+            e1 = 1.0 + e1
         u1 = 1.0 + e1
-        T = two_k * V
+        T = V if wide else two_k * V
         D = X + e1
         cD = (K + 1.0) * e1 * D - (K * X + e1) * u1
-        y = -K * L
-        dm = _em_series(y) if y >= -0.0625 else V - 1.0
+        y = -K * (L + _LN2 if wide else L)
+        dm = _em_series(y) if y >= -0.0625 else V * v_mul - 1.0
         f = (T * X - two_k * dm) - (tv + two_k) if -tv > q_split else T * (X - 1.0) - tv
-        den = -K * T * D * D - 0.5 * f * cD
-        j0 = 1.0 / (u1 * den)
-        delta = -(f * D) * u1 * u1 * j0
-        g = den * j0
-        ea = _em_small(-delta)
-        e1n = e1 + e1 * ea
-        w = e1 * ea * g
-        dL = w * (1.0 - w * (0.5 - w * (1.0 / 3.0)))
-        Vn = V + V * _em_small(-K * dL)
-        Xn = X + X * _em_small(-K * delta)
-        P = two_k * Vn
-        R = P * Xn
-        j = 1.0 / (P * (Xn + e1n))
-        x = Xn * P * j
-        h = ph * x * (1.0 - x) * (1.0 + e1n) * j
+        delta, e1n, dL = _halley(K, T, D, f, cD, u1, e1)
+        x, R, h = _pos_values(wide, K, two_k, ph, V, X, e1n, dL, delta)
         _outputs(i, zi, tv, tv_min, x, R, h, scale, end, h_end, u, d1, d2)
 
 
 @njit(**_JIT)
-def _neg_rows(z, K, p, two_k, tv_min, q_split, scale, end, h_end, e1s, Ls, Vs, Xs, Ems,
+def _neg_rows(z, wide, K, p, two_k, tv_min, q_split, scale, end, h_end, e1s, Ls, Vs, Xs, Ems,
               u, d1, d2):
     """The rows of :func:`_tempered_values_body` for s < 0: a loop from 0 to the length, which
     LLVM runs in SIMD lanes (from a chunk's bounds it did not: 5 × slower)."""
@@ -204,27 +208,20 @@ def _neg_rows(z, K, p, two_k, tv_min, q_split, scale, end, h_end, e1s, Ls, Vs, X
         zi = z[i]
         tv = -abs(zi)
         e1, V, X, Em = e1s[i], Vs[i], Xs[i], Ems[i]      # L is in V: unused
+        if wide:
+            e1 = 1.0 + e1
         u1 = 1.0 + e1
-        T = two_k * (1.0 + V) * X
+        T = (V if wide else two_k * (1.0 + V)) * X
         Z = e1 / X
         D = 1.0 + Z
         cD = (K + e1) * D - (K + 1.0) * Z * u1
-        f = T * Em - tv
-        den = -K * T * D * D - 0.5 * f * cD
-        j0 = 1.0 / (u1 * den)
-        delta = -(f * D) * u1 * u1 * j0
-        g = den * j0
-        ea = _em_small(-delta)
-        e1n = e1 + e1 * ea
-        w = e1 * ea * g
-        dL = w * (1.0 - w * (0.5 - w * (1.0 / 3.0)))
-        Vn = V + (1.0 + V) * _em_small(K * dL)
-        Xn = X + X * _em_small(K * delta)
-        P = two_k * (1.0 + Vn)
-        R = two_k * Vn
-        j = 1.0 / (P * (Xn + e1n))
-        x = e1n * P * j
-        h = ph * x * (1.0 - x) * (1.0 + e1n) * j
+        if wide:
+            f = Em - tv / T
+            T = 1.0
+        else:
+            f = T * Em - tv
+        delta, e1n, dL = _halley(K, T, D, f, cD, u1, e1)
+        x, R, h = _neg_values(wide, K, two_k, ph, V, X, e1n, dL, delta)
         _outputs(i, zi, tv, tv_min, x, R, h, scale, end, h_end, u, d1, d2)
 
 
@@ -266,5 +263,5 @@ def tempered_values_into(tab, z, scale, end, h_end, out, nparts):
     run(TEMPERED_START, par, z, tab.coef.reshape(-1), tab.k, tab.two_k, tab.tv_min, tab.q_split,
         tab.n_q, tab.e_lo_d, tab.neg, e1, X, Em, nparts)
     tempered_roots.transcendentals(tab, e1, L, V, X, Em)
-    run(TEMPERED_VALUES, par, bool(tab.neg), z, tab.k, tab.p,
+    run(TEMPERED_VALUES, par, bool(tab.neg), bool(tab.wide), tab.v_mul, z, tab.k, tab.p,
         tab.two_k, tab.tv_min, tab.q_split, scale, end, h_end, *buf, *out, nparts)

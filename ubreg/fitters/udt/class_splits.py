@@ -1,8 +1,8 @@
 """rpart's split of one node of a K-class tree, as gini.c computes it: the best cut of a
 numeric predictor, the best subset of a factor's levels (Gray-code order), the impurity of
 two children, which child is left, and the routing of the node's rows (surrogates for the
-missing).  Shared by the depth-first growth (:mod:`.classes`) and the level-wise growth
-(:mod:`.classlevel`).
+missing), as the tree builder (:mod:`ubreg.trees.builder`) takes them.  Shared by the
+depth-first source (:mod:`.classes`) and the level-wise source (:mod:`.classlevel`).
 """
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import numpy as np
 from ...errors import DataError
 from ...trees.columns import CATEGORICAL
 from ...trees.surrogates import find_surrogates, route_missing
+from .grow import _Best
 
 #: levels of a factor (present in a node) up to which every subset is searched with
 #: more than two classes (2^(L−1) − 1 subsets, as rpart)
@@ -165,33 +166,76 @@ def categorical_best(code, n_levels, y, w, c, K, weights, kind, edge, name):
     return total_ss - best_t, side, *((lw, rw) if first == 1 else (rw, lw))
 
 
-def record_and_route(nodes, i, best, specs, values, rows, w, surrogates, rows_count):
-    """Store node ``i``'s split; return which of its rows go left."""
-    cols = nodes.cols
-    j = best.var
-    cols["var"][i], cols["improve"][i], cols["n_tied"][i] = j, best.improve, best.n_tied
-    cols["na_left"][i] = best.lw >= best.rw if best.low_left else best.rw >= best.lw
-    x = values[j][rows]
-    if specs[j].kind == CATEGORICAL:
-        assert best.side is not None
-        cols["cat_row"][i] = len(nodes.sides)
-        nodes.sides.append(best.side)
-        inside = (x >= 0) & (x < best.side.shape[0])
-        s = np.where(inside, best.side[np.where(inside, x, 0)], 0)
-        miss, left = s == 0, s == 1
-    else:
-        cols["threshold"][i] = best.threshold
-        cols["direction"][i] = -1 if best.low_left else 1
-        below = x < best.threshold
-        miss = np.isnan(x)
-        left = np.where(best.low_left, below, ~below) & ~miss
-    if miss.any():
-        number = int(cols["number"][i])
-        direction = np.where(miss, 0, np.where(left, 1, -1)).astype(np.int8)
-        surrogates[number] = find_surrogates(specs, values, rows, direction, w[rows], j,
-                                             count_rows=rows_count)
-        left = left.copy()
-        left[miss] = route_missing(surrogates, specs, values, rows[miss],
-                                   np.full(int(miss.sum()), number),
-                                   np.full(int(miss.sum()), cols["na_left"][i]))
-    return left
+def pack_splits(splits: dict, S: int, lmax: int):
+    """The best splits ``{node's position: Split}`` of ``S`` open nodes as the arrays the
+    builder records (:class:`ubreg.trees.builder.SplitSource`: a factor split's sides
+    padded to ``lmax`` levels; a node without a split has ``var`` −1, ``improve`` −inf)."""
+    best = _Best.empty(S)
+    best.side = np.zeros((S, lmax), dtype=np.int8)
+    for s, sp in splits.items():
+        best.improve[s], best.var[s], best.n_tied[s] = sp.improve, sp.var, sp.n_tied
+        best.threshold[s], best.low_left[s] = sp.threshold, sp.low_left
+        best.lw[s], best.rw[s] = sp.lw, sp.rw
+        if sp.side is not None:
+            best.side[s, :sp.side.shape[0]] = sp.side
+    return best
+
+
+class ClassRows:
+    """What the two sources of K-class trees share (:class:`.classlevel.ClassSegments`,
+    :class:`.classes.NodeRows`): the training rows, the priors, the split search's
+    settings, and the routing of a split node's rows (the surrogate splits found on the
+    way, by node number)."""
+
+    def __init__(self, values, specs, y, w, weights, kind, K: int, rows_count: bool, edge):
+        self.values, self.specs, self.y, self.w = values, specs, y, w
+        self.weights, self.kind, self.K, self.edge = weights, kind, K, edge
+        self.rows_count = rows_count
+        # min_leaf counts rows of positive weight (unit and prior weights), else weight
+        self.c = (w > 0).astype(np.float64) if rows_count else w
+        self.lmax = max([len(s.levels) for s in specs if s.kind == CATEGORICAL] or [1])
+        self.surrogates: dict = {}
+
+    def route(self, rows, builder, split, best, r, k):
+        """Which of ``rows`` go left at the ``r``-th split recorded by the builder
+        (``split``: ids, variables, thresholds, low_left, na_left), the split of the
+        ``k``-th open node of ``best``; the rows missing the variable follow the
+        surrogate splits, found here, then ``na_left``."""
+        ids, var_k, thr_k, low_k, na_left_k = split
+        number, j = int(builder.store.a["number"][ids[r]]), int(var_k[r])
+        specs, values = self.specs, self.values
+        x = values[j][rows]
+        if specs[j].kind == CATEGORICAL:
+            side = best.side[k]
+            inside = (x >= 0) & (x < side.shape[0])
+            s = np.where(inside, side[np.where(inside, x, 0)], 0)
+            miss, left = s == 0, s == 1
+        else:
+            below = x < thr_k[r]
+            miss = np.isnan(x)
+            left = np.where(low_k[r], below, ~below) & ~miss
+        if miss.any():
+            direction = np.where(miss, 0, np.where(left, 1, -1)).astype(np.int8)
+            self.surrogates[number] = find_surrogates(specs, values, rows, direction,
+                                                      self.w[rows], j,
+                                                      count_rows=self.rows_count)
+            left = left.copy()
+            left[miss] = route_missing(self.surrogates, specs, values, rows[miss],
+                                       np.full(int(miss.sum()), number),
+                                       np.full(int(miss.sum()), na_left_k[r]))
+        return left
+
+    def sums(self, parts):
+        """:func:`child_sums` of the children's rows ``parts``."""
+        return child_sums(parts, self.y, self.w, self.K)
+
+
+def child_sums(parts, y, w, K):
+    """The sums the builder stores of the children whose rows are ``parts`` (left,
+    right, ...): rows, rows of positive weight, Σw and the class weights, each summed
+    in row order."""
+    return (np.array([r.shape[0] for r in parts], dtype=np.int64),
+            np.array([np.count_nonzero(w[r] > 0) for r in parts], dtype=np.int64),
+            np.array([float(w[r].sum()) for r in parts], dtype=np.float64),
+            np.array([np.bincount(y[r], weights=w[r], minlength=K) for r in parts],
+                     dtype=np.float64).reshape(-1, K))

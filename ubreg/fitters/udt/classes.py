@@ -3,11 +3,16 @@
 The binary engine (:mod:`.grow`) grows the trees of two classes with the default priors
 from the weighted count of class 1, for any permissible family.  A response of more
 than two classes, or priors (``prior=``), needs the weight of every class in every node
-and rpart's two criteria of K classes (:mod:`ubreg.trees.class_stats`): this module grows
-those trees as rpart's ``partition()`` does, node by node, depth first and left first
-(:func:`_grow_depth_first`, the reference), or level by level on the binary engine's
-presorted segments, to the same tree (:mod:`.classlevel`, the default; it leaves the
-trees it cannot reproduce to the depth-first growth):
+and rpart's two criteria of K classes (:mod:`ubreg.trees.class_stats`).  Both are grown
+by the one tree builder (:mod:`ubreg.trees.builder`: its node table, here with the class
+weights of every node, :class:`~ubreg.trees.builder.ClassStats`; its controls, record
+of splits and growth loop); this module gives it the splits of K classes from one of two
+sources: level by level on the binary engine's presorted segments
+(:class:`.classlevel.ClassSegments`, the default), or, for the trees that growth cannot
+reproduce (:class:`.classlevel.Undecided`), node by node, depth first and left first as
+rpart's ``partition()`` (:class:`NodeRows`, the reference).  The tree grown by levels is
+put in the depth-first order of its nodes (:func:`~ubreg.trees.builder.rpart_growth_order`),
+so that both give the same node arrays:
 
 - a node is split when it holds at least ``min_split`` observations (and twice
   ``min_leaf``), lies above ``max_depth`` and its risk exceeds α = cp × the root's risk;
@@ -29,23 +34,29 @@ Cost-complexity pruning, surrogates at every split and the cp table are the engi
 """
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 
-from ...trees.builder import check_controls
+from ...trees.builder import (
+    ClassStats,
+    LevelBuilder,
+    check_controls,
+    grow_levels,
+    rpart_growth_order,
+)
 from ...trees.class_model import ClassTree
 from ...trees.class_stats import IMPURITIES, ClassWeights
 from ...trees.columns import CATEGORICAL, check_columns, weight_floor
 from .class_splits import (
     MAX_SUBSET_LEVELS,
+    ClassRows,
     Split,
     categorical_best,
+    child_sums,
     numeric_best,
-    record_and_route,
+    pack_splits,
 )
 from .classlevel import ISCALE as _ISCALE
-from .classlevel import Undecided, grow_levels
+from .classlevel import ClassSegments, Undecided
 
 __all__ = ["grow_class_tree", "grow_class_raw", "check_classes", "MAX_SUBSET_LEVELS"]
 
@@ -131,41 +142,6 @@ def _best_split(values, specs, rows, y, w, c, K, weights, kind, edge, iscale):
     return best
 
 
-class _Nodes:
-    """The grown nodes, appended in growth order (the engine's node arrays at the end)."""
-
-    FIELDS = ("number", "parent", "depth", "left", "right", "var", "threshold", "direction",
-              "na_left", "cat_row", "n", "npos", "weight", "improve", "n_tied")
-
-    def __init__(self, K):
-        self.cols: dict[str, list] = {f: [] for f in self.FIELDS}
-        self.class_w = []
-        self.sides = []
-        self.K = K
-
-    def add(self, number, parent, depth, rows, y, w):
-        i = len(self.cols["number"])
-        for f, v in (("number", number), ("parent", parent), ("depth", depth), ("left", -1),
-                     ("right", -1), ("var", -1), ("threshold", np.nan), ("direction", 0),
-                     ("na_left", True), ("cat_row", -1), ("n", rows.shape[0]),
-                     ("npos", int(np.count_nonzero(w[rows] > 0))),
-                     ("weight", float(w[rows].sum())), ("improve", 0.0), ("n_tied", 0)):
-            self.cols[f].append(v)
-        self.class_w.append(np.bincount(y[rows], weights=w[rows], minlength=self.K))
-        return i
-
-    def arrays(self, lmax):
-        kinds = dict(number=np.int64, parent=np.intp, depth=np.int64, left=np.intp,
-                     right=np.intp, var=np.intp, threshold=np.float64, direction=np.int8,
-                     na_left=bool, cat_row=np.intp, n=np.int64, npos=np.int64,
-                     weight=np.float64, improve=np.float64, n_tied=np.int64)
-        raw = {f: np.asarray(v, dtype=kinds[f]) for f, v in self.cols.items()}
-        raw["class_w"] = np.asarray(self.class_w, dtype=np.float64).reshape(-1, self.K)
-        raw["cat_side"] = (np.stack([np.pad(s, (0, lmax - s.shape[0])) for s in self.sides])
-                           if self.sides else np.zeros((0, lmax), dtype=np.int8))
-        return raw
-
-
 def grow_class_raw(columns, y, weight, n_classes: int, weights: ClassWeights, kind: str, *,
                    min_split=20, min_leaf=7, max_depth=30, cp=0.01, alpha=None,
                    count_rows=False):
@@ -188,63 +164,71 @@ def grow_class_raw(columns, y, weight, n_classes: int, weights: ClassWeights, ki
 
     Returns
     -------
-    (raw node arrays with ``class_w`` and ``surrogates``, info dict)
+    (raw node arrays with ``class_w`` and ``surrogates``, in the order rpart's
+    depth-first growth creates them; info dict)
     """
     values, specs, n = check_columns(columns)
     y, w = check_classes(y, weight, n, n_classes)
     min_split, min_leaf, max_depth, cp, _ = check_controls(min_split, min_leaf, max_depth,
                                                            cp, "misclass")
-    unit = bool(np.all(w == 1.0))
-    rows_count = unit or bool(count_rows)
-    c = (w > 0).astype(np.float64) if rows_count else w
-    total = float(w.sum())
-    edge = min_leaf if rows_count else weight_floor(min_leaf, total)
-    min_size = max(min_split, 2 * min_leaf)
-    min_size = min_size if rows_count else weight_floor(min_size, total)
-    nodes = _Nodes(n_classes)
-    nodes.add(1, -1, 0, np.arange(n), y, w)
-    root_risk = float(weights.predicted(nodes.class_w[0])[1])
-    ctl = SimpleNamespace(rows_count=rows_count, edge=edge, min_size=min_size,
-                          max_depth=max_depth, alpha=cp * root_risk if alpha is None else alpha)
+    rows_count = bool(np.all(w == 1.0)) or bool(count_rows)
+    edge = min_leaf if rows_count else weight_floor(min_leaf, float(w.sum()))
+    rows = (values, specs, y, w, weights, kind, n_classes, rows_count, edge)
+    categorical = np.array([s.kind == CATEGORICAL for s in specs], dtype=bool)
+    root = dict(zip(("n", "npos", "weight", "class_w"),
+                    (v[0] for v in child_sums([np.arange(n)], y, w, n_classes))))
+
+    def builder():
+        lmax = max([len(s.levels) for s in specs if s.kind == CATEGORICAL] or [1])
+        b = LevelBuilder(ClassStats(weights, n_classes), root, min_split, min_leaf, max_depth,
+                         rows_count, lmax)
+        b.alpha = cp * b.root_risk if alpha is None else alpha
+        return b
+
+    tree = builder()
     try:
-        surrogates = grow_levels(values, specs, y, w, weights, kind, nodes, ctl)
+        source: ClassSegments | NodeRows = ClassSegments(*rows, root["class_w"])
+        grow_levels(tree, source, categorical)
+        raw = tree.finish()
+        raw["surrogates"] = rpart_growth_order(raw, source.surrogates)
     except Undecided:
-        nodes = _Nodes(n_classes)
-        nodes.add(1, -1, 0, np.arange(n), y, w)
-        surrogates = _grow_depth_first(values, specs, y, w, c, weights, kind, nodes, ctl)
-    lmax = max([len(s.levels) for s in specs if s.kind == CATEGORICAL] or [1])
-    raw = nodes.arrays(lmax)
-    raw["surrogates"] = surrogates
-    info = dict(alpha=ctl.alpha, root_risk=root_risk, n=n, specs=specs)
+        tree, source = builder(), NodeRows(*rows)
+        grow_levels(tree, source, categorical, depth_first=True)
+        raw = tree.finish()
+        raw["surrogates"] = source.surrogates
+    info = dict(alpha=tree.alpha, root_risk=tree.root_risk, n=n, specs=specs)
     return raw, info
 
 
-def _grow_depth_first(values, specs, y, w, c, weights, kind, nodes, ctl) -> dict:
-    """Grow from the root in ``nodes`` node by node, depth first and left first, as rpart's
-    ``partition()`` (the reference of :func:`.classlevel.grow_levels`, and its fallback);
-    returns the surrogate splits by node number."""
-    surrogates: dict = {}
-    iscale = [0.0]
-    stack = [(0, np.arange(y.shape[0]))]
-    while stack:
-        i, rows = stack.pop()
-        size = nodes.cols["npos"][i] if ctl.rows_count else nodes.cols["weight"][i]
-        risk = float(weights.predicted(nodes.class_w[i])[1])
-        if size < ctl.min_size or nodes.cols["depth"][i] >= ctl.max_depth \
-                or not risk > ctl.alpha:
-            continue
-        best = _best_split(values, specs, rows, y[rows], w[rows], c[rows], nodes.K, weights,
-                           kind, ctl.edge, iscale)
-        if best.var < 0:
-            continue
-        left = record_and_route(nodes, i, best, specs, values, rows, w, surrogates,
-                                 ctl.rows_count)
-        number, depth = nodes.cols["number"][i], nodes.cols["depth"][i] + 1
-        kid_l = nodes.add(2 * number, i, depth, rows[left], y, w)
-        kid_r = nodes.add(2 * number + 1, i, depth, rows[~left], y, w)
-        nodes.cols["left"][i], nodes.cols["right"][i] = kid_l, kid_r
-        stack.append((kid_r, rows[~left]))
-        stack.append((kid_l, rows[left]))       # popped first: left first, as rpart
-    return surrogates
+class NodeRows(ClassRows):
+    """The rows of a K-class tree one node at a time, for the depth-first growth
+    (:func:`ubreg.trees.builder.grow_levels` with ``depth_first``; rpart's
+    ``partition()``, the reference of :class:`.classlevel.ClassSegments`, and its
+    fallback): each open node's rows, and the largest improvement seen so far (rpart's
+    ``iscale``)."""
 
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.rows_of = {0: np.arange(self.y.shape[0])}
+        self.iscale = [0.0]
 
+    def best_splits(self, open_ids, builder):
+        """The best split of the one open node (tolerance 0: the rules are rpart's, here)."""
+        self.rows = rows = self.rows_of.pop(int(open_ids[0]))
+        best = _best_split(self.values, self.specs, rows, self.y[rows], self.w[rows],
+                           self.c[rows], self.K, self.weights, self.kind, self.edge,
+                           self.iscale)
+        return pack_splits({0: best} if best.var >= 0 else {}, 1, self.lmax), 0.0
+
+    def children(self, ks, split, best, builder):
+        """Route the node's rows (surrogates where rows miss the variable); the
+        children's sums, left then right."""
+        left = self.route(self.rows, builder, split, best, 0, 0)
+        self.parts = [self.rows[left], self.rows[~left]]
+        return self.sums(self.parts)
+
+    def keep(self, kids, keep):
+        """Keep the open children's rows."""
+        for kid, rows, kept in zip(kids, self.parts, keep):
+            if kept:
+                self.rows_of[int(kid)] = rows

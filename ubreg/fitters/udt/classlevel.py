@@ -1,12 +1,16 @@
 """rpart's tree of K classes grown level by level, on the binary engine's segments.
 
-:func:`grow_levels` grows the tree that :mod:`.classes` describes with the machinery of
-the binary engine (:mod:`.grow`): each numeric predictor's rows of positive weight are
-sorted once (stably, NaN last); the open nodes of a level are contiguous segments of
-every ordering; a level's splits partition the orderings stably into the children's
-segments (:func:`.grow._relayout`, :func:`.partition.partition_rows`).  Every cut of every
-numeric predictor in every open node of a level is scored by one pass of array
-operations; factors are searched node by node (:func:`.classes.categorical_best`).
+:class:`ClassSegments` is the source (:class:`ubreg.trees.builder.SplitSource`) from
+which the tree builder (:func:`ubreg.trees.builder.grow_levels`, which owns the node
+table, the controls, the record of splits and the loop) grows the tree that
+:mod:`.classes` describes, with the machinery of the binary engine (:mod:`.grow`): each
+numeric predictor's rows of positive weight are sorted once (stably, NaN last); the open
+nodes of a level are contiguous segments of every ordering; a level's splits partition
+the orderings stably into the children's segments (:func:`.grow._relayout`,
+:func:`.partition.partition_rows`).  Every cut of every numeric predictor in every open
+node of a level is scored by one pass of array operations; factors are searched node by
+node (:func:`.class_splits.categorical_best`); the split nodes' rows are routed node by
+node, with their surrogate splits (:class:`.class_splits.ClassRows`).
 
 The tree does not depend on the order in which its nodes grow (α = cp × the root's risk
 is fixed), provided every number is formed as gini.c forms it within a node:
@@ -20,7 +24,7 @@ is fixed), provided every number is formed as gini.c forms it within a node:
   matrices of one segment a row, after a head column (0, or the total from which the
   right side's weights are subtracted), and summed by ``np.cumsum`` along the rows
   (:func:`_running`), as gini.c adds and subtracts them;
-- the children's impurities are :func:`.classes.children_impurity`'s, cut by cut; the
+- the children's impurities are :func:`.class_splits.children_impurity`'s, cut by cut; the
   first cut of least impurity in sort order is each predictor's best.
 
 rpart keeps a predictor's split only if its improvement exceeds 1e-10 of the largest
@@ -29,7 +33,8 @@ largest one lies between the largest seen at the node's ancestors (and at its ow
 earlier predictors) and the root's weighted impurity, which no improvement exceeds (the
 impurity is concave and of degree one in the class weights).  When an improvement falls
 between 1e-10 of these two bounds the level-wise growth cannot decide it:
-:class:`Undecided` is raised, and :func:`.classes.grow_class_raw` grows depth first.
+:class:`Undecided` is raised, and :func:`.classes.grow_class_raw` grows the tree anew,
+depth first (:class:`.classes.NodeRows`).
 """
 from __future__ import annotations
 
@@ -41,16 +46,17 @@ from ...errors import DataError
 from ...trees.class_stats import impurity_sum
 from ...trees.columns import CATEGORICAL
 from .class_splits import (
+    ClassRows,
     Split,
     categorical_best,
     children_impurity,
     left_is_lower,
-    record_and_route,
+    pack_splits,
 )
 from .grow import _relayout
 from .partition import partition_rows
 
-__all__ = ["grow_levels", "Undecided"]
+__all__ = ["ClassSegments", "Undecided", "ISCALE"]
 
 #: rpart keeps a split whose improvement exceeds this share of the largest one seen
 ISCALE = 1e-10
@@ -253,77 +259,76 @@ def _first_least(temp, total_ss, rc, ic, left, right, lev):
     return improve, at, lc, rc_
 
 
-def grow_levels(values, specs, y, w, weights, kind, nodes, ctl) -> dict:
-    """Grow the tree whose root is ``nodes``' only node (a :class:`.classes._Nodes`), level
-    by level; leave its nodes in rpart's depth-first order of growth and return the
-    surrogate splits by node number (:func:`.classes.grow_class_raw` gives the arguments;
-    ``ctl`` holds ``rows_count``, ``edge``, ``min_size``, ``max_depth`` and ``alpha``).
+class ClassSegments(ClassRows):
+    """The rows of a K-class tree as :func:`ubreg.trees.builder.grow_levels` asks for
+    them, level by level (see the module notes): every numeric predictor's rows of
+    positive weight sorted once (the rows of positive weight last, in row order), the
+    open nodes contiguous segments of every ordering, each open node's rows (of any
+    weight, in row order) to route, and the largest improvement seen before each open
+    node (rpart's ``iscale`` rule).
 
-    Raises :class:`Undecided` where rpart's ``iscale`` rule needs the depth-first order,
-    where an impurity is NaN, and where a factor has too many levels in a node (the
-    depth-first growth then raises rpart's error at the node it meets first)."""
-    n = y.shape[0]
-    pos = np.flatnonzero(w > 0)
-    numeric = [j for j, s in enumerate(specs) if s.kind != CATEGORICAL]
-    a = weights.altered[y] * w
-    g = SimpleNamespace(values=values, specs=specs, y=y, w=w, a=a, numeric=numeric, n=n,
-                        c=(w > 0).astype(np.float64) if ctl.rows_count else w,
-                        rows_count=ctl.rows_count, whole_w=_whole(w, len(numeric) + 1),
-                        whole_a=_whole(a), unit=bool(np.all(w == 1.0)),
-                        has_nan={j: bool(np.isnan(values[j]).any()) for j in numeric},
-                        # a trailing row of weight 0 fills the padding of running sums
-                        y_ext=np.append(y, 0), w_ext=np.append(w, 0.0), a_ext=np.append(a, 0.0),
-                        # classes in a byte (and K, the missing values' class): faster gathers
-                        y8=y.astype(np.uint8 if nodes.K < 255 else np.intp))
-    # the root's weighted impurity bounds every improvement (with room for rounding)
-    cap = float(impurity_sum(nodes.class_w[0], weights.altered, kind)) * (1.0 + 1e-6)
-    dtype = np.int32 if n < 2 ** 31 else np.intp
-    orders = np.stack([pos[np.argsort(values[j][pos], kind="stable")] for j in numeric]
-                      + [pos]).astype(dtype)
-    surrogates: dict = {}
-    open_ids = [0] if _splittable(nodes, [0], weights, ctl)[0] else []
-    rows_of, lo_of = {0: np.arange(n)}, {0: 0.0}
-    seg_len = np.array([pos.shape[0]], dtype=np.intp)
-    while open_ids:
-        lev = _layout(seg_len)
-        lo0 = np.array([lo_of.pop(i) for i in open_ids])
-        best, lo = _level_best(g, lev, orders, nodes.K, weights, kind, ctl.edge, lo0,
-                               0.0 if open_ids == [0] else cap)
-        ks = np.flatnonzero(best.var >= 0)
-        if not ks.shape[0]:
-            break
-        go_left, kids = _split_nodes(nodes, [open_ids[k] for k in ks], best, ks, g, rows_of,
-                                     lo_of, lo, surrogates, weights)
-        keep = _splittable(nodes, kids, weights, ctl)
-        len_slot = np.asarray([nodes.cols["npos"][i] for i in kids], dtype=np.intp)
-        A, C, m_new = _relayout(lev, seg_len, ks, len_slot, keep)
-        for i in np.asarray(kids)[~keep]:
-            rows_of.pop(int(i)), lo_of.pop(int(i))
-        open_ids = [int(i) for i in np.asarray(kids)[keep]]
-        seg_len = len_slot[keep]
+    ``best_splits`` raises :class:`Undecided` where rpart's ``iscale`` rule needs the
+    depth-first order, where an impurity is NaN, and where a factor has too many levels
+    in a node (the depth-first growth then raises rpart's error at the node it meets
+    first)."""
+
+    def __init__(self, values, specs, y, w, weights, kind, K, rows_count, edge, root_w):
+        super().__init__(values, specs, y, w, weights, kind, K, rows_count, edge)
+        n = y.shape[0]
+        pos = np.flatnonzero(w > 0)
+        numeric = [j for j, s in enumerate(specs) if s.kind != CATEGORICAL]
+        a = weights.altered[y] * w
+        self.g = SimpleNamespace(
+            values=values, specs=specs, y=y, w=w, a=a, numeric=numeric, n=n, c=self.c,
+            rows_count=rows_count, whole_w=_whole(w, len(numeric) + 1), whole_a=_whole(a),
+            unit=bool(np.all(w == 1.0)),
+            has_nan={j: bool(np.isnan(values[j]).any()) for j in numeric},
+            # a trailing row of weight 0 fills the padding of running sums
+            y_ext=np.append(y, 0), w_ext=np.append(w, 0.0), a_ext=np.append(a, 0.0),
+            # classes in a byte (and K, the missing values' class): faster gathers
+            y8=y.astype(np.uint8 if K < 255 else np.intp))
+        # the root's weighted impurity bounds every improvement (with room for rounding)
+        self.cap = float(impurity_sum(root_w, weights.altered, kind)) * (1.0 + 1e-6)
+        dtype = np.int32 if n < 2 ** 31 else np.intp
+        self.orders = np.stack([pos[np.argsort(values[j][pos], kind="stable")]
+                                for j in numeric] + [pos]).astype(dtype)
+        self.rows_of = [np.arange(n)]
+        self.lo = np.zeros(1)           # the largest improvement seen before each node
+        self.seg_len = np.array([pos.shape[0]], dtype=np.intp)
+
+    def best_splits(self, open_ids, builder):
+        """The best split of every open node (tolerance 0: the rules are rpart's, here)."""
+        self.lev = _layout(self.seg_len)
+        at_root = open_ids.shape[0] == 1 and open_ids[0] == builder.root[0]
+        best, self.seen = _level_best(self.g, self.lev, self.orders, self.K, self.weights,
+                                      self.kind, self.edge, self.lo, 0.0 if at_root else self.cap)
+        splits = {int(s): _split_of(best, s, self.weights) for s in np.flatnonzero(best.var >= 0)}
+        return pack_splits(splits, self.lev.S, self.lmax), 0.0
+
+    def children(self, ks, split, best, builder):
+        """Route the rows of the split nodes (surrogates where rows miss the variable);
+        the children's sums, left then right."""
+        go_left = np.ones(self.y.shape[0], dtype=bool)   # rows of unsplit segments: left
+        parts = []
+        for r, k in enumerate(ks):
+            rows = self.rows_of[k]
+            left = self.route(rows, builder, split, best, r, k)
+            go_left[rows] = left
+            parts += [rows[left], rows[~left]]
+        sums = self.sums(parts)
+        self.pending = (ks, go_left, parts, sums[1].astype(np.intp))
+        return sums
+
+    def keep(self, kids, keep):
+        """Keep the open children: their rows, segments and iscale bounds, and the
+        orderings' partition."""
+        ks, go_left, parts, len_slot = self.pending
+        A, C, m_new = _relayout(self.lev, self.seg_len, ks, len_slot, keep)
+        self.rows_of = [rows for rows, kept in zip(parts, keep) if kept]
+        self.lo = np.repeat(self.seen[ks], 2)[keep]
+        self.seg_len = len_slot[keep]
         if m_new:
-            orders = partition_rows(orders, go_left, A, C, m_new)
-    return _depth_first(nodes, surrogates)
-
-
-def _split_nodes(nodes, ids, best, ks, g, rows_of, lo_of, lo, surrogates, weights):
-    """Split the nodes ``ids`` (segments ``ks``) by their best splits, route their rows
-    (surrogates where rows miss the variable) and add their children, left then right.
-    Returns (which training rows go left: all but the right children's, the children)."""
-    go_left = np.ones(g.n, dtype=bool)      # rows of unsplit segments count as left
-    kids: list[int] = []
-    for i, k in zip(ids, ks):
-        rows = rows_of.pop(i)
-        left = record_and_route(nodes, i, _split_of(best, k, weights), g.specs, g.values,
-                                 rows, g.w, surrogates, g.rows_count)
-        go_left[rows] = left
-        number, depth = nodes.cols["number"][i], nodes.cols["depth"][i] + 1
-        for bit, side in ((0, left), (1, ~left)):
-            kid = nodes.add(2 * number + bit, i, depth, rows[side], g.y, g.w)
-            kids.append(kid)
-            rows_of[kid], lo_of[kid] = rows[side], lo[k]
-        nodes.cols["left"][i], nodes.cols["right"][i] = kids[-2], kids[-1]
-    return go_left, kids
+            self.orders = partition_rows(self.orders, go_left, A, C, m_new)
 
 
 def _layout(seg_len):
@@ -336,15 +341,6 @@ def _layout(seg_len):
     return SimpleNamespace(start=start, length=seg_len, seg=seg, S=seg_len.shape[0],
                            m=int(seg_len.sum()), blocks=blocks, head=head, col=col,
                            source=source)
-
-
-def _splittable(nodes, ids, weights, ctl):
-    """Nodes that may split: enough observations, above ``max_depth``, risk above α."""
-    cols = nodes.cols
-    risk = weights.predicted(np.asarray([nodes.class_w[i] for i in ids]))[1]
-    size = np.asarray([cols["npos"][i] if ctl.rows_count else cols["weight"][i] for i in ids])
-    depth = np.asarray([cols["depth"][i] for i in ids])
-    return (size >= ctl.min_size) & (depth < ctl.max_depth) & (risk > ctl.alpha)
 
 
 def _numeric_all(g, lev, orders, K, weights, kind, edge):
@@ -362,7 +358,7 @@ def _numeric_all(g, lev, orders, K, weights, kind, edge):
 
 
 def _categorical_all(g, lev, j, base, K, weights, kind, edge):
-    """:func:`.classes.categorical_best` of factor ``j`` in each segment (its rows in row
+    """:func:`.class_splits.categorical_best` of factor ``j`` in each segment (its rows in row
     order): (improve (S,), NaN where none; {segment: (side, lw, rw)})."""
     spec = g.specs[j]
     improve, got = np.full(lev.S, np.nan), {}
@@ -417,7 +413,7 @@ def _level_best(g, lev, orders, K, weights, kind, edge, lo, cap):
 
 
 def _split_of(best, s, weights):
-    """Segment ``s``'s best split as :func:`.classes.record_and_route` takes it."""
+    """Segment ``s``'s best split as :func:`.class_splits.pack_splits` takes it."""
     split = Split()
     j = int(best.var[s])
     split.improve, split.var, split.n_tied = float(best.improve[s]), j, int(best.n_tied[s])
@@ -429,32 +425,3 @@ def _split_of(best, s, weights):
     else:
         split.side, split.lw, split.rw = best.cat[j][s]
     return split
-
-
-def _depth_first(nodes, surrogates) -> dict:
-    """Put ``nodes`` in the order rpart's depth-first growth creates them (the root, then
-    the two children of each split node in preorder, left first); return ``surrogates``
-    in that order of their nodes."""
-    cols = nodes.cols
-    order, stack, splits = [0], [0], []
-    while stack:
-        i = stack.pop()
-        if cols["left"][i] >= 0:
-            splits.append(i)
-            order += [cols["left"][i], cols["right"][i]]
-            stack += [cols["right"][i], cols["left"][i]]
-    new = np.full(len(order) + 1, -1, dtype=np.intp)     # new[-1] = -1: no node
-    new[order] = np.arange(len(order))
-    cat = [i for i in splits if cols["cat_row"][i] >= 0]
-    sides = [nodes.sides[cols["cat_row"][i]] for i in cat]
-    cat_row = dict(zip(cat, range(len(cat))))
-    for f in nodes.FIELDS:
-        v = [cols[f][i] for i in order]
-        if f in ("parent", "left", "right"):
-            v = [int(new[x]) for x in v]
-        cols[f] = v
-    cols["cat_row"] = [cat_row.get(i, -1) for i in order]
-    nodes.class_w = [nodes.class_w[i] for i in order]
-    nodes.sides = sides
-    numbers = [cols["number"][new[i]] for i in splits]
-    return {k: surrogates[k] for k in numbers if k in surrogates}

@@ -60,7 +60,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...trees.builder import LevelBuilder, check_controls, grow_levels
+from ...trees.builder import LevelBuilder, TwoClassStats, check_controls, grow_levels
 from ...trees.columns import CATEGORICAL, check_columns, check_response
 from ...trees.criterion import make_criterion
 from ...trees.route import route_level
@@ -244,8 +244,8 @@ def grow_raw(columns, y, weight, family, *, min_split=20, min_leaf=7, max_depth=
     source = _PresortedRows(values, specs, y, w, crit, max_depth, count_rows)
     del w                                   # unit weights: the source keeps none
     lmax = max([len(s.levels) for s in specs if s.kind == CATEGORICAL] or [1])
-    builder = LevelBuilder(crit, source.root_sums(), min_split, min_leaf, max_depth, risk,
-                           source.rows, lmax)
+    builder = LevelBuilder(TwoClassStats(crit, risk), source.root_sums(), min_split, min_leaf,
+                           max_depth, source.rows, lmax)
     builder.alpha = cp * builder.root_risk if alpha is None else alpha
     info = dict(alpha=builder.alpha, root_risk=builder.root_risk, n=n, specs=specs)
     grow_levels(builder, source, source.cat_flag)

@@ -35,7 +35,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ...trees.builder import LevelBuilder, check_controls, grow_levels
+from ...trees.builder import LevelBuilder, TwoClassStats, check_controls, grow_levels
 from ...trees.columns import CATEGORICAL, ColumnSpec
 from ...trees.criterion import make_criterion
 from .grow import _Best
@@ -377,7 +377,8 @@ def grow_binned(coded: CodedColumns, histograms, root: dict, family, *, unit: bo
     crit = make_criterion(family)
     rows = bool(unit or count_rows)
     source = _Histograms(coded, histograms, crit, bool(unit), rows)
-    builder = LevelBuilder(crit, root, min_split, min_leaf, max_depth, risk, rows, source.lmax)
+    builder = LevelBuilder(TwoClassStats(crit, risk), root, min_split, min_leaf, max_depth, rows,
+                           source.lmax)
     builder.alpha = cp * builder.root_risk if alpha is None else alpha
     info = dict(alpha=builder.alpha, root_risk=builder.root_risk, n=int(root["n"]),
                 specs=list(coded.specs))
