@@ -71,7 +71,7 @@ def test_tree_routes_rows_as_it_predicts(X):
     def gain(mask):
         return g[mask].sum() ** 2 / h[mask].sum() + g[~mask].sum() ** 2 / h[~mask].sum()
     best = max(gain(X[:, j] > c) for j in range(X.shape[1]) for c in b.cuts[j])
-    assert gain(X[:, stump.feature[0]] > stump.cut[0]) == pytest.approx(best, rel=1e-10)
+    assert gain(X[:, stump.feature[0]] > stump.threshold[0]) == pytest.approx(best, rel=1e-10)
 
 
 # --- compiled tree kernels (ubreg.trees.histograms) ---------------------------------
@@ -117,7 +117,7 @@ def test_compiled_newton_search_is_the_numpy_search(X):
             a, na = grow_tree(b, stats, newton_gain, depth, min_leaf=ml, leaf_col=lc)
             c, nc = grow_tree(b, stats, lambda L, R, P: newton_gain(L, R, P), depth,
                               min_leaf=ml, leaf_col=lc)
-            for f in ("feature", "cut", "gain"):
+            for f in ("feature", "threshold", "gain", "left", "right", "nan_left"):
                 np.testing.assert_array_equal(getattr(a, f), getattr(c, f))
             np.testing.assert_array_equal(na, nc)
 
@@ -138,7 +138,7 @@ def test_ties_go_to_the_first_column_whatever_the_row_order(X):
     tp, nodep = grow_tree(bp, np.column_stack([g, h])[perm], newton_gain, depth=3,
                           min_leaf=1e-3, leaf_col=1)
     np.testing.assert_array_equal(tp.feature, tree.feature)
-    np.testing.assert_array_equal(tp.cut, tree.cut)
+    np.testing.assert_array_equal(tp.threshold, tree.threshold)
     np.testing.assert_array_equal(nodep, node[perm])
 
 
@@ -226,7 +226,7 @@ def test_a_known_root_histogram_of_the_weights_gives_the_same_tree():
         known = root_histogram(b, w)
         a, node_a = fit_newton_tree(b, stats, 3, 1e-3, 30.0)
         c, node_c = fit_newton_tree(b, stats, 3, 1e-3, 30.0, root_weights=known)
-        for key in ("feature", "cut", "gain", "value"):
+        for key in ("feature", "threshold", "gain", "value", "left", "right", "nan_left"):
             np.testing.assert_array_equal(getattr(a, key), getattr(c, key), err_msg=key)
         np.testing.assert_array_equal(node_a, node_c)
         assert (a.feature >= 0).sum() >= 3

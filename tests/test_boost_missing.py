@@ -69,7 +69,7 @@ def test_a_stump_sends_missing_values_to_the_side_of_their_class(train):
     """x0 missing ⇒ y = 1 mostly: the stump on x0 alone splits "missing or not"."""
     m = ubreg.fit("y ~ x0", train, method="uboost", learner="stumps", mstop=1, nu=1.0)
     stump = m.fit_info.learners[0]
-    assert stump.feature[0] == 1 and stump.cut[0] == np.inf     # values left, NaN right
+    assert stump.feature[0] == 1 and stump.threshold[0] == np.inf     # values left, NaN right
     assert not stump.nan_left[0] and stump.value[2] > 0 > stump.value[1]
     p = m.predict(pd.DataFrame({"x0": [np.nan, 0.0]}))
     assert p.iloc[0] > 0.8 > 0.6 > p.iloc[1]
@@ -120,7 +120,7 @@ def test_the_trees_are_histgradientboostings():
                                          max_leaf_nodes=None, min_samples_leaf=1,
                                          early_stopping=False).fit(train[cols], train["y"])
     for it, tree in enumerate(m.fit_info.learners):
-        ours = {int(i): (int(tree.feature[i]) - 1, tree.cut[i], bool(tree.nan_left[i]))
+        ours = {int(i): (int(tree.feature[i]) - 1, tree.threshold[i], bool(tree.nan_left[i]))
                 for i in np.flatnonzero(tree.feature >= 0)}
         assert ours == _hgb_splits(hgb._predictors[it][0].nodes), it
     for d in (train, test):

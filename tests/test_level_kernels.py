@@ -66,7 +66,7 @@ def test_parallel_trees_are_the_serial_trees(monkeypatch, data, depth, weighted)
         tree, node = fit_newton_tree(b, stats, depth, *bounds)
         out[on] = (tree, node.copy())
     (a, na), (c, nc) = out[False], out[True]
-    for key in ("feature", "cut", "gain", "value"):
+    for key in ("feature", "threshold", "gain", "value", "left", "right", "nan_left"):
         np.testing.assert_array_equal(getattr(a, key), getattr(c, key), err_msg=key)
     np.testing.assert_array_equal(na, nc)
     assert (a.feature >= 0).sum() >= depth
@@ -84,7 +84,7 @@ def test_parallel_grow_tree_is_serial_for_any_criterion(monkeypatch, data):
     for on in (False, True):
         _force(monkeypatch, on)
         tree, node = grow_tree(b, stats, gain, 4, min_leaf=5.0, leaf_col=2)
-        got.append((tree.feature.copy(), tree.cut.copy(), node.copy()))
+        got.append((tree.feature.copy(), tree.threshold.copy(), node.copy()))
     for x, z in zip(*got):
         np.testing.assert_array_equal(x, z)
 

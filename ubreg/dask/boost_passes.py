@@ -19,14 +19,16 @@ the in-memory fit does.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ..errors import DataError
 from ..numerics.scratch import scratch
 from ..trees.binning import BinnedDesign, mirrors
-from ..trees.heap import Tree
 from ..trees.heap_builder import grow_level_wise
 from ..trees.shallow import min_gain_threshold, newton_split_search, on_design_counts
+from ..trees.weak_tree import WeakTree
 from .frame import _workers_memory
 from .quantiles import distributed_cuts, first_pass, gather
 from .reduce import combine, reduce_sums
@@ -203,14 +205,13 @@ def on_design(trees: list, binned: BinnedDesign, rows: np.ndarray) -> None:
         on_design_counts(tree, binned, counts)
 
 
-def design_gains(tree: Tree, binned: BinnedDesign, p: int) -> np.ndarray:
+def design_gains(tree: WeakTree, binned: BinnedDesign, p: int) -> np.ndarray:
     """The split gains of ``tree`` (grown on the binned columns) by design column,
     as the in-memory fit sums them on its tree's design columns."""
     f = tree.feature
     if binned.source is not None:
         f = np.where(f >= 0, binned.source[np.maximum(f, 0)], -1)
-    return Tree(depth=tree.depth, feature=f, cut=tree.cut,
-                gain=tree.gain).split_gains_by_column(p)
+    return replace(tree, feature=f).split_gains_by_column(p)
 
 
 class Rounds:
@@ -237,13 +238,12 @@ class Rounds:
                            self.feats, self.binned.offsets, with_risk,
                            self.k + (1 if rows else 0))
 
-    def tree(self, states) -> tuple[Tree, np.ndarray, float]:
+    def tree(self, states) -> tuple[WeakTree, np.ndarray, float]:
         """One Newton tree (grow_tree's levels on summed histograms), its code cuts
         and the U-risk of the states' F."""
         d, b = self.depth, self.binned
         size = 2 ** (d + 1) - 1
-        tree = Tree(depth=d, feature=np.full(size, -1, dtype=np.int64), cut=np.zeros(size),
-                    gain=np.zeros(size))
+        tree = WeakTree.heap(d)
         kcut = np.zeros(size, dtype=np.int64)
         sums = np.zeros((size, self.k + 1))
         H, risk = self._root(states, tree, kcut)
@@ -267,7 +267,7 @@ class Rounds:
             return (a, nd, left[-1] <= t[-1] - left[-1])
 
         # the rows say which child is the smaller, for the level after the next
-        grow_level_wise(tree, b, H, lambda H: self.search(np.ascontiguousarray(H[..., :self.k])),
+        grow_level_wise(tree, d, b, H, lambda H: self.search(np.ascontiguousarray(H[..., :self.k])),
                         threshold, split_node=split_node, leaf=leaf,
                         children=lambda H, split, level: self._children(
                             states, tree, kcut, H, split, rows=level + 2 < d))
@@ -302,7 +302,7 @@ class Rounds:
         return child, active
 
     @staticmethod
-    def _valued(tree: Tree, sums: np.ndarray) -> Tree:
+    def _valued(tree: WeakTree, sums: np.ndarray) -> WeakTree:
         G, Hh = sums[:, 0], sums[:, 1]
         leaf = np.zeros(tree.feature.size, dtype=bool)
         leaf[tree.leaves] = True

@@ -5,11 +5,14 @@ Every weak learner of ubreg returns a hypothesis h that satisfies
 
 - :class:`~.stumps.SignStump` (:func:`~.stumps.fit_sign_stump`): ULS, t-AdaBoost;
 - :class:`~.rules.MonomialRule` (:func:`~.rules.fit_rule`): ULS;
-- :class:`~ubreg.trees.heap.Tree` on binned columns (:func:`~.trees.fit_leaf_tree` for ULS,
-  :func:`~.trees.fit_newton_tree` for U-Boost, :func:`~.trees.grow_tree` with the
-  tempered criterion for t-AdaBoost's ``learner="udt"``);
-- :class:`~.best_first.BestFirstTree` (:func:`~.best_first.grow_best_first`): the
-  §3.3 tree of t-AdaBoost (docs/tempered.md §3.3);
+- :class:`~ubreg.trees.weak_tree.WeakTree`, one class for every tree, a node table
+  with explicit children: grown level-wise on binned columns in heap order
+  (:func:`~ubreg.trees.shallow.fit_leaf_tree` for ULS,
+  :func:`~ubreg.trees.shallow.fit_newton_tree` for U-Boost,
+  :func:`~ubreg.trees.shallow.grow_tree` with the tempered criterion for t-AdaBoost's
+  ``learner="udt"``, U-Boost's passes on a Dask frame), or best first on exact
+  within-node midpoints (:func:`~ubreg.trees.best_first.grow_best_first`: the §3.3 tree
+  of t-AdaBoost, docs/tempered.md §3.3);
 - :class:`~.linear.LinearStep` (:meth:`~.linear.Componentwise.step`): U-Boost's
   componentwise linear base-learners.
 

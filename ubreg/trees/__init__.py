@@ -20,14 +20,16 @@ builder                   used with
                           (:mod:`ubreg.fitters.udt.classes`), criterion rpart's gini and
                           information (:mod:`.class_stats`)
 :mod:`.heap_builder`      the boosting learners' shallow trees, level by level, in heap
-                          order; sources: the rows in memory, partitioned by node
-                          (:mod:`.shallow`), or a Dask frame's passes
+                          order (a :class:`.weak_tree.WeakTree`); sources: the rows in
+                          memory, partitioned by node (:mod:`.shallow`), or a Dask
+                          frame's passes
                           (:mod:`ubreg.dask.boost_passes`); criterion a gain on k summed
                           statistics (:func:`.shallow.newton_gain`, :func:`.shallow.udt_gain`);
                           U-Boost's Newton trees run the same rules in one compiled call
                           (:mod:`._newton_grower`)
 :mod:`.best_first`        t-AdaBoost's §3.3 tree, most-populated leaf first, on exact
-                          within-node midpoints (its growth order defines its trees)
+                          within-node midpoints (its growth order defines its trees;
+                          a :class:`.weak_tree.WeakTree` too)
 ========================  ===========================================================
 
 rpart's trees of K classes carry every class's weight in the builder's node table
@@ -41,13 +43,17 @@ source (:mod:`ubreg.fitters.udt.classlevel`).  Shared by all:
 * :mod:`.model`: the fitted rpart-style tree a result holds, and predicts with
   (:mod:`.route`), with rpart's add-ons: surrogate splits (:mod:`.surrogates`) and
   cost-complexity pruning (:mod:`.prune`);
-* :mod:`.heap`: the weak learners' trees in heap order (ULS, U-Boost, t-AdaBoost);
+* :mod:`.weak_tree`: the one fitted tree of the weak learners (ULS, U-Boost,
+  t-AdaBoost, in memory and on Dask): a node table with explicit children and one
+  routing rule, filled in heap order by :mod:`.heap_builder` and in growth order by
+  :mod:`.best_first`;
 * :mod:`.histograms`: the compiled histograms of bin codes (every bin adds its rows
   in increasing row order, so a histogram is the same to the bit whichever builder,
   core or scheduler sums it) and the left sums of the split search, split across the
   cores by :mod:`._level_kernels`;
 * :mod:`.codes`: values to bin codes, and rows to the node they reach in a tree
-  stored by node id or in heap order.
+  stored by node id (rpart's) or in a weak tree in heap order (by heap arithmetic,
+  the fast path :mod:`.weak_tree` explains).
 
 The compiled modules import numba; none of this is imported by ``import ubreg``.
 """

@@ -38,122 +38,16 @@ level-wise binned grower with the same criterion is t-AdaBoost's
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
-from .heap import leaf_indicators
+from .weak_tree import WeakTree
 
-__all__ = ["DELTA_TOL", "PURE_LEAF", "BestFirstTree", "grow_best_first", "leaf_value",
-           "separates"]
+__all__ = ["DELTA_TOL", "PURE_LEAF", "grow_best_first", "leaf_value", "separates"]
 
 #: value of a pure (or non-finite) leaf, as in [J]
 PURE_LEAF = 100.0
 #: |Δ| below this is 0 (docs/tempered.md §3.3)
 DELTA_TOL = 1e-10
-
-
-@dataclass(eq=False)
-class BestFirstTree:
-    """A fitted §3.3 tree: parallel node arrays (−1 children for leaves), in
-    growth order (:class:`~ubreg.learners.base.WeakHypothesis`: its features
-    are the indicators of its leaves, its output the value of x's leaf)."""
-
-    feature: list = field(default_factory=list)
-    threshold: list = field(default_factory=list)
-    left: list = field(default_factory=list)
-    right: list = field(default_factory=list)
-    value: list = field(default_factory=list)
-    n_nodes: int = 0
-    kind: str = "tree"
-    #: whether each node sends a missing value (NaN) left
-    nan_left: list = field(default_factory=list)
-
-    def _add(self, value):
-        self.nan_left.append(False)
-        self.feature.append(-1)
-        self.threshold.append(np.nan)
-        self.left.append(-1)
-        self.right.append(-1)
-        self.value.append(float(value))
-        self.n_nodes += 1
-        return self.n_nodes - 1
-
-    def apply(self, X):
-        """Leaf index of every row ("x ≤ τ" goes left)."""
-        X = np.asarray(X, dtype=np.float64)
-        node = np.zeros(X.shape[0], dtype=np.int64)
-        feat, thr = np.array(self.feature), np.array(self.threshold)
-        left, right = np.array(self.left), np.array(self.right)
-        # trees pickled before missing values were routed have no nan_left
-        nan_left = np.array(getattr(self, "nan_left", None) or [False] * self.n_nodes)
-        active = left[node] >= 0
-        while active.any():
-            idx = np.flatnonzero(active)
-            nd = node[idx]
-            x = X[idx, feat[nd]]
-            go_left = (x <= thr[nd]) | (np.isnan(x) & nan_left[nd])
-            node[idx] = np.where(go_left, left[nd], right[nd])
-            active = left[node] >= 0
-        return node
-
-    def predict(self, X):
-        return np.array(self.value)[self.apply(X)]
-
-    @property
-    def leaves(self) -> np.ndarray:
-        return np.flatnonzero(np.array(self.left, dtype=np.int64) < 0)
-
-    @property
-    def n_leaves(self):
-        return int(sum(1 for v in self.left if v < 0))
-
-    @property
-    def n_features(self) -> int:
-        return self.n_leaves
-
-    @property
-    def columns(self) -> tuple[int, ...]:
-        return tuple(sorted({int(f) for f in self.feature if f >= 0}))
-
-    def transform(self, X):
-        """(m, leaves) indicators of the leaf of each row."""
-        return leaf_indicators(self.apply(X), self.leaves)
-
-    def key(self):
-        return ("tree", id(self))
-
-    def _paths(self, names):
-        """Path text of every node (root: "(all)")."""
-        paths = ["(all)"] + [""] * (self.n_nodes - 1)
-        for k in range(self.n_nodes):        # parents come before their children
-            if self.left[k] >= 0:
-                test = f"{names[self.feature[k]]} %s {self.threshold[k]:.6g}"
-                pre = "" if k == 0 else paths[k] + " & "
-                paths[self.left[k]] = pre + test % "<="
-                paths[self.right[k]] = pre + test % ">"
-        return paths
-
-    def describe(self, names) -> list[str]:
-        """One line per leaf: its path and value."""
-        paths = self._paths(names)
-        return [f"leaf [{paths[k]}]: {self.value[k]:.4g}" for k in self.leaves]
-
-    def listing(self, names) -> list[str]:
-        """The tree, one indented line per node (depth first, left child first)."""
-        out = []
-
-        def walk(k, depth):
-            pad = "  " * depth
-            if self.left[k] < 0:
-                out.append(f"{pad}leaf: {self.value[k]:.4g}")
-                return
-            out.append(f"{pad}{names[self.feature[k]]} <= {self.threshold[k]:.6g}")
-            walk(self.left[k], depth + 1)
-            walk(self.right[k], depth + 1)
-
-        walk(0, 0)
-        return out
 
 
 def leaf_value(wpos, w, link):
@@ -279,7 +173,7 @@ def _threshold(xs, m, p):
 
 
 def grow_best_first(X, ystar, q, risk, link, *, max_size=5, depth=None, max_candidates=2000,
-                    rng=None, w=None) -> BestFirstTree:
+                    rng=None, w=None) -> WeakTree:
     """Grow a §3.3 tree (see the module docstring) on per-row weights ``q``.
 
     Parameters
@@ -301,22 +195,28 @@ def grow_best_first(X, ystar, q, risk, link, *, max_size=5, depth=None, max_cand
         Frequency weights: node statistics are Σ w_i q_i, and "most examples"
         counts Σ w_i; rows of weight 0 are not in the data (no thresholds
         from them).
+
+    Returns
+    -------
+    WeakTree
+        Its nodes in growth order (a split's children one after the other), the gain
+        of a split its Δ, thresholds printed to 6 significant digits.
     """
     if w is not None:
         q = q * w
     count = np.ones(X.shape[0]) if w is None else np.asarray(w, dtype=float)
     rng = np.random.default_rng(0) if rng is None else rng
     pos = ystar > 0
-    tree = BestFirstTree()
+    nodes = _Nodes()
 
     def stats(rows: np.ndarray) -> tuple[float, float]:
         return float(q[rows][pos[rows]].sum()), float(q[rows].sum())
 
     all_rows = np.flatnonzero(count > 0)
-    queue = [(tree._add(leaf_value(*stats(all_rows), link)), all_rows, 0)]
+    queue = [(nodes.add(leaf_value(*stats(all_rows), link)), all_rows, 0)]
     while queue:
         if depth is None:
-            if tree.n_nodes >= max_size:
+            if nodes.n >= max_size:
                 break
             k = max(range(len(queue)), key=lambda i: count[queue[i][1]].sum())   # most examples
         else:
@@ -327,7 +227,7 @@ def grow_best_first(X, ystar, q, risk, link, *, max_size=5, depth=None, max_cand
         best = _best_split(X, rows, q, pos, risk, max_candidates, rng)
         if best is None:
             continue                                        # dropped from the queue
-        _, j, thr, nan_left = best
+        delta, j, thr, nan_left = best
         go_left = X[rows, j] <= thr
         if nan_left is None:
             # no NaN in the node: they go to the child of more examples (HistGradientBoosting)
@@ -335,9 +235,40 @@ def grow_best_first(X, ystar, q, risk, link, *, max_size=5, depth=None, max_cand
         elif nan_left:
             go_left |= np.isnan(X[rows, j])
         lrows, rrows = rows[go_left], rows[~go_left]
-        tree.feature[node], tree.threshold[node] = j, thr
-        tree.nan_left[node] = nan_left
-        tree.left[node] = tree._add(leaf_value(*stats(lrows), link))
-        tree.right[node] = tree._add(leaf_value(*stats(rrows), link))
-        queue += [(tree.left[node], lrows, d + 1), (tree.right[node], rrows, d + 1)]
-    return tree
+        left = nodes.add(leaf_value(*stats(lrows), link))
+        right = nodes.add(leaf_value(*stats(rrows), link))
+        nodes.split(node, j, thr, delta, nan_left, left, right)
+        queue += [(left, lrows, d + 1), (right, rrows, d + 1)]
+    return nodes.tree()
+
+
+class _Nodes:
+    """The node lists of a tree as the best-first grower appends them."""
+
+    def __init__(self):
+        self.cols: dict[str, list] = {k: [] for k in ("feature", "threshold", "left", "right",
+                                                      "gain", "nan_left", "value")}
+        self.n = 0
+
+    def add(self, value: float) -> int:
+        """A new leaf of value ``value``; its id."""
+        for k, v in (("feature", -1), ("threshold", np.nan), ("left", -1), ("right", -1),
+                     ("gain", 0.0), ("nan_left", False), ("value", float(value))):
+            self.cols[k].append(v)
+        self.n += 1
+        return self.n - 1
+
+    def split(self, node, feature, threshold, gain, nan_left, left, right) -> None:
+        for k, v in (("feature", feature), ("threshold", threshold), ("gain", gain),
+                     ("nan_left", nan_left), ("left", left), ("right", right)):
+            self.cols[k][node] = v
+
+    def tree(self) -> WeakTree:
+        c = self.cols
+        return WeakTree(feature=np.array(c["feature"], dtype=np.int64),
+                        threshold=np.array(c["threshold"], dtype=np.float64),
+                        left=np.array(c["left"], dtype=np.int64),
+                        right=np.array(c["right"], dtype=np.int64),
+                        gain=np.array(c["gain"], dtype=np.float64),
+                        nan_left=np.array(c["nan_left"], dtype=bool),
+                        value=np.array(c["value"], dtype=np.float64), digits=6)

@@ -16,21 +16,22 @@ from typing import Any
 import numpy as np
 
 from .binning import BinnedDesign
-from .heap import Tree
+from .weak_tree import WeakTree
 
 __all__ = ["grow_level_wise"]
 
 
-def grow_level_wise(tree: Tree, binned: BinnedDesign, H: np.ndarray,
+def grow_level_wise(tree: WeakTree, depth: int, binned: BinnedDesign, H: np.ndarray,
                     search: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
                     threshold: float, *, split_node: Callable[..., Any],
                     children: Callable[..., tuple[np.ndarray, list]],
-                    leaf: Callable[..., None] | None = None) -> Tree:
-    """Grow ``tree`` (heap order, ``tree.depth`` levels) from the root's histogram ``H``.
+                    leaf: Callable[..., None] | None = None) -> WeakTree:
+    """Grow ``tree`` (a table in heap order, :meth:`WeakTree.heap`) to ``depth`` levels
+    from the root's histogram ``H``.
 
     Every level, ``search(H)`` gives each open node's best candidate and its gain (a row
     of H per node, in heap order).  A node whose gain exceeds ``threshold`` is split on its
-    candidate: column, cut value and gain go into ``tree`` and
+    candidate: column, cut value and gain go into ``tree`` (:meth:`WeakTree.split_heap`) and
     ``split_node(H, a, nd, column, cut_code, last)`` (``a`` the node's row of H, ``nd`` its
     heap index, ``last`` whether this is the last level) returns what the source needs to
     sum its children, or None; any other node is a leaf, ``leaf(H, a, nd)``.  Unless this
@@ -39,9 +40,9 @@ def grow_level_wise(tree: Tree, binned: BinnedDesign, H: np.ndarray,
     """
     _, col, kk = binned.candidates()
     active = [0]
-    for level in range(tree.depth):
+    for level in range(depth):
         best, gain = search(H)
-        last = level == tree.depth - 1
+        last = level == depth - 1
         split = []
         for a, nd in enumerate(active):          # ≤ 2^depth nodes per level
             if not gain[a] > threshold:
@@ -49,8 +50,7 @@ def grow_level_wise(tree: Tree, binned: BinnedDesign, H: np.ndarray,
                     leaf(H, a, nd)
                 continue
             f, kcut = int(col[best[a]]), int(kk[best[a]])
-            tree.feature[nd], tree.gain[nd] = f, gain[a]
-            tree.cut[nd] = binned.cut_value(f, kcut)
+            tree.split_heap(nd, f, binned.cut_value(f, kcut), gain[a])
             record = split_node(H, a, nd, f, kcut, last)
             if record is not None:
                 split.append(record)

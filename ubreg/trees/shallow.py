@@ -22,8 +22,9 @@ child of each split (the rows of each node are kept as a contiguous segment of
 one permutation), its sibling's histogram is the parent's minus it, and every
 candidate of every node of a level is scored at once (the Newton criterion in
 one compiled pass, any other criterion in numpy); rows are never looped over
-in Python.  Trees are stored in heap order (children of node i are 2i + 1 and
-2i + 2).
+in Python.  Trees are grown in heap order (children of node i are 2i + 1 and
+2i + 2) into :class:`~ubreg.trees.weak_tree.WeakTree` tables whose node ids are the
+heap indices.
 
 Why ``method="udt"`` keeps its own grower (:mod:`ubreg.fitters.udt.grow`)
 rather than this one: both grow level by level and score a split by the drop
@@ -61,12 +62,11 @@ from __future__ import annotations
 import numpy as np
 
 from .binning import BinnedDesign
-from .heap import Tree, leaf_indicators
 from .heap_builder import grow_level_wise
+from .weak_tree import WeakTree, leaf_indicators
 
-__all__ = ["Tree", "fit_leaf_tree", "fit_newton_tree", "grow_tree",
-           "tree_workspace",
-           "leaf_indicators", "newton_gain", "udt_gain", "newton_split_search", "on_design_counts",
+__all__ = ["fit_leaf_tree", "fit_newton_tree", "grow_tree",
+           "tree_workspace", "newton_gain", "udt_gain", "newton_split_search", "on_design_counts",
            "min_gain_threshold", "root_histogram", "MIN_GAIN"]
 
 
@@ -120,7 +120,7 @@ def grow_tree(binned: BinnedDesign, stats: np.ndarray, gain_fn, depth: int,
 
     Returns
     -------
-    (Tree, node)
+    (WeakTree, node)
         The tree (values unset) and the heap index of each training row's leaf.
 
     Histograms are float64 sums in increasing row order, built by compiled
@@ -144,8 +144,7 @@ def _grow(binned, stats, gain_fn, depth, min_leaf, min_gain, leaf_col, root_last
     stats = np.ascontiguousarray(stats, dtype=np.float64)
     n, k = stats.shape
     size = 2 ** (depth + 1) - 1
-    tree = Tree(depth=depth, feature=np.full(size, -1, dtype=np.int64), cut=np.zeros(size),
-                gain=np.zeros(size))
+    tree = WeakTree.heap(depth)
     rows = _Segments(n) if workspace is None else workspace.reset()
     if binned.candidates()[0].size == 0 or n == 0:
         return (tree,) + _leaves(binned, rows, [], stats, size, leaf_sums)
@@ -173,7 +172,7 @@ def _grow(binned, stats, gain_fn, depth, min_leaf, min_gain, leaf_col, root_last
         rows.seg[2 * nd + 1], rows.seg[2 * nd + 2] = (start, mid), (mid, end)
         return (a, nd, start, mid, end)
 
-    grow_level_wise(tree, binned, H, search, threshold, split_node=split_node,
+    grow_level_wise(tree, depth, binned, H, search, threshold, split_node=split_node,
                     children=lambda H, split, level: _child_histograms(
                         binned, feats, stats, rows.order, H, split))
     out = _leaves(binned, rows, last_splits, stats, size, leaf_sums)
@@ -217,7 +216,7 @@ def _grow_newton(binned, stats, depth, min_leaf, leaf_col, root_last, workspace)
     cut = np.zeros(feature.size)
     for i in np.flatnonzero(feature >= 0):
         cut[i] = binned.cuts[feature[i]][kcut[i]]
-    tree = Tree(depth=depth, feature=feature, cut=cut, gain=gain, value=value)
+    tree = WeakTree.from_heap(feature, cut, gain, value)
     return on_design(tree, binned, rows.node), rows.node, (G, H)
 
 
@@ -231,9 +230,9 @@ def _below_parallel_limits(limits, rows: int, nfeats: int) -> bool:
     return rows < rows_min and rows * nfeats < cells_min
 
 
-def on_design(tree: Tree, binned: BinnedDesign, node: np.ndarray) -> Tree:
+def on_design(tree: WeakTree, binned: BinnedDesign, node: np.ndarray) -> WeakTree:
     """``tree``, grown on the binned columns, on the design's: each split's design
-    column and the side its missing values go (``Tree.nan_left``), the training rows'
+    column and the side its missing values go (``WeakTree.nan_left``), the training rows'
     leaves ``node`` read.
 
     A split on a column with NaN in training sends them the way it learned (the
@@ -245,7 +244,7 @@ def on_design(tree: Tree, binned: BinnedDesign, node: np.ndarray) -> Tree:
     return on_design_counts(tree, binned, np.bincount(node, minlength=size)[:size])
 
 
-def on_design_counts(tree: Tree, binned: BinnedDesign, leaf_rows: np.ndarray) -> Tree:
+def on_design_counts(tree: WeakTree, binned: BinnedDesign, leaf_rows: np.ndarray) -> WeakTree:
     """:func:`on_design` from the training rows that end in each heap node
     (``leaf_rows``, (nodes,) counts; a Dask fit sums them over its partitions).
     ``tree.feature`` is rewritten in place."""
@@ -253,8 +252,8 @@ def on_design_counts(tree: Tree, binned: BinnedDesign, leaf_rows: np.ndarray) ->
     split = np.flatnonzero(f >= 0)
     nan_left = np.zeros(f.size, dtype=bool)
     if split.size:
-        rows = _node_rows(np.array(leaf_rows, dtype=np.int64), tree.depth)
-        nan_left[split] = rows[2 * split + 1] > rows[2 * split + 2]
+        rows = _node_rows(tree, np.array(leaf_rows, dtype=np.int64))
+        nan_left[split] = rows[tree.left[split]] > rows[tree.right[split]]
         if binned.source is not None and binned.has_nan is not None \
                 and binned.nan_left is not None:
             cols = f[split]
@@ -265,12 +264,11 @@ def on_design_counts(tree: Tree, binned: BinnedDesign, leaf_rows: np.ndarray) ->
     return tree
 
 
-def _node_rows(rows: np.ndarray, depth: int) -> np.ndarray:
-    """The training rows of every heap node, from the rows ending in each (summed
+def _node_rows(tree: WeakTree, rows: np.ndarray) -> np.ndarray:
+    """The training rows of every node, from the rows ending in each (summed
     into their parents in place)."""
-    for level in range(depth, 0, -1):         # each level's pairs summed into their parents
-        lo, hi = 2 ** level - 1, 2 ** (level + 1) - 1
-        rows[(lo - 1) // 2:(hi - 1) // 2] += rows[lo:hi].reshape(-1, 2).sum(axis=1)
+    for inner in reversed(tree.levels()):     # each level's children summed into their parents
+        rows[inner] += rows[tree.left[inner]] + rows[tree.right[inner]]
     return rows
 
 
@@ -478,7 +476,7 @@ def fit_leaf_tree(binned: BinnedDesign, v, y, w, phi, depth: int, min_leaf=1.0):
 
     Returns
     -------
-    (Tree, values, edge)
+    (WeakTree, values, edge)
         The tree (no leaf values: ULS solves one coefficient per leaf), the
         (n, leaves) indicators of the training rows' leaves, and the edge of
         the best sign on each leaf, Σ_leaves |Σ_leaf vᵢ|.
@@ -515,7 +513,7 @@ def fit_newton_tree(binned: BinnedDesign, stats, depth: int, min_child_weight: f
 
     Returns
     -------
-    (Tree, node)
+    (WeakTree, node)
         The tree with its leaf values and the heap index of each training
         row's leaf.
     """

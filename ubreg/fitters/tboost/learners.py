@@ -58,7 +58,7 @@ def fit_tempered_tree(X, ystar, q, t, *, max_size=5, depth=None, max_candidates=
 
     Returns
     -------
-    :class:`~ubreg.trees.best_first.BestFirstTree`
+    :class:`~ubreg.trees.weak_tree.WeakTree`
     """
     return grow_best_first(X, ystar, q, partial(bayes_risk, t=t), Tempered(t).dphi,
                            max_size=max_size, depth=depth, max_candidates=max_candidates,
@@ -67,7 +67,7 @@ def fit_tempered_tree(X, ystar, q, t, *, max_size=5, depth=None, max_candidates=
 
 def fit_udt_tree(binned, ystar, q, t, depth, w=None):
     """A shared shallow tree (:func:`ubreg.trees.shallow.grow_tree`) on the
-    tempered weights ``q``, leaves at η_t(p_leaf).  Returns (Tree, training
+    tempered weights ``q``, leaves at η_t(p_leaf).  Returns (WeakTree, training
     values) or (None, None) when the root has no admissible split.
 
     Per row the histograms sum (W⁺, W⁻, live⁺, live⁻): the weights
