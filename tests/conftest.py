@@ -14,7 +14,9 @@ fit modifies its data).
 
 ``client`` is the Dask cluster of the cluster tests (``tests/test_dask*.py``): a
 ``distributed.Client`` on a LocalCluster of two worker processes, one per test
-module (the worker-kill tests kill its workers).
+module (the worker-kill tests kill its workers).  Those modules' data: ``frame`` is the
+module's own ``_data()``, ``ddf`` the same rows as a Dask frame of 4 partitions,
+``frame_na`` and ``ddf_na`` the same with missing predictors (:func:`with_missing`).
 """
 from __future__ import annotations
 
@@ -35,6 +37,7 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     # OpenBLAS's threads would spin the same way
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+import numpy as np
 import pytest
 
 import ubreg
@@ -103,6 +106,46 @@ def client():
     yield c
     c.close()
     cluster.close()
+
+
+@pytest.fixture(scope="module")
+def frame(request):
+    """The Dask test module's data, its ``_data()``."""
+    return request.module._data()
+
+
+def with_missing(df, seed=1):
+    """NA predictors, kept in memory and on Dask: b in 10 % of the rows, the factor g in
+    5 % (NaN in each of its dummies), x in one row.  (With seed 3 a tree of
+    test_dask_uboost's CASES[3] meets two splits of the same rows whose gains, 3e-6 of the
+    node's sums, differ by rounding beyond TIE_RTOL: another column, the same
+    predictions.)"""
+    rng = np.random.default_rng(seed)
+    df = df.copy()
+    df.loc[rng.uniform(size=len(df)) < 0.1, "b"] = np.nan
+    df.loc[rng.uniform(size=len(df)) < 0.05, "g"] = None
+    df.loc[[17], "x"] = np.nan
+    return df
+
+
+@pytest.fixture(scope="module")
+def frame_na(frame):
+    return with_missing(frame)
+
+
+def _partitioned(df):
+    dd = pytest.importorskip("dask.dataframe")
+    return dd.from_pandas(df, npartitions=4, sort=True)
+
+
+@pytest.fixture(scope="module")
+def ddf(frame):
+    return _partitioned(frame)
+
+
+@pytest.fixture(scope="module")
+def ddf_na(frame_na):
+    return _partitioned(frame_na)
 
 
 @pytest.fixture(scope="session")

@@ -45,16 +45,6 @@ def _data(n=800, seed=3):
     return df
 
 
-@pytest.fixture(scope="module")
-def frame():
-    return _data()
-
-
-@pytest.fixture(scope="module")
-def ddf(frame):
-    return dd.from_pandas(frame, npartitions=4, sort=True)
-
-
 def _assert_same_fit(mem, out):
     np.testing.assert_allclose(out.coef.to_numpy(), mem.coef.to_numpy(), rtol=0, atol=TOL)
     for kind in ("model", "robust"):

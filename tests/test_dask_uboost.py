@@ -42,39 +42,6 @@ def _data(n=6000, seed=11):
     return df
 
 
-def _with_missing(df, seed=1):
-    """NA predictors, kept in memory and on Dask: a continuous one in 10 % of the rows,
-    the factor in 5 % (NaN in each of its dummies), x in one row.  (With seed 3 a tree
-    of CASES[3] meets two splits of the same rows whose gains, 3e-6 of the node's
-    sums, differ by rounding beyond TIE_RTOL: another column, the same predictions.)"""
-    rng = np.random.default_rng(seed)
-    df = df.copy()
-    df.loc[rng.uniform(size=len(df)) < 0.1, "b"] = np.nan
-    df.loc[rng.uniform(size=len(df)) < 0.05, "g"] = None
-    df.loc[[17], "x"] = np.nan
-    return df
-
-
-@pytest.fixture(scope="module")
-def frame():
-    return _data()
-
-
-@pytest.fixture(scope="module")
-def ddf(frame):
-    return dd.from_pandas(frame, npartitions=4, sort=True)
-
-
-@pytest.fixture(scope="module")
-def frame_na(frame):
-    return _with_missing(frame)
-
-
-@pytest.fixture(scope="module")
-def ddf_na(frame_na):
-    return dd.from_pandas(frame_na, npartitions=4, sort=True)
-
-
 def _assert_same_fit(mem, out, frame):
     assert isinstance(out, UBoostResult)
     rows = frame.dropna(subset=["y"])            # NA predictors are predicted too

@@ -37,27 +37,6 @@ def _data(n=3000, seed=5):
     return df
 
 
-def _with_missing(df, seed=1):
-    """NA predictors, kept in memory and on Dask: b in 10 % of the rows, the factor in
-    5 % (NaN in each of its dummies), x in one row."""
-    rng = np.random.default_rng(seed)
-    df = df.copy()
-    df.loc[rng.uniform(size=len(df)) < 0.1, "b"] = np.nan
-    df.loc[rng.uniform(size=len(df)) < 0.05, "g"] = None
-    df.loc[[17], "x"] = np.nan
-    return df
-
-
-@pytest.fixture(scope="module")
-def frame():
-    return _data()
-
-
-@pytest.fixture(scope="module")
-def frame_na(frame):
-    return _with_missing(frame)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("data", ["frame", "frame_na"])
 @pytest.mark.parametrize("kw", [dict(mstop=8), dict(mstop=5, depth=2, weights="w",

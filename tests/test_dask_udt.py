@@ -44,16 +44,6 @@ def _data(n=1600, seed=5):
     return df
 
 
-@pytest.fixture(scope="module")
-def frame():
-    return _data()
-
-
-@pytest.fixture(scope="module")
-def ddf(frame):
-    return dd.from_pandas(frame, npartitions=4, sort=True)
-
-
 def _assert_same_tree(mem, out):
     """The same splits, node statistics and leaf values; the same cp table."""
     assert isinstance(out, TreeResult)
