@@ -38,6 +38,19 @@ def test_predict_refuses_what_is_not_a_model(tmp_path, csv, capsys):
     assert "cannot load the model" in capsys.readouterr().err
 
 
+def test_predict_names_a_model_saved_by_a_version_whose_classes_are_gone(tmp_path, csv,
+                                                                           capsys):
+    """A pickle naming a module or class this version no longer has (a model saved by an
+    older ubreg: the weak learners' ``ubreg.trees.heap.Tree`` is gone) gets the advice to
+    refit, not a traceback."""
+    old = tmp_path / "old.pkl"
+    # protocol 0: the class is named by module and name, as in the pickles of that version
+    old.write_bytes(b"cubreg.trees.heap\nTree\n(tR.")
+    assert main(["predict", str(old), str(csv), "-o", str(tmp_path / "o.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "ubreg.trees.heap" in err and "refit" in err and "Traceback" not in err
+
+
 def test_arguments_in_the_other_order_get_the_working_spelling(csv, capsys):
     """``ubreg fit`` takes the formula first (R's glm(formula, data)), ``compare`` and
     ``anova`` the data first (then several formulas): swapped, the error says which."""

@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from ._version import __version__
 from .errors import UbregError
 
 __all__ = ["add_commands", "read_csv"]
@@ -99,6 +100,10 @@ def _predict(args: argparse.Namespace) -> int:
             model = pickle.load(stream)
     except (OSError, pickle.UnpicklingError, EOFError) as exc:
         raise UbregError(f"cannot load the model {args.model!r}: {exc}") from None
+    except (ImportError, AttributeError) as exc:     # a module or class since renamed
+        raise UbregError(f"cannot load the model {args.model!r}: {exc}; it was saved by "
+                         f"another ubreg version than {__version__}: refit it (README.md, "
+                         "\"Saving fitted models\")") from None
     if not hasattr(model, "predict") or not hasattr(model, "formula"):
         raise UbregError(f"{args.model!r} holds a {type(model).__name__}, not a ubreg model "
                          "(save one with ubreg fit ... --save FILE)")
