@@ -53,6 +53,9 @@ class MethodCase:
     options: dict
     multiclass: bool
     keeps_missing: bool
+    #: the options the variant accepts (its schema's names): tests of an option's outcome
+    #: ask whether a method has it, not which method it is
+    accepts: frozenset = frozenset()
 
 
 def _method_cases() -> dict[str, MethodCase]:
@@ -60,8 +63,9 @@ def _method_cases() -> dict[str, MethodCase]:
     for name, entry in ubreg.METHODS.items():
         for variant, options in entry.quick.items():
             label = f"{name}-{variant}" if variant else name
+            accepts = frozenset(entry.schema_for(dict(options)).names())
             out[label] = MethodCase(label, name, dict(options), entry.multiclass,
-                                    entry.keeps_missing)
+                                    entry.keeps_missing, accepts)
     return out
 
 
