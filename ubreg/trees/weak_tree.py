@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .predictor import Splits, descend, split_levels
+
 __all__ = ["WeakTree", "leaf_indicators"]
 
 
@@ -100,15 +102,7 @@ class WeakTree:
 
     def levels(self) -> list[np.ndarray]:
         """The split nodes reachable from the root, level by level (the root's first)."""
-        out = []
-        frontier = np.zeros(1, dtype=np.int64)
-        while frontier.size:
-            inner = frontier[self.left[frontier] >= 0]
-            if not inner.size:
-                break
-            out.append(inner)
-            frontier = np.concatenate([self.left[inner], self.right[inner]])
-        return out
+        return split_levels(self.left, self.right)
 
     def _reachable(self) -> np.ndarray:
         reach = np.zeros(self.feature.size, dtype=bool)
@@ -139,26 +133,18 @@ class WeakTree:
     def columns(self) -> tuple[int, ...]:
         return tuple(sorted(set(self.feature[self.feature >= 0].tolist())))
 
+    @property
+    def splits(self) -> Splits:
+        """The table as the package's one predictor reads it
+        (:class:`~ubreg.trees.predictor.Splits`): x ≤ threshold below, left; NaN left
+        iff ``nan_left``."""
+        return Splits(left=self.left, right=self.right, var=self.feature,
+                      threshold=self.threshold, nan_left=self.nan_left, ties_above=False)
+
     def apply(self, X: np.ndarray) -> np.ndarray:
-        """The leaf (node id) of each row of design rows X: a loop over levels, not rows."""
-        X = np.asarray(X, dtype=np.float64)
-        node = np.zeros(X.shape[0], dtype=np.int64)
-        depth = len(self.levels())
-        if not depth:
-            return node
-        rows = np.arange(X.shape[0])
-        # child[2 k + right]: a leaf is its own child, so a row that reached one stays
-        ids = np.arange(self.left.size)
-        child = np.where(self.left < 0, ids, np.stack([self.left, self.right])).T.ravel()
-        feature = np.maximum(self.feature, 0)
-        for _ in range(depth):
-            x = X[rows, feature[node]]
-            right = x > self.threshold[node]
-            nan = np.isnan(x)
-            if nan.any():
-                right = np.where(nan, ~self.nan_left[node], right)
-            node = child[2 * node + right]
-        return node
+        """The leaf (node id) of each row of design rows X, by the package's one
+        predictor (:func:`~ubreg.trees.predictor.descend`): a loop over levels, not rows."""
+        return descend(self.splits, np.asarray(X, dtype=np.float64))
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         assert self.value is not None, "ULS's trees have no leaf outputs (ULS solves them)"
