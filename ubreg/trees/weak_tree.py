@@ -15,7 +15,10 @@ Dask) and t-AdaBoost, whichever builder grew them:
 Either way a parent's id is below its children's, and one rule routes a row: a split
 node sends x right when x[feature] > threshold, left when x[feature] ≤ threshold, and
 a missing value (NaN) left iff ``nan_left`` (HistGradientBoosting's rule:
-:mod:`ubreg.trees.binning`).
+:mod:`ubreg.trees.binning`).  :meth:`WeakTree.apply` routes them by the package's one
+tree predictor, :func:`ubreg.trees.predictor.descend`, which rpart's trees use too: the
+table is its :class:`~ubreg.trees.predictor.Splits` as it is (:attr:`WeakTree.splits`:
+a tie below the threshold, no flipped sides, no factors, no surrogates).
 
 On bin codes (U-Boost's passes over the partitions of a Dask frame) the compiled
 kernels :func:`ubreg.trees.codes.heap_slots` and :func:`ubreg.trees.codes.advance_F`
@@ -24,8 +27,9 @@ heap order (:attr:`WeakTree.in_heap_order`), a fast path of the same trees: read
 explicit children instead cost those kernels 11 % (depth 3) and 16 % (depth 6) more per
 row in their best layout (one array of children indexed by 2i + right), 40 % to 70 % as
 separate left and right arrays (10^6 rows × 20 columns of uint8 codes: a row's next node
-is a dependent load, not 2i + 1 + right).  :meth:`WeakTree.apply` reads the explicit
-children, as fast as the heap arithmetic it replaced.
+is a dependent load, not 2i + 1 + right).  :meth:`WeakTree.apply` (the one predictor)
+reads the explicit children, as one array indexed by 2i + right, as fast as the heap
+arithmetic it replaced.
 """
 from __future__ import annotations
 
