@@ -42,6 +42,9 @@ class Splits:
 
     Parameters
     ----------
+    ties_above : bool
+        Whether a value equal to the threshold is above it (x ≥ t above: rpart's
+        x < t below), or below it (x > t above: the weak learners' x ≤ t below).
     left, right : (nodes,) int
         Children of each split node, −1 at a leaf.  Node 0 is the root.
     var : (nodes,) int
@@ -51,9 +54,6 @@ class Splits:
         Numeric splits: the cut (ignored at categorical splits and leaves).
     nan_left : (nodes,) bool
         Whether a missing value goes left.
-    ties_above : bool
-        Whether a value equal to the threshold is above it (x ≥ t above: rpart's
-        x < t below), or below it (x > t above: the weak learners' x ≤ t below).
     flip : (nodes,) bool or None
         Nodes whose values above the threshold go left (rpart's ``direction`` +1);
         None: none (above goes right everywhere).
@@ -64,12 +64,12 @@ class Splits:
         Per level code: 1 left, 2 right, 0 unseen in the node (missing values' side).
     """
 
+    ties_above: bool
     left: np.ndarray
     right: np.ndarray
     var: np.ndarray
     threshold: np.ndarray
     nan_left: np.ndarray
-    ties_above: bool
     flip: np.ndarray | None = None
     cat_row: np.ndarray | None = None
     cat_side: np.ndarray | None = None
@@ -77,7 +77,7 @@ class Splits:
 
 def split_levels(left: np.ndarray, right: np.ndarray) -> list[np.ndarray]:
     """The split nodes reachable from the root, level by level (the root's first)."""
-    out = []
+    out: list[np.ndarray] = []
     frontier = np.zeros(1, dtype=np.int64)
     while True:
         inner = frontier[left[frontier] >= 0]
