@@ -40,13 +40,18 @@ source (:mod:`ubreg.fitters.udt.classlevel`).  Shared by all:
   :mod:`.binning`: the binned design the histogram sources search;
 * :mod:`.criterion`: a family's split gain and leaf value (Kearns & Mansour 1999,
   eq. 104 of Nock & Nielsen 2009), with its compiled gains (:mod:`.gain_kernels`);
+* :mod:`.predictor`: the one predictor of the fitted trees below, both kinds: rows
+  descend a table of splits level by level (:func:`.predictor.descend`), what differs
+  between the kinds given as data (:class:`.predictor.Splits`: the side of a tie,
+  flipped sides, a factor's side table, the rule for missing values);
 * :mod:`.model`: the fitted rpart-style tree a result holds, and predicts with
-  (:mod:`.route`), with rpart's add-ons: surrogate splits (:mod:`.surrogates`) and
-  cost-complexity pruning (:mod:`.prune`);
+  (:mod:`.route` lays its node arrays and predictors out for the predictor), with
+  rpart's add-ons: surrogate splits (:mod:`.surrogates`) and cost-complexity pruning
+  (:mod:`.prune`);
 * :mod:`.weak_tree`: the one fitted tree of the weak learners (ULS, U-Boost,
   t-AdaBoost, in memory and on Dask): a node table with explicit children and one
-  routing rule, filled in heap order by :mod:`.heap_builder` and in growth order by
-  :mod:`.best_first`;
+  routing rule (the predictor's), filled in heap order by :mod:`.heap_builder` and in
+  growth order by :mod:`.best_first`;
 * :mod:`.histograms`: the compiled histograms of bin codes (every bin adds its rows
   in increasing row order, so a histogram is the same to the bit whichever builder,
   core or scheduler sums it) and the left sums of the split search, split across the

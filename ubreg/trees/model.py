@@ -3,7 +3,12 @@
 A :class:`Tree` holds plain numpy arrays, one entry per node in rpart's order
 (depth first, left child first; root 1, children of k are 2k and 2k + 1), the
 column specs (names, kinds, levels) and the family.  It holds no training data
-and is never mutated: :meth:`Tree.prune` returns a new tree.
+and is never mutated: :meth:`Tree.prune` returns a new tree.  It predicts through
+the package's one tree predictor (:func:`ubreg.trees.predictor.descend`, which the weak
+learners' :class:`~ubreg.trees.weak_tree.WeakTree` uses too), its node arrays laid out
+as the predictor's table by :func:`ubreg.trees.route.route` (a tie x = threshold is not
+x < threshold; ``direction`` +1 flips a node's sides; factors by their side table;
+missing values by the surrogate splits, then ``na_left``).
 
 Leaf values (eq. 106, Theorem 4): a leaf k carries p_k, the weighted
 proportion of y = 1 (response scale), and H_k = ∇φ(p_k) (link scale).  At a

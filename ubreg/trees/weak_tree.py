@@ -15,7 +15,10 @@ Dask) and t-AdaBoost, whichever builder grew them:
 Either way a parent's id is below its children's, and one rule routes a row: a split
 node sends x right when x[feature] > threshold, left when x[feature] ≤ threshold, and
 a missing value (NaN) left iff ``nan_left`` (HistGradientBoosting's rule:
-:mod:`ubreg.trees.binning`).
+:mod:`ubreg.trees.binning`).  :meth:`WeakTree.apply` routes them by the package's one
+tree predictor, :func:`ubreg.trees.predictor.descend`, which rpart's trees use too: the
+table is its :class:`~ubreg.trees.predictor.Splits` as it is (:attr:`WeakTree.splits`:
+a tie below the threshold, no flipped sides, no factors, no surrogates).
 
 On bin codes (U-Boost's passes over the partitions of a Dask frame) the compiled
 kernels :func:`ubreg.trees.codes.heap_slots` and :func:`ubreg.trees.codes.advance_F`
@@ -24,14 +27,17 @@ heap order (:attr:`WeakTree.in_heap_order`), a fast path of the same trees: read
 explicit children instead cost those kernels 11 % (depth 3) and 16 % (depth 6) more per
 row in their best layout (one array of children indexed by 2i + right), 40 % to 70 % as
 separate left and right arrays (10^6 rows × 20 columns of uint8 codes: a row's next node
-is a dependent load, not 2i + 1 + right).  :meth:`WeakTree.apply` reads the explicit
-children, as fast as the heap arithmetic it replaced.
+is a dependent load, not 2i + 1 + right).  :meth:`WeakTree.apply` (the one predictor)
+reads the explicit children, as one array indexed by 2i + right, as fast as the heap
+arithmetic it replaced.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from .predictor import Splits, descend, split_levels
 
 __all__ = ["WeakTree", "leaf_indicators"]
 
@@ -100,15 +106,7 @@ class WeakTree:
 
     def levels(self) -> list[np.ndarray]:
         """The split nodes reachable from the root, level by level (the root's first)."""
-        out = []
-        frontier = np.zeros(1, dtype=np.int64)
-        while frontier.size:
-            inner = frontier[self.left[frontier] >= 0]
-            if not inner.size:
-                break
-            out.append(inner)
-            frontier = np.concatenate([self.left[inner], self.right[inner]])
-        return out
+        return split_levels(self.left, self.right)
 
     def _reachable(self) -> np.ndarray:
         reach = np.zeros(self.feature.size, dtype=bool)
@@ -139,26 +137,18 @@ class WeakTree:
     def columns(self) -> tuple[int, ...]:
         return tuple(sorted(set(self.feature[self.feature >= 0].tolist())))
 
+    @property
+    def splits(self) -> Splits:
+        """The table as the package's one predictor reads it
+        (:class:`~ubreg.trees.predictor.Splits`): x ≤ threshold below, left; NaN left
+        iff ``nan_left``."""
+        return Splits(left=self.left, right=self.right, var=self.feature,
+                      threshold=self.threshold, nan_left=self.nan_left, ties_above=False)
+
     def apply(self, X: np.ndarray) -> np.ndarray:
-        """The leaf (node id) of each row of design rows X: a loop over levels, not rows."""
-        X = np.asarray(X, dtype=np.float64)
-        node = np.zeros(X.shape[0], dtype=np.int64)
-        depth = len(self.levels())
-        if not depth:
-            return node
-        rows = np.arange(X.shape[0])
-        # child[2 k + right]: a leaf is its own child, so a row that reached one stays
-        ids = np.arange(self.left.size)
-        child = np.where(self.left < 0, ids, np.stack([self.left, self.right])).T.ravel()
-        feature = np.maximum(self.feature, 0)
-        for _ in range(depth):
-            x = X[rows, feature[node]]
-            right = x > self.threshold[node]
-            nan = np.isnan(x)
-            if nan.any():
-                right = np.where(nan, ~self.nan_left[node], right)
-            node = child[2 * node + right]
-        return node
+        """The leaf (node id) of each row of design rows X, by the package's one
+        predictor (:func:`~ubreg.trees.predictor.descend`): a loop over levels, not rows."""
+        return descend(self.splits, np.asarray(X, dtype=np.float64))
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         assert self.value is not None, "ULS's trees have no leaf outputs (ULS solves them)"
