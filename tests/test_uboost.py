@@ -358,6 +358,15 @@ BOOSTED_FAMILIES = [ubreg.Permissible("matsushita"), ubreg.Permissible("gini"),
                     ubreg.Exponential(), ubreg.TemperedExponential(0.5)]
 
 
+@pytest.mark.parametrize("family", [ubreg.Permissible("entropy"), ubreg.U("exponential")],
+                         ids=repr)
+def test_a_logistic_posterior_is_printed_as_expit(data, family):
+    """The entropy family and the U-losses read F as a log-odds: the summary says expit(F)."""
+    m = ubreg.fit("y ~ a + b + c", data, family=family, method="uboost", depth=2, mstop=5)
+    text = str(m.summary())
+    assert "= expit(F); n =" in text and "Eguchi & Copas 2001" in text
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("family", BOOSTED_FAMILIES, ids=repr)
 def test_every_family_is_boosted_and_kept(data, family):
@@ -377,6 +386,10 @@ def test_every_family_is_boosted_and_kept(data, family):
     dev = 2.0 * np.sum(family.divergence(m.y, m.eta))
     assert m.deviance == pytest.approx(dev, rel=1e-10)
     assert family.describe() in str(m) and family.describe() in str(m.summary())
+    # the summary's posterior is the family's: expit(F) only where it is the logistic one
+    F = np.linspace(-3.0, 3.0, 7)
+    logistic = np.allclose(family.posterior(F), 1.0 / (1.0 + np.exp(-F)), rtol=1e-12)
+    assert ("expit(F)" in str(m.summary())) is logistic
 
 
 @pytest.mark.slow

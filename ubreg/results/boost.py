@@ -184,14 +184,15 @@ class ULSBoostResult(BinaryResult):
 # U-Boost
 # ---------------------------------------------------------------------------
 class UBoostResult(BinaryResult):
-    """F(x) = F₀ + ν Σ_m f_m(x) fitted by U-Boost; p̂ = expit(F).
+    """F(x) = F₀ + ν Σ_m f_m(x) fitted by U-Boost; p̂ is the family's posterior at F.
 
-    ``family`` is the family boosted (``family=`` of :func:`ubreg.fit`: a U-loss, or
-    ``Permissible("entropy")``, the logistic U).  Its posterior is expit(F) (Theorem
-    1 of paper 003), so ``predict(type="response")`` and ``loglik`` read F as a
-    log-odds; ``deviance`` is the family's, 2 Σ w [ℓ(y, F) − min ℓ] (the binomial
-    deviance for the logistic U and entropy).  The U-risk that boosting minimises is
-    ``risk_path``.
+    ``family`` is the family boosted (``family=`` of :func:`ubreg.fit`: a U-loss, any
+    permissible family, the exponential or a tempered loss; ``Permissible("entropy")`` is
+    the logistic U).  ``predict(type="response")`` and ``loglik`` take the family's
+    posterior at F: expit(F) for the U-losses (Theorem 1 of paper 003: F reads as a
+    log-odds) and entropy, ∇φ⁻¹(F) for another permissible family; ``deviance`` is the
+    family's, 2 Σ w [ℓ(y, F) − min ℓ] (the binomial deviance for the logistic U and
+    entropy).  The U-risk that boosting minimises is ``risk_path``.
 
     Attributes
     ----------

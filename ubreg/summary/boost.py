@@ -111,6 +111,16 @@ class ULSBoostSummary(BoostSummary):
                 "table_title": f"Top {len(self.table)} features by |coefficient|:"}
 
 
+def _posterior_text(family) -> str:
+    """How a U-Boost fit's F gives P(y = 1): expit(F) where the family's posterior is the
+    logistic function (the U-losses, by Theorem 1 of Eguchi & Copas 2001, and the entropy
+    family), otherwise the family's own posterior (its inverse link) at F."""
+    F = np.array([-2.0, 0.5])
+    if np.allclose(family.posterior(F), 1.0 / (1.0 + np.exp(-F)), rtol=1e-12, atol=0.0):
+        return "expit(F)"
+    return f"the posterior of {family.describe()} at F (its inverse link)"
+
+
 class UBoostSummary(BoostSummary):
     """Summary of a :class:`~ubreg.results.boost.UBoostResult`: ``frame()`` is
     the importance and selection frequency of the ``top`` terms."""
@@ -142,13 +152,16 @@ class UBoostSummary(BoostSummary):
                  ("Null deviance", _fmt(r.null_deviance)),
                  ("Residual deviance", _fmt(r.deviance)),
                  ("Training error", f"{r.training_error:.4f}"),
-                 ("Response", f"P({r.response.name} = {r.response.positive}) = expit(F); "
-                              f"n = {r.nobs:g}")]
-        notes = [("Deviance is the binomial deviance of p̂ = expit(F) (F read as the log-odds, "
+                 ("Response", f"P({r.response.name} = {r.response.positive}) = "
+                              f"{_posterior_text(r.family)}; n = {r.nobs:g}")]
+        p_hat = _posterior_text(r.family)
+        notes = [(f"Deviance is the binomial deviance of p̂ = {p_hat} (F read as the log-odds, "
                   "Eguchi & Copas 2001); U-Boost minimises the U-risk."
                   if r.family.likelihood_deviance else
                   "Deviance is the U-loss's, 2 Σ w [U(y*F) − min U]; the log-likelihood is the "
-                  "Bernoulli one of p̂ = expit(F) (F read as the log-odds, Eguchi & Copas 2001).")]
+                  f"Bernoulli one of p̂ = {p_hat}"
+                  + (" (F read as the log-odds, Eguchi & Copas 2001)." if p_hat == "expit(F)"
+                     else "."))]
         if r.n_dropped:
             notes.append(f"({r.n_dropped} observation{'s' if r.n_dropped != 1 else ''} "
                          "deleted due to missingness)")

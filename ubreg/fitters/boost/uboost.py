@@ -14,7 +14,8 @@ Exponential U with stumps and ν = 1 is Gentle AdaBoost on F/2, logistic U is
 LogitBoost on F/2 (Friedman, Hastie & Tibshirani 2000 use half the log-odds).
 F starts at the constant minimiser of the risk, the log-odds of the weighted
 mean of y (``init="mean"``, the same for every Bayes-optimal U), or at 0
-(``init="zero"``, as AdaBoost and LogitBoost do).  p̂ = expit(F).
+(``init="zero"``, as AdaBoost and LogitBoost do).  p̂ = expit(F) for a U-loss (Theorem 1),
+the family's posterior at F for a family boosted (:class:`~ubreg.results.boost.UBoostResult`).
 
 Base-learners (``learner=``): ``"stumps"`` and ``"trees"`` (Newton regression
 trees of depth ``depth`` on binned design columns), ``"linear"``: one
