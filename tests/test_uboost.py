@@ -358,6 +358,29 @@ BOOSTED_FAMILIES = [ubreg.Permissible("matsushita"), ubreg.Permissible("gini"),
                     ubreg.Exponential(), ubreg.TemperedExponential(0.5)]
 
 
+def test_fitted_probabilities_of_0_or_1_are_warned_as_glm_does():
+    """A bounded link saturates (tempered t = −1: past |η| = 2^{3/2} the posterior is 0 or
+    1): glm's warning, with the count, the reason and what it does to the log-likelihood;
+    the summary notes it.  An ordinary logistic fit is silent."""
+    from ubreg.errors import SeparationWarning
+    rng = np.random.default_rng(5)
+    n = 2000
+    d = pd.DataFrame(rng.normal(size=(n, 3)), columns=["a", "b", "c"])
+    d["y"] = (rng.uniform(size=n) < 1 / (1 + np.exp(-2 * d.a + d.b))).astype(int)
+    fam = ubreg.Permissible("tempered", t=-1)
+    with pytest.warns(SeparationWarning, match=r"fitted probabilities numerically 0 or 1 "
+                      r"occurred: \d+ of 2000 training rows.*bounded link.*log-likelihood is -Inf"):
+        m = ubreg.fit("y ~ a + b + c", d, family=fam, method="uboost", mstop=200)
+    p = m.predict(type="response").to_numpy()
+    assert np.any((p == 0) | (p == 1)) and m.loglik == -np.inf
+    assert "Fitted probabilities numerically 0 or 1 occurred" in str(m.summary())
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ok = ubreg.fit("y ~ a + b + c", d, method="uboost", mstop=200)
+    assert "numerically 0 or 1" not in str(ok.summary())
+
+
 @pytest.mark.parametrize("family", [ubreg.Permissible("entropy"), ubreg.U("exponential")],
                          ids=repr)
 def test_a_logistic_posterior_is_printed_as_expit(data, family):
@@ -374,10 +397,17 @@ def test_every_family_is_boosted_and_kept(data, family):
     posterior is the family's, the deviance the family's, print and summary say so; a
     saturating family runs without a division by zero."""
     import warnings
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+
+    from ubreg.errors import SeparationWarning
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         m = ubreg.fit("y ~ a + b + c", data, family=family, method="uboost", depth=2,
                       mstop=40)
+    # the only warning: a bounded link's saturated rows (glm's 0-or-1 warning)
+    bounded = np.isfinite(getattr(family, "link_domain", (-np.inf, np.inf))[1])
+    assert all(w.category is SeparationWarning and bounded for w in caught), \
+        [str(w.message) for w in caught]
+    assert bool(caught) == (m.extreme_rows()[0] > 0)
     assert m.family == family
     assert np.all(np.diff(m.risk_path.to_numpy()) <= 1e-12)
     assert m.risk_path.iloc[-1] < m.risk_path.iloc[0]

@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
-from ..errors import OptionError
+from ..errors import OptionError, SeparationWarning
 from ..families.ulosses import as_u_loss, boosted_family, resolve_U
 from ..fitters.boost.multinomial import boost_multinomial
 from ..fitters.boost.uboost import boost_u
+from ..fitters.uls import EXTREME_MESSAGE
 from ..numerics import options as opt
 from ..numerics.weights import relative_weights
 from ..results.boost import UBoostResult
@@ -86,11 +88,30 @@ def fit_uboost_method(spec: FitSpec, *, U, learner: str, depth: int, mstop: int,
         return fit_multiclass(spec, mf, family, w, options)
     fit = boost_u(mf.X, mf.y, w, U, term_slices=mf.design.term_slices,
                   has_intercept=mf.design.has_intercept, **options)
-    return UBoostResult(fit=fit, family=family, U=U, options=options, X=mf.X,
-                        formula=spec.formula,
-                        design=mf.design, response=mf.response, y=mf.y, weights=mf.weights,
-                        eta=fit.eta, index=mf.index, n_input=mf.n_input, dropped=mf.dropped,
-                        **spec.recorded(), na_factors=mf.na_factors)
+    result = UBoostResult(fit=fit, family=family, U=U, options=options, X=mf.X,
+                          formula=spec.formula,
+                          design=mf.design, response=mf.response, y=mf.y, weights=mf.weights,
+                          eta=fit.eta, index=mf.index, n_input=mf.n_input, dropped=mf.dropped,
+                          **spec.recorded(), na_factors=mf.na_factors)
+    _warn_if_extreme(result)
+    return result
+
+
+def _warn_if_extreme(result: UBoostResult) -> None:
+    """glm's warning where fitted probabilities are numerically 0 or 1 (within 10ε, R's
+    test), with how many, why (a bounded link saturates past its end) and, where such a
+    row is on the wrong side, that the log-likelihood is −Inf."""
+    extreme, wrong = result.extreme_rows()
+    if not extreme:
+        return
+    family = result.family
+    lo, hi = getattr(family, "link_domain", (-math.inf, math.inf))
+    why = (f" ({family.describe()} has a bounded link: past its end the posterior is 0 or 1)"
+           if math.isfinite(hi) or math.isfinite(lo) else "")
+    harm = (f"; {wrong} of them on the wrong side, so the log-likelihood is -Inf" if wrong
+            else "")
+    warnings.warn(f"{EXTREME_MESSAGE}: {extreme} of {len(result.y)} training rows{why}{harm}",
+                  SeparationWarning, stacklevel=4)
 
 
 def fit_multiclass(spec: FitSpec, mf, family, w, options: dict) -> MulticlassBoostResult:

@@ -213,6 +213,15 @@ class UBoostResult(BinaryResult):
     capabilities = Capabilities(has_training_rows=True, has_deviance=True, has_residuals=True,
                                 has_risk_path=True, has_cv_path=True)
 
+    def extreme_rows(self) -> tuple[int, int]:
+        """(training rows whose fitted probability is numerically 0 or 1, within 10ε as R's
+        glm tests, and how many of them are on the wrong side: y = 1 at 0, y = 0 at 1)."""
+        p = np.asarray(self.family.posterior(self.eta), dtype=float)
+        eps = 10.0 * np.finfo(float).eps
+        low, high = p < eps, p > 1.0 - eps
+        y = np.asarray(self.y)
+        return int(np.sum(low | high)), int(np.sum((low & (y == 1)) | (high & (y == 0))))
+
     def __init__(self, *, fit: UBoostFit, U: ULoss, options: dict, X: np.ndarray,
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -162,6 +162,12 @@ class UBoostSummary(BoostSummary):
                   f"Bernoulli one of p̂ = {p_hat}"
                   + (" (F read as the log-odds, Eguchi & Copas 2001)." if p_hat == "expit(F)"
                      else "."))]
+        extreme, wrong = r.extreme_rows()
+        if extreme:
+            notes.append(f"Fitted probabilities numerically 0 or 1 occurred ({extreme} training "
+                         f"row{'s' if extreme != 1 else ''}"
+                         + (f", {wrong} on the wrong side: the log-likelihood is -Inf)." if wrong
+                            else ")."))
         if r.n_dropped:
             notes.append(f"({r.n_dropped} observation{'s' if r.n_dropped != 1 else ''} "
                          "deleted due to missingness)")
