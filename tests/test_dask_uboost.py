@@ -81,6 +81,21 @@ def test_threaded_scheduler_gives_the_in_memory_fit(frame, ddf, kw):
             np.testing.assert_allclose(got, mem.residuals(kind), rtol=1e-9, atol=1e-12)
 
 
+def test_saturated_rows_are_warned_as_in_memory(frame, ddf):
+    """A bounded link's rows at p = 0 or 1 (tempered t = −1): the same warning and counts
+    as the in-memory fit (glm's 0-or-1 warning), counted in the final pass."""
+    from ubreg.errors import SeparationWarning
+    kw = dict(mstop=60, family=ubreg.Permissible("tempered", t=-1.0))
+    with pytest.warns(SeparationWarning, match="numerically 0 or 1") as mem_caught:
+        mem = ubreg.fit(FORMULA, frame, method="uboost", **kw)
+    with dask.config.set(scheduler="threads"), \
+            pytest.warns(SeparationWarning, match="numerically 0 or 1") as out_caught:
+        out = ubreg.fit(FORMULA, ddf, method="uboost", **kw)
+    assert mem.extreme_rows() == out.extreme_rows() and mem.extreme_rows()[0] > 0
+    assert [str(w.message) for w in mem_caught] == [str(w.message) for w in out_caught]
+    assert "numerically 0 or 1" in str(out.summary())
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("kw", CASES)
 def test_threaded_scheduler_keeps_rows_with_missing_predictors_as_in_memory(frame_na, ddf_na,

@@ -105,6 +105,10 @@ class DaskUBoostResult(DaskResultMixin, UBoostResult):
     def training_error(self) -> float:
         return float(self._stats["errors"]) / float(self._stats["wsum_user"])
 
+    def extreme_rows(self) -> tuple[int, int]:
+        """:meth:`UBoostResult.extreme_rows`, counted in the fit's final pass."""
+        return int(self._stats["n_extreme"]), int(self._stats["n_extreme_wrong"])
+
     def predict(self, newdata: pd.DataFrame | dd.DataFrame | None = None,
                 type: str = "response") -> pd.Series | dd.Series:
         """As :meth:`UBoostResult.predict`: ``newdata`` None (the training rows) gives a

@@ -42,6 +42,7 @@ from ..families.ulosses import as_u_loss, boosted_family
 from ..fitters.boost.margin_values import values_into
 from ..learners.ensembles import UBoostFit
 from ..numerics.scratch import scratch
+from ..results.boost import warn_extreme
 from ..results.inference import bernoulli_loglik
 from .boost_passes import (
     CodedRows,
@@ -138,7 +139,18 @@ def _final(state: _State, family, eta0: float, w_scale: int, weight_kind: str) -
             "null_divergence": float(w @ family.divergence(y, np.full(len(y), eta0))),
             "loglik": bernoulli_loglik(family, y, F, w, weight_kind),
             "errors": float(w @ ((F >= 0) != (y == 1))),
+            **_extreme_counts(family, y, F),
             "tree_rows": np.array(state.tree_rows, dtype=np.int64)}
+
+
+def _extreme_counts(family, y: np.ndarray, F: np.ndarray) -> dict:
+    """Rows whose fitted probability is numerically 0 or 1, and those of them on the wrong
+    side (:meth:`~ubreg.results.boost.UBoostResult.extreme_rows`, partition by partition)."""
+    p = family.posterior(F)
+    eps = 10.0 * np.finfo(float).eps
+    low, high = p < eps, p > 1.0 - eps
+    return {"n_extreme": int(np.sum(low | high)),
+            "n_extreme_wrong": int(np.sum((low & (y == 1)) | (high & (y == 0))))}
 
 
 # ---------------------------------------------------------------------------
@@ -230,7 +242,9 @@ def fit_uboost_dask(spec, *, U, learner: str, depth: int, mstop: int, nu: float,
                     gains=gains, selected=gains != 0 if not shares else np.array(shares) > 0)
     stats = {**setup, **final, "wsum_user": float(np.ldexp(wsum, e)), "passes": rounds.passes,
              "partitions": len(states)}
-    return DaskUBoostResult(fit=fit, family=family, U=U, options=options, stats=stats,
-                            partitioned=parts_light, formula=spec.formula,
-                            design=parts_light.design, response=parts_light.response,
-                            **spec.recorded(), na_factors=list(setup["na_counts"].items()))
+    result = DaskUBoostResult(fit=fit, family=family, U=U, options=options, stats=stats,
+                              partitioned=parts_light, formula=spec.formula,
+                              design=parts_light.design, response=parts_light.response,
+                              **spec.recorded(), na_factors=list(setup["na_counts"].items()))
+    warn_extreme(result)
+    return result

@@ -2,18 +2,16 @@
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
-from ..errors import OptionError, SeparationWarning
+from ..errors import OptionError
 from ..families.ulosses import as_u_loss, boosted_family, resolve_U
 from ..fitters.boost.multinomial import boost_multinomial
 from ..fitters.boost.uboost import boost_u
-from ..fitters.uls import EXTREME_MESSAGE
 from ..numerics import options as opt
 from ..numerics.weights import relative_weights
-from ..results.boost import UBoostResult
+from ..results.boost import UBoostResult, warn_extreme
 from ..results.boost_multiclass import MulticlassBoostResult
 from .schema import OnDask, Option, Schema
 from .spec import FitSpec, Method, model_frame
@@ -93,25 +91,8 @@ def fit_uboost_method(spec: FitSpec, *, U, learner: str, depth: int, mstop: int,
                           design=mf.design, response=mf.response, y=mf.y, weights=mf.weights,
                           eta=fit.eta, index=mf.index, n_input=mf.n_input, dropped=mf.dropped,
                           **spec.recorded(), na_factors=mf.na_factors)
-    _warn_if_extreme(result)
+    warn_extreme(result)
     return result
-
-
-def _warn_if_extreme(result: UBoostResult) -> None:
-    """glm's warning where fitted probabilities are numerically 0 or 1 (within 10ε, R's
-    test), with how many, why (a bounded link saturates past its end) and, where such a
-    row is on the wrong side, that the log-likelihood is −Inf."""
-    extreme, wrong = result.extreme_rows()
-    if not extreme:
-        return
-    family = result.family
-    lo, hi = getattr(family, "link_domain", (-math.inf, math.inf))
-    why = (f" ({family.describe()} has a bounded link: past its end the posterior is 0 or 1)"
-           if math.isfinite(hi) or math.isfinite(lo) else "")
-    harm = (f"; {wrong} of them on the wrong side, so the log-likelihood is -Inf" if wrong
-            else "")
-    warnings.warn(f"{EXTREME_MESSAGE}: {extreme} of {len(result.y)} training rows{why}{harm}",
-                  SeparationWarning, stacklevel=4)
 
 
 def fit_multiclass(spec: FitSpec, mf, family, w, options: dict) -> MulticlassBoostResult:

@@ -6,12 +6,14 @@ each round), the risk path and — for ULS — the edge path.
 """
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from ..errors import SeparationWarning
 from ..learners.ensembles import UBoostFit, ULSBoostFit, feature_matrix, staged_F
 from .base import BinaryResult, Capabilities, check_predict_type
 
@@ -344,3 +346,22 @@ class UBoostResult(BinaryResult):
         """Iterations, U-risk, deviance, variable importance and selection frequencies."""
         from ..summary.boost import UBoostSummary
         return UBoostSummary(self, top=top)
+
+
+def warn_extreme(result: UBoostResult) -> None:
+    """glm's warning where fitted probabilities are numerically 0 or 1 (within 10ε, R's
+    test; :meth:`UBoostResult.extreme_rows`), with how many training rows, why (a bounded
+    link saturates past its end) and, where such a row is on the wrong side, that the
+    log-likelihood is −Inf.  Raised by the fit, in memory and on Dask."""
+    extreme, wrong = result.extreme_rows()
+    if not extreme:
+        return
+    family = result.family
+    lo, hi = getattr(family, "link_domain", (-np.inf, np.inf))
+    why = (f" ({family.describe()} has a bounded link: past its end the posterior is 0 or 1)"
+           if np.isfinite(hi) or np.isfinite(lo) else "")
+    harm = (f"; {wrong} of them on the wrong side, so the log-likelihood is -Inf" if wrong
+            else "")
+    warnings.warn(f"fitted probabilities numerically 0 or 1 occurred: {extreme} training "
+                  f"row{'s' if extreme != 1 else ''}{why}{harm}", SeparationWarning,
+                  stacklevel=4)
