@@ -42,7 +42,7 @@ from ..families.ulosses import as_u_loss, boosted_family
 from ..fitters.boost.margin_values import values_into
 from ..learners.ensembles import UBoostFit
 from ..numerics.scratch import scratch
-from ..results.boost import warn_extreme
+from ..results.boost import extreme_counts, warn_extreme
 from ..results.inference import bernoulli_loglik
 from .boost_passes import (
     CodedRows,
@@ -144,13 +144,9 @@ def _final(state: _State, family, eta0: float, w_scale: int, weight_kind: str) -
 
 
 def _extreme_counts(family, y: np.ndarray, F: np.ndarray) -> dict:
-    """Rows whose fitted probability is numerically 0 or 1, and those of them on the wrong
-    side (:meth:`~ubreg.results.boost.UBoostResult.extreme_rows`, partition by partition)."""
-    p = family.posterior(F)
-    eps = 10.0 * np.finfo(float).eps
-    low, high = p < eps, p > 1.0 - eps
-    return {"n_extreme": int(np.sum(low | high)),
-            "n_extreme_wrong": int(np.sum((low & (y == 1)) | (high & (y == 0))))}
+    """A partition's :func:`~ubreg.results.boost.extreme_counts`, as sums."""
+    extreme, wrong = extreme_counts(family, y, F)
+    return {"n_extreme": extreme, "n_extreme_wrong": wrong}
 
 
 # ---------------------------------------------------------------------------

@@ -218,11 +218,7 @@ class UBoostResult(BinaryResult):
     def extreme_rows(self) -> tuple[int, int]:
         """(training rows whose fitted probability is numerically 0 or 1, within 10ε as R's
         glm tests, and how many of them are on the wrong side: y = 1 at 0, y = 0 at 1)."""
-        p = np.asarray(self.family.posterior(self.eta), dtype=float)
-        eps = 10.0 * np.finfo(float).eps
-        low, high = p < eps, p > 1.0 - eps
-        y = np.asarray(self.y)
-        return int(np.sum(low | high)), int(np.sum((low & (y == 1)) | (high & (y == 0))))
+        return extreme_counts(self.family, np.asarray(self.y), self.eta)
 
     def __init__(self, *, fit: UBoostFit, U: ULoss, options: dict, X: np.ndarray,
                  **kwargs: Any) -> None:
@@ -346,6 +342,15 @@ class UBoostResult(BinaryResult):
         """Iterations, U-risk, deviance, variable importance and selection frequencies."""
         from ..summary.boost import UBoostSummary
         return UBoostSummary(self, top=top)
+
+
+def extreme_counts(family: Any, y: np.ndarray, F: np.ndarray) -> tuple[int, int]:
+    """:meth:`UBoostResult.extreme_rows` of rows ``y`` (0/1) at margins ``F`` (also summed
+    partition by partition on Dask)."""
+    p = np.asarray(family.posterior(F), dtype=float)
+    eps = 10.0 * np.finfo(float).eps
+    low, high = p < eps, p > 1.0 - eps
+    return int(np.sum(low | high)), int(np.sum((low & (y == 1)) | (high & (y == 0))))
 
 
 def warn_extreme(result: UBoostResult) -> None:
